@@ -1,0 +1,30 @@
+# Two entry points: `make demo` and `make test`. Both create .venv when it is missing.
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test venv bench docs clean
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[test]"
+	@touch $(STAMP)
+
+venv: $(STAMP)
+
+demo: $(STAMP)
+	$(PY) -m mstorch run examples/train_mlp.py
+
+test: $(STAMP)
+	$(PY) -m pytest -n 2 compat_tests
+
+bench: $(STAMP)
+	$(PY) benchmarks/overhead.py
+
+docs: $(STAMP)
+	$(PY) tools/gen_coverage.py
+
+clean:
+	rm -rf $(VENV)

@@ -1,0 +1,153 @@
+"""Run one piece of code against ``torch`` and ``mstorch`` and compare everything observable.
+
+A test is a function of a namespace ``T`` (the torch module or mstorch). ``check(fn)`` runs it on both,
+then compares results: tensors by shape, dtype and values (then gradients), Python values by
+equality, exceptions by type. Written once, so a test can never compare mstorch with itself.
+"""
+import math
+
+import numpy as np
+import torch
+import mstorch
+
+NAMESPACES = {"torch": torch, "mstorch": mstorch}
+
+
+def to_np(x):
+    """A host copy of a tensor of either library (bfloat16 as float32)."""
+    if isinstance(x, torch.Tensor):
+        x = x.detach()
+        if x.dtype == torch.bfloat16:
+            x = x.float()
+        return x.numpy()
+    if isinstance(x, mstorch.Tensor):
+        x = x.detach()
+        if x.dtype == mstorch.bfloat16:
+            x = x.float()
+        return x.numpy()
+    return x
+
+
+def is_tensor(x):
+    return isinstance(x, (torch.Tensor, mstorch.Tensor))
+
+
+def dtype_name(d):
+    return repr(d)  # both print as torch.float32
+
+
+class Raised:
+    def __init__(self, exc):
+        self.exc = exc
+
+    def __repr__(self):
+        return f"Raised({type(self.exc).__name__}: {self.exc})"
+
+
+def run(fn, T):
+    try:
+        return fn(T)
+    except Exception as exc:  # noqa: BLE001 - the exception itself is the result
+        return Raised(exc)
+
+
+def assert_same(ref, got, rtol=1e-5, atol=1e-6, path="out", check_dtype=True, equal_nan=True):
+    """``ref`` from torch, ``got`` from mstorch."""
+    if isinstance(ref, Raised) or isinstance(got, Raised):
+        assert isinstance(ref, Raised) and isinstance(got, Raised), (
+            f"{path}: torch gave {ref!r}, mstorch gave {got!r}")
+        # torch's exception types are the contract (mstorch maps to the same built-in types)
+        assert _exc_kind(got.exc) == _exc_kind(ref.exc) or isinstance(got.exc, type(ref.exc)), (
+            f"{path}: torch raised {type(ref.exc).__name__}({ref.exc}), "
+            f"mstorch raised {type(got.exc).__name__}({got.exc})")
+        return
+    if is_tensor(ref):
+        assert is_tensor(got), f"{path}: torch gave a Tensor, mstorch gave {type(got).__name__}"
+        assert tuple(ref.shape) == tuple(got.shape), f"{path}: shape {tuple(ref.shape)} vs {tuple(got.shape)}"
+        if check_dtype:
+            assert dtype_name(ref.dtype) == dtype_name(got.dtype), f"{path}: dtype {ref.dtype} vs {got.dtype}"
+        a, b = to_np(ref), to_np(got)
+        if a.dtype.kind in "fc":
+            np.testing.assert_allclose(b, a, rtol=rtol, atol=atol, equal_nan=equal_nan, err_msg=path)
+        else:
+            np.testing.assert_array_equal(b, a, err_msg=path)
+        return
+    if isinstance(ref, (tuple, list)):
+        assert isinstance(got, (tuple, list)), f"{path}: torch gave {type(ref).__name__}, mstorch {type(got).__name__}"
+        assert len(ref) == len(got), f"{path}: length {len(ref)} vs {len(got)}"
+        if hasattr(ref, "_fields"):
+            assert getattr(got, "_fields", None) == ref._fields, f"{path}: fields {ref._fields} vs {getattr(got, '_fields', None)}"
+        for i, (r, g) in enumerate(zip(ref, got)):
+            assert_same(r, g, rtol, atol, f"{path}[{i}]", check_dtype)
+        return
+    if isinstance(ref, dict):
+        assert isinstance(got, dict) and list(ref) == list(got), f"{path}: keys {list(ref)} vs {list(got) if isinstance(got, dict) else got}"
+        for k in ref:
+            assert_same(ref[k], got[k], rtol, atol, f"{path}[{k!r}]", check_dtype)
+        return
+    if isinstance(ref, float) and isinstance(got, float):
+        assert math.isclose(ref, got, rel_tol=rtol, abs_tol=atol) or (math.isnan(ref) and math.isnan(got)), f"{path}: {ref} vs {got}"
+        return
+    if type(ref).__module__.startswith("torch") and type(got).__module__.startswith("mstorch"):
+        assert repr(ref) == repr(got), f"{path}: {ref!r} vs {got!r}"
+        return
+    assert type(ref) is type(got), f"{path}: type {type(ref).__name__} vs {type(got).__name__}"
+    assert ref == got, f"{path}: {ref!r} vs {got!r}"
+
+
+def _exc_kind(exc):
+    for kind in (IndexError, TypeError, ValueError, NotImplementedError, RuntimeError, AssertionError):
+        if isinstance(exc, kind):
+            return kind
+    return type(exc)
+
+
+def check(fn, rtol=1e-5, atol=1e-6, check_dtype=True):
+    """Run ``fn(T)`` on torch and mstorch and compare; returns both results."""
+    ref = run(fn, torch)
+    got = run(fn, mstorch)
+    assert_same(ref, got, rtol, atol, check_dtype=check_dtype)
+    return ref, got
+
+
+def check_raises(fn):
+    """Both libraries must raise, with the same exception type."""
+    ref, got = check(fn)
+    assert isinstance(ref, Raised), f"torch did not raise: {ref!r}"
+
+
+def check_grad(fn, inputs, rtol=1e-5, atol=1e-6, **kw):
+    """Forward ``fn(T, *tensors)`` with grad-requiring inputs made from NumPy arrays, then compare
+    outputs and the gradients of a fixed random weighting of all float outputs."""
+    def run_grad(T):
+        xs = [T.tensor(a, requires_grad=isinstance(a, np.ndarray) and a.dtype.kind == "f") if isinstance(a, np.ndarray) else a
+              for a in inputs]
+        out = fn(T, *xs)
+        outs = out if isinstance(out, (tuple, list)) else (out,)
+        loss = None
+        rng = np.random.RandomState(0)
+        for o in outs:
+            if is_tensor(o) and o.dtype.is_floating_point and o.requires_grad:
+                w = T.tensor(rng.standard_normal(tuple(o.shape)).astype(to_np(o).dtype if o.dtype != T.bfloat16 else np.float32)).to(o.dtype)
+                term = (o * w).sum()
+                loss = term if loss is None else loss + term
+        grads = None
+        if loss is not None:
+            loss.backward()
+            grads = [x.grad for x in xs if is_tensor(x) and x.requires_grad]
+        return out, grads
+    return check(run_grad, rtol=rtol, atol=atol, **kw)
+
+
+def rand(*shape, dtype="float32", seed=0, low=-2.0, high=2.0):
+    """Deterministic NumPy sample data shared by both libraries."""
+    rng = np.random.RandomState(seed + sum(shape))
+    if np.dtype(dtype).kind == "f":
+        return rng.uniform(low, high, size=shape).astype(dtype)
+    if np.dtype(dtype).kind == "b":
+        return rng.rand(*shape) > 0.5
+    return rng.randint(int(low) - 3, int(high) + 4, size=shape).astype(dtype)
+
+
+def positive(*shape, dtype="float32", seed=0):
+    return rand(*shape, dtype=dtype, seed=seed, low=0.1, high=3.0)

@@ -1,0 +1,105 @@
+"""mstorch: the PyTorch API on MindSpore.  ``import mstorch as torch``."""
+import warnings as _warnings
+
+_warnings.filterwarnings("ignore", module="mindspore")
+
+from . import _ms_private  # noqa: E402  (checks MindSpore's private names first)
+from . import _runtime  # noqa: E402
+
+_runtime.configure()
+_ms_private.enable_recording()
+
+from . import _dtype  # noqa: E402
+from ._dtype import (dtype, float32, float64, float16, bfloat16, uint8, uint16, uint32, uint64,  # noqa: E402
+                     int8, int16, int32, int64, complex64, complex128, get_default_dtype,
+                     set_default_dtype, promote_types)
+from ._dtype import bool_ as bool  # noqa: E402,A001
+from ._size import Size  # noqa: E402
+from ._device import device  # noqa: E402
+from ._tensor import Tensor, is_tensor  # noqa: E402
+
+float = float32  # noqa: A001
+double = float64
+half = float16
+long = int64
+int = int32  # noqa: A001
+short = int16
+cfloat = complex64
+cdouble = complex128
+chalf = complex64
+
+from .ops import _bind  # noqa: E402
+from .ops import creation, pointwise, reduction, shape, indexing, linalg  # noqa: E402,F401
+from .ops import _families  # noqa: E402,F401  (imports every other family file)
+
+_functions = _bind.bind_all(globals())
+
+
+from . import _tensor_dunders  # noqa: E402,F401
+from . import autograd  # noqa: E402
+from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: E402
+                       is_grad_enabled, is_inference_mode_enabled)
+from ._printing import set_printoptions, get_printoptions  # noqa: E402
+
+
+class _Layout:
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return f"torch.{self._name}"
+
+
+strided = _Layout("strided")
+sparse_coo = _Layout("sparse_coo")
+Tensor.layout = strided
+
+
+class _MemoryFormat:
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return f"torch.{self._name}"
+
+
+contiguous_format = _MemoryFormat("contiguous_format")
+channels_last = _MemoryFormat("channels_last")
+preserve_format = _MemoryFormat("preserve_format")
+
+
+def is_floating_point(input):
+    return input.dtype.is_floating_point
+
+
+def is_complex(input):
+    return input.dtype.is_complex
+
+
+def numel(input):
+    return input.numel()
+
+
+def result_type(tensor1, tensor2):
+    from .ops._helpers import result_type as _rt
+    unwrap = lambda x: x._ms if isinstance(x, Tensor) else x  # noqa: E731
+    return _rt(unwrap(tensor1), unwrap(tensor2))
+
+
+def can_cast(from_, to):
+    return _dtype.can_cast(from_, to)
+
+
+def is_nonzero(input):
+    if input.numel() != 1:
+        raise RuntimeError(
+            "Boolean value of Tensor with more than one value is ambiguous" if input.numel() else
+            "Boolean value of Tensor with no values is ambiguous")
+    return builtins_bool(input.item())
+
+
+import builtins as _builtins  # noqa: E402
+
+builtins_bool = _builtins.bool
+
+__version__ = "2.13.0+mstorch"

@@ -1,0 +1,115 @@
+"""The only module that touches MindSpore's private (underscore) names.
+
+mstorch builds autograd on MindSpore's imperative engine, which MindSpore itself drives through
+underscore names (DESIGN.md). Every such name is looked up here, once, at import; when one is missing
+the import fails with a single error naming the supported MindSpore versions, instead of failing
+later somewhere deep in a training step.
+"""
+import importlib
+
+SUPPORTED_MINDSPORE = ("2.10.0",)
+
+
+class UnsupportedMindSporeError(ImportError):
+    pass
+
+
+def _lookup(module_name, attr):
+    try:
+        return getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as exc:
+        import mindspore
+
+        raise UnsupportedMindSporeError(
+            f"mstorch needs MindSpore {' or '.join(SUPPORTED_MINDSPORE)}; the installed MindSpore "
+            f"{mindspore.__version__} lacks {module_name}.{attr} ({exc})"
+        ) from None
+
+
+def _executor():
+    # MindSpore 2.9 moved the executor to mindspore.graph.api and left a deprecated alias behind.
+    for module_name in ("mindspore.graph.api", "mindspore.common.api"):
+        try:
+            return getattr(importlib.import_module(module_name), "_pynative_executor")
+        except (ImportError, AttributeError):
+            continue
+    return _lookup("mindspore.graph.api", "_pynative_executor")
+
+
+executor = _executor()
+run_backward = _lookup("mindspore._c_expression", "run_backward")
+detach = _lookup("mindspore._c_expression", "pyboost_detach")
+FunctionBase = _lookup("mindspore.common._grad_function", "_Function")
+
+_TENSOR_ATTRS = ("_requires_grad", "_grad", "_grad_node", "_is_leaf", "_retain_grad", "_version",
+                 "_retains_grad", "register_hook")
+
+
+def _check_tensor_attributes():
+    import mindspore
+
+    missing = [a for a in _TENSOR_ATTRS if not hasattr(mindspore.Tensor, a)]
+    if missing:
+        raise UnsupportedMindSporeError(
+            f"mstorch needs MindSpore {' or '.join(SUPPORTED_MINDSPORE)}; mindspore.Tensor of the "
+            f"installed MindSpore {mindspore.__version__} lacks {', '.join(missing)}")
+
+
+_check_tensor_attributes()
+
+
+# --- recording switches -----------------------------------------------------------------------
+
+def enable_recording():
+    """Record every op for backward (MindSpore's grad functions switch this off when they return)."""
+    executor.set_grad_flag(True)
+
+
+def grad_enabled():
+    return executor.enable_grad()
+
+
+def set_grad_enabled(mode):
+    executor.set_enable_grad(bool(mode))
+
+
+# --- per-tensor autograd state ----------------------------------------------------------------
+
+def requires_grad(t):
+    return t._requires_grad
+
+
+def set_requires_grad(t, flag):
+    t._requires_grad = flag
+
+
+def grad(t):
+    return t._grad
+
+
+def set_grad(t, value):
+    t._grad = value
+
+
+def grad_node(t):
+    return t._grad_node
+
+
+def is_leaf(t):
+    return t._is_leaf
+
+
+def retain_grad(t):
+    t._retain_grad()
+
+
+def retains_grad(t):
+    return t._retains_grad
+
+
+def version(t):
+    return t._version
+
+
+def remove_hook(t, handle):
+    t._remove_hook(handle)

@@ -1,0 +1,155 @@
+"""Turn the op table into callables: ``mstorch.<name>``, ``Tensor.<name>``, ``Tensor.<name>_`` and ``out=``.
+
+The generated wrapper is the per-op hot path: unwrap mstorch Tensors to mindspore.Tensors, call the
+implementation chosen for the device target once at bind time, wrap the result. MindSpore's own
+exceptions are re-raised as torch's exception types with the first, readable line of the message.
+"""
+import mindspore as ms
+
+from .. import _runtime
+from .._tensor import Tensor, wrap
+from ._registry import OPS
+
+_MsTensor = ms.Tensor
+_TRACE = [False]   # MSTORCH_TRACE: print every dispatched op
+
+
+def _unwrap(a):
+    tp = type(a)
+    if tp is Tensor or isinstance(a, Tensor):
+        return a._ms
+    if tp is list or tp is tuple:
+        for x in a:
+            if isinstance(x, Tensor):
+                return tp(_unwrap(y) for y in a)
+        return a
+    return a
+
+
+def _wrap_out(r):
+    tp = type(r)
+    if tp is _MsTensor or isinstance(r, _MsTensor):
+        return wrap(r)
+    if tp is tuple or tp is list:
+        return tp(_wrap_out(x) for x in r)
+    if isinstance(r, tuple) and hasattr(r, "_fields"):  # torch.return_types namedtuples
+        return tp(*(_wrap_out(x) for x in r))
+    return r
+
+
+def translate_error(exc, name):
+    """torch's exception type for a MindSpore failure; our own torch-style errors pass unchanged."""
+    text = str(exc)
+    if "C++ Call Stack" not in text and "mindspore" not in text.lower() and "For '" not in text:
+        return None
+    first = text.strip().split("\n")[0].strip()
+    msg = f"mstorch.{name}: {first}"
+    if isinstance(exc, TypeError):
+        return TypeError(msg)
+    if isinstance(exc, IndexError):
+        return IndexError(msg)
+    return RuntimeError(msg)
+
+
+def _make_function(opdef, impl):
+    name = opdef.name
+    if opdef.raw:
+        def fn(*args, **kwargs):
+            try:
+                return impl(*args, **kwargs)
+            except (ValueError, TypeError, RuntimeError) as exc:
+                err = translate_error(exc, name)
+                if err is None:
+                    raise
+                raise err from None
+    else:
+        def fn(*args, **kwargs):
+            args = [_unwrap(a) for a in args]
+            if kwargs:
+                kwargs = {k: _unwrap(v) for k, v in kwargs.items()}
+            try:
+                r = impl(*args, **kwargs)
+            except (ValueError, TypeError, RuntimeError) as exc:
+                err = translate_error(exc, name)
+                if err is None:
+                    raise
+                raise err from None
+            return _wrap_out(r)
+    if opdef.out:
+        inner = fn
+
+        def fn(*args, out=None, **kwargs):
+            r = inner(*args, **kwargs)
+            if out is None:
+                return r
+            return write_out(out, r)
+    fn.__name__ = name
+    fn.__qualname__ = name
+    fn.__doc__ = f"Mirrors torch.{name}." + (f"\n\nDifference: {opdef.note}" if opdef.note else "")
+    return fn
+
+
+def write_out(out, r):
+    """torch's out= contract: resize ``out`` to the result and write into it."""
+    if isinstance(out, (tuple, list)):
+        for o, x in zip(out, r):
+            write_out(o, x)
+        return out
+    if tuple(out._ms.shape) == tuple(r._ms.shape):
+        out._write(r._ms)
+    else:
+        out._check_inplace()
+        out._ms = r._ms.astype(out._ms.dtype)
+    return out
+
+
+def _make_inplace(fn, name):
+    def inplace(self, *args, **kwargs):
+        r = fn(self, *args, **kwargs)
+        return self._write(r._ms)
+    inplace.__name__ = name
+    inplace.__qualname__ = f"Tensor.{name}"
+    return inplace
+
+
+def _traced(fn, name):
+    def traced(*args, **kwargs):
+        print(f"[mstorch] {name}")
+        return fn(*args, **kwargs)
+    return traced
+
+
+def bind_all(namespace):
+    """Create every function and method for the current device target; return the functions."""
+    device = _runtime.device_target()
+    functions = {}
+    for name, opdef in OPS.items():
+        fn = _make_function(opdef, opdef.impl_for(device))
+        if _TRACE[0]:
+            fn = _traced(fn, name)
+        if opdef.function:
+            functions[name] = fn
+            for alias in opdef.aliases:
+                functions[alias] = fn
+        if opdef.method:
+            method_name = opdef.method if isinstance(opdef.method, str) else name
+            if not _defined_on_class(method_name):
+                setattr(Tensor, method_name, fn)
+            for alias in opdef.aliases:
+                if not _defined_on_class(alias):
+                    setattr(Tensor, alias, fn)
+        if opdef.inplace and not _defined_on_class(opdef.inplace):
+            setattr(Tensor, opdef.inplace, _make_inplace(fn, opdef.inplace))
+            for alias in opdef.aliases:
+                if not _defined_on_class(alias + "_"):
+                    setattr(Tensor, alias + "_", _make_inplace(fn, alias + "_"))
+    namespace.update(functions)
+    return functions
+
+
+_HANDWRITTEN = set(vars(Tensor))
+
+
+def _defined_on_class(name):
+    # methods written by hand in _tensor.py win over generated ones
+    return name in _HANDWRITTEN

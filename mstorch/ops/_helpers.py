@@ -1,0 +1,149 @@
+"""Cross-cutting helpers for op implementations (they work on mindspore.Tensors and Python scalars).
+
+Type promotion, dim normalisation, dtype arguments: written once here and used by every family.
+"""
+import mindspore as ms
+from mindspore import ops
+
+from .. import _dtype as D
+
+MsTensor = ms.Tensor
+_FROM_MS = D._FROM_MS
+_SCALARS = (bool, int, float, complex)
+
+
+def dtype_of(t):
+    return _FROM_MS[t.dtype]
+
+
+def ms_dtype(d):
+    """torch dtype (or None) -> mindspore dtype (or None)."""
+    return None if d is None else d._ms
+
+
+def cast(t, ms_dt):
+    return t if t.dtype == ms_dt else t.astype(ms_dt)
+
+
+def result_type(*operands):
+    """torch.result_type over mindspore tensors and Python scalars."""
+    dims, zeros, scalars = [], [], []
+    for o in operands:
+        if isinstance(o, MsTensor):
+            (dims if o.ndim else zeros).append(_FROM_MS[o.dtype])
+        elif isinstance(o, _SCALARS):
+            scalars.append(o)
+        elif isinstance(o, (list, tuple)):
+            raise TypeError(f"unsupported operand type {type(o).__name__}")
+    return D.result_type_parts(dims, zeros, scalars)
+
+
+def promote(a, b):
+    """Cast two operands (tensors or scalars) to torch's common dtype; returns (a, b, torch dtype)."""
+    if type(a) is MsTensor and type(b) is MsTensor or isinstance(a, MsTensor) and isinstance(b, MsTensor):
+        if a.dtype == b.dtype:
+            return a, b, _FROM_MS[a.dtype]
+    rt = result_type(a, b)
+    return to_operand(a, rt), to_operand(b, rt), rt
+
+
+def to_operand(x, rt):
+    if isinstance(x, MsTensor):
+        return x if x.dtype == rt._ms else x.astype(rt._ms)
+    if isinstance(x, _SCALARS):
+        return scalar_tensor(x, rt)
+    raise TypeError(f"unsupported operand type: {type(x).__name__}")
+
+
+_SCALAR_CACHE = {}
+
+
+def scalar_tensor(x, rt):
+    """A 0-dim tensor for a Python scalar, cached: MindSpore ops broadcast it at no copy cost."""
+    key = (type(x), x, rt)
+    try:
+        return _SCALAR_CACHE[key]
+    except KeyError:
+        pass
+    except TypeError:
+        return MsTensor(x, rt._ms)
+    t = MsTensor(x, rt._ms)
+    if len(_SCALAR_CACHE) < 4096:
+        _SCALAR_CACHE[key] = t
+    return t
+
+
+def as_tensor(x, like_dtype=None):
+    if isinstance(x, MsTensor):
+        return x
+    rt = like_dtype or D.scalar_dtype(x)
+    return scalar_tensor(x, rt)
+
+
+def wrap_dim(dim, ndim):
+    n = ndim if ndim > 0 else 1
+    if not -n <= dim < n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim + n if dim < 0 else dim
+
+
+def wrap_dims(dims, ndim):
+    if dims is None:
+        return None
+    if isinstance(dims, int):
+        return (wrap_dim(dims, ndim),)
+    out = tuple(wrap_dim(d, ndim) for d in dims)
+    if len(set(out)) != len(out):
+        raise RuntimeError(f"dim {out[0]} appears multiple times in the list of dims")
+    return out
+
+
+def size_args(size):
+    """torch's ``*size`` convention: f(2, 3), f((2, 3)), f([2, 3]), f(torch.Size([2, 3]))."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = size[0]
+    out = []
+    for s in size:
+        if isinstance(s, MsTensor):
+            s = int(s.asnumpy())
+        if not isinstance(s, int) or isinstance(s, bool):
+            if hasattr(s, "__index__"):
+                s = s.__index__()
+            else:
+                raise TypeError(
+                    f"expected a sequence of integers or a single integer, got '{type(s).__name__}'")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+        out.append(s)
+    return tuple(out)
+
+
+def float_result(t):
+    """Integer and bool inputs of float-valued functions (sqrt, exp, mean...) compute in the default dtype."""
+    if _FROM_MS[t.dtype]._cat < D._FLOAT:
+        return t.astype(D.get_default_dtype()._ms)
+    return t
+
+
+def check_floating(t, name):
+    if _FROM_MS[t.dtype]._cat < D._FLOAT:
+        raise RuntimeError(f'"{name}" not implemented for \'{_scalar_name(t)}\'')
+
+
+def _scalar_name(t):
+    from .._tensor import scalar_type_name
+    return scalar_type_name(_FROM_MS[t.dtype])
+
+
+def bf16_via_f32(fn):
+    """Run a kernel that lacks bfloat16 on this device in float32 and round back, as torch's CPU does."""
+    def run(*args, **kwargs):
+        args = [a.astype(ms.float32) if isinstance(a, MsTensor) and a.dtype == ms.bfloat16 else a
+                for a in args]
+        return fn(*args, **kwargs).astype(ms.bfloat16)
+    return run
+
+
+def zeros_ms(shape, ms_dt):
+    return ops.zeros(tuple(shape), ms_dt)
