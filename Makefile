@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 demo: $(STAMP)
-	$(PY) -m mstorch run examples/train_mlp.py
+	$(PY) examples/quickstart.py
 
 test: $(STAMP)
 	$(PY) -m pytest -n 2 compat_tests

@@ -40,6 +40,8 @@ def _call(info, T, args, kwargs, form):
         return info.call(T, *args, **kwargs)
     if form == "function":
         return getattr(T, info.name)(*args, **kwargs)
+    if form == "functional":
+        return getattr(T.nn.functional, info.name)(*args, **kwargs)
     if form == "method":
         return getattr(args[0], info.name)(*args[1:], **kwargs)
     raise AssertionError(form)
@@ -52,6 +54,8 @@ def _forms(info):
         forms.append("function")
     if info.method and info.call is None and (entry is None or entry.method):
         forms.append("method")
+    if entry is not None and entry.functional and info.call is None and info.function:
+        forms.append("functional")
     return forms or ["function"]
 
 

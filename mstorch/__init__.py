@@ -15,7 +15,9 @@ from ._dtype import (dtype, float32, float64, float16, bfloat16, uint8, uint16, 
                      set_default_dtype, promote_types)
 from ._dtype import bool_ as bool  # noqa: E402,A001
 from ._size import Size  # noqa: E402
-from ._device import device  # noqa: E402
+from ._finfo import finfo, iinfo  # noqa: E402
+from ._device import device, get_default_device, set_default_device  # noqa: E402
+from ._warnings import set_warn_always, is_warn_always_enabled  # noqa: E402
 from ._tensor import Tensor, is_tensor  # noqa: E402
 
 float = float32  # noqa: A001
@@ -26,10 +28,10 @@ int = int32  # noqa: A001
 short = int16
 cfloat = complex64
 cdouble = complex128
-chalf = complex64
 
 from .ops import _bind  # noqa: E402
-from .ops import creation, pointwise, reduction, shape, indexing, linalg  # noqa: E402,F401
+from .ops.creation import (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor, IntTensor,  # noqa: E402,F401,E501
+                           ShortTensor, CharTensor, ByteTensor, BoolTensor)
 from .ops import _families  # noqa: E402,F401  (imports every other family file)
 
 _functions = _bind.bind_all(globals())
@@ -40,6 +42,11 @@ from . import autograd  # noqa: E402
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: E402
                        is_grad_enabled, is_inference_mode_enabled)
 from ._printing import set_printoptions, get_printoptions  # noqa: E402
+from .random import (manual_seed, seed, initial_seed, get_rng_state, set_rng_state, Generator,  # noqa: E402,F401
+                     default_generator)
+from . import nn  # noqa: E402
+from . import serialization  # noqa: E402
+from .serialization import save, load  # noqa: E402
 
 
 class _Layout:
@@ -68,16 +75,22 @@ channels_last = _MemoryFormat("channels_last")
 preserve_format = _MemoryFormat("preserve_format")
 
 
+def _tensor_arg(name, input):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    return input
+
+
 def is_floating_point(input):
-    return input.dtype.is_floating_point
+    return _tensor_arg("is_floating_point", input).dtype.is_floating_point
 
 
 def is_complex(input):
-    return input.dtype.is_complex
+    return _tensor_arg("is_complex", input).dtype.is_complex
 
 
 def numel(input):
-    return input.numel()
+    return _tensor_arg("numel", input).numel()
 
 
 def result_type(tensor1, tensor2):

@@ -1,37 +1,55 @@
 """torch.device and the mapping of torch device strings onto MindSpore's single device target."""
+import re
+
 from . import _runtime
 
-_TYPES = ("cpu", "cuda", "npu", "mps", "xpu", "meta", "xla", "hpu", "privateuseone")
+_TYPES = ("cpu", "cuda", "npu", "mps", "xpu", "meta", "xla", "hpu", "privateuseone", "ipu", "mkldnn",
+          "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia", "lazy", "vulkan", "mtia")
+_EXPECTED = ("cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, "
+             "mps, meta, hpu, mtia, privateuseone")
+# torch accepts "type" or "type:index" with an index without leading zeros
+_DEVICE_RE = re.compile(r"([a-zA-Z_]+)(?::([1-9]\d*|0))?")
+_SIGNATURES = " * (torch.device device)\n * (str type, int index = -1)\n"
 
 
 class device:
-    """Mirrors ``torch.device``: ``device('cuda:0')``, ``device('cpu')``, ``device('cuda', 1)``."""
+    """Mirrors ``torch.device``: ``device('cuda:0')``, ``device('cpu')``, ``device('cuda', 1)``, ``device(0)``.
+
+    As in torch, a device never equals a string (``device('cpu') == 'cpu'`` is False), and entering
+    ``with device(...)`` makes it the default device until the block ends.
+    """
 
     __slots__ = ("type", "index")
 
-    def __init__(self, type, index=None):
+    def __init__(self, type=None, index=None):
         if isinstance(type, device):
+            if index is not None:
+                raise TypeError("device(): argument 'type' (position 1) must be str, not torch.device")
             self.type, self.index = type.type, type.index
             return
-        if isinstance(type, int):
-            type, index = _accelerator_type(), type
-        if not isinstance(type, str):
-            raise TypeError(f"device() received an invalid combination of arguments - got ({type.__class__.__name__})")
-        if ":" in type:
+        if isinstance(type, int) and not isinstance(type, bool) and index is None:
+            type, index = _accelerator_for_index(), type
+        elif not isinstance(type, str):
+            got = "" if type is None else builtins_type(type).__name__
+            raise TypeError(f"device() received an invalid combination of arguments - got ({got}), but "
+                            f"expected one of:\n{_SIGNATURES}")
+        if index is not None and (not isinstance(index, int) or isinstance(index, bool)):
+            raise TypeError(f"device(): argument 'index' (position 2) must be int, not "
+                            f"{builtins_type(index).__name__}")
+        m = _DEVICE_RE.fullmatch(type)
+        if m is None:
+            raise RuntimeError(f"Invalid device string: '{type}'")
+        kind, idx = m.group(1), m.group(2)
+        if kind not in _TYPES:
+            raise RuntimeError(f"Expected one of {_EXPECTED} device type at start of device string: {kind}")
+        if idx is not None:
             if index is not None:
-                raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: {type}")
-            type, _, idx = type.partition(":")
-            if not idx.isdigit():
-                raise RuntimeError(f"Invalid device string: '{type}:{idx}'")
+                raise RuntimeError(
+                    f"type (string) must not include an index because index was passed explicitly: {type}")
             index = int(idx)
-        if type not in _TYPES:
-            raise RuntimeError(
-                "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, "
-                "xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device "
-                f"string: {type}")
         if index is not None and index < 0:
-            raise RuntimeError(f"Device index must not be negative")
-        self.type = type
+            raise RuntimeError("Device index must not be negative")
+        self.type = kind
         self.index = index
 
     def __repr__(self):
@@ -43,9 +61,9 @@ class device:
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other):
-        if isinstance(other, str):
-            other = device(other)
-        return isinstance(other, device) and self.type == other.type and self.index == other.index
+        if not isinstance(other, device):
+            return NotImplemented
+        return self.type == other.type and self.index == other.index
 
     def __hash__(self):
         return hash((self.type, self.index))
@@ -54,10 +72,16 @@ class device:
         return (device, (self.type, self.index))
 
     def __enter__(self):
+        _entered.append(_default[0])
+        _default[0] = self
         return self
 
     def __exit__(self, *exc):
+        _default[0] = _entered.pop()
         return False
+
+
+builtins_type = type
 
 
 def _accelerator_type():
@@ -65,7 +89,16 @@ def _accelerator_type():
     return {"GPU": "cuda", "Ascend": "npu"}.get(target, "cpu")
 
 
+def _accelerator_for_index():
+    kind = _accelerator_type()
+    if kind == "cpu":
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    return kind
+
+
 CPU = device("cpu")
+_default = [None]  # torch.set_default_device / ``with torch.device(...)``
+_entered = []  # the defaults that enclosing ``with device(...)`` blocks restore
 
 
 def current_device():
@@ -89,3 +122,25 @@ def check_available(dev):
         raise AssertionError("Torch not compiled with CUDA enabled")
     raise RuntimeError(f"mstorch: device '{dev}' is not available; MindSpore's device target is "
                        f"{_runtime.device_target()}")
+
+
+def default_device():
+    """The device set by ``set_default_device`` or ``with torch.device(...)``, or None.
+    Factory functions pass it to ``check_available`` when no ``device=`` is given."""
+    return _default[0]
+
+
+def get_default_device():
+    """torch.get_default_device."""
+    dev = _default[0]
+    if dev is None:
+        return current_device()
+    check_available(dev)
+    if dev.type in ("cuda", "npu") and dev.index is None:
+        return device(dev.type, 0)
+    return dev
+
+
+def set_default_device(dev):
+    """torch.set_default_device (``None`` restores the default)."""
+    _default[0] = None if dev is None else device(dev)

@@ -101,12 +101,17 @@ def default_complex():
 
 # --- promotion ---------------------------------------------------------------------------------
 
+_BITS_UNSIGNED = None  # filled below: uint16/32/64 only promote with themselves and floating types
+
+
 def _promote_pair(a, b):
     if a is b:
         return a
+    if (a in _BITS_UNSIGNED and b._cat != _FLOAT) or (b in _BITS_UNSIGNED and a._cat != _FLOAT):
+        return None
     if a._cat != b._cat:
         hi, lo = (a, b) if a._cat > b._cat else (b, a)
-        if hi._cat == _COMPLEX and lo in (float64,):
+        if hi._cat == _COMPLEX and lo is float64:
             return complex128
         return hi
     if a._cat == _FLOAT:
@@ -115,15 +120,21 @@ def _promote_pair(a, b):
         return a if a.itemsize >= b.itemsize else b
     if a._cat == _COMPLEX:
         return a if a.itemsize >= b.itemsize else b
-    # integers: NumPy's lattice matches torch's for the types torch promotes
+    # integers: NumPy's lattice matches torch's for int8..int64 and uint8
     return _FROM_NP[np.promote_types(a._np, b._np)]
 
 
+_BITS_UNSIGNED = (uint16, uint32, uint64)
 _PROMOTE = {(a, b): _promote_pair(a, b) for a in ALL for b in ALL}
 
 
 def promote_types(a, b):
-    return _PROMOTE[(a, b)]
+    r = _PROMOTE[(a, b)]
+    if r is None:
+        from ._tensor import scalar_type_name as n
+        raise RuntimeError(
+            f"Promotion for uint16, uint32, uint64 types is not supported, attempted to promote {n(a)} and {n(b)}")
+    return r
 
 
 def scalar_dtype(value):
@@ -139,7 +150,7 @@ def scalar_dtype(value):
     raise TypeError(f"unsupported scalar type {type(value).__name__}")
 
 
-def _cat_of_scalar(value):
+def _scalar_cat(value):
     if isinstance(value, bool):
         return _BOOL
     if isinstance(value, int):
@@ -149,39 +160,52 @@ def _cat_of_scalar(value):
     return _COMPLEX
 
 
-def result_type_parts(dim_dtypes, zero_dim_dtypes, scalars):
-    """torch.result_type over three tiers: dimensioned tensors, zero-dim tensors, Python scalars.
+def dtype_of_category(cat):
+    """The dtype torch infers for a Python scalar of category ``cat``."""
+    return (bool_, int64, _default[0], default_complex())[cat]
 
-    A lower tier only counts when its category is above every higher tier's category.
-    """
+
+def _to_complex(d):
+    if d is float16:
+        # torch gives complex32 (ComplexHalf), which MindSpore has no dtype for
+        raise TypeError(
+            "mstorch: this promotion gives torch.complex32 (float16 with a complex operand), which MindSpore "
+            "has no dtype for; cast the float16 operand to float32 first")
+    return complex128 if d is float64 else complex64
+
+
+def _combine(higher, lower):
+    """torch's combine_categories: a lower-priority tier only wins with a higher category."""
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    hc = higher._cat
+    if hc == _COMPLEX:
+        return higher
+    lc = lower._cat
+    if lc == _COMPLEX:
+        return _to_complex(higher) if hc == _FLOAT else lower
+    if hc == _FLOAT:
+        return higher
+    if hc == _BOOL or lc == _FLOAT:
+        return promote_types(higher, lower)
+    return higher
+
+
+def result_type_parts(dim_dtypes, zero_dim_dtypes, scalars):
+    """torch.result_type over three tiers: dimensioned tensors, zero-dim tensors, Python scalars."""
     state = None
     for d in dim_dtypes:
-        state = d if state is None else _PROMOTE[(state, d)]
+        state = d if state is None else promote_types(state, d)
     zstate = None
     for d in zero_dim_dtypes:
-        zstate = d if zstate is None else _PROMOTE[(zstate, d)]
-    if zstate is not None:
-        if state is None:
-            state = zstate
-        elif zstate._cat > state._cat:
-            state = _PROMOTE[(state, zstate)] if zstate._cat == _COMPLEX else zstate
+        zstate = d if zstate is None else promote_types(zstate, d)
     sstate = None
     for s in scalars:
-        cat = _cat_of_scalar(s)
-        if sstate is None or cat > sstate:
-            sstate = cat
-    if sstate is not None:
-        if state is None:
-            state = {_BOOL: bool_, _INT: int64, _FLOAT: _default[0], _COMPLEX: default_complex()}[sstate]
-        elif sstate > state._cat:
-            if sstate == _FLOAT:
-                state = _default[0]
-            elif sstate == _COMPLEX:
-                state = complex128 if state is float64 else (
-                    default_complex() if state._cat < _FLOAT else state.to_complex())
-            else:
-                state = int64
-    return state
+        d = scalar_dtype(s)
+        sstate = d if sstate is None else promote_types(sstate, d)
+    return _combine(state, _combine(zstate, sstate))
 
 
 def can_cast(from_, to):

@@ -81,6 +81,14 @@ def requires_grad(t):
 
 def set_requires_grad(t, flag):
     t._requires_grad = flag
+    if flag and leaf_hook_factory and getattr(t, "_mstorch_leaf_hook", None) is None and t._is_leaf:
+        t._mstorch_leaf_hook = t.register_hook(leaf_hook_factory[0](t))
+
+
+# MindSpore clones a gradient that reaches a leaf through two paths (``a + b`` hands the same
+# gradient to both) with a kernel CPU lacks ("The kernel Clone unregistered"). mstorch.autograd
+# registers here the factory of a hook that every leaf requiring grad gets (autograd/hooks.py).
+leaf_hook_factory = []
 
 
 def grad(t):
@@ -113,3 +121,37 @@ def version(t):
 
 def remove_hook(t, handle):
     t._remove_hook(handle)
+
+
+def replace_parameter_data(param, new):
+    """Give a mindspore.Parameter new data of any shape and dtype, keeping the Parameter object
+    (Cells and optimizers hold it). ``Parameter.set_data`` would cast to the old dtype."""
+    param._update_tensor_data(new)
+
+
+# mstorch keeps a retained non-leaf gradient with a hook of its own (see autograd/hooks.py): the
+# handle is stored on the mindspore tensor, so every wrapper of that tensor sees it.
+def retain_hook(t):
+    return getattr(t, "_mstorch_retain_hook", None)
+
+
+def set_retain_hook(t, handle):
+    t._mstorch_retain_hook = handle
+
+
+def is_custom_node(node):
+    """A backward node made by a custom Function (an instance of FunctionBase)."""
+    return isinstance(node, FunctionBase)
+
+
+def set_function_of_output(t, fn):
+    t._mstorch_function = fn
+
+
+def function_of_output(t):
+    return getattr(t, "_mstorch_function", None)
+
+
+def node_output_shapes(node):
+    """Shapes of the forward outputs of backward node ``node`` (the gradients it receives)."""
+    return tuple(m.shape for m in node._input_metadata)

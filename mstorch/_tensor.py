@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import numpy as np
 import mindspore as ms
+from mindspore import ops as _ms_ops
 
 from . import _dtype as D
 from . import _ms_private as P
 from ._device import device as _device_cls, current_device, check_available
-from ._size import Size
+from ._size import Size, from_shape as _size
+from ._warnings import warn_once
 
 _MsTensor = ms.Tensor
+_DIFFERENTIABLE = frozenset((ms.float16, ms.float32, ms.float64, ms.bfloat16, ms.complex64, ms.complex128))
 
 
 def wrap(t):
@@ -41,7 +44,7 @@ class Tensor:
     def __init__(self, *args, **kwargs):
         pass
 
-    _view = None  # (base Tensor, writeback(base_ms, new_view_ms) -> new base_ms) for views
+    _view = None  # (base Tensor, writeback, derive) for views: see ops/_views.py
 
     # --- basic properties ------------------------------------------------------------------
 
@@ -51,13 +54,13 @@ class Tensor:
 
     @property
     def shape(self):
-        return Size(self._ms.shape)
+        return _size(self._ms.shape)
 
     def size(self, dim=None):
         shape = self._ms.shape
         if dim is None:
-            return Size(shape)
-        return shape[_wrap_dim(dim, len(shape))]
+            return _size(shape)
+        return shape[_wrap_size_dim(dim, len(shape))]
 
     @property
     def ndim(self):
@@ -122,13 +125,13 @@ class Tensor:
 
     def stride(self, dim=None):
         strides = tuple(self._ms.stride())
-        return strides if dim is None else strides[_wrap_dim(dim, len(strides))]
+        return strides if dim is None else strides[_wrap_size_dim(dim, len(strides))]
 
     def storage_offset(self):
         return int(self._ms.storage_offset())
 
     def data_ptr(self):
-        return int(self._ms._data_ptr())
+        return int(self._ms.data_ptr())
 
     def __len__(self):
         shape = self._ms.shape
@@ -139,7 +142,20 @@ class Tensor:
     def __iter__(self):
         if self._ms.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return iter(self.unbind(0))
+        # rows are views, as torch's unbind(0) gives: writing to one writes to this tensor
+        from .ops.indexing import getitem
+        return iter([getitem(self, i) for i in range(self._ms.shape[0])])
+
+    def __reversed__(self):
+        if self._ms.ndim == 0:
+            return self
+        return wrap(_ms_ops.flip(self._ms, (0,)))
+
+    def __contains__(self, element):
+        if isinstance(element, (Tensor, bool, int, float, complex)):
+            return bool((element == self).any().item())
+        raise RuntimeError(
+            f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}.")
 
     def __hash__(self):
         return id(self)
@@ -147,45 +163,62 @@ class Tensor:
     # --- scalars and host conversions -------------------------------------------------------
 
     def item(self):
-        if self._ms.size != 1:
-            raise RuntimeError(
-                f"a Tensor with {self._ms.size} elements cannot be converted to Scalar")
+        n = self._ms.size
+        if n != 1:
+            raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
         return _host(self._ms).reshape(()).item()
 
     def tolist(self):
         return _host(self._ms).tolist()
 
     def numpy(self, *, force=False):
+        """torch.Tensor.numpy: on CPU the array shares memory with the tensor, views included."""
         if self._ms.dtype == ms.bfloat16:
             raise TypeError("Got unsupported ScalarType BFloat16")
-        if not force and P.requires_grad(self._ms):
+        if not force and self.requires_grad:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        return self._ms.asnumpy()
+        return self._ms.asnumpy() if self._view is None else _strided_numpy(self)
 
     def __array__(self, dtype=None, copy=None):
-        arr = _host(self._ms)
-        return arr if dtype is None else arr.astype(dtype)
+        arr = self.numpy()
+        return arr if dtype is None else arr.astype(dtype, copy=False)
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        # np.sin(tensor) -> Tensor; torch has no NumPy bool interop here and returns uint8
+        from .ops.creation import from_numpy
+        if array.dtype == bool:
+            array = array.astype("uint8")
+        return from_numpy(np.ascontiguousarray(array) if array.ndim else array.reshape(()))
 
     def __bool__(self):
+        n = self._ms.size
+        if n != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous" if n else
+                               "Boolean value of Tensor with no values is ambiguous")
+        return bool(_host(self._ms).reshape(()).item())
+
+    def _python_scalar(self, warn=False):
         if self._ms.size != 1:
-            raise RuntimeError(
-                f"Boolean value of Tensor with more than one value is ambiguous")
-        return bool(self.item())
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        if warn and self.requires_grad:  # torch warns for float() and complex() only
+            warn_once("Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                      "behavior.\nConsider using tensor.detach() first.", stacklevel=4)
+        return _host(self._ms).reshape(()).item()
 
     def __float__(self):
-        return float(self.item())
+        return float(self._python_scalar(True))
 
     def __int__(self):
-        return int(self.item())
+        return int(self._python_scalar())
 
     def __complex__(self):
-        return complex(self.item())
+        return complex(self._python_scalar(True))
 
     def __index__(self):
         if self.dtype._cat > D._INT or self._ms.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
-        return int(self.item())
+        return int(_host(self._ms).reshape(()).item())
 
     def __format__(self, spec):
         if self._ms.ndim == 0:
@@ -194,7 +227,7 @@ class Tensor:
 
     def __repr__(self, *, tensor_contents=None):
         from ._printing import tensor_repr
-        return tensor_repr(self)
+        return tensor_repr(self, tensor_contents)
 
     def __str__(self):
         return self.__repr__()
@@ -202,65 +235,86 @@ class Tensor:
     # --- dtype / device conversions ------------------------------------------------------------
 
     def to(self, *args, **kwargs):
+        if not kwargs and len(args) == 1 and type(args[0]) is D.dtype:
+            return self._to_dtype(args[0])
         dtype, dev, copy = _parse_to(args, kwargs)
         check_available(dev)
         if dtype is None or dtype._ms == self._ms.dtype:
-            return self.clone() if copy else self
+            return wrap(self._ms.copy()) if copy else self  # a recorded copy in new memory
+        return wrap(_cast(self._ms, dtype._ms))
+
+    def _to_dtype(self, dtype):
+        if dtype._ms == self._ms.dtype:
+            return self
         return wrap(_cast(self._ms, dtype._ms))
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
         if dtype is None:
             return _LEGACY_TYPE_NAMES[self.dtype]
         if isinstance(dtype, str):
+            if dtype not in _LEGACY_NAME_TO_DTYPE:
+                raise ValueError(f"invalid type: '{dtype}'")
+            if dtype.startswith("torch.cuda."):
+                check_available(_device_cls("cuda"))
             dtype = _LEGACY_NAME_TO_DTYPE[dtype]
         elif isinstance(dtype, type) and hasattr(dtype, "_legacy_dtype"):
             dtype = dtype._legacy_dtype
-        return self.to(dtype)
+        elif not isinstance(dtype, D.dtype):
+            raise TypeError("dtype must be a type, str, or dtype object")
+        return self._to_dtype(dtype)
 
     def float(self, memory_format=None):
-        return self.to(D.float32)
+        return self._to_dtype(D.float32)
 
     def double(self, memory_format=None):
-        return self.to(D.float64)
+        return self._to_dtype(D.float64)
 
     def half(self, memory_format=None):
-        return self.to(D.float16)
+        return self._to_dtype(D.float16)
 
     def bfloat16(self, memory_format=None):
-        return self.to(D.bfloat16)
+        return self._to_dtype(D.bfloat16)
 
     def long(self, memory_format=None):
-        return self.to(D.int64)
+        return self._to_dtype(D.int64)
 
     def int(self, memory_format=None):
-        return self.to(D.int32)
+        return self._to_dtype(D.int32)
 
     def short(self, memory_format=None):
-        return self.to(D.int16)
+        return self._to_dtype(D.int16)
 
     def char(self, memory_format=None):
-        return self.to(D.int8)
+        return self._to_dtype(D.int8)
 
     def byte(self, memory_format=None):
-        return self.to(D.uint8)
+        return self._to_dtype(D.uint8)
 
     def bool(self, memory_format=None):
-        return self.to(D.bool_)
+        return self._to_dtype(D.bool_)
 
     def cfloat(self, memory_format=None):
-        return self.to(D.complex64)
+        return self._to_dtype(D.complex64)
 
     def cdouble(self, memory_format=None):
-        return self.to(D.complex128)
+        return self._to_dtype(D.complex128)
 
     def type_as(self, other):
-        return self.to(other.dtype)
+        return self._to_dtype(other.dtype)
 
     def cpu(self, memory_format=None):
         return self
 
     def cuda(self, device=None, non_blocking=False, memory_format=None):
-        check_available(_device_cls("cuda") if device is None or isinstance(device, int) else device)
+        if device is None:
+            device = _device_cls("cuda")
+        elif isinstance(device, int) and not isinstance(device, bool):
+            device = _device_cls(device)  # torch maps a bare index to the accelerator
+        else:
+            device = _device_cls(device)
+            if device.type != "cuda":
+                raise RuntimeError("Invalid device, must be cuda device")
+        check_available(device)
         return self
 
     def npu(self, device=None, non_blocking=False):
@@ -284,7 +338,9 @@ class Tensor:
 
     @property
     def requires_grad(self):
-        return P.requires_grad(self._ms)
+        t = self._ms
+        # MindSpore also marks integer and bool results of ops on grad tensors; torch never does
+        return P.requires_grad(t) and t.dtype in _DIFFERENTIABLE
 
     @requires_grad.setter
     def requires_grad(self, flag):
@@ -300,18 +356,23 @@ class Tensor:
                     "var_no_grad = var.detach().")
             return self
         if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
-            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         P.set_requires_grad(t, bool(requires_grad))
         return self
 
     @property
     def is_leaf(self):
-        return P.is_leaf(self._ms) or not P.requires_grad(self._ms)
+        return P.is_leaf(self._ms) or not self.requires_grad
 
     @property
     def grad(self):
         g = P.grad(self._ms)
-        return None if g is None else wrap(g)
+        if g is None:
+            if not self.is_leaf and not self.retains_grad:
+                from .autograd.hooks import warn_non_leaf_grad
+                warn_non_leaf_grad()
+            return None
+        return wrap(g)
 
     @grad.setter
     def grad(self, value):
@@ -336,13 +397,14 @@ class Tensor:
 
     @property
     def retains_grad(self):
-        return bool(P.retains_grad(self._ms))
+        return P.retain_hook(self._ms) is not None
 
     def retain_grad(self):
-        if not P.requires_grad(self._ms):
+        if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if not P.is_leaf(self._ms):
-            P.retain_grad(self._ms)
+            from .autograd.hooks import retain_grad
+            retain_grad(self._ms)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         from .autograd import backward
@@ -379,7 +441,9 @@ class Tensor:
         t = self._ms
         if isinstance(t, ms.Parameter):
             # keep the Parameter object (Cells and optimizers hold it); swap its value
-            t.set_data(new_ms, slice_shape=True)
+            if new_ms.dtype != t.dtype:
+                P.set_grad(t, None)
+            P.replace_parameter_data(t, P.detach(new_ms).copy() if new_ms is t else P.detach(new_ms))
         else:
             rg = P.requires_grad(t)
             self._ms = P.detach(new_ms)
@@ -397,14 +461,25 @@ class Tensor:
         if P.requires_grad(t) and P.is_leaf(t) and P.grad_enabled():
             raise RuntimeError(
                 "a leaf Variable that requires grad is being used in an in-place operation.")
+        view = self._view
+        if view is not None:
+            base = view[0]
+            while base._view is not None:
+                base = base._view[0]
+            b = base._ms
+            if P.requires_grad(b) and P.is_leaf(b) and P.grad_enabled():
+                raise RuntimeError(
+                    "a view of a leaf Variable that requires grad is being used in an in-place operation.")
 
-    def _write(self, new):
-        """Make ``new`` (a mindspore.Tensor) the value of this tensor in place, as torch's ``*_`` ops do."""
+    def _write(self, new, check_cast=True):
+        """Make ``new`` (a mindspore.Tensor) the value of this tensor in place, as torch's ``*_`` ops do.
+
+        ``check_cast=False`` is copy_'s contract: any dtype converts."""
         self._check_inplace()
         t = self._ms
         if new.dtype != t.dtype:
             src, dst = D._FROM_MS[new.dtype], D._FROM_MS[t.dtype]
-            if not D.can_cast(src, dst):
+            if check_cast and not D.can_cast(src, dst):
                 raise RuntimeError(
                     f"result type {_SCALAR_TYPE_NAMES[src]} can't be cast to the desired output type "
                     f"{_SCALAR_TYPE_NAMES[dst]}")
@@ -414,11 +489,11 @@ class Tensor:
                 raise RuntimeError(
                     f"output with shape {list(t.shape)} doesn't match the broadcast shape {list(new.shape)}")
             new = new.broadcast_to(t.shape)
+        if self._view is not None:
+            # copy_ into a MindSpore view fails on CPU: a view writes its base, then re-reads itself
+            from .ops._views import write_view
+            return write_view(self, new)
         t.copy_(new)
-        view = self._view
-        if view is not None:
-            base, writeback = view
-            base._write(writeback(base._ms, t))
         return self
 
     # --- indexing ----------------------------------------------------------------------------
@@ -434,14 +509,25 @@ class Tensor:
     # --- misc -----------------------------------------------------------------------------------
 
     def __deepcopy__(self, memo):
+        t = self._ms
+        if self.requires_grad and not P.is_leaf(t):
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol "
+                "at the moment.  If you were attempting to deepcopy a module, this may be because of a "
+                "torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001")
         if id(self) in memo:
             return memo[id(self)]
-        new = self.clone().detach() if not P.is_leaf(self._ms) else wrap(self._ms.copy())
-        if P.requires_grad(self._ms):
+        new = _new(type(self))
+        new._ms = P.detach(t).copy()
+        if self.requires_grad:
             P.set_requires_grad(new._ms, True)
-        if self.__dict__:
+        g = P.grad(t)
+        if g is not None:
+            P.set_grad(new._ms, g.copy())
+        state = {k: v for k, v in self.__dict__.items() if k != "_view"}  # the copy is no view
+        if state:
             import copy
-            new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+            new.__dict__.update(copy.deepcopy(state, memo))
         memo[id(self)] = new
         return new
 
@@ -456,23 +542,47 @@ class Tensor:
         n = self._ms.ndim
         if n == 2:
             return self.t()
+        if n == 0:
+            _warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.")
+            return self
+        _warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
+              "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
+              "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
+              "tensor.")
         return self.permute(*range(n - 1, -1, -1))
 
     @property
     def mT(self):
-        if self._ms.ndim < 2:
-            raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self._ms.ndim}-D tensor.")
+        n = self._ms.ndim
+        if n == 0:
+            _warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.")
+            return self
+        if n < 2:
+            raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {n}-D tensor.")
         return self.transpose(-2, -1)
 
     @property
     def H(self):
-        return self.T.conj() if self.is_complex() else self.T
+        n = self._ms.ndim
+        if n == 0:
+            _warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().")
+            return _conj(self)
+        if n != 2:
+            hint = ". For batches of matrices, consider using tensor.mH" if n > 2 else "."
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {n}-D tensor{hint}")
+        return _conj(self.t())
 
     @property
     def mH(self):
-        return self.mT.conj() if self.is_complex() else self.mT
+        n = self._ms.ndim
+        if n == 0:
+            _warn("Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().")
+            return _conj(self)
+        if n < 2:
+            raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got {n}-D tensor.")
+        return _conj(self.transpose(-2, -1))
 
-    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
         from .ops.creation import tensor
         return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
@@ -488,7 +598,8 @@ class Tensor:
         from .ops.creation import empty
         return empty(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
-    def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
+                 pin_memory=False):
         from .ops.creation import full
         return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
 
@@ -509,6 +620,41 @@ def _wrap_dim(dim, ndim):
         raise IndexError(
             f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     return dim + n if dim < 0 else dim
+
+
+def _warn(msg):
+    warn_once(msg, stacklevel=4)
+
+
+def _conj(t):
+    return wrap(_ms_ops.conj(t._ms)) if t.dtype.is_complex else t
+
+
+def _wrap_size_dim(dim, ndim):
+    """Dim check of size(d)/stride(d): unlike ops, a 0-d tensor has no dim 0 here."""
+    if ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return _wrap_dim(dim, ndim)
+
+
+def _strided_numpy(t):
+    """A NumPy view of a view tensor over its base's memory (torch's numpy() shares it), or a copy
+    where MindSpore keeps the view in memory of its own."""
+    ms_t = t._ms
+    root = t
+    while root._view is not None:
+        root = root._view[0]
+    buf = root._ms.asnumpy()
+    itemsize = buf.itemsize
+    start = buf.__array_interface__["data"][0]
+    offset = ms_t.data_ptr() - start
+    strides = tuple(s * itemsize for s in ms_t.stride())
+    shape = tuple(ms_t.shape)
+    span = sum((n - 1) * s for n, s in zip(shape, strides)) + itemsize
+    if (start != root._ms.data_ptr() or offset < 0 or offset % itemsize or offset + span > buf.nbytes
+            or 0 in shape):
+        return ms_t.asnumpy()
+    return np.ndarray(shape, buf.dtype, buffer=buf, offset=offset, strides=strides)
 
 
 def _host(t):
@@ -532,26 +678,36 @@ def _broadcastable_to(src, dst):
 
 
 def _parse_to(args, kwargs):
-    """torch's Tensor.to overloads: to(dtype), to(device, dtype), to(other), keywords."""
+    """torch's Tensor.to overloads -> (dtype, device, copy):
+    to(dtype, non_blocking, copy), to(device, dtype, non_blocking, copy), to(tensor, non_blocking, copy)."""
     dtype = kwargs.pop("dtype", None)
     dev = kwargs.pop("device", None)
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
     kwargs.pop("memory_format", None)
     if kwargs:
-        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
-    for a in args:
+        got = ", ".join(f"{k}={type(v).__name__}" for k, v in kwargs.items())
+        raise TypeError(f"to() received an invalid combination of arguments - got ({got}, )")
+    flags = args
+    if args:
+        a = args[0]
+        flags = args[1:]
         if isinstance(a, D.dtype):
             dtype = a
-        elif isinstance(a, (str, _device_cls)) or isinstance(a, int) and not isinstance(a, bool):
-            dev = a
         elif isinstance(a, Tensor):
             dtype = a.dtype
-        elif isinstance(a, bool):
-            pass  # non_blocking / copy positional flags
-        elif a is not None:
-            raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
-    if isinstance(dev, str) or isinstance(dev, int):
+        elif a is None or isinstance(a, (str, _device_cls)) or isinstance(a, int) and not isinstance(a, bool):
+            dev = a
+            if flags and (flags[0] is None or isinstance(flags[0], D.dtype)):
+                dtype, flags = flags[0], flags[1:]
+        else:
+            flags = args
+    if len(flags) > 2 or not all(isinstance(f, bool) for f in flags):
+        got = ", ".join(type(a).__name__ for a in args)
+        raise TypeError(f"to() received an invalid combination of arguments - got ({got}, )")
+    if len(flags) == 2:
+        copy = flags[1]
+    if dev is not None and not isinstance(dev, _device_cls):
         dev = _device_cls(dev)
     return dtype, dev, copy
 

@@ -43,7 +43,22 @@ Tensor.__rmatmul__ = _swap(fn["matmul"])
 Tensor.__neg__ = fn["neg"]
 Tensor.__pos__ = lambda self: self
 Tensor.__abs__ = fn["abs"]
-Tensor.__invert__ = fn["bitwise_not"]
+
+
+def _invert(self):
+    # torch's ~ refuses floats with a TypeError (bitwise_not itself raises NotImplementedError)
+    if self.dtype.is_floating_point or self.dtype.is_complex:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return fn["bitwise_not"](self)
+
+
+Tensor.__invert__ = _invert
+Tensor.__lshift__ = fn["bitwise_left_shift"]
+Tensor.__rshift__ = fn["bitwise_right_shift"]
+Tensor.__rlshift__ = _swap(fn["bitwise_left_shift"])
+Tensor.__rrshift__ = _swap(fn["bitwise_right_shift"])
+Tensor.__ilshift__ = _inplace("bitwise_left_shift_")
+Tensor.__irshift__ = _inplace("bitwise_right_shift_")
 Tensor.__and__ = fn["bitwise_and"]
 Tensor.__rand__ = _swap(fn["bitwise_and"])
 Tensor.__iand__ = _inplace("bitwise_and_")

@@ -1,76 +1,182 @@
-"""torch.autograd on MindSpore's imperative engine (reached through _ms_private)."""
+"""torch.autograd on MindSpore's imperative engine (reached through _ms_private).
+
+MindSpore records every op on tensors that require grad; ``backward`` and ``grad`` run its engine
+(``run_backward``) and translate its errors into torch's. Differences that remain are listed in
+docs/known-differences.md.
+"""
+import re
+
+from mindspore import ops as _ops
+
 from .. import _ms_private as P
 from .._tensor import Tensor, wrap
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
                         is_inference_mode_enabled)
-from .function import Function, FunctionCtx
-from . import graph
+from .function import Function, FunctionCtx, once_differentiable
+from . import graph, grad_mode, function, hooks
+from ._higher_order import check_create_graph
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
-           "Function", "is_grad_enabled"]
+           "Function", "is_grad_enabled", "is_inference_mode_enabled", "once_differentiable"]
 
 
 def _as_tuple(x):
-    if x is None:
-        return ()
     if isinstance(x, Tensor):
         return (x,)
     return tuple(x)
 
 
-def _grad_tensors(outputs, grads, name):
-    grads = _as_tuple(grads) if grads is not None else (None,) * len(outputs)
+def _make_grads(outputs, grads):
+    """torch's checks on grad_outputs; returns the mindspore grads, or () when all are implicit."""
+    grads = (None,) * len(outputs) if grads is None else _as_tuple(grads)
     if len(grads) != len(outputs):
-        raise RuntimeError(f"{name}: got {len(grads)} tensors and {len(outputs)} gradients")
-    out = []
-    for o, g in zip(outputs, grads):
-        if g is None:
-            if not P.requires_grad(o._ms):
-                raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
-            if o._ms.size != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if not o.dtype.is_floating_point:
-                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {o.dtype}")
-            from mindspore import ops
-            out.append(ops.ones_like(o._ms))
-        else:
-            if not isinstance(g, Tensor):
-                from ..ops.creation import tensor
-                g = tensor(g, dtype=o.dtype)
-            if tuple(g._ms.shape) != tuple(o._ms.shape):
+        raise RuntimeError(f"got {len(grads)} tensors and {len(outputs)} gradients")
+    out, implicit = [], True
+    for i, (o, g) in enumerate(zip(outputs, grads)):
+        t = o._ms
+        if isinstance(g, Tensor):
+            if g._ms.shape != t.shape:
                 raise RuntimeError(
-                    f"Mismatch in shape: grad_output[0] has a shape of {g.shape} and output[0] has a shape "
-                    f"of {o.shape}.")
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] has a "
+                    f"shape of {o.shape}.")
             out.append(g._ms)
-    return tuple(out)
-
-
-def _check_requires(outputs):
+            implicit = False
+        elif g is None:
+            if o.requires_grad:
+                if t.size != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if not o.dtype.is_floating_point:
+                    raise RuntimeError(
+                        f"grad can be implicitly created only for real scalar outputs but got {o.dtype}")
+            out.append(None)
+        else:
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
     for i, o in enumerate(outputs):
-        if not P.requires_grad(o._ms):
+        if not o.requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+    if implicit:
+        return ()
+    return tuple(_ops.ones_like(o._ms) if g is None else g for o, g in zip(outputs, out))
+
+
+def _inputs_tuple(inputs, name):
+    if isinstance(inputs, Tensor):
+        return (inputs,)
+    if type(inputs) is dict:
+        return tuple(inputs.values())
+    ins = tuple(inputs)
+    if not ins:
+        raise RuntimeError(f"`inputs` argument to `{name}()` cannot be empty.")
+    return ins
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
              inputs=None):
     """Mirrors torch.autograd.backward."""
+    if grad_variables is not None:
+        if grad_tensors is not None:
+            raise RuntimeError("`grad_tensors` and `grad_variables` (deprecated) arguments both passed to "
+                               "`backward()`. Please only use `grad_tensors`.")
+        grad_tensors = grad_variables
+    ins = () if inputs is None else tuple(i._ms for i in _inputs_tuple(inputs, "backward"))
     outputs = _as_tuple(tensors)
-    _check_requires(outputs)
-    grads = _grad_tensors(outputs, grad_tensors, "backward")
+    grads = _make_grads(outputs, grad_tensors)
     if retain_graph is None:
         retain_graph = create_graph
-    ins = tuple(i._ms for i in _as_tuple(inputs))
-    if inputs is not None and not ins:
-        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-    _run(tuple(o._ms for o in outputs), grads, retain_graph, create_graph, ins, True, True)
+    outs = tuple(o._ms for o in outputs)
+    if all(P.is_leaf(t) for t in ins):
+        _run(outs, grads, retain_graph, create_graph, ins, True)
+        return
+    # MindSpore accumulates into a non-leaf input with a kernel CPU lacks: take the gradients and
+    # accumulate them here.
+    for t, g in zip(ins, _grads_for(outs, grads, retain_graph, create_graph, ins)):
+        if g is not None:
+            _accumulate(t, g, create_graph)
 
 
-def _run(outs, grads, retain, create, inputs, allow_unused, accumulate):
-    P.enable_recording()
+def _accumulate(t, g, create_graph):
+    current = P.grad(t)
+    if current is None:
+        P.set_grad(t, g if create_graph else P.detach(g))
+    elif create_graph:
+        P.set_grad(t, current + g)
+    else:
+        with no_grad():
+            P.set_grad(t, current + g)
+
+
+def _grads_for(outs, grads, retain_graph, create_graph, ins):
+    """Gradients of ``outs`` for each of ``ins`` (None where unused), without accumulating."""
+    if len(ins) > 1 and not all(P.is_leaf(t) for t in ins):
+        # MindSpore's engine stops at an input that is an ancestor of another input, and returns None
+        # for the inputs behind it; torch computes every input's gradient. One pass per input.
+        result = []
+        for k, t in enumerate(ins):
+            keep = retain_graph or k < len(ins) - 1
+            result.extend(_run(outs, grads, keep, create_graph, (t,), False))
+        return result
+    return _run(outs, grads, retain_graph, create_graph, ins, False)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Mirrors torch.autograd.grad."""
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if is_grads_batched:
+        raise NotImplementedError(
+            "torch.autograd.grad(is_grads_batched=True) is not supported by mstorch: it needs torch's vmap, "
+            "which MindSpore's imperative engine does not provide. Call grad once per grad_output.")
+    outs = _as_tuple(outputs)
+    ins = _inputs_tuple(inputs, "grad")
+    grads = _make_grads(outs, grad_outputs)
+    for t in ins:
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    if retain_graph is None:
+        retain_graph = create_graph
+    result = _grads_for(tuple(o._ms for o in outs), grads, retain_graph, create_graph,
+                        tuple(i._ms for i in ins))
+    res = []
+    for i, (t, g) in enumerate(zip(ins, result)):
+        if g is not None:
+            res.append(wrap(g))
+        elif not allow_unused:
+            raise RuntimeError(
+                f"The differentiated Tensor at index {i} appears to not have been used in the graph. Set "
+                "allow_unused=True if this is the desired behavior.")
+        elif materialize_grads:
+            z = wrap(_ops.zeros_like(t._ms))
+            res.append(z.requires_grad_() if create_graph else z)
+        else:
+            res.append(None)
+    if type(inputs) is dict:
+        return dict(zip(inputs.keys(), res))
+    return tuple(res)
+
+
+_VERSION_ERROR = re.compile(r"which is the (\d+) 's output of (\w+); and its version is (\d+) , "
+                            r"expected version (\d+)")
+
+
+def _run(outs, grads, retain, create, inputs, accumulate):
+    if create:
+        check_create_graph(outs, grads)
+    P.enable_recording()  # MindSpore's own grad functions switch recording off when they finish
+    hooks.state["create_graph"] = bool(create)
     try:
-        return P.run_backward(outs, grads, bool(retain), bool(create), inputs, allow_unused,
-                              accumulate_grad=accumulate)
+        result = P.run_backward(outs, grads, bool(retain), bool(create), inputs, True,
+                                accumulate_grad=accumulate)
+        if accumulate:
+            hooks.unalias_fresh_grads(grads)
+        else:
+            del hooks._pending[:]
+        return result
     except RuntimeError as exc:
+        del hooks._pending[:]
         text = str(exc)
         if "backward the graph twice" in text or "Try to backward" in text:
             raise RuntimeError(
@@ -79,41 +185,19 @@ def _run(outs, grads, retain, create, inputs, allow_unused, accumulate):
                 "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
                 "backward through the graph a second time or if you need to access saved tensors after "
                 "calling backward.") from None
-        if "modified by an inplace operation" in text:
+        if "kernel Clone unregistered" in text:
+            raise RuntimeError(
+                "mstorch: a gradient reached a leaf whose requires_grad was not set through mstorch (for "
+                "instance a mindspore.Parameter constructed with requires_grad=True); MindSpore then needs "
+                "its Clone kernel, which CPU lacks. Set requires_grad with requires_grad_() (mstorch's own "
+                "code: _ms_private.set_requires_grad).") from None
+        m = _VERSION_ERROR.search(text)
+        if m:
+            out_nr, kernel, ver, expected = m.groups()
+            name = graph._TORCH_NAMES.get(kernel, kernel)
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an inplace "
-                "operation: " + text.split("\n")[0]) from None
+                f"operation: output {out_nr} of {name}Backward0 is at version {ver}; expected version "
+                f"{expected} instead. Hint: enable anomaly detection to find the operation that failed to "
+                "compute its gradient, with torch.autograd.set_detect_anomaly(True).") from None
         raise
-
-
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
-         allow_unused=None, is_grads_batched=False, materialize_grads=False):
-    """Mirrors torch.autograd.grad."""
-    outs = _as_tuple(outputs)
-    ins = _as_tuple(inputs)
-    _check_requires(outs)
-    for t in ins:
-        if not P.requires_grad(t._ms):
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
-    grads = _grad_tensors(outs, grad_outputs, "grad")
-    if retain_graph is None:
-        retain_graph = create_graph
-    if allow_unused is None:
-        allow_unused = materialize_grads
-    result = _run(tuple(o._ms for o in outs), grads, retain_graph, create_graph,
-                  tuple(i._ms for i in ins), True, False)
-    res = []
-    for t, g in zip(ins, result):
-        if g is None or _is_unused(g):
-            if not allow_unused:
-                raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the graph. Set "
-                    "allow_unused=True if this is the desired behavior.")
-            res.append(None if not materialize_grads else wrap(t._ms.new_zeros(t._ms.shape) if hasattr(t._ms, 'new_zeros') else t._ms * 0))
-        else:
-            res.append(wrap(g))
-    return tuple(res)
-
-
-def _is_unused(g):
-    return g is None

@@ -1,32 +1,78 @@
-"""no_grad, enable_grad, set_grad_enabled, inference_mode: context managers and decorators, as torch."""
+"""no_grad, enable_grad, set_grad_enabled, inference_mode: context managers and decorators, as torch.
+
+Grad mode is MindSpore's own switch (``_ms_private.set_grad_enabled``), so MindSpore code running in
+the same process sees the same mode. inference_mode is grad mode off plus a flag for
+``is_inference_mode_enabled``: MindSpore has no inference tensors (docs/known-differences.md).
+"""
 import functools
 import inspect
+import sys
+import warnings
 
 from .. import _ms_private as P
+
+_state = {"inference": False}
+
+
+def _wrap_generator(make_ctx, func):
+    # every resumption of the generator runs inside the mode, the caller's code between them outside
+    @functools.wraps(func)
+    def generator_context(*args, **kwargs):
+        gen = func(*args, **kwargs)
+        try:
+            with make_ctx():
+                response = gen.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with make_ctx():
+                        gen.close()
+                    raise
+                except BaseException:
+                    with make_ctx():
+                        response = gen.throw(*sys.exc_info())
+                else:
+                    with make_ctx():
+                        response = gen.send(request)
+        except StopIteration as e:
+            return e.value
+    return generator_context
 
 
 class _DecoratorContextManager:
     def __call__(self, func):
         if inspect.isclass(func):
-            raise RuntimeError(f"Please use {type(self).__name__}() as a decorator on functions, not classes")
+            warnings.warn(
+                "Decorating classes is deprecated and will be disabled in future versions. You should only "
+                "decorate functions or methods. To preserve the current behavior of class decoration, you "
+                "can directly decorate the `__init__` method and nothing else.", FutureWarning, stacklevel=2)
+            cls = func
+            func = lambda *args, **kwargs: cls(*args, **kwargs)  # noqa: E731
+        make_ctx = self.clone
         if inspect.isgeneratorfunction(func):
-            @functools.wraps(func)
-            def gen(*args, **kwargs):
-                with self.clone():
-                    yield from func(*args, **kwargs)
-            return gen
+            return _wrap_generator(make_ctx, func)
 
         @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            with self.clone():
+        def decorate_context(*args, **kwargs):
+            with make_ctx():
                 return func(*args, **kwargs)
-        return wrapper
+        return decorate_context
 
     def clone(self):
         return type(self)()
 
 
-class no_grad(_DecoratorContextManager):
+class _NoParamDecoratorContextManager(_DecoratorContextManager):
+    """Also usable as a bare decorator: ``@no_grad``."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecoratorContextManager):
     """Mirrors torch.no_grad."""
 
     def __init__(self):
@@ -38,10 +84,9 @@ class no_grad(_DecoratorContextManager):
 
     def __exit__(self, *exc):
         P.set_grad_enabled(self.prev)
-        return False
 
 
-class enable_grad(_DecoratorContextManager):
+class enable_grad(_NoParamDecoratorContextManager):
     """Mirrors torch.enable_grad."""
 
     def __enter__(self):
@@ -51,59 +96,69 @@ class enable_grad(_DecoratorContextManager):
 
     def __exit__(self, *exc):
         P.set_grad_enabled(self.prev)
-        return False
 
 
 class set_grad_enabled(_DecoratorContextManager):
-    """Mirrors torch.set_grad_enabled: a function call, a context manager and a decorator."""
+    """Mirrors torch.set_grad_enabled: takes effect when called, and is also a context manager and a
+    decorator."""
 
     def __init__(self, mode):
         self.prev = P.grad_enabled()
-        self.mode = bool(mode)
-        P.set_grad_enabled(self.mode)
+        self.mode = mode
+        _set(mode)
 
     def __call__(self, func):
-        P.set_grad_enabled(self.prev)
+        _set(self.prev)
         return super().__call__(func)
 
     def __enter__(self):
-        pass
+        _set(self.mode)
 
     def __exit__(self, *exc):
-        P.set_grad_enabled(self.prev)
-        return False
+        _set(self.prev)
+
+    def __repr__(self):
+        return f"torch.autograd.grad_mode.set_grad_enabled(mode={self.mode})"
 
     def clone(self):
         return type(self)(self.mode)
 
 
+def _set(mode):
+    if mode:
+        P.enable_recording()
+    P.set_grad_enabled(bool(mode))
+
+
 class inference_mode(_DecoratorContextManager):
-    """Mirrors torch.inference_mode; on MindSpore it is no_grad (no separate inference tensors)."""
+    """Mirrors torch.inference_mode (``mode=False`` turns grad mode back on, as torch)."""
 
     def __init__(self, mode=True):
         self.mode = mode
 
     def __new__(cls, mode=True):
-        if callable(mode) and not isinstance(mode, bool):
-            return cls()(mode)
-        return super().__new__(cls)
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)
 
     def __enter__(self):
-        self.prev = P.grad_enabled()
-        if self.mode:
-            P.set_grad_enabled(False)
+        self.prev = (P.grad_enabled(), _state["inference"])
+        _set(not self.mode)
+        _state["inference"] = bool(self.mode)
 
     def __exit__(self, *exc):
-        P.set_grad_enabled(self.prev)
-        return False
+        _set(self.prev[0])
+        _state["inference"] = self.prev[1]
 
     def clone(self):
         return type(self)(self.mode)
 
 
 def is_grad_enabled():
+    """Mirrors torch.is_grad_enabled."""
     return P.grad_enabled()
 
 
 def is_inference_mode_enabled():
-    return False
+    """Mirrors torch.is_inference_mode_enabled."""
+    return _state["inference"]

@@ -1,9 +1,20 @@
-"""grad_fn objects: a thin torch-style view of MindSpore's backward nodes."""
+"""grad_fn objects: a thin torch-style view of MindSpore's backward nodes.
+
+Node names come from MindSpore's kernels, so they differ from torch's for some ops (MindSpore's
+``MatMulExtBackward0`` is torch's ``MmBackward0``; in-place ops show as ``InplaceCopyBackward0``).
+Custom Functions are named as torch names them (``MyFnBackward``); leaves' nodes as ``AccumulateGrad``.
+"""
 from .. import _ms_private as P
+from .._tensor import _DIFFERENTIABLE
+
+# MindSpore kernel name -> torch's, for the nodes scripts print most often
+_TORCH_NAMES = {"SumExt": "Sum", "MeanExt": "Mean", "MatMulExt": "Mm", "MatMul": "Mm",
+                "BatchMatMul": "Bmm", "BatchMatMulExt": "Bmm", "RealDiv": "Div", "Reshape": "View",
+                "InplaceCopy": "Copy", "Cast": "ToCopy", "ReLU": "Relu"}
 
 
 class Node:
-    """Mirrors torch.autograd.graph.Node for the parts scripts read: ``name()``, ``next_functions``."""
+    """Mirrors torch.autograd.graph.Node for what scripts read: ``name()``, ``next_functions``."""
 
     __slots__ = ("_node",)
 
@@ -11,7 +22,17 @@ class Node:
         self._node = node
 
     def name(self):
-        return _torch_name(self._node)
+        node = self._node
+        if P.is_custom_node(node):
+            return type(node)._user.__name__ + "Backward"
+        kernel = node.name()  # e.g. "SumExt"; "input_27" for a leaf
+        if kernel.startswith("input_"):
+            return "AccumulateGrad"
+        return _TORCH_NAMES.get(kernel, kernel) + "Backward0"
+
+    @property
+    def next_functions(self):
+        return tuple((None if n is None else Node(n), i) for n, i in self._node.next_functions)
 
     def __repr__(self):
         return f"<{self.name()} object at {hex(id(self._node))}>"
@@ -23,14 +44,38 @@ class Node:
         return id(self._node)
 
 
-def _torch_name(node):
-    text = repr(node)  # e.g. "<SumExt, seq=1>"
-    name = text.strip("<>").split(",")[0]
-    return f"{name}Backward0"
-
-
 def node_for(t):
-    node = P.grad_node(t)
-    if node is None or P.is_leaf(t):
+    """The grad_fn of the mindspore tensor ``t``: None for leaves and tensors without history
+    (integer and bool results included: MindSpore records them, torch does not)."""
+    if P.is_leaf(t) or t.dtype not in _DIFFERENTIABLE:
         return None
-    return Node(node)
+    try:
+        node = P.grad_node(t)
+    except RuntimeError:
+        # MindSpore frees a custom Function's node after backward and refuses to hand it out again;
+        # torch keeps it. The Function's name was left on its outputs for this case.
+        return _FreedFunctionNode(P.function_of_output(t))
+    return None if node is None else Node(node)
+
+
+class _FreedFunctionNode(Node):
+    """The grad_fn of a custom Function's output after backward freed MindSpore's node."""
+
+    __slots__ = ("_user",)
+
+    def __init__(self, user):
+        super().__init__(None)
+        self._user = user
+
+    def name(self):
+        return self._user.__name__ + "Backward"
+
+    @property
+    def next_functions(self):
+        return ()
+
+    def __eq__(self, other):
+        return self is other
+
+    def __hash__(self):
+        return id(self)

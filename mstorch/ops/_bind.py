@@ -6,6 +6,7 @@ exceptions are re-raised as torch's exception types with the first, readable lin
 """
 import mindspore as ms
 
+from .. import _ms_private as _P
 from .. import _runtime
 from .._tensor import Tensor, wrap
 from ._registry import OPS
@@ -39,6 +40,9 @@ def _wrap_out(r):
 
 def translate_error(exc, name):
     """torch's exception type for a MindSpore failure; our own torch-style errors pass unchanged."""
+    # A MindSpore exception switches op recording off for every later op (measured: after a failed
+    # ops.pad, `(x * 2).sum()` has no grad_fn); switch it back on.
+    _P.enable_recording()
     text = str(exc)
     if "C++ Call Stack" not in text and "mindspore" not in text.lower() and "For '" not in text:
         return None
@@ -119,14 +123,20 @@ def _traced(fn, name):
     return traced
 
 
+FUNCTIONAL = {}   # torch.nn.functional names -> generated functions
+
+
 def bind_all(namespace):
     """Create every function and method for the current device target; return the functions."""
     device = _runtime.device_target()
     functions = {}
+    FUNCTIONAL.clear()
     for name, opdef in OPS.items():
         fn = _make_function(opdef, opdef.impl_for(device))
         if _TRACE[0]:
             fn = _traced(fn, name)
+        if opdef.functional:
+            FUNCTIONAL[opdef.functional if isinstance(opdef.functional, str) else name] = fn
         if opdef.function:
             functions[name] = fn
             for alias in opdef.aliases:

@@ -36,6 +36,7 @@ class OpDef:
     raw: bool = False            # impl takes mstorch objects, unwrapped by itself
     note: str = ""               # a known difference from torch, shown in docs/coverage.md
     aliases: tuple = ()          # other torch names for the same op (e.g. "absolute" for "abs")
+    functional: bool | str = False  # also torch.nn.functional.<name> (or the given name there)
 
     def on(self, device: str):
         """Register the implementation used on one MindSpore device target."""
@@ -60,12 +61,13 @@ OPS: dict[str, OpDef] = {}
 
 
 def register(name, *, family, function=True, method=True, inplace=None, out=False, raw=False,
-             note="", aliases=()):
+             note="", aliases=(), functional=False):
     def deco(fn):
         if name in OPS:
             raise RuntimeError(f"op {name!r} registered twice")
         opdef = OpDef(name=name, family=family, impls={ANY: fn}, function=function, method=method,
-                      inplace=inplace, out=out, raw=raw, note=note, aliases=tuple(aliases))
+                      inplace=inplace, out=out, raw=raw, note=note, aliases=tuple(aliases),
+                      functional=functional)
         OPS[name] = opdef
         return opdef
     return deco

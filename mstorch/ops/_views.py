@@ -1,41 +1,279 @@
 """Views: results that torch says share memory with their input.
 
-MindSpore on CPU returns copies for most view ops (slicing, transpose). mstorch records on each view
-its base and a write-back function, so an in-place op on a view (``x[0].zero_()``, ``x.t().add_(1)``,
-``x.view(-1).copy_(...)``) also updates the base, as in torch. Reads of a view after the *base* changed
-are not refreshed: see docs/known-differences.md.
+MindSpore returns strided views for many of these ops and they do share storage, so reading a view
+after its base changed sees the change. Writing *into* one does not work on CPU: ``copy_`` into a
+strided or offset view either fails ("unexpected kernel") or leaves the base unchanged. So mstorch
+records on each view its base, a ``writeback(base_ms, view_value) -> new base value`` and a
+``derive(base_ms) -> view`` function. An in-place op on a view (``x[0].zero_()``, ``x.t().add_(1)``,
+``x.view(-1)[3] = 5``) writes the whole base, then re-derives the view from it: values and autograd
+then follow torch (the view's history goes through the base, like torch's CopySlices).
 """
+import mindspore as ms
+from mindspore import ops
+from mindspore.ops import auto_generate as _gen
+
+from .. import _ms_private as P
 from .._tensor import wrap
 
+_copy = _gen.copy   # Copy: a real copy for every dtype, but it has no gradient
+_NEG_ZERO = {}
 
-def make_view(base, new_ms, writeback):
-    """Wrap ``new_ms`` as a view of the mstorch Tensor ``base``.
 
-    ``writeback(base_ms, view_ms)`` returns the new value of the whole base given the view's new value.
-    """
+def make_view(base, new_ms, writeback, derive):
+    """Wrap ``new_ms`` as a view of the mstorch Tensor ``base``."""
     v = wrap(new_ms)
-    v._view = (base, writeback)
+    v._view = (base, writeback, derive)
     return v
 
 
-def reshape_back(base_ms, view_ms):
-    return view_ms.reshape(base_ms.shape)
+def write_view(view, new):
+    """``Tensor._write`` for a view: ``new`` (already of the view's shape and dtype) becomes its value."""
+    base, writeback, derive = view._view[:3]
+    if len(view._view) > 3 and P.grad_enabled() and P.requires_grad(view._ms):
+        i, fn = view._view[3]
+        raise RuntimeError(
+            f"Output {i} of {fn} is a view and is being modified inplace. This view is the output of a "
+            "function that returns multiple views. Such functions do not allow the output views to be "
+            "modified inplace. You should replace the inplace operation by an out-of-place one.")
+    base._write(writeback(base._ms, new))
+    view._ms = derive(base._ms)
+    return view
 
 
-def permute_back(perm):
+def fresh(t):
+    """A copy of ``t`` in its own storage (torch's clone); differentiable when ``t`` needs grad."""
+    if P.requires_grad(t) and P.grad_enabled():
+        # x + (-0.0) is exactly x for every float (and keeps -0.0), and has a gradient
+        z = _NEG_ZERO.get(t.dtype)
+        if z is None:
+            z = _NEG_ZERO[t.dtype] = ms.Tensor(-0.0, t.dtype)
+        return ops.add(t, z)
+    return _copy(t)
+
+
+def grad_source(t):
+    """The base to compute a write-back from: a copy when gradients are recorded, because MindSpore
+    checks that no view of the base saved for backward (Slice, Transpose...) changed, and the write-back
+    is about to change the base in place."""
+    if P.requires_grad(t) and P.grad_enabled():
+        return fresh(t)
+    return t
+
+
+def solid(t):
+    """``t`` itself when it has storage of its own that ``copy_`` can write, else a copy: the result of a
+    non-view op must never be a MindSpore view (an in-place op on it would fail or write nowhere)."""
+    if (t.is_contiguous() and not t.storage_offset()
+            and t.untyped_storage().nbytes() == t.size * t.itemsize):
+        return t
+    return fresh(t)
+
+
+def owns_storage(t, base):
+    """Whether MindSpore gave ``t`` storage of its own rather than a view of ``base``."""
+    return t.untyped_storage().data_ptr() != base.untyped_storage().data_ptr()
+
+
+# --- writeback / derive pairs -------------------------------------------------------------------
+
+def reshape_pair(shape):
+    def writeback(base_ms, new):
+        return new.reshape(base_ms.shape)
+
+    def derive(base_ms):
+        return base_ms.reshape(shape)
+    return writeback, derive
+
+
+def permute_pair(perm):
     inverse = [0] * len(perm)
     for i, p in enumerate(perm):
         inverse[p] = i
     inverse = tuple(inverse)
 
-    def writeback(base_ms, view_ms):
-        return view_ms.permute(*inverse)
-    return writeback
+    def writeback(base_ms, new):
+        return ops.transpose(new, inverse)
+
+    def derive(base_ms):
+        return ops.transpose(base_ms, perm)
+    return writeback, derive
 
 
-def index_back(index):
-    def writeback(base_ms, view_ms):
-        out = base_ms.copy()
-        out[index] = view_ms
-        return out
-    return writeback
+def empty_from(t, shape):
+    """A zero-element tensor of ``shape`` that stays in ``t``'s autograd graph (MindSpore's slicing
+    gradients fail on empty results; Slice's does not)."""
+    flat = t.reshape(-1)
+    if t.size:
+        flat = ops.slice(flat, (0,), (0,))
+    return flat.reshape(tuple(shape))
+
+
+class BasicIndex:
+    """A basic index (ints, slices, None; Ellipsis already expanded) of a tensor of a known shape,
+    read with StridedSlice (MindSpore's ``t[key]`` is far slower) and written back by
+    concatenation around the box it selects."""
+    __slots__ = ("begin", "size", "step", "end", "box", "out", "strided", "whole")
+
+    def __init__(self, shape, key):
+        begin, size, step, out = [], [], [], []
+        d = 0
+        for k in key:
+            if k is None:
+                out.append(1)
+                continue
+            n = shape[d]
+            if type(k) is int:
+                begin.append(k + n if k < 0 else k)
+                size.append(1)
+                step.append(1)
+            else:
+                a, b, st = k.indices(n)
+                c = len(range(a, b, st))
+                begin.append(min(a, n) if c else 0)
+                size.append(c)
+                step.append(st)
+                out.append(c)
+            d += 1
+        for n in shape[d:]:
+            begin.append(0)
+            size.append(n)
+            step.append(1)
+            out.append(n)
+        self.begin, self.size, self.step = tuple(begin), tuple(size), tuple(step)
+        self.box = self.size
+        self.out = tuple(out)
+        self.strided = any(st != 1 for st, c in zip(step, size) if c > 1)
+        self.end = tuple(b + (c - 1) * st + 1 for b, c, st in zip(begin, size, step))
+        self.whole = self.size == tuple(shape)
+
+    def read(self, t):
+        if self.whole:
+            return t.reshape(self.out)
+        if 0 in self.size:
+            return empty_from(t, self.out)
+        # StridedSlice, not Slice: MindSpore's autograd only tracks the former as a view, and a view
+        # whose base is later written in place must be one (Slice's backward then fails its version check)
+        r = ops.strided_slice(t, self.begin, self.end, self.step)
+        return r if r.shape == self.out else r.reshape(self.out)
+
+    def write(self, base, new):
+        """``base`` with the selected box replaced by ``new`` (the view's value)."""
+        if 0 in self.size:
+            return fresh(base)
+        if self.whole:
+            return new.reshape(base.shape)
+        base = grad_source(base)
+        if self.strided:
+            positions = self.read(ops.arange(base.size, dtype=ms.int64).reshape(base.shape))
+            return scatter_positions(base, positions, new)
+        return _embed(base, new.reshape(self.box), self.begin, self.size, 0)
+
+
+def scatter_positions(t, positions, values):
+    """``t`` with the elements at flat ``positions`` replaced by ``values`` (of the same shape)."""
+    flat = t.reshape(-1)
+    if positions.size:
+        idx, vals = positions.reshape(-1, 1), values.reshape(-1)
+        if flat.dtype == ms.bfloat16:   # no bfloat16 TensorScatterUpdate on CPU; exact through float32
+            flat = ops.tensor_scatter_update(flat.astype(ms.float32), idx, vals.astype(ms.float32))
+            flat = flat.astype(ms.bfloat16)
+        else:
+            flat = ops.tensor_scatter_update(flat, idx, vals)
+    return flat.reshape(t.shape)
+
+
+def _embed(base, new, begin, size, d):
+    nd = len(begin)
+    while d < nd and begin[d] == 0 and size[d] == base.shape[d]:
+        d += 1
+    if d == nd:
+        return new
+    b, c, n = begin[d], size[d], base.shape[d]
+    region = base
+    if c != n:
+        rb = [0] * nd
+        rs = list(base.shape)
+        rb[d], rs[d] = b, c
+        region = ops.slice(base, tuple(rb), tuple(rs))
+    inner = _embed(region, new, begin, size, d + 1) if d + 1 < nd else new
+    parts = []
+    if b:
+        rs = list(base.shape)
+        rs[d] = b
+        parts.append(ops.slice(base, (0,) * nd, tuple(rs)))
+    parts.append(inner)
+    if b + c < n:
+        rb = [0] * nd
+        rs = list(base.shape)
+        rb[d], rs[d] = b + c, n - b - c
+        parts.append(ops.slice(base, tuple(rb), tuple(rs)))
+    return ops.concat(parts, d) if len(parts) > 1 else inner
+
+
+def index_view(base, key, multi=None):
+    """The view ``base[key]`` for a basic key (ints, slices, None; no Ellipsis). ``multi``: (output
+    number, torch's backward name) for the pieces of split/chunk/unbind, which torch forbids writing
+    into while recording gradients."""
+    plan = BasicIndex(base._ms.shape, key)
+    v = make_view(base, plan.read(base._ms), plan.write, plan.read)
+    if multi is not None:
+        v._view += (multi,)
+    return v
+
+
+def _overlap_error():
+    raise RuntimeError(
+        "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+        "location. Please clone() the tensor before performing the operation.")
+
+
+def expand_pair(pre, shape, expanded):
+    """expand/broadcast_to (``pre``: the base's shape with leading 1s): writing is only defined when no
+    element is repeated, as in torch."""
+    def writeback(base_ms, new):
+        if expanded:
+            _overlap_error()
+        return new.reshape(base_ms.shape)
+
+    def derive(base_ms):
+        return ops.broadcast_to(base_ms.reshape(pre), shape)
+    return writeback, derive
+
+
+def dtype_pair(src_np, dst_np):
+    """view(dtype): the same bytes read as another dtype (through NumPy: no gradient, as in torch)."""
+    def writeback(base_ms, new):
+        return ms.Tensor(new.asnumpy().view(src_np))
+
+    def derive(base_ms):
+        return ms.Tensor(base_ms.asnumpy().view(dst_np))
+    return writeback, derive
+
+
+def diagonal_pair(offset, d1, d2):
+    def derive(base_ms):
+        # a strided slice of the two dims flattened (MindSpore's Diagonal is no autograd view; see read)
+        shape = base_ms.shape
+        n1, n2 = shape[d1], shape[d2]
+        n = max(0, min(n1 - max(-offset, 0), n2 - max(offset, 0)))
+        rest = [s for k, s in enumerate(shape) if k not in (d1, d2)]
+        if n == 0:
+            return empty_from(base_ms, rest + [0])
+        moved = base_ms if (d1, d2) == (len(shape) - 2, len(shape) - 1) else ops.movedim(base_ms, (d1, d2), (-2, -1))
+        flat = moved.reshape(tuple(rest) + (n1 * n2,))
+        start = max(offset, 0) + max(-offset, 0) * n2
+        k = len(rest)
+        return ops.strided_slice(flat, (0,) * k + (start,), tuple(rest) + (start + (n - 1) * (n2 + 1) + 1,),
+                                 (1,) * k + (n2 + 1,))
+
+    def writeback(base_ms, new):
+        moved = ops.movedim(grad_source(base_ms), (d1, d2), (-2, -1))
+        n = new.shape[-1]
+        rows = ms.Tensor([i + max(-offset, 0) for i in range(n)], ms.int64)
+        cols = ms.Tensor([i + max(offset, 0) for i in range(n)], ms.int64)
+        out = fresh(moved)
+        if n:
+            out[..., rows, cols] = new
+        return ops.movedim(out, (-2, -1), (d1, d2))
+    return writeback, derive
+

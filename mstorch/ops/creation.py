@@ -1,4 +1,10 @@
-"""Creation ops: tensor, as_tensor, from_numpy, zeros/ones/full/empty(_like), arange, linspace, eye..."""
+"""Creation ops: tensor, as_tensor, from_numpy, zeros/ones/full/empty(_like), arange, linspace, eye...
+
+Values are built on the host with NumPy and copied into a MindSpore tensor (for small tensors several
+times faster than a MindSpore kernel launch). The range ops reproduce torch's CPU kernels step for step
+(accumulation type, fused multiply-add, the order of its vectorised chunks), so their float results
+are bit-identical to torch's.
+"""
 import math
 
 import numpy as np
@@ -8,11 +14,14 @@ from mindspore import ops
 from .. import _dtype as D
 from .. import _ms_private as P
 from .._device import check_available
+from .._size import Size
 from .._tensor import Tensor, wrap
 from ._helpers import size_args
 from ._registry import register
 
 F = "creation"
+_PY_SCALARS = (bool, int, float, complex)
+_from_numpy_ms = ms.from_numpy
 
 
 def _finish(t, requires_grad, device=None):
@@ -24,284 +33,694 @@ def _finish(t, requires_grad, device=None):
     return w
 
 
-def _infer_np(data, dtype):
-    """NumPy array for ``data`` with torch's dtype inference (floats -> default dtype, ints -> int64)."""
-    if isinstance(data, Tensor):
-        arr = data._ms
-        return arr if dtype is None else arr.astype(dtype._ms)
-    if isinstance(data, np.ndarray):
-        arr = data
-        inferred = D.from_numpy_dtype(arr.dtype)
-    else:
-        arr = np.array(_to_host_nested(data))
-        if arr.dtype == object:
-            raise TypeError(f"Could not infer dtype of {type(data).__name__}")
-        if arr.dtype.kind == "f":
-            inferred = D.get_default_dtype()
-        elif arr.dtype.kind == "c":
-            inferred = D.default_complex()
-        elif arr.dtype.kind in "iu":
-            inferred = D.int64
-        elif arr.dtype.kind == "b":
-            inferred = D.bool_
-        elif arr.dtype.kind in "US":
-            raise TypeError(f"new(): invalid data type '{arr.dtype.kind == 'U' and 'str' or 'bytes'}'")
-        else:
-            raise TypeError(f"Could not infer dtype of {type(data).__name__}")
-        if isinstance(data, (list, tuple)) and _has_tensor(data):
-            inferred = _nested_tensor_dtype(data) or inferred
-    target = dtype or inferred
-    return _np_to_ms(arr, target)
+def _check_dtype(dtype, name):
+    if dtype is not None and not isinstance(dtype, D.dtype):
+        raise TypeError(f"{name}(): argument 'dtype' must be torch.dtype, not {type(dtype).__name__}")
 
 
-def _np_to_ms(arr, target):
+def _host_to_ms(arr, target):
+    """A MindSpore tensor of dtype ``target`` holding the values of host array ``arr``."""
     if target is D.bfloat16:
-        return ms.Tensor(np.ascontiguousarray(arr, dtype=np.float32)).astype(ms.bfloat16)
-    return ms.Tensor(np.ascontiguousarray(arr, dtype=target._np))
+        return ms.Tensor(np.asarray(arr, dtype=np.float32), dtype=ms.bfloat16)
+    if arr.dtype != target._np:
+        arr = arr.astype(target._np)
+    # a copy MindSpore owns: tensors over NumPy memory share it with some kernels' outputs (identity)
+    return ms.Tensor(arr)
 
 
-def _has_tensor(data):
-    for x in data:
-        if isinstance(x, Tensor):
+# --- torch's scalar conversion checks (c10::checked_convert) --------------------------------------
+
+_CPP_NAMES = {D.uint8: "uint8_t", D.int8: "int8_t", D.int16: "int16_t", D.int32: "int", D.int64: "int64_t",
+              D.float16: "c10::Half", D.bfloat16: "c10::BFloat16", D.float32: "float", D.float64: "double"}
+_FLOAT_MAX = {D.float16: 65504.0, D.bfloat16: 3.3895313892515355e+38, D.float32: 3.4028234663852886e+38}
+
+
+def _overflows(value, dtype):
+    if dtype is D.bool_ or dtype._cat == D._COMPLEX:
+        return False
+    if isinstance(value, complex):
+        if value.imag != 0:
             return True
-        if isinstance(x, (list, tuple)) and _has_tensor(x):
-            return True
-    return False
+        value = value.real
+    if dtype._cat == D._INT:
+        info = np.iinfo(dtype._np)
+        if isinstance(value, float):
+            return not (info.min <= value <= info.max)   # NaN fails too
+        if info.min == 0:
+            return value > info.max or -value > info.max   # torch lets -1 wrap to 255 for uint8
+        return not (info.min <= value <= info.max)
+    m = _FLOAT_MAX.get(dtype)
+    return m is not None and math.isfinite(value) and abs(value) > m
 
 
-def _nested_tensor_dtype(data):
-    for x in data:
-        if isinstance(x, Tensor):
-            return x.dtype
-        if isinstance(x, (list, tuple)):
-            d = _nested_tensor_dtype(x)
-            if d is not None:
-                return d
-    return None
-
-
-def _to_host_nested(data):
-    if isinstance(data, Tensor):
-        if data.numel() != 1 and data.dim() != 0:
-            return data.tolist()
-        return data.item() if data.dim() == 0 else data.tolist()
-    if isinstance(data, (list, tuple)):
-        return [_to_host_nested(x) for x in data]
-    if isinstance(data, np.generic):
-        return data.item()
-    return data
-
-
-@register("tensor", family=F, method=False, raw=True)
-def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    if isinstance(data, Tensor):
-        t = P.detach(data._ms).copy()
-        if dtype is not None and t.dtype != dtype._ms:
-            t = t.astype(dtype._ms)
-        return _finish(t, requires_grad, device)
-    return _finish(_infer_np(data, dtype), requires_grad, device)
-
-
-@register("as_tensor", family=F, method=False, raw=True)
-def as_tensor(data, dtype=None, device=None):
-    if isinstance(data, Tensor):
-        if dtype is None or dtype is data.dtype:
-            return data
-        return data.to(dtype)
-    if isinstance(data, np.ndarray) and (dtype is None or dtype._np == data.dtype) and data.flags.c_contiguous:
-        return from_numpy(data)
-    return _finish(_infer_np(data, dtype), False, device)
-
-
-@register("asarray", family=F, method=False, raw=True)
-def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
-    if copy:
-        return tensor(obj, dtype=dtype, device=device, requires_grad=requires_grad)
-    t = as_tensor(obj, dtype=dtype, device=device)
-    return t.requires_grad_(True) if requires_grad else t
-
-
-@register("from_numpy", family=F, method=False, raw=True)
-def from_numpy(ndarray):
-    if not isinstance(ndarray, np.ndarray):
-        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
-    D.from_numpy_dtype(ndarray.dtype)
-    if not ndarray.flags.c_contiguous or not ndarray.flags.writeable:
-        return wrap(ms.Tensor(np.ascontiguousarray(ndarray)))
-    return wrap(ms.from_numpy(ndarray))
-
-
-def _factory(size, fill, dtype, requires_grad, device, name):
-    shape = size_args(size)
-    dt = dtype or D.get_default_dtype()
-    if not isinstance(dt, D.dtype):
-        raise TypeError(f"{name}(): argument 'dtype' must be torch.dtype, not {type(dt).__name__}")
-    return _finish(ops.fill(dt._ms, shape, fill) if shape else ms.Tensor(fill, dt._ms), requires_grad, device)
-
-
-@register("zeros", family=F, method=False, raw=True, out=True)
-def zeros(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
-    return _factory(size, 0, dtype, requires_grad, device, "zeros")
-
-
-@register("ones", family=F, method=False, raw=True, out=True)
-def ones(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
-    return _factory(size, 1, dtype, requires_grad, device, "ones")
-
-
-@register("empty", family=F, method=False, raw=True, out=True,
-          note="memory is zero-filled (torch leaves it uninitialised)")
-def empty(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
-          memory_format=None):
-    return _factory(size, 0, dtype, requires_grad, device, "empty")
-
-
-@register("full", family=F, method=False, raw=True, out=True)
-def full(size, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
-    if isinstance(fill_value, Tensor):
-        fill_value = fill_value.item()
-    if dtype is None:
-        dtype = D.scalar_dtype(fill_value)
-    if isinstance(size, int):
-        size = (size,)
-    return _factory((tuple(size),), fill_value, dtype, requires_grad, device, "full")
-
-
-def _like(input, dtype):
-    if not isinstance(input, Tensor):
-        raise TypeError(f"argument 'input' must be Tensor, not {type(input).__name__}")
-    return tuple(input._ms.shape), dtype or input.dtype
-
-
-@register("zeros_like", family=F, method=False, raw=True)
-def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    shape, dt = _like(input, dtype)
-    return _factory((shape,), 0, dt, requires_grad, device, "zeros_like")
-
-
-@register("ones_like", family=F, method=False, raw=True)
-def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    shape, dt = _like(input, dtype)
-    return _factory((shape,), 1, dt, requires_grad, device, "ones_like")
-
-
-@register("empty_like", family=F, method=False, raw=True,
-          note="memory is zero-filled (torch leaves it uninitialised)")
-def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    shape, dt = _like(input, dtype)
-    return _factory((shape,), 0, dt, requires_grad, device, "empty_like")
-
-
-@register("full_like", family=F, method=False, raw=True)
-def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
-              memory_format=None):
-    shape, dt = _like(input, dtype)
-    if isinstance(fill_value, Tensor):
-        fill_value = fill_value.item()
-    return _factory((shape,), fill_value, dt, requires_grad, device, "full_like")
+def _check_fill(value, dtype):
+    if _overflows(value, dtype):
+        raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES.get(dtype, dtype._name)} without overflow")
 
 
 def _num(x):
     return x.item() if isinstance(x, Tensor) else x
 
 
-@register("arange", family=F, method=False, raw=True, out=True)
-def arange(start=0, end=None, step=1, *, dtype=None, layout=None, device=None, requires_grad=False):
+# --- torch.tensor ---------------------------------------------------------------------------------
+
+def _leaf_dtype(x):
+    """torch's inferred dtype of one non-sequence item, or None for a Python scalar."""
+    if isinstance(x, Tensor):
+        return x.dtype
+    if isinstance(x, (np.ndarray, np.generic)):
+        return D.from_numpy_dtype(x.dtype)
+    if isinstance(x, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
+    raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
+
+
+def _scan(seq, state):
+    """Walk a nested sequence: state = [max Python-scalar category, promoted dtype of other leaves]."""
+    if len(seq) == 0:
+        state[1] = D.get_default_dtype() if state[1] is None else D.promote_types(state[1], D.get_default_dtype())
+        return False
+    plain = True
+    for x in seq:
+        tp = type(x)
+        if tp is float:
+            if state[0] < D._FLOAT:
+                state[0] = D._FLOAT
+        elif tp is int:
+            if state[0] < D._INT:
+                state[0] = D._INT
+        elif tp is bool:
+            if state[0] < D._BOOL:
+                state[0] = D._BOOL
+        elif tp is complex:
+            state[0] = D._COMPLEX
+        elif tp is list or tp is tuple or isinstance(x, (list, tuple, range)):
+            plain = _scan(x, state) and plain
+        elif isinstance(x, _PY_SCALARS) and not isinstance(x, np.generic):
+            state[0] = max(state[0], D._scalar_cat(x))
+        elif isinstance(x, str):
+            raise ValueError(f"too many dimensions '{type(x).__name__}'")   # torch reads it as a sequence
+        else:
+            d = _leaf_dtype(x)
+            state[1] = d if state[1] is None else D.promote_types(state[1], d)
+            plain = False
+    return plain
+
+
+def _infer_sequence_dtype(data):
+    state = [-1, None]
+    plain = _scan(data, state)
+    py = None if state[0] < 0 else D.dtype_of_category(state[0])
+    if state[1] is None:
+        return py or D.get_default_dtype(), plain
+    return (state[1] if py is None else D.promote_types(state[1], py)), plain
+
+
+def _host_leaves(seq, integral):
+    """Python values for a sequence holding tensors and NumPy scalars (torch reads each as a scalar)."""
+    out = []
+    for x in seq:
+        if isinstance(x, Tensor):
+            if x.numel() != 1:
+                if integral:
+                    raise TypeError("only integer tensors of a single element can be converted to an index")
+                raise ValueError("only one element tensors can be converted to Python scalars")
+            x = x.item()
+        elif isinstance(x, np.generic):
+            x = x.item()
+        elif isinstance(x, (list, tuple, range)):
+            x = _host_leaves(x, integral)
+        out.append(x)
+    return out
+
+
+def _sequence_error(data):
+    """torch's error for a ragged or malformed nested sequence."""
+    def sizes(obj):
+        shape = []
+        while isinstance(obj, (list, tuple, range, np.ndarray)):
+            shape.append(len(obj))
+            if len(obj) == 0:
+                break
+            obj = obj[0]
+        return shape
+
+    shape = sizes(data)
+
+    def walk(obj, dim):
+        if dim == len(shape):
+            if isinstance(obj, (list, tuple, range)):
+                raise TypeError(f"'{type(obj).__name__}' object cannot be interpreted as an integer")
+            return
+        if not isinstance(obj, (list, tuple, range, np.ndarray)):
+            raise TypeError("not a sequence")
+        if len(obj) != shape[dim]:
+            raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {len(obj)})")
+        for x in obj:
+            walk(x, dim + 1)
+
+    walk(data, 0)
+
+
+def _sequence_to_np(data, dtype):
+    inferred, plain = _infer_sequence_dtype(data)
+    target = dtype or inferred
+    values = data if plain else _host_leaves(data, target._cat <= D._INT)
+    try:
+        arr = np.array(values)
+    except ValueError:
+        _sequence_error(data)
+        raise
+    if arr.dtype == object:
+        if any(isinstance(v, int) and not -2 ** 63 <= v < 2 ** 63 for v in _flat_ints(values)):
+            raise ValueError("Overflow when unpacking long long")
+        _sequence_error(data)
+        raise ValueError(f"could not convert the nested sequence to a tensor")
+    if arr.dtype.kind in "US":
+        raise TypeError(f"new(): invalid data type 'str'")
+    if arr.dtype == np.uint64 and target._np != np.uint64:
+        raise ValueError("Overflow when unpacking long long")
+    return _cast_checked(arr, target), target
+
+
+def _flat_ints(seq):
+    for x in seq:
+        if isinstance(x, (list, tuple)):
+            yield from _flat_ints(x)
+        else:
+            yield x
+
+
+def _cast_checked(arr, target):
+    """Cast host values to ``target`` as torch converts Python numbers: range-checked for integers."""
+    kind = arr.dtype.kind
+    if kind == "c" and target._cat != D._COMPLEX:
+        raise TypeError("must be real number, not complex")
+    if target._cat == D._INT and kind in "iuf" and arr.size:
+        lo, hi = arr.min(), arr.max()
+        if _overflows(float(lo) if kind == "f" else int(lo), target) or \
+                _overflows(float(hi) if kind == "f" else int(hi), target) or (kind == "f" and np.isnan(arr).any()):
+            raise RuntimeError(f"value cannot be converted to type {target._name} without overflow")
+    if target is D.bfloat16:
+        return arr.astype(np.float32)
+    with np.errstate(over="ignore"):   # torch.tensor([1e300]) is inf, silently
+        return arr.astype(target._np, copy=False)
+
+
+def _data_to_ms(data, dtype):
+    if isinstance(data, np.ndarray):
+        src = D.from_numpy_dtype(data.dtype)
+        target = dtype or src
+        return _host_to_ms(np.array(data, dtype=np.float32 if target is D.bfloat16 else target._np,
+                                     order="C"), target)
+    if isinstance(data, np.generic):
+        target = dtype or D.from_numpy_dtype(data.dtype)
+        return _host_to_ms(np.array(data).astype(np.float32 if target is D.bfloat16 else target._np), target)
+    if isinstance(data, _PY_SCALARS):
+        target = dtype or D.scalar_dtype(data)
+        return _host_to_ms(_cast_checked(np.array(data), target), target)
+    if isinstance(data, (list, tuple, range)):
+        arr, target = _sequence_to_np(data, dtype)
+        return _host_to_ms(arr, target)
+    _leaf_dtype(data)  # raises torch's error for str, None, dict...
+    raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+@register("tensor", family=F, method=False, raw=True)
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    _check_dtype(dtype, "tensor")
+    if isinstance(data, Tensor):
+        t = P.detach(data._ms).copy()
+        if dtype is not None and t.dtype != dtype._ms:
+            t = t.astype(dtype._ms)
+        return _finish(t, requires_grad, device)
+    return _finish(_data_to_ms(data, dtype), requires_grad, device)
+
+
+@register("as_tensor", family=F, method=False, raw=True)
+def as_tensor(data, dtype=None, device=None):
+    _check_dtype(dtype, "as_tensor")
+    if isinstance(data, Tensor):
+        if dtype is None or dtype is data.dtype:
+            return data
+        return data.to(dtype)
+    if isinstance(data, np.ndarray) and (dtype is None or dtype._np == data.dtype):
+        return from_numpy(data)
+    return _finish(_data_to_ms(data, dtype), False, device)
+
+
+@register("asarray", family=F, method=False, raw=True)
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    _check_dtype(dtype, "asarray")
+    if copy:
+        return tensor(obj, dtype=dtype, device=device, requires_grad=requires_grad)
+    if copy is False:
+        if isinstance(obj, Tensor) and dtype not in (None, obj.dtype):
+            raise ValueError(f"can't alias tensor with dtype '{_name(obj.dtype)}' into dtype '{_name(dtype)}'.")
+        if isinstance(obj, np.ndarray) and dtype is not None and dtype._np != obj.dtype:
+            raise ValueError(f"can't alias tensor with dtype '{_name(D.from_numpy_dtype(obj.dtype))}' into "
+                             f"dtype '{_name(dtype)}'.")
+        if not isinstance(obj, (Tensor, np.ndarray)):
+            raise ValueError("can't alias arbitrary sequence into a tensor.")
+    t = as_tensor(obj, dtype=dtype, device=device)
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def _name(d):
+    from .._tensor import scalar_type_name
+    return scalar_type_name(d)
+
+
+@register("from_numpy", family=F, method=False, raw=True,
+          note="memory is shared only for C-contiguous arrays; other layouts are copied")
+def from_numpy(ndarray):
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    D.from_numpy_dtype(ndarray.dtype)
+    if any(s < 0 for s in ndarray.strides):
+        raise ValueError(
+            "At least one stride in the given numpy array is negative, and tensors with negative strides are "
+            "not currently supported. (You can probably work around this by making a copy of your array  "
+            "with array.copy().) ")
+    if not ndarray.flags.c_contiguous or not ndarray.flags.writeable:
+        return wrap(ms.Tensor(np.array(ndarray, order="C")))
+    return wrap(_from_numpy_ms(ndarray))
+
+
+# --- filled tensors -------------------------------------------------------------------------------
+
+_HOST_FILL_MAX = 1 << 16
+
+
+def _filled(shape, fill, dt):
+    # small tensors: a host array is ~10x cheaper than a kernel launch; large ones: the fill kernel
+    # beats MindSpore's host-to-tensor copy
+    if math.prod(shape) <= _HOST_FILL_MAX:
+        if dt is D.bfloat16:
+            return ms.Tensor(np.full(shape, fill, np.float32), dtype=ms.bfloat16)
+        return ms.Tensor(np.full(shape, fill, dt._np))
+    if dt is D.bfloat16:
+        return ops.fill(ms.float32, shape, fill).astype(ms.bfloat16)
+    return ops.fill(dt._ms, shape, fill)
+
+
+def _sized(size, name):
+    if not size:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+    if len(size) > 1 and any(isinstance(s, (tuple, list)) for s in size):
+        raise TypeError(f"{name}() takes 1 positional argument but {len(size)} were given")
+    for s in (size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size):
+        if isinstance(s, float):
+            raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos 2 with error "
+                            f"\"type must be tuple of ints,but got float\"")
+    return size_args(size)
+
+
+def _factory(shape, fill, dtype, requires_grad, device, name):
+    _check_dtype(dtype, name)
+    dt = dtype or D.get_default_dtype()
+    return _finish(_filled(shape, fill, dt), requires_grad, device)
+
+
+@register("zeros", family=F, method=False, raw=True, out=True)
+def zeros(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    return _factory(_sized(size, "zeros"), 0, dtype, requires_grad, device, "zeros")
+
+
+@register("ones", family=F, method=False, raw=True, out=True)
+def ones(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    return _factory(_sized(size, "ones"), 1, dtype, requires_grad, device, "ones")
+
+
+@register("empty", family=F, method=False, raw=True, out=True,
+          note="memory is zero-filled (torch leaves it uninitialised)")
+def empty(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+          memory_format=None):
+    return _factory(_sized(size, "empty"), 0, dtype, requires_grad, device, "empty")
+
+
+def _full_size(size, name):
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
+    return size_args((size,))
+
+
+@register("full", family=F, method=False, raw=True, out=True)
+def full(size, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    shape = _full_size(size, "full")
+    fill_value = _num(fill_value)
+    _check_dtype(dtype, "full")
+    dt = dtype or D.scalar_dtype(fill_value)
+    _check_fill(fill_value, dt)
+    return _factory(shape, fill_value, dt, requires_grad, device, "full")
+
+
+def _like(input, dtype, name):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    _check_dtype(dtype, name)
+    return tuple(input._ms.shape), dtype or input.dtype
+
+
+@register("zeros_like", family=F, method=False, raw=True)
+def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    shape, dt = _like(input, dtype, "zeros_like")
+    return _factory(shape, 0, dt, requires_grad, device, "zeros_like")
+
+
+@register("ones_like", family=F, method=False, raw=True)
+def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    shape, dt = _like(input, dtype, "ones_like")
+    return _factory(shape, 1, dt, requires_grad, device, "ones_like")
+
+
+@register("empty_like", family=F, method=False, raw=True,
+          note="memory is zero-filled (torch leaves it uninitialised)")
+def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    shape, dt = _like(input, dtype, "empty_like")
+    return _factory(shape, 0, dt, requires_grad, device, "empty_like")
+
+
+@register("full_like", family=F, method=False, raw=True)
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None):
+    shape, dt = _like(input, dtype, "full_like")
+    fill_value = _num(fill_value)
+    _check_fill(fill_value, dt)
+    return _factory(shape, fill_value, dt, requires_grad, device, "full_like")
+
+
+@register("scalar_tensor", family=F, method=False, raw=True)
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=False):
+    s = _num(s)
+    _check_dtype(dtype, "scalar_tensor")
+    dt = dtype or D.get_default_dtype()
+    _check_fill(s, dt)
+    return _factory((), s, dt, requires_grad, device, "scalar_tensor")
+
+
+@register("eye", family=F, method=False, raw=True, out=True)
+def eye(n, m=None, *, dtype=None, layout=None, device=None, requires_grad=False):
+    for arg, v in (("n", n), ("m", m)):
+        if v is not None and (not isinstance(v, int) or isinstance(v, bool)):
+            raise TypeError(f"eye(): argument '{arg}' must be int, not {type(v).__name__}")
+        if v is not None and v < 0:
+            raise RuntimeError(f"{arg} must be greater or equal to 0, got {v}")
+    _check_dtype(dtype, "eye")
+    dt = dtype or D.get_default_dtype()
+    return _finish(_host_to_ms(np.eye(n, n if m is None else m, dtype=np.float32 if dt is D.bfloat16 else dt._np),
+                                dt), requires_grad, device)
+
+
+# --- ranges: torch's CPU kernels, reproduced ----------------------------------------------------------
+# torch vectorises arange over 32-byte registers, two registers per loop step; each register starts
+# from a base rounded to the output dtype, the rest of the elements take the scalar formula.
+
+def _acc_dtype(dt):
+    if dt._cat == D._INT:
+        return np.int64
+    if dt in (D.float16, D.bfloat16):
+        return np.float32
+    return np.float64
+
+
+def _round_to(values, dt):
+    """Round host values to ``dt`` as C++ conversions do (half and bfloat16 through float)."""
+    if dt is D.bfloat16:
+        return ms.Tensor(values.astype(np.float32), dtype=ms.bfloat16).astype(ms.float32).asnumpy()
+    if dt is D.float16:
+        return values.astype(np.float32).astype(np.float16)
+    return values.astype(dt._np)
+
+
+def _split(a):
+    c = a * 134217729.0  # 2**27 + 1: Veltkamp's split of a double into two 26-bit halves
+    hi = c - (c - a)
+    return hi, a - hi
+
+
+def _fma64(c, a, b):
+    """c + a * b with one rounding (the compiled kernels' fused multiply-add), from error-free transforms."""
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    p = a * b
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    s = c + p
+    bb = s - c
+    t = (c - (s - bb)) + (p - bb)
+    return s + (t + e)
+
+
+def _arange_values(start, step, n, dt):
+    if dt._cat == D._INT:
+        return np.int64(start) + np.int64(step) * np.arange(n, dtype=np.int64)
+    idx = np.arange(n, dtype=np.float64)
+    if _acc_dtype(dt) is np.float32:
+        # half / bfloat16 accumulate in float
+        start, step = np.float32(start), np.float32(step)
+        out = _fma64(np.float64(start), step, idx).astype(np.float32).astype(np.float64)
+        base_of = lambda i0: _fma64(np.float64(start), step, i0).astype(np.float32)  # noqa: E731
+    else:
+        start, step = float(start), float(step)
+        out = _fma64(start, step, idx)
+        base_of = lambda i0: _fma64(start, step, i0)  # noqa: E731
+    width = 32 // dt.itemsize
+    n_vec = n // (2 * width) * (2 * width)
+    if n_vec:
+        bases = _round_to(base_of(np.arange(0, n_vec, width, dtype=np.float64)), dt).astype(np.float64)
+        out[:n_vec] = _fma64(bases[:, None], np.arange(width, dtype=np.float64)[None, :], float(step)).reshape(-1)
+    return out
+
+
+def _arange_size(start, end, step, dt):
+    if math.isnan(step) or step == 0:
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {start} -> {end}")
+    if not ((step > 0 and end >= start) or (step < 0 and end <= start)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if dt is D.int64:
+        xs, xe, xt = int(start), int(end), int(step)
+        if xt == 0:
+            raise ValueError("step must be nonzero")
+        sgn = (xt > 0) - (xt < 0)
+        q = xe - xs + xt - sgn
+        return abs(q) // abs(xt) * (1 if (q >= 0) == (xt > 0) else -1)
+    return int(math.ceil((float(end) - float(start)) / float(step)))
+
+
+def _range_args(start, end, step):
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
         start, end = 0, start
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if (end - start) * step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    return start, end, step
+
+
+@register("arange", family=F, method=False, raw=True, out=True)
+def arange(start=0, end=None, step=1, *, dtype=None, layout=None, device=None, requires_grad=False):
+    start, end, step = _range_args(start, end, step)
+    _check_dtype(dtype, "arange")
     if dtype is None:
         dtype = D.get_default_dtype() if any(isinstance(v, float) for v in (start, end, step)) else D.int64
-    n = max(0, math.ceil((end - start) / step))
-    if dtype.is_floating_point:
-        # torch computes start + i * step in double precision, then rounds to the dtype
-        arr = start + np.arange(n, dtype=np.float64) * step
-    else:
-        arr = np.arange(start, end, step, dtype=np.int64)[:n]
-    return _finish(_np_to_ms(arr, dtype), requires_grad, device)
+    if dtype is D.bool_:
+        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    n = _arange_size(start, end, step, dtype)
+    if dtype._cat == D._INT:
+        start, step = int(start), int(step)
+    values = _arange_values(start, step, n, dtype)
+    return _finish(_host_to_ms(_round_to(values, dtype) if dtype._cat != D._INT else values, dtype),
+                   requires_grad, device)
 
 
 @register("range", family=F, method=False, raw=True, out=True,
           note="deprecated in torch; includes the end point")
 def range_(start=0, end=None, step=1, *, dtype=None, layout=None, device=None, requires_grad=False):
-    if end is None:
-        start, end = 0, start
+    start, end, step = _range_args(start, end, step)
+    _check_dtype(dtype, "range")
     dtype = dtype or D.get_default_dtype()
-    n = int(math.floor((end - start) / step)) + 1
-    arr = start + np.arange(n, dtype=np.float64) * step
-    return _finish(_np_to_ms(arr, dtype), requires_grad, device)
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if not ((step > 0 and end >= start) or (step < 0 and end <= start)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if dtype._cat == D._INT:
+        xs, xe, xt = int(start), int(end), int(step)
+        n = int((xe - xs) / xt) + 1 if xt else 0
+        values = np.int64(xs) + np.int64(xt) * np.arange(n, dtype=np.int64)
+        return _finish(_host_to_ms(values, dtype), requires_grad, device)
+    acc = _acc_dtype(dtype)
+    xs, xe, xt = acc(start), acc(end), acc(step)
+    n = int((xe - xs) / xt + 1)
+    values = xs + np.arange(n, dtype=acc) * xt
+    return _finish(_host_to_ms(_round_to(values, dtype), dtype), requires_grad, device)
+
+
+def _fma_f32(a, b, idx):
+    """a + b * idx rounded once to float32, as the compiled kernel's fused multiply-add does."""
+    return (np.float64(a) + np.float64(b) * idx.astype(np.float64)).astype(np.float32)
+
+
+def _linspace_values(start, end, steps, dt):
+    idx = np.arange(steps, dtype=np.int64)
+    half = steps // 2
+    lo, hi = idx < half, steps - idx - 1
+    if dt._cat == D._COMPLEX:
+        s, e = complex(start), complex(end)
+        step = (e - s) / (steps - 1)
+        return np.where(lo, s + step * idx, e - step * hi)
+    if dt._cat <= D._INT:
+        # the integer kernel computes in double from the truncated end points
+        s, e = float(int(start.real if isinstance(start, complex) else start)), float(int(end.real if isinstance(end, complex) else end))
+        step = (e - s) / (steps - 1)
+        return np.trunc(np.where(lo, s + step * idx, e - step * hi))
+    if dt is D.float32:
+        s, e = np.float32(start), np.float32(end)
+        step = np.float32((e - s) / np.float32(steps - 1))
+        return np.where(lo, _fma_f32(s, step, idx), _fma_f32(e, -step, hi))
+    if dt is D.float64:
+        s, e = float(start), float(end)
+        step = (e - s) / (steps - 1)
+        return np.where(lo, _fma64(s, step, idx), _fma64(e, -step, hi))
+    # half / bfloat16: every operation rounds to the 16-bit type (through float)
+    r = lambda v: _round_to(np.asarray(v, dtype=np.float32), dt).astype(np.float32)  # noqa: E731
+    s, e = r(start), r(end)
+    step = r(r(e - s) / r(steps - 1))
+    return np.where(lo, r(s + r(step * r(idx))), r(e - r(step * r(hi))))
 
 
 @register("linspace", family=F, method=False, raw=True, out=True)
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None, requires_grad=False):
-    start, end = _num(start), _num(end)
-    if not isinstance(steps, int):
+    start, end = _linspace_point(start, "start"), _linspace_point(end, "end")
+    if not isinstance(steps, int) or isinstance(steps, bool):
         raise TypeError(f"linspace(): argument 'steps' must be int, not {type(steps).__name__}")
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    dtype = dtype or D.get_default_dtype()
-    # torch fills the first half from start and the second half from end (symmetric rounding)
-    work = np.float64 if dtype in (D.float64, D.complex128) or not dtype.is_floating_point else np.float32
-    if steps == 1:
-        arr = np.array([start], dtype=np.float64)
+    _check_dtype(dtype, "linspace")
+    if dtype is None:
+        dtype = D.default_complex() if isinstance(start, complex) or isinstance(end, complex) else D.get_default_dtype()
+    if steps == 0:
+        values = np.zeros(0)
+    elif steps == 1:
+        _check_fill(start, dtype)
+        values = np.array([start])
     else:
-        s, e = work(start), work(end)
-        step = (e - s) / work(steps - 1)
-        idx = np.arange(steps)
-        half = steps // 2
-        arr = np.where(idx < half, s + step * idx.astype(work), e - step * (steps - idx - 1).astype(work))
-    if not dtype.is_floating_point and not dtype.is_complex:
-        arr = np.trunc(arr)
-    return _finish(_np_to_ms(arr, dtype), requires_grad, device)
+        values = _linspace_values(start, end, steps, dtype)
+    return _finish(_host_to_ms(_round_to(values, dtype) if dtype._cat >= D._FLOAT else values.astype(dtype._np),
+                                dtype), requires_grad, device)
+
+
+def _linspace_point(x, which):
+    if isinstance(x, Tensor):
+        if x.dim() != 0:
+            raise RuntimeError(f"linspace only supports 0-dimensional start and end tensors, but got {which} "
+                               f"with {x.dim()} dimension(s).")
+        return x.item()
+    return x
 
 
 @register("logspace", family=F, method=False, raw=True, out=True)
 def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, requires_grad=False):
+    start, end = _linspace_point(start, "start"), _linspace_point(end, "end")
+    if not isinstance(steps, int) or isinstance(steps, bool):
+        raise TypeError(f"logspace(): argument 'steps' must be int, not {type(steps).__name__}")
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    _check_dtype(dtype, "logspace")
     dtype = dtype or D.get_default_dtype()
-    exps = linspace(start, end, steps, dtype=D.float64)._ms.asnumpy()
-    arr = np.power(float(base), exps)
-    return _finish(_np_to_ms(arr, dtype), requires_grad, device)
+    base = float(base)
+    if dtype._cat == D._COMPLEX:
+        values = np.power(base, linspace(start, end, steps, dtype=D.complex128)._ms.asnumpy())
+    elif steps == 0:
+        values = np.zeros(0)
+    elif steps == 1:
+        values = np.array([base ** float(start)])
+    else:
+        # start and end rounded to the output type, the exponent and the power in double
+        s, e = _round_scalar(start, dtype), _round_scalar(end, dtype)
+        step = float(_round_scalar(e - s, dtype)) / (steps - 1)
+        idx = np.arange(steps, dtype=np.float64)
+        # RangeFactories.cpp is built for baseline x86-64: no fused multiply-add here
+        exps = np.where(idx < steps // 2, s + step * idx, e - step * (steps - idx - 1))
+        values = np.array([math.pow(base, x) for x in exps.tolist()])  # libm's pow, as torch (NumPy's SIMD pow differs)
+    if dtype._cat <= D._INT:
+        return _finish(_host_to_ms(np.trunc(values).astype(dtype._np), dtype), requires_grad, device)
+    return _finish(_host_to_ms(_round_to(values, dtype), dtype), requires_grad, device)
 
 
-@register("eye", family=F, method=False, raw=True, out=True)
-def eye(n, m=None, *, dtype=None, layout=None, device=None, requires_grad=False):
-    if n < 0:
-        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
-    m = n if m is None else m
-    if m < 0:
-        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
-    dtype = dtype or D.get_default_dtype()
-    return _finish(_np_to_ms(np.eye(n, m), dtype), requires_grad, device)
-
-
-@register("scalar_tensor", family=F, method=False, raw=True)
-def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=False):
-    dtype = dtype or D.get_default_dtype()
-    return _finish(ms.Tensor(_num(s), dtype._ms), requires_grad, device)
+def _round_scalar(x, dt):
+    if dt._cat <= D._INT:
+        return float(int(x))
+    return float(_round_to(np.array([x], dtype=np.float64), dt)[0])
 
 
 # --- legacy constructors: torch.Tensor(...), torch.FloatTensor(...) -------------------------------
 
-def legacy_construct(args, kwargs, dtype):
-    if kwargs.pop("device", None) not in (None, "cpu"):
-        pass
-    if kwargs:
-        raise TypeError(f"new() received an invalid combination of arguments - got {tuple(kwargs)}")
+def legacy_construct(args, kwargs, dtype, typed=False):
+    """torch.Tensor(*sizes) / torch.Tensor(data) / torch.Tensor(other); ``typed`` for FloatTensor & co."""
+    if any(k != "device" for k in kwargs):
+        raise TypeError(
+            f"new() received an invalid combination of arguments - got "
+            f"({', '.join([type(a).__name__ for a in args] + [f'{k}={type(v).__name__}' for k, v in kwargs.items()])})")
+    if kwargs.get("device") is not None:
+        check_available(kwargs["device"])
     if not args:
-        return ms.Tensor(np.zeros((0,), dtype=dtype._np or np.float32)).astype(dtype._ms)
+        return _filled((0,), 0, dtype)
     if len(args) == 1 and isinstance(args[0], Tensor):
-        return args[0]._ms if args[0].dtype is dtype else args[0]._ms.astype(dtype._ms)
+        other = args[0]
+        if typed and other.dtype is not dtype:
+            raise TypeError(f"expected {_LEGACY_NAMES[dtype]} (got {_LEGACY_NAMES[other.dtype]})")
+        return other._ms
     if all(isinstance(a, int) and not isinstance(a, bool) for a in args) or (
-            len(args) == 1 and type(args[0]).__name__ == "Size"):
-        shape = size_args(args)
-        return ops.zeros(shape, dtype._ms)
+            len(args) == 1 and isinstance(args[0], Size)):
+        return _filled(size_args(args), 0, dtype)
     if len(args) == 1:
         data = args[0]
-        if isinstance(data, np.ndarray):
-            return _np_to_ms(data, dtype)
-        return _infer_np(data, dtype)
-    raise TypeError(f"new() received an invalid combination of arguments - got {tuple(type(a).__name__ for a in args)}")
+        if isinstance(data, (str, bytes)):
+            raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+        if not isinstance(data, (list, tuple, range, np.ndarray)):
+            raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
+        return _data_to_ms(data, dtype)
+    raise TypeError(
+        f"new() received an invalid combination of arguments - got ({', '.join(type(a).__name__ for a in args)})")
+
+
+class _LegacyTensorType(type):
+    """The metaclass of torch.FloatTensor & co: calling one builds a Tensor of its dtype, and
+    ``isinstance(t, torch.FloatTensor)`` tests the tensor's dtype, as in torch."""
+
+    def __call__(cls, *args, **kwargs):
+        return wrap(legacy_construct(args, kwargs, cls.dtype, typed=True))
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, Tensor) and obj.dtype is cls.dtype
+
+    def __repr__(cls):
+        return f"<class 'torch.{cls.__name__}'>"
+
+    def __getattr__(cls, name):
+        return getattr(Tensor, name)
+
+
+def _legacy_class(name, dt):
+    return _LegacyTensorType(name, (), {"dtype": dt, "_legacy_dtype": dt, "is_cuda": False, "is_sparse": False,
+                                        "__module__": "mstorch", "__qualname__": name})
+
+
+_LEGACY_NAMES = {D.float32: "torch.FloatTensor", D.float64: "torch.DoubleTensor", D.float16: "torch.HalfTensor",
+                 D.bfloat16: "torch.BFloat16Tensor", D.int64: "torch.LongTensor", D.int32: "torch.IntTensor",
+                 D.int16: "torch.ShortTensor", D.int8: "torch.CharTensor", D.uint8: "torch.ByteTensor",
+                 D.bool_: "torch.BoolTensor", D.complex64: "torch.ComplexFloatTensor",
+                 D.complex128: "torch.ComplexDoubleTensor"}
+
+FloatTensor = _legacy_class("FloatTensor", D.float32)
+DoubleTensor = _legacy_class("DoubleTensor", D.float64)
+HalfTensor = _legacy_class("HalfTensor", D.float16)
+BFloat16Tensor = _legacy_class("BFloat16Tensor", D.bfloat16)
+LongTensor = _legacy_class("LongTensor", D.int64)
+IntTensor = _legacy_class("IntTensor", D.int32)
+ShortTensor = _legacy_class("ShortTensor", D.int16)
+CharTensor = _legacy_class("CharTensor", D.int8)
+ByteTensor = _legacy_class("ByteTensor", D.uint8)
+BoolTensor = _legacy_class("BoolTensor", D.bool_)
+LEGACY_CLASSES = (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor, IntTensor, ShortTensor,
+                  CharTensor, ByteTensor, BoolTensor)

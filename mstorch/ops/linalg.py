@@ -1,40 +1,144 @@
-"""Matrix products: matmul, mm, bmm, mv, dot, outer, addmm, einsum..."""
+"""Matrix products and friends: matmul, mm, bmm, dot, mv, outer, addmm..., tensordot, einsum, trace,
+cross, cdist, det/inverse/logdet.
+
+MindSpore's CPU MatMul has no bfloat16 kernel: bfloat16 products run in float32 and round back once, as
+torch's CPU kernels effectively do (they accumulate in float). ``ops.einsum`` has no CPU kernel either:
+``einsum`` here parses the equation and reduces it to diagonals, sums, permutes and batched matmuls.
+"""
+import math
+
 import mindspore as ms
 from mindspore import ops
 
 from .. import _dtype as D
-from ._helpers import promote, dtype_of, _scalar_name
+from ._helpers import promote, dtype_of, wrap_dim, _scalar_name
+from ._views import fresh
 from ._registry import register
+from .reduction import return_type
 
 F = "linalg"
+_bf16 = ms.bfloat16
+_f32 = ms.float32
+
+# torch's messages name dtypes by their C++ types here
+_CPP = {ms.float32: "float", ms.float64: "double", ms.float16: "c10::Half", ms.bfloat16: "c10::BFloat16",
+        ms.int64: "long int", ms.int32: "int", ms.int16: "short int", ms.int8: "signed char",
+        ms.uint8: "unsigned char", ms.bool_: "bool", ms.complex64: "c10::complex<float>",
+        ms.complex128: "c10::complex<double>"}
 
 
-def _check_same(a, b, name):
+def _no_bool(t, kernel):
+    if t.dtype == ms.bool_:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
+def _same_dtype_mm(a, b):
     if a.dtype != b.dtype:
         raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {_scalar_name(a).lower()} != "
-            f"{_scalar_name(b).lower()}" if name != "dot" else
-            f"dot : expected both vectors to have same dtype, but found {_scalar_name(a)} and {_scalar_name(b)}")
+            f"expected m1 and m2 to have the same dtype, but got: {_CPP[a.dtype]} != {_CPP[b.dtype]}")
 
+
+def _scalar_type_msg(expected, found):
+    raise RuntimeError(f"expected scalar type {_scalar_name(expected)} but found {_scalar_name(found)}")
+
+
+def _mm(a, b):
+    """torch.matmul's broadcasting over MindSpore kernels; bfloat16 computed in float32."""
+    if a.dtype == _bf16:
+        return _mm(a.astype(_f32), b.astype(_f32)).astype(_bf16)
+    if a.ndim <= 2 and b.ndim <= 2:
+        return ops.matmul(a, b)
+    if b.ndim == 2:
+        # (..., n, k) @ (k, m): one 2-D product over the folded leading dims
+        return ops.matmul(a.reshape(-1, a.shape[-1]), b).reshape(tuple(a.shape[:-1]) + (b.shape[-1],))
+    # batched products go through BatchMatMul: MatMul's backward fails for some size-1 batch shapes
+    a2 = a.reshape(1, -1) if a.ndim == 1 else a
+    b2 = b.reshape(-1, 1) if b.ndim == 1 else b
+    batch = _broadcast_batch(a2.shape[:-2], b2.shape[:-2])
+    n, k, m = a2.shape[-2], a2.shape[-1], b2.shape[-1]
+    a3 = ops.broadcast_to(a2, batch + (n, k)) if tuple(a2.shape[:-2]) != batch else a2
+    b3 = ops.broadcast_to(b2, batch + (k, m)) if tuple(b2.shape[:-2]) != batch else b2
+    out = ops.bmm(a3.reshape(-1, n, k), b3.reshape(-1, k, m)).reshape(batch + (n, m))
+    if a.ndim == 1:
+        out = out.squeeze(-2)
+    if b.ndim == 1:
+        out = out.squeeze(-1)
+    return out
+
+
+def _broadcast_batch(sa, sb):
+    out = []
+    na, nb = len(sa), len(sb)
+    n = max(na, nb)
+    for i in range(n):
+        x = sa[i - n + na] if i - n + na >= 0 else 1
+        y = sb[i - n + nb] if i - n + nb >= 0 else 1
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                               f"non-singleton dimension {i}")
+        out.append(max(x, y) if x and y else 0)
+    return tuple(out)
+
+
+def _check_dot(a, b):
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_scalar_name(a)} and "
+                           f"{_scalar_name(b)}")
+    if a.shape[0] != b.shape[0]:
+        n, m = a.shape[0], b.shape[0]
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
+                           f"number of elements, but got {n} and {m} elements respectively")
+    _no_bool(a, "dot")
+
+
+def _check_mv(mat, vec):
+    if mat.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {mat.ndim}, {vec.ndim}")
+    if mat.shape[1] != vec.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({mat.shape[0]}), mat ({mat.shape[0]}x{mat.shape[1]}), "
+                           f"vec ({vec.shape[0]})")
+
+
+def _check_mm_shapes(a, b):
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
+                           f"{b.shape[0]}x{b.shape[1]})")
+
+
+def _check_bmm_shapes(a, b):
+    if b.shape[0] != a.shape[0] or b.shape[1] != a.shape[2]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{a.shape[0]}, "
+                           f"{a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
+
+
+# --- products -----------------------------------------------------------------------------------
 
 @register("matmul", family=F, out=True)
 def matmul(input, other):
-    if input.ndim == 0 or other.ndim == 0:
+    a, b = input, other
+    if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(
-            f"both arguments to matmul need to be at least 1D, but they are {input.ndim}D and {other.ndim}D")
-    _check_same(input, other, "matmul")
-    k1 = input.shape[-1]
-    k2 = other.shape[-2] if other.ndim > 1 else other.shape[0]
-    if k1 != k2:
-        if input.ndim <= 2 and other.ndim <= 2:
-            a = input.shape if input.ndim == 2 else (1, input.shape[0])
-            b = other.shape if other.ndim == 2 else (other.shape[0], 1)
-            raise RuntimeError(
-                f"mat1 and mat2 shapes cannot be multiplied ({a[0]}x{a[1]} and {b[0]}x{b[1]})")
-        raise RuntimeError(
-            f"Expected size for first two dimensions of batch2 tensor to be: [{input.shape[0]}, {k1}] but "
-            f"got: [{other.shape[0]}, {k2}].")
-    return ops.matmul(input, other)
+            f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D")
+    if a.ndim == 1 and b.ndim == 1:
+        return dot(a, b)
+    _same_dtype_mm(a, b)
+    _no_bool(a, "addmm_impl_cpu_")
+    if a.ndim <= 2 and b.ndim <= 2:
+        if b.ndim == 1:
+            _check_mv(a, b)
+        else:
+            _check_mm_shapes(a.reshape(1, -1) if a.ndim == 1 else a, b)
+    else:
+        k = b.shape[-2] if b.ndim > 1 else b.shape[0]
+        if a.shape[-1] != k:
+            n = a.shape[-3] if a.ndim > 2 else 1
+            raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{n}, "
+                               f"{a.shape[-1]}] but got: [{b.shape[-3] if b.ndim > 2 else 1}, {k}].")
+        if a.ndim > 2 and b.ndim > 2:
+            _broadcast_batch(a.shape[:-2], b.shape[:-2])
+    return _mm(a, b)
 
 
 @register("mm", family=F, out=True)
@@ -43,7 +147,10 @@ def mm(input, mat2):
         raise RuntimeError("self must be a matrix")
     if mat2.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
-    return matmul(input, mat2)
+    _same_dtype_mm(input, mat2)
+    _no_bool(input, "addmm_impl_cpu_")
+    _check_mm_shapes(input, mat2)
+    return _mm(input, mat2)
 
 
 @register("bmm", family=F, out=True)
@@ -52,9 +159,562 @@ def bmm(input, mat2):
         raise RuntimeError("batch1 must be a 3D tensor")
     if mat2.ndim != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
-    if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
+    _check_bmm_shapes(input, mat2)
+    if input.dtype != mat2.dtype:
+        _scalar_type_msg(input, mat2)
+    _no_bool(input, "bmm")
+    return _mm(input, mat2)
+
+
+@register("dot", family=F, out=True)
+def dot(input, other):
+    _check_dot(input, other)
+    return _mm(input.reshape(1, -1), other.reshape(-1, 1)).reshape(())
+
+
+@register("vdot", family=F, out=True)
+def vdot(input, other):
+    _check_dot(input, other)
+    if input.dtype in (ms.complex64, ms.complex128):
+        input = ops.conj(input)
+    return _mm(input.reshape(1, -1), other.reshape(-1, 1)).reshape(())
+
+
+@register("mv", family=F, out=True)
+def mv(input, vec):
+    _check_mv(input, vec)
+    if input.dtype != vec.dtype:
+        n = _scalar_name(vec)
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {n}, {_scalar_name(input)}, "
+                           f"and {n}")
+    _no_bool(input, "addmv_impl_cpu")
+    return _mm(input, vec.reshape(-1, 1)).reshape(-1)
+
+
+def _mul(a, b):
+    if a.dtype == ms.bool_:
+        return ops.logical_and(a, b)
+    if a.dtype == _bf16:
+        return ops.mul(a.astype(_f32), b.astype(_f32)).astype(_bf16)
+    return ops.mul(a, b)
+
+
+@register("outer", family=F, out=True, aliases=("ger",))
+def outer(input, vec2):
+    for t, name in ((input, "self"), (vec2, "vec2")):
+        if t.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
+    a, b, _ = promote(input, vec2)
+    return _mul(a.reshape(-1, 1), b.reshape(1, -1))
+
+
+def _scaled(t, s):
+    """s * t for a Python scalar s, in t's dtype (torch converts alpha/beta to the result type)."""
+    if s == 1:
+        return t
+    d = dtype_of(t)
+    if d._cat <= D._INT:
+        s = int(s)
+    if t.dtype == _bf16:
+        return ops.mul(t.astype(_f32), s).astype(_bf16)
+    if d is D.bool_:
+        return t if s else ops.zeros_like(t)
+    return ops.mul(t, ms.Tensor(s, t.dtype))
+
+
+def _add_scaled(input, product, beta, alpha, target_shape, name):
+    """beta * input + alpha * product, with input broadcast to the product's shape (beta=0 ignores it)."""
+    if input.dtype != product.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_scalar_name(input)} and "
+                           f"{_scalar_name(product)}")
+    if tuple(input.shape) != tuple(target_shape):
+        _expandable(input.shape, target_shape)
+        input = ops.broadcast_to(input, tuple(target_shape))
+    out = _scaled(product, alpha)
+    if beta == 0:
+        return out
+    x = _scaled(input, beta)
+    if x.dtype == _bf16:
+        return ops.add(x.astype(_f32), out.astype(_f32)).astype(_bf16)
+    return ops.logical_or(x, out) if x.dtype == ms.bool_ else ops.add(x, out)
+
+
+def _expandable(src, dst):
+    src, dst = tuple(src), tuple(dst)
+    off = len(dst) - len(src)
+    ok = off >= 0 and all(s == 1 or s == d for s, d in zip(src, dst[off:]))
+    if not ok:
+        bad = next((i for i, (s, d) in enumerate(zip(src, dst[max(off, 0):])) if s != 1 and s != d), 0)
         raise RuntimeError(
-            f"Expected size for first two dimensions of batch2 tensor to be: [{input.shape[0]}, "
-            f"{input.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
-    _check_same(input, mat2, "bmm")
-    return ops.bmm(input, mat2)
+            f"The expanded size of the tensor ({dst[bad + max(off, 0)] if dst else 0}) must match the existing "
+            f"size ({src[bad] if src else 0}) at non-singleton dimension {bad + max(off, 0)}.  Target sizes: "
+            f"{list(dst)}.  Tensor sizes: {list(src)}")
+
+
+@register("addmm", family=F, out=True, inplace="addmm_")
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    for t, name in ((mat1, "mat1"), (mat2, "mat2")):
+        if t.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {t.ndim}-D tensor")
+    _same_dtype_mm(mat1, mat2)
+    _check_mm_shapes(mat1, mat2)
+    _no_bool(mat1, "addmm_impl_cpu_")
+    return _add_scaled(input, _mm(mat1, mat2), beta, alpha, (mat1.shape[0], mat2.shape[1]), "addmm")
+
+
+@register("addmv", family=F, out=True, inplace="addmv_")
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    _check_mv(mat, vec)
+    if len({input.dtype, mat.dtype, vec.dtype}) != 1:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_scalar_name(input)}, "
+                           f"{_scalar_name(mat)}, and {_scalar_name(vec)}")
+    _no_bool(mat, "addmv_impl_cpu")
+    return _add_scaled(input, _mm(mat, vec.reshape(-1, 1)).reshape(-1), beta, alpha, (mat.shape[0],), "addmv")
+
+
+def _check_batches(b1, b2):
+    for t, name in ((b1, "batch1"), (b2, "batch2")):
+        if t.ndim < 3:   # torch reads size(2) before it checks the rank
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-max(t.ndim, 1)}, "
+                             f"{max(t.ndim, 1) - 1}], but got 2)")
+        if t.ndim != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    _check_bmm_shapes(b1, b2)
+    if b1.dtype != b2.dtype:
+        _scalar_type_msg(b1, b2)
+    _no_bool(b1, "bmm")
+
+
+@register("addbmm", family=F, out=True, inplace="addbmm_")
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    _check_batches(batch1, batch2)
+    n, p = batch1.shape[1], batch2.shape[2]
+    # sum_b b1[b] @ b2[b] is one matmul over the concatenated inner dimension
+    a = batch1.transpose(1, 0, 2).reshape(n, -1)
+    b = batch2.reshape(-1, p)
+    return _add_scaled(input, _mm(a, b), beta, alpha, (n, p), "addbmm")
+
+
+@register("baddbmm", family=F, out=True, inplace="baddbmm_")
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    _check_batches(batch1, batch2)
+    shape = (batch1.shape[0], batch1.shape[1], batch2.shape[2])
+    return _add_scaled(input, _mm(batch1, batch2), beta, alpha, shape, "baddbmm")
+
+
+@register("addr", family=F, out=True, inplace="addr_")
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    for t, name in ((vec1, "vec1"), (vec2, "vec2")):
+        if t.ndim != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {t.ndim}-D")
+    prod = outer(vec1, vec2)
+    if input.dtype != prod.dtype:
+        _scalar_type_msg(prod, input)
+    return _add_scaled(input, prod, beta, alpha, tuple(prod.shape), "addr")
+
+
+@register("inner", family=F, out=True)
+def inner(input, other):
+    if input.ndim == 0 or other.ndim == 0:
+        a, b, _ = promote(input, other)
+        return _mul(a, b)
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(input.shape)} and {list(other.shape)}")
+    if input.dtype != other.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    k = input.shape[-1]
+    out = _mm(input.reshape(-1, k), other.reshape(-1, k).T)
+    return out.reshape(tuple(input.shape[:-1]) + tuple(other.shape[:-1]))
+
+
+@register("kron", family=F, out=True)
+def kron(input, other):
+    a, b, _ = promote(input, other)
+    n = max(a.ndim, b.ndim)
+    sa = (1,) * (n - a.ndim) + tuple(a.shape)
+    sb = (1,) * (n - b.ndim) + tuple(b.shape)
+    # interleave: a as (a0, 1, a1, 1, ...) times b as (1, b0, 1, b1, ...)
+    ea = a.reshape(tuple(x for s in sa for x in (s, 1)))
+    eb = b.reshape(tuple(x for s in sb for x in (1, s)))
+    return _mul(ea, eb).reshape(tuple(x * y for x, y in zip(sa, sb)))
+
+
+@register("tensordot", family=F, method=False, out=True)
+def tensordot(a, b, dims=2):
+    if isinstance(dims, ms.Tensor):
+        dims = dims.asnumpy().tolist()
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        da, db = list(range(a.ndim - dims, a.ndim)), list(range(dims))
+    else:
+        da, db = dims
+        da, db = ([da] if isinstance(da, int) else list(da)), ([db] if isinstance(db, int) else list(db))
+        if len(da) != len(db):
+            raise RuntimeError("both dimension lists should have same length")
+    if a.dtype != b.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    da = [wrap_dim(d, a.ndim) for d in da]
+    db = [wrap_dim(d, b.ndim) for d in db]
+    for x, y in zip(da, db):
+        if a.shape[x] != b.shape[y]:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {a.shape[x]} in dim "
+                               f"{x if not isinstance(dims, int) else x - a.ndim} and second has size "
+                               f"{b.shape[y]} in dim {y}")
+    fa = [d for d in range(a.ndim) if d not in da]
+    fb = [d for d in range(b.ndim) if d not in db]
+    k = math.prod(a.shape[d] for d in da)
+    pa = a.transpose(*(fa + da)) if fa + da != list(range(a.ndim)) else a
+    pb = b.transpose(*(db + fb)) if db + fb != list(range(b.ndim)) else b
+    out = _mm(pa.reshape(-1, k), pb.reshape(k, -1))
+    return out.reshape(tuple(a.shape[d] for d in fa) + tuple(b.shape[d] for d in fb))
+
+
+@register("chain_matmul", family=F, method=False, out=True)
+def chain_matmul(*matrices):
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    for m in matrices:
+        if m.ndim != 2:
+            raise RuntimeError(f"Tensor dimension is {m.ndim}, expected 2 instead.")
+    out = matrices[0]
+    if len(matrices) == 1:
+        return fresh(out)
+    for m in matrices[1:]:
+        out = mm(out, m)
+    return out
+
+
+@register("trace", family=F)
+def trace(input):
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    _no_bool(input, "trace")
+    d = ops.diagonal(input)
+    if input.dtype == _bf16:
+        return ops.sum(d.astype(_f32)).astype(_bf16)
+    if dtype_of(input)._cat == D._INT:
+        d = d.astype(ms.int64)   # torch sums integers in int64
+    return ops.sum(d)
+
+
+@register("cross", family=F, out=True)
+def cross(input, other, dim=None):
+    shape = _broadcast_batch(input.shape, other.shape)
+    if input.dtype != other.dtype:
+        _scalar_type_msg(input, other)
+    _no_bool(input, "cross")
+    if dim is None:
+        dim = next((i for i, s in enumerate(shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    dim = wrap_dim(dim, len(shape))
+    if input.shape[dim - len(shape) + input.ndim] != 3 or other.shape[dim - len(shape) + other.ndim] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{input.shape[dim - len(shape) + input.ndim]} and "
+                           f"{other.shape[dim - len(shape) + other.ndim]}")
+    a, b = ops.broadcast_to(input, shape), ops.broadcast_to(other, shape)
+    if a.dtype == _bf16:
+        return cross(a.astype(_f32), b.astype(_f32), dim).astype(_bf16)
+    x = [ops.narrow(a, dim, i, 1) for i in range(3)]
+    y = [ops.narrow(b, dim, i, 1) for i in range(3)]
+    c = [ops.sub(ops.mul(x[1], y[2]), ops.mul(x[2], y[1])),
+         ops.sub(ops.mul(x[2], y[0]), ops.mul(x[0], y[2])),
+         ops.sub(ops.mul(x[0], y[1]), ops.mul(x[1], y[0]))]
+    return ops.cat(c, dim)
+
+
+@register("cdist", family=F, method=False)
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    for t, name in ((x1, "X1"), (x2, "X2")):
+        if dtype_of(t)._cat != D._FLOAT:
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {_scalar_name(t)}")
+        if t.ndim < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {t.ndim}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: "
+                           f"{x2.shape[-1]}")
+    if x1.dtype != x2.dtype:
+        _scalar_type_msg(x1, x2)
+    if x1.dtype in (ms.float16, _bf16):
+        raise NotImplementedError(f"\"cdist\" not implemented for '{_scalar_name(x1)}'")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    batch = _broadcast_batch(x1.shape[:-2], x2.shape[:-2])
+    a = ops.broadcast_to(x1, batch + tuple(x1.shape[-2:])) if batch else x1
+    b = ops.broadcast_to(x2, batch + tuple(x2.shape[-2:])) if batch else x2
+    diff = ops.sub(ops.expand_dims(a, -2), ops.expand_dims(b, -3))   # (..., P, R, M)
+    absd = ops.abs(diff)
+    if p == 0:
+        return ops.sum(ops.ne(diff, 0).astype(diff.dtype), -1)
+    if p == 1:
+        return ops.sum(absd, -1)
+    if math.isinf(p):
+        return ops.amax(absd, -1)
+    s = ops.sum(ops.square(diff), -1) if p == 2 else ops.sum(ops.pow(absd, p), -1)
+    # torch's backward gives 0 (not NaN) where two points coincide: keep the root off zero
+    pos = ops.gt(s, 0)
+    safe = ops.where(pos, s, ops.ones_like(s))
+    root = ops.sqrt(safe) if p == 2 else ops.pow(safe, 1.0 / p)
+    return ops.where(pos, root, ops.zeros_like(s))
+
+
+# --- determinants and inverses (MindSpore has CPU kernels for float32/64 and complex) -------------
+
+def _check_square(t, name):
+    if t.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    d = dtype_of(t)
+    if d._cat < D._FLOAT:
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_scalar_name(t)}")
+    if d in (D.float16, D.bfloat16):
+        if name == "linalg.det":
+            raise NotImplementedError(f"\"lu_cpu\" not implemented for '{_scalar_name(t)}'")
+        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {_scalar_name(t)}")
+    if t.shape[-1] != t.shape[-2]:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {t.shape[-2]} by "
+                           f"{t.shape[-1]} matrices")
+
+
+def _small(t, one, empty):
+    """Results for 0x0 and 1x1 matrices, which MindSpore's LU kernels reject."""
+    n = t.shape[-1]
+    if n == 0:
+        return empty(t)
+    if n == 1:
+        return one(t)
+    return None
+
+
+@register("det", family=F)
+def det(input):
+    _check_square(input, "linalg.det")
+    r = _small(input, lambda t: t.reshape(tuple(t.shape[:-2])),
+               lambda t: ops.ones(tuple(t.shape[:-2]), t.dtype))
+    return r if r is not None else ops.det(input)
+
+
+@register("logdet", family=F)
+def logdet(input):
+    _check_square(input, "logdet")
+    r = _small(input, lambda t: ops.log(t.reshape(tuple(t.shape[:-2]))),
+               lambda t: ops.zeros(tuple(t.shape[:-2]), t.dtype))
+    return r if r is not None else ops.logdet(input)
+
+
+slogdet_rt = return_type("slogdet", ("sign", "logabsdet"))
+
+
+@register("slogdet", family=F)
+def slogdet(input):
+    _check_square(input, "linalg.slogdet")
+    n = input.shape[-1]
+    if n <= 1:
+        v = input.reshape(tuple(input.shape[:-2])) if n else ops.ones(tuple(input.shape[:-2]), input.dtype)
+        return slogdet_rt(ops.sign(v) if dtype_of(input)._cat == D._FLOAT else ops.div(v, ops.abs(v)),
+                          ops.log(ops.abs(v)))
+    sign, logabs = ops.slogdet(input)
+    return slogdet_rt(sign, logabs)
+
+
+@register("inverse", family=F, out=True)
+def inverse(input):
+    _check_square(input, "linalg.inv")
+    n = input.shape[-1]
+    if n == 0:
+        return fresh(input)
+    if n == 1:
+        inv = ops.reciprocal(input)
+    else:
+        inv = ops.inverse(input)
+    # MindSpore returns garbage for singular matrices; torch raises (a zero pivot in its LU)
+    logabs = ops.log(ops.abs(input.reshape(-1))) if n == 1 else ops.slogdet(input)[1]
+    singular = ops.isinf(logabs) & ops.lt(logabs, 0)
+    if bool(singular.any()):
+        bad = singular.reshape(-1).asnumpy().nonzero()[0]
+        where = f"(Batch element {bad[0]}): " if input.ndim > 2 else ""
+        raise RuntimeError(f"linalg.inv: {where}The diagonal element is zero, the inversion could not be "
+                           "completed because the input matrix is singular.")
+    return inv
+
+
+# --- einsum ---------------------------------------------------------------------------------------
+
+def _parse_term(term, ndim, k):
+    labels, ell = [], False
+    i = 0
+    while i < len(term):
+        c = term[i]
+        if c == ".":
+            if ell:
+                raise RuntimeError(f"einsum(): found '.' for operand {k} for which an ellipsis was already found")
+            if term[i:i + 3] != "...":
+                raise RuntimeError(f"einsum(): found '.' for operand {k} that is not part of any ellipsis")
+            ell = True
+            labels.append("...")
+            i += 3
+            continue
+        if not c.isalpha() or not c.isascii():
+            raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the equation string, "
+                               "subscripts must be in [a-zA-Z]")
+        labels.append(c)
+        i += 1
+    n_named = len(labels) - ell
+    if (not ell and n_named != ndim) or (ell and n_named > ndim):
+        raise RuntimeError(f"einsum(): the number of subscripts in the equation ({n_named}) "
+                           + ("does not match" if not ell else "is more than")
+                           + f" the number of dimensions ({ndim}) for operand {k}"
+                           + (" and no ellipsis was given" if not ell else ""))
+    if ell:
+        j = labels.index("...")
+        n_ell = ndim - n_named
+        # ellipsis dims get labels that cannot clash with letters, aligned from the right
+        labels[j:j + 1] = [f"#{n_ell - q}" for q in range(n_ell)]
+    return labels
+
+
+def _parse_output(rhs, ell):
+    head, dots, tail = rhs.partition("...")
+    for c in head + tail:
+        if not (c.isalpha() and c.isascii()):
+            raise RuntimeError("einsum(): invalid subscript given in the equation string for the output, "
+                               "subscripts must be in [a-zA-Z]" if c != "." else
+                               "einsum(): found '.' for output that is not part of any ellipsis")
+    return list(head) + (ell if dots else []) + list(tail)
+
+
+def _sublist_equation(args):
+    def letters(sub):
+        out = []
+        for s in sub:
+            if s is Ellipsis:
+                out.append("...")
+            elif isinstance(s, int) and 0 <= s < 52:
+                out.append(chr(ord("A") + s) if s < 26 else chr(ord("a") + s - 26))
+            else:
+                raise RuntimeError("einsum(): expected subscript to be within the range [0, 52)")
+        return "".join(out)
+    operands, terms = [], []
+    it = list(args)
+    while len(it) >= 2 and isinstance(it[0], ms.Tensor):
+        operands.append(it.pop(0))
+        terms.append(letters(it.pop(0)))
+    eq = ",".join(terms)
+    if it:
+        eq += "->" + letters(it[0])
+    return eq, operands
+
+
+def _diagonalize(t, labels):
+    """Take the diagonal over repeated labels of one operand ('ii->i')."""
+    while len(set(labels)) != len(labels):
+        seen = {}
+        for i, l in enumerate(labels):
+            if l in seen:
+                j = seen[l]
+                t = ops.diagonal(t, 0, j, i)          # the diagonal goes last
+                labels = [x for q, x in enumerate(labels) if q not in (i, j)] + [l]
+                break
+            seen[l] = i
+    return t, labels
+
+
+def _sum_labels(t, labels, drop):
+    axes = tuple(i for i, l in enumerate(labels) if l in drop)
+    if not axes:
+        return t, labels
+    return ops.sum(t, axes), [l for l in labels if l not in drop]
+
+
+def _contract(a, la, b, lb, keep):
+    """Contract two operands over their shared labels not in ``keep``, as one batched matmul."""
+    sizes = {}
+    for t, ls in ((a, la), (b, lb)):
+        for s, l in zip(t.shape, ls):
+            sizes[l] = max(sizes.get(l, 1), s)
+    batch = [l for l in la if l in lb and l in keep]
+    contr = [l for l in la if l in lb and l not in keep]
+    ao = [l for l in la if l not in lb]
+    bo = [l for l in lb if l not in la]
+
+    def arrange(t, ls, order):
+        t = t.transpose(*[ls.index(l) for l in order]) if order != ls else t
+        shape = tuple(sizes[l] for l in order)
+        return ops.broadcast_to(t, shape) if tuple(t.shape) != shape else t
+
+    pa = arrange(a, la, batch + ao + contr)
+    pb = arrange(b, lb, batch + contr + bo)
+    nb = math.prod(sizes[l] for l in batch)
+    na, nc, nbo = (math.prod(sizes[l] for l in g) for g in (ao, contr, bo))
+    if batch:
+        out = _mm(pa.reshape(nb, na, nc), pb.reshape(nb, nc, nbo))
+    else:
+        out = _mm(pa.reshape(na, nc), pb.reshape(nc, nbo))   # a plain 2-D product is the cheapest kernel
+    return out.reshape(tuple(sizes[l] for l in batch + ao + bo)), batch + ao + bo
+
+
+@register("einsum", family=F, method=False)
+def einsum(*args):
+    if args and isinstance(args[0], ms.Tensor):
+        equation, operands = _sublist_equation(args)
+    else:
+        equation, operands = args[0], list(args[1:])
+        if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+            operands = list(operands[0])
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) > len(operands):
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+    if len(terms) < len(operands):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    if len({o.dtype for o in operands}) > 1:
+        _scalar_type_msg(operands[0], next(o for o in operands if o.dtype != operands[0].dtype))
+    labels = [_parse_term(term, op.ndim, k) for k, (term, op) in enumerate(zip(terms, operands))]
+    # sizes must agree (or broadcast from 1)
+    seen = {}
+    for k, (op, ls) in enumerate(zip(operands, labels)):
+        for s, l in zip(op.shape, ls):
+            if l in seen and s != seen[l] and s != 1 and seen[l] != 1:
+                name = "ellipsis dimension" if l.startswith("#") else f"subscript {l}"
+                raise RuntimeError(f"einsum(): {name} has size {s} for operand {k} which does not broadcast "
+                                   f"with previously seen size {seen[l]}")
+            seen[l] = max(seen.get(l, 1), s) if s != 0 and seen.get(l) != 0 else 0
+    n_ell = max((sum(1 for l in ls if l.startswith("#")) for ls in labels), default=0)
+    ell = [f"#{q}" for q in range(n_ell, 0, -1)]
+    if arrow:
+        out = _parse_output(rhs, ell)
+        for l in out:
+            if out.count(l) > 1:
+                raise RuntimeError(f"einsum(): output subscript {l} appears more than once in the output")
+            if not l.startswith("#") and not any(l in ls for ls in labels):
+                raise RuntimeError(f"einsum(): output subscript {l} does not appear in the equation for any "
+                                   "input operand")
+    else:
+        counts = {}
+        for ls in labels:
+            for l in ls:
+                counts[l] = counts.get(l, 0) + 1
+        out = ell + sorted(l for l, c in counts.items() if c == 1 and not l.startswith("#"))
+    if operands and operands[0].dtype == ms.bool_:
+        _no_bool(operands[0], "bmm")
+    bf16 = bool(operands) and operands[0].dtype == _bf16
+    ts = [o.astype(_f32) if bf16 else o for o in operands]
+    items = [_diagonalize(t, ls) for t, ls in zip(ts, labels)]
+    # drop labels no one else needs before contracting, then contract left to right
+    for k in range(len(items)):
+        t, ls = items[k]
+        needed = set(out).union(*(set(l2) for q, (_, l2) in enumerate(items) if q != k))
+        items[k] = _sum_labels(t, ls, {l for l in ls if l not in needed})
+    t, ls = items[0]
+    for k in range(1, len(items)):
+        keep = set(out).union(*(set(l2) for _, l2 in items[k + 1:]))
+        t, ls = _contract(t, ls, items[k][0], items[k][1], keep)
+    t, ls = _sum_labels(t, ls, {l for l in ls if l not in out})
+    shape = tuple(seen.get(l, 1) for l in out)
+    if ls != out:
+        t = t.transpose(*[ls.index(l) for l in out]) if ls else t
+    if tuple(t.shape) != shape:
+        t = ops.broadcast_to(t, shape)
+    return t.astype(_bf16) if bf16 else t

@@ -1,84 +1,212 @@
-"""Pointwise ops: arithmetic, unary math, comparisons and logical ops, with torch's type promotion.
+"""Pointwise ops: arithmetic, unary math, comparisons, logical and bitwise ops, with torch's type promotion.
 
-Implementations take mindspore.Tensors or Python scalars. Families are built by small factories:
-a unary float op (int inputs compute in the default dtype), a binary op with promotion, a comparison.
+Implementations take mindspore.Tensors or Python scalars. MindSpore dtypes are singletons, so dtype tests
+use ``is`` (``==`` on a MindSpore dtype costs ~2 µs). add/sub/mul/div on two tensors of one dtype take a
+fast path: one dtype test and one MindSpore call. Where a MindSpore CPU kernel differs from torch
+(NaN in maximum, inaccurate log1p/expm1/erfinv, no gradient from round/ceil/sign) the fix is commented.
 """
+import builtins
+import math
+
 import mindspore as ms
 from mindspore import ops
 
 from .. import _dtype as D
-from ._helpers import MsTensor, promote, float_result, dtype_of, to_operand, result_type, _scalar_name
+from .. import _ms_private as P
+from .._tensor import Tensor, scalar_type_name
+from ._helpers import MsTensor, promote, float_result, dtype_of, to_operand, result_type, scalar_tensor
 from ._registry import register
+from ._views import fresh
 
 F = "pointwise"
-_bool = ms.bool_
+_T = MsTensor
+_bool, _f32, _f64, _f16, _bf16 = ms.bool_, ms.float32, ms.float64, ms.float16, ms.bfloat16
+_NUMBER = (bool, int, float)
+_TRUE = ms.Tensor(True)
+_ONE = 1   # alpha's default: `alpha is _ONE` also tells True and 1.0 from 1
 
 
-def _tensor_first(a, b):
-    if not isinstance(a, MsTensor) and not isinstance(b, MsTensor):
-        raise TypeError("expected at least one Tensor argument")
+def _is_float(d):
+    return d is _f32 or d is _f64 or d is _f16 or d is _bf16
+
+
+def _need_tensor(name, x, pos, arg="other"):
+    """torch's argument parser: this argument must be a Tensor."""
+    if not isinstance(x, _T):
+        raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
+
+
+def _need_input(name, x):
+    if not isinstance(x, _T):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({type(x).__name__}, ...)")
+
+
+def _not_impl(kernel, t):
+    raise NotImplementedError(f'"{kernel}" not implemented for \'{scalar_type_name(dtype_of(t))}\'')
+
+
+def _check_int_divisor(b):
+    # torch checks integer division by zero on CPU (a host sync; integer division only)
+    if isinstance(b, _T):
+        if b.size and not bool(ops.all(b).asnumpy()):
+            raise RuntimeError("ZeroDivisionError")
+    elif b == 0:
+        raise RuntimeError("ZeroDivisionError")
+
+
+def _zero_grad(r, x):
+    """MindSpore's Round/Ceil/Sign give no gradient at all; torch gives zeros. A select that always
+    picks ``r`` gives ``x`` the zero gradient, only when ``x`` needs one."""
+    if P.requires_grad(x):
+        return ops.where(_TRUE, r, x)
+    return r
+
+
+def _no_grad_result(r, *inputs):
+    # rounding divisions have zero gradients in torch; composites of MindSpore ops would give NaN
+    # where b == 0, so the result is cut from the graph and tied to the inputs by zero-gradient selects
+    if any(P.requires_grad(x) for x in inputs):
+        r = ops.stop_gradient(r)
+        for x in inputs:
+            if P.requires_grad(x):
+                r = ops.where(_TRUE, r, x)
+    return r
+
+
+def _float_operands(a, b, rt):
+    if rt._cat < D._FLOAT:
+        dt = D.get_default_dtype()._ms
+        return a.astype(dt), b.astype(dt)
+    return a, b
 
 
 # --- arithmetic ---------------------------------------------------------------------------------
 
 @register("add", family=F, inplace="add_", out=True)
 def add(input, other, *, alpha=1):
+    if isinstance(input, _T) and isinstance(other, _T):
+        d = input.dtype
+        if d is other.dtype and alpha is _ONE and d is not _bool:
+            return ops.add(input, other)
+    elif not isinstance(input, _T) and not isinstance(other, _T):
+        input = _scalar_input(input)
     a, b, rt = promote(input, other)
-    if alpha != 1:
-        _check_alpha(rt, alpha)
-        b = ops.mul(b, to_operand(alpha, rt))
+    if alpha is not _ONE:
+        b = _scaled(b, rt, alpha)
     if rt is D.bool_:
         return ops.logical_or(a, b)
     return ops.add(a, b)
 
 
+def _scalar_input(x):
+    # torch.add(2, 3) and friends: a Number as ``input`` is a 0-dim tensor of its own dtype
+    return scalar_tensor(x, D.scalar_dtype(x))
+
+
+def _scaled(b, rt, alpha):
+    if isinstance(alpha, bool) and rt is not D.bool_:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if isinstance(alpha, float) and rt._cat < D._FLOAT:
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if rt is D.bool_:
+        return b if alpha else ops.zeros_like(b)
+    return ops.mul(b, to_operand(alpha, rt))
+
+
+def _sub_bool_error(a, b):
+    two = (isinstance(a, _T) and a.dtype is _bool or isinstance(a, bool)) and \
+          (isinstance(b, _T) and b.dtype is _bool or isinstance(b, bool))
+    if two:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                       "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+def _has_bool(x):
+    return isinstance(x, bool) or isinstance(x, _T) and x.dtype is _bool
+
+
 @register("sub", family=F, inplace="sub_", out=True, aliases=("subtract",))
 def sub(input, other, *, alpha=1):
+    if isinstance(input, _T) and isinstance(other, _T):
+        d = input.dtype
+        if d is other.dtype and alpha is _ONE and d is not _bool:
+            return ops.sub(input, other)
+    elif not isinstance(input, _T) and not isinstance(other, _T):
+        input = _scalar_input(input)
+    if _has_bool(input) or _has_bool(other):
+        _sub_bool_error(input, other)
     a, b, rt = promote(input, other)
-    if rt is D.bool_:
-        raise RuntimeError(
-            "Subtraction, the `-` operator, with two bool tensors is not supported. "
-            "Use the `^` or `logical_xor()` operator instead.")
-    if alpha != 1:
-        _check_alpha(rt, alpha)
-        b = ops.mul(b, to_operand(alpha, rt))
+    if alpha is not _ONE:
+        b = _scaled(b, rt, alpha)
     return ops.sub(a, b)
 
 
 @register("rsub", family=F, method=False)
 def rsub(input, other, *, alpha=1):
-    return sub(other, input, alpha=alpha)
-
-
-def _check_alpha(rt, alpha):
-    if isinstance(alpha, float) and rt._cat < D._FLOAT:
-        raise RuntimeError(f"For integral input tensors, argument alpha must not be a floating point number.")
+    if _has_bool(input) or _has_bool(other):
+        _sub_bool_error(input, other)
+    a, b, rt = promote(input, other)
+    if alpha is not _ONE:
+        a = _scaled(a, rt, alpha)
+    return ops.sub(b, a)
 
 
 @register("mul", family=F, inplace="mul_", out=True, aliases=("multiply",))
 def mul(input, other):
+    if isinstance(input, _T) and isinstance(other, _T):
+        if input.dtype is other.dtype:
+            return ops.mul(input, other)   # MindSpore's Mul on bool is logical and, as torch's
+    elif not isinstance(input, _T) and not isinstance(other, _T):
+        input = _scalar_input(input)
     a, b, rt = promote(input, other)
-    if rt is D.bool_:
-        return ops.logical_and(a, b)
     return ops.mul(a, b)
 
 
 @register("div", family=F, inplace="div_", out=True, aliases=("divide",))
 def div(input, other, *, rounding_mode=None):
+    if isinstance(input, _T) and isinstance(other, _T):
+        d = input.dtype
+        if d is other.dtype and rounding_mode is None and (d is _f32 or d is _f64 or d is _f16):
+            return ops.div(input, other)
+    elif not isinstance(input, _T) and not isinstance(other, _T):
+        input = _scalar_input(input)
     a, b, rt = promote(input, other)
     if rounding_mode is None:
-        if rt._cat < D._FLOAT:
-            dt = D.get_default_dtype()._ms
-            a, b = a.astype(dt), b.astype(dt)
+        a, b = _float_operands(a, b, rt)
         return ops.div(a, b)
     if rounding_mode == "trunc":
         if rt._cat < D._FLOAT:
+            if rt is D.bool_:
+                _not_impl("div_trunc_cpu", a)
+            _check_int_divisor(b)
             return ops.truncate_div(a, b)
-        return ops.trunc(ops.div(a, b))
+        return _no_grad_result(ops.trunc(ops.div(a, b)), a, b)
     if rounding_mode == "floor":
-        return ops.floor_div(a, b) if rt._cat < D._FLOAT else ops.floor(ops.div(a, b))
+        if rt._cat < D._FLOAT:
+            if rt is D.bool_:
+                _not_impl("div_floor_cpu", a)
+            _check_int_divisor(b)
+            return ops.floor_div(a, b)
+        return _no_grad_result(_floor_divide_float(a, b), a, b)
     raise RuntimeError(
         f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+
+
+def _floor_divide_float(a, b):
+    # torch's div_floor for floats (Python's float //): built on fmod, so 1.0 // 0.1 is 9.0, not 10.0
+    mod = _fmod_float(a, b)
+    q = ops.div(ops.sub(a, mod), b)
+    zero = scalar_tensor(0, dtype_of(q))
+    fix = ops.logical_and(ops.not_equal(mod, zero), ops.not_equal(ops.less(b, zero), ops.less(mod, zero)))
+    q = ops.where(fix, ops.sub(q, scalar_tensor(1, dtype_of(q))), q)
+    fl = ops.floor(q)
+    fl = ops.where(ops.greater(ops.sub(q, fl), scalar_tensor(0.5, dtype_of(q))),
+                   ops.add(fl, scalar_tensor(1, dtype_of(q))), fl)
+    true_q = ops.div(a, b)
+    fl = ops.where(ops.equal(q, zero), ops.copysign(ops.zeros_like(q), true_q), fl)
+    return ops.where(ops.equal(b, zero), true_q, fl)
 
 
 @register("true_divide", family=F, inplace="true_divide_", out=True)
@@ -93,62 +221,153 @@ def floor_divide(input, other):
 
 @register("remainder", family=F, inplace="remainder_", out=True)
 def remainder(input, other):
+    if not isinstance(input, _T) and not isinstance(other, _T):
+        _need_tensor("remainder", input, 1, "input")
     a, b, rt = promote(input, other)
-    return ops.sub(a, ops.mul(ops.floor_div(a, b) if rt._cat < D._FLOAT else ops.floor(ops.div(a, b)), b))
+    if rt._cat < D._FLOAT:
+        if rt is D.bool_:
+            _not_impl("remainder_cpu", a)
+        _check_int_divisor(b)
+        return ops.floor_mod(a, b)
+    return _floor_mod(a, b)
+
+
+def _floor_mod(a, b):
+    # FloorMod is exact in float32 but not in half precision: go through float32 (exact there too)
+    if a.dtype is _f16 or a.dtype is _bf16:
+        return ops.floor_mod(a.astype(_f32), b.astype(_f32)).astype(a.dtype)
+    return ops.floor_mod(a, b)
 
 
 @register("fmod", family=F, inplace="fmod_", out=True)
 def fmod(input, other):
+    _need_input("fmod", input)
     a, b, rt = promote(input, other)
     if rt._cat < D._FLOAT:
-        return ops.sub(a, ops.mul(ops.truncate_div(a, b), b))
-    return ops.fmod(a, b)
+        if rt is D.bool_:
+            _not_impl("fmod_cpu", a)
+        _check_int_divisor(b)
+        return ops.fmod(a, b)
+    return _fmod_float(a, b)
+
+
+def _fmod_float(a, b):
+    # MindSpore's float32 FMod is a - trunc(a/b)*b in float32 (errors up to 5% of b); its FloorMod is
+    # exact. fmod is the floor remainder moved by b where the signs of a and b differ.
+    if a.dtype is _f64:
+        return ops.fmod(a, b)
+    if a.dtype is _f16 or a.dtype is _bf16:   # the floor remainder need not fit in half precision
+        return _fmod_float(a.astype(_f32), b.astype(_f32)).astype(a.dtype)
+    r = ops.floor_mod(a, b)
+    zero = scalar_tensor(0, dtype_of(a))
+    fix = ops.logical_and(ops.not_equal(r, zero), ops.not_equal(ops.less(a, zero), ops.less(b, zero)))
+    return ops.where(fix, ops.sub(r, b), r)
 
 
 @register("pow", family=F, inplace="pow_", out=True)
 def pow(input, exponent):
-    if isinstance(input, MsTensor) and isinstance(exponent, (int, float)) and not isinstance(exponent, bool):
+    if isinstance(input, _T) and isinstance(exponent, _NUMBER) and not isinstance(exponent, bool):
         rt = result_type(input, exponent)
-        base = input if input.dtype == rt._ms else input.astype(rt._ms)
+        base = input if input.dtype is rt._ms else input.astype(rt._ms)
         if exponent == 2:
             return ops.square(base)
-        if exponent == 1:
-            return base.copy()
         if rt._cat < D._FLOAT and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        return ops.pow(base, exponent)
+        return ops.pow(base, to_operand(exponent, rt))
+    if not isinstance(input, _T) and not isinstance(exponent, _T):
+        _need_tensor("pow", input, 1, "input")
     a, b, rt = promote(input, exponent)
+    if rt is D.bool_:
+        _not_impl("pow", a)
+    if rt._cat < D._FLOAT and isinstance(exponent, _T):
+        return _int_pow(a, b)
     return ops.pow(a, b)
 
 
-@register("float_power", family=F, inplace="float_power_", out=True)
+def _int_pow(a, b):
+    # torch: a ** negative integer is 1 for a == 1, +-1 for a == -1, else 0 (MindSpore gives 0 for all)
+    r = ops.pow(a, ops.maximum(b, scalar_tensor(0, dtype_of(b))))
+    neg = ops.less(b, scalar_tensor(0, dtype_of(b)))
+    one = scalar_tensor(1, dtype_of(a))
+    special = ops.where(ops.equal(a, one), one,
+                        ops.where(ops.equal(a, ops.neg(one)),
+                                  ops.sub(one, ops.mul(ops.bitwise_and(b, one), scalar_tensor(2, dtype_of(a)))),
+                                  ops.zeros_like(r)))
+    return ops.where(neg, special, r)
+
+
+@register("float_power", family=F, out=True)
 def float_power(input, exponent):
-    a, b, rt = promote(input, exponent)
-    dt = ms.complex128 if rt.is_complex else ms.float64
-    return ops.pow(a.astype(dt), b.astype(dt))
+    if not isinstance(input, _T) and not isinstance(exponent, _T):
+        _need_tensor("float_power", input, 1, "input")
+    cplx = any(isinstance(x, complex) or isinstance(x, _T) and dtype_of(x).is_complex for x in (input, exponent))
+    rt = D.complex128 if cplx else D.float64
+    return ops.pow(to_operand(input, rt), to_operand(exponent, rt))
+
+
+@register("float_power_", family=F, function=False, raw=True)
+def float_power_(self, exponent):
+    want = D.complex128 if self.dtype.is_complex or isinstance(exponent, complex) else D.float64
+    if self.dtype is not want:
+        raise RuntimeError(f"the base given to float_power_ has dtype {scalar_type_name(self.dtype)} but the "
+                           f"operation's result requires dtype {scalar_type_name(want)}")
+    e = exponent._ms if isinstance(exponent, Tensor) else exponent
+    return self._write(float_power(self._ms, e))
 
 
 @register("neg", family=F, inplace="neg_", out=True, aliases=("negative",))
 def neg(input):
-    if input.dtype == _bool:
+    if input.dtype is _bool:
         raise RuntimeError(
             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert "
             "a mask, use the `~` or `logical_not()` operator instead.")
     return ops.neg(input)
 
 
+@register("positive", family=F, raw=True)
+def positive(input):
+    if input.dtype is D.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
 @register("abs", family=F, inplace="abs_", out=True, aliases=("absolute",))
 def abs(input):
-    if input.dtype == _bool:
-        return input.copy()
+    if input.dtype is _bool:
+        _not_impl("abs_cpu", input)
     return ops.abs(input)
 
 
 @register("sign", family=F, inplace="sign_", out=True)
 def sign(input):
-    if input.dtype == _bool:
-        return input.copy()
-    return ops.sign(input)
+    d = input.dtype
+    if d is _bool:
+        return fresh(input)
+    if d is ms.uint8:
+        return ops.minimum(input, scalar_tensor(1, D.uint8))
+    if d is ms.int8 or d is ms.int16:   # no CPU Sign kernel for these
+        one = scalar_tensor(1, dtype_of(input))
+        return ops.maximum(ops.minimum(input, one), ops.neg(one))
+    return _zero_grad(ops.sign(input), input)
+
+
+@register("sgn", family=F, inplace="sgn_", out=True)
+def sgn(input):
+    if dtype_of(input).is_complex:
+        mag = ops.abs(input)
+        return ops.where(ops.equal(mag, 0), ops.zeros_like(input), ops.div(input, mag.astype(input.dtype)))
+    return sign(input)
+
+
+@register("signbit", family=F, out=True)
+def signbit(input):
+    d = dtype_of(input)
+    if d._cat >= D._FLOAT:   # MindSpore's SignBit misses -0.0; 1/-0.0 is -inf
+        zero = scalar_tensor(0, d)
+        return ops.logical_or(ops.less(input, zero), ops.less(ops.reciprocal(input), zero))
+    if d.is_signed:
+        return ops.less(input, scalar_tensor(0, d))
+    return ops.zeros(input.shape, _bool)
 
 
 @register("reciprocal", family=F, inplace="reciprocal_", out=True)
@@ -158,7 +377,7 @@ def reciprocal(input):
 
 @register("square", family=F, inplace="square_", out=True)
 def square(input):
-    if input.dtype == _bool:
+    if input.dtype is _bool:
         return input.astype(ms.int64)
     return ops.square(input)
 
@@ -172,113 +391,313 @@ def _unary_float(name, fn, aliases=()):
     register(name, family=F, inplace=name + "_", out=True, aliases=aliases)(impl)
 
 
+def _log1p(x):
+    # MindSpore's Log1p is log(1 + x): all precision is lost for tiny x. 2*atanh(x / (x + 2)) is exact
+    # to ~1 ulp on |x| < 0.5 (its input is clamped there so the unused branch stays finite for autograd);
+    # outside that range, log(1 + x) is.
+    d = dtype_of(x)
+    xs = ops.clamp(x, -0.5, 0.5)
+    small = ops.mul(ops.atanh(ops.div(xs, ops.add(xs, scalar_tensor(2, d)))), scalar_tensor(2, d))
+    return ops.where(ops.less(ops.abs(x), scalar_tensor(0.5, d)), small, ops.log1p(x))
+
+
+def _expm1(x):
+    # MindSpore's Expm1 is exp(x) - 1 (no precision for tiny x). 2 sinh(x/2) exp(x/2) keeps it on
+    # |x| <= 4; beyond, exp(x) - 1 is as exact as exp and reaches -1 exactly, as torch does.
+    d = dtype_of(x)
+    h = ops.mul(ops.clamp(x, -4.0, 4.0), scalar_tensor(0.5, d))
+    mid = ops.mul(ops.mul(ops.sinh(h), ops.exp(h)), scalar_tensor(2, d))
+    return ops.where(ops.less_equal(ops.abs(x), scalar_tensor(4.0, d)), mid, ops.sub(ops.exp(x), scalar_tensor(1, d)))
+
+
+_SQRT_PI_2 = 2 / math.sqrt(math.pi)
+
+
+def _erfinv(x):
+    # MindSpore's Erfinv is exact up to |x| ~ 0.95 and 2-30% off in the tails. Tails start from
+    # Winitzki's closed form (~2e-3), then two Halley steps on erf(y) = x (erf itself is exact).
+    d = dtype_of(x)
+    if d.itemsize == 2:
+        return _erfinv(x.astype(_f32)).astype(x.dtype)
+    ax = ops.abs(x)
+    ln = ops.log(ops.mul(ops.sub(scalar_tensor(1, d), x), ops.add(scalar_tensor(1, d), x)))
+    a = 0.147
+    t = ops.add(ops.mul(ln, scalar_tensor(0.5, d)), scalar_tensor(2 / (math.pi * a), d))
+    tail = ops.sqrt(ops.sub(ops.sqrt(ops.sub(ops.square(t), ops.mul(ln, scalar_tensor(1 / a, d)))), t))
+    y = ops.where(ops.less(ax, scalar_tensor(0.95, d)), ops.erfinv(x), ops.copysign(tail, x))
+    c = scalar_tensor(_SQRT_PI_2, d)
+    for _ in range(2):
+        f = ops.sub(ops.erf(y), x)
+        y = ops.sub(y, ops.div(f, ops.add(ops.mul(ops.exp(ops.neg(ops.square(y))), c), ops.mul(y, f))))
+    inf = ops.copysign(scalar_tensor(math.inf, d).broadcast_to(x.shape), x)
+    return ops.where(ops.equal(ax, scalar_tensor(1, d)), inf, y)
+
+
 for _name, _fn in [
     ("exp", ops.exp), ("log", ops.log), ("sqrt", ops.sqrt), ("rsqrt", ops.rsqrt), ("sin", ops.sin),
     ("cos", ops.cos), ("tan", ops.tan), ("tanh", ops.tanh), ("sigmoid", ops.sigmoid),
-    ("log1p", ops.log1p), ("expm1", ops.expm1), ("log2", ops.log2), ("log10", ops.log10),
-    ("erf", ops.erf), ("erfc", ops.erfc), ("erfinv", ops.erfinv), ("sinh", ops.sinh), ("cosh", ops.cosh),
+    ("log1p", _log1p), ("expm1", _expm1), ("log2", ops.log2), ("log10", ops.log10),
+    ("erf", ops.erf), ("erfc", ops.erfc), ("erfinv", _erfinv), ("sinh", ops.sinh), ("cosh", ops.cosh),
     ("asin", ops.asin), ("acos", ops.acos), ("atan", ops.atan), ("asinh", ops.asinh),
-    ("acosh", ops.acosh), ("atanh", ops.atanh), ("exp2", ops.exp2),
+    ("acosh", ops.acosh), ("atanh", ops.atanh), ("exp2", ops.exp2), ("deg2rad", ops.deg2rad),
+    ("rad2deg", ops.rad2deg), ("digamma", ops.digamma), ("lgamma", ops.lgamma), ("i0", ops.i0),
 ]:
     _unary_float(_name, _fn, aliases={"asin": ("arcsin",), "acos": ("arccos",), "atan": ("arctan",),
                                       "asinh": ("arcsinh",), "acosh": ("arccosh",),
                                       "atanh": ("arctanh",)}.get(_name, ()))
 
 
-def _unary_keep(name, fn):
-    """Ops that keep integer dtypes (floor/ceil/round/trunc are identities on integers in torch)."""
+@register("sinc", family=F, inplace="sinc_", out=True)
+def sinc(input):
+    x = float_result(input)
+    d = dtype_of(x)
+    zero = ops.equal(x, scalar_tensor(0, d))
+    px = ops.mul(ops.where(zero, scalar_tensor(1, d), x), scalar_tensor(math.pi, d))   # no 0/0, in value or grad
+    return ops.where(zero, scalar_tensor(1, d), ops.div(ops.sin(px), px))
+
+
+@register("logit", family=F, inplace="logit_", out=True)
+def logit(input, eps=None):
+    x = float_result(input)
+    if eps is not None:
+        x = ops.clamp(x, eps, 1 - eps)
+    return ops.log(ops.div(x, ops.sub(scalar_tensor(1, dtype_of(x)), x)))
+
+
+@register("polygamma", family=F, inplace="polygamma_", out=True)
+def polygamma(n, input):
+    if isinstance(n, _T):      # the method form: x.polygamma(n)
+        n, input = input, n
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not {type(n).__name__}")
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    x = float_result(input)
+    return ops.digamma(x) if n == 0 else ops.polygamma(ms.Tensor(n, ms.int64), x)
+
+
+@register("mvlgamma", family=F, inplace="mvlgamma_", out=True)
+def mvlgamma(input, p):
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    x = float_result(input)
+    d = dtype_of(x)
+    # sum of lgamma(x - j/2) plus a constant (MindSpore's kernel refuses x <= (p-1)/2, torch does not)
+    r = ops.lgamma(x)
+    for j in range(1, p):
+        r = ops.add(r, ops.lgamma(ops.sub(x, scalar_tensor(j / 2, d))))
+    return ops.add(r, scalar_tensor(p * (p - 1) / 4 * math.log(math.pi), d))
+
+
+@register("angle", family=F, out=True)
+def angle(input):
+    d = dtype_of(input)
+    if d.is_complex:
+        return ops.angle(input)
+    x = float_result(input)
+    pi = ops.where(ops.less(x, scalar_tensor(0, dtype_of(x))), scalar_tensor(math.pi, dtype_of(x)),
+                   scalar_tensor(0, dtype_of(x)))
+    return ops.where(ops.isnan(x), x, pi) if d._cat >= D._FLOAT else pi
+
+
+def _unary_keep(name, fn, kernel, zero_grad=False):
+    """floor/ceil/trunc: identities on integers in torch, undefined on bool."""
     def impl(input):
-        if dtype_of(input)._cat < D._FLOAT:
-            return input.copy()
-        return fn(input)
+        d = dtype_of(input)
+        if d._cat < D._FLOAT:
+            if d is D.bool_:
+                _not_impl(kernel, input)
+            return fresh(input)
+        r = fn(input)
+        return _zero_grad(r, input) if zero_grad else r
     impl.__name__ = name
-    register(name, family=F, inplace=name + "_", out=True)(impl)
+    register(name, family=F, inplace=name + "_", out=True, aliases=("fix",) if name == "trunc" else ())(impl)
 
 
-for _name, _fn in [("floor", ops.floor), ("ceil", ops.ceil), ("trunc", ops.trunc)]:
-    _unary_keep(_name, _fn)
+_unary_keep("floor", ops.floor, "floor_vml_cpu")
+_unary_keep("ceil", ops.ceil, "ceil_vml_cpu", zero_grad=True)
+_unary_keep("trunc", ops.trunc, "trunc_vml_cpu")
 
 
 @register("round", family=F, inplace="round_", out=True)
 def round(input, *, decimals=0):
-    if dtype_of(input)._cat < D._FLOAT:
-        return input.copy()
+    d = dtype_of(input)
+    if d._cat < D._FLOAT:
+        if d is D.bool_:
+            _not_impl("round_vml_cpu", input)
+        if decimals:
+            _not_impl("round_cpu", input)
+        return fresh(input)
     if decimals == 0:
-        return ops.round(input)
-    scale = 10.0 ** decimals
-    return ops.div(ops.round(ops.mul(input, scale)), scale)
+        return _zero_grad(ops.round(input), input)
+    # torch scales by 10**|decimals| the way that keeps the scale exact: x * s / s, or x / s * s
+    s = scalar_tensor(10.0 ** builtins.abs(decimals), d)
+    if decimals > 0:
+        return ops.div(_zero_grad(ops.round(ops.mul(input, s)), input), s)
+    return ops.mul(_zero_grad(ops.round(ops.div(input, s)), input), s)
 
 
 @register("frac", family=F, inplace="frac_", out=True)
 def frac(input):
+    if dtype_of(input)._cat < D._FLOAT:
+        _not_impl("frac_cpu", input)
     return ops.sub(input, ops.trunc(input))
 
 
-# --- clamp / min-max ---------------------------------------------------------------------------
-
-@register("clamp", family=F, inplace="clamp_", out=True, aliases=("clip",))
-def clamp(input, min=None, max=None):
-    if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    rt = result_type(*(x for x in (input, min, max) if x is not None))
-    x = input if input.dtype == rt._ms else input.astype(rt._ms)
-    if min is not None:
-        x = ops.maximum(x, to_operand(min, rt))
-    if max is not None:
-        x = ops.minimum(x, to_operand(max, rt))
-    return x
-
-
-@register("clamp_min", family=F, inplace="clamp_min_", out=True)
-def clamp_min(input, min):
-    return clamp(input, min=min)
+def _float_binary(name, kernel=None):
+    """Binary float functions of two tensors: integer inputs compute in the default dtype, or are
+    refused with torch's NotImplementedError when ``kernel`` names torch's CPU kernel."""
+    def deco(fn):
+        def impl(input, other):
+            _need_tensor(name, input, 1, "input")
+            _need_tensor(name, other, 2)
+            a, b, rt = promote(input, other)
+            if rt._cat < D._FLOAT:
+                if kernel:
+                    _not_impl(kernel, a)
+                a, b = _float_operands(a, b, rt)
+            return fn(a, b)
+        impl.__name__ = name
+        return impl
+    return deco
 
 
-@register("clamp_max", family=F, inplace="clamp_max_", out=True)
-def clamp_max(input, max):
-    return clamp(input, max=max)
-
-
-def _binary(name, fn, inplace=True):
-    def impl(input, other):
-        a, b, rt = promote(input, other)
-        return fn(a, b)
-    impl.__name__ = name
-    register(name, family=F, inplace=(name + "_") if inplace else None, out=True)(impl)
-
-
-for _name, _fn in [("maximum", ops.maximum), ("minimum", ops.minimum)]:
-    _binary(_name, _fn, inplace=False)
-
-
-@register("atan2", family=F, inplace="atan2_", out=True, aliases=("arctan2",))
-def atan2(input, other):
-    a, b, rt = promote(input, other)
-    if rt._cat < D._FLOAT:
-        dt = D.get_default_dtype()._ms
-        a, b = a.astype(dt), b.astype(dt)
-    return ops.atan2(a, b)
+register("atan2", family=F, inplace="atan2_", out=True, aliases=("arctan2",))(
+    _float_binary("atan2")(ops.atan2))
 
 
 @register("hypot", family=F, inplace="hypot_", out=True)
-def hypot(input, other):
-    a, b, rt = promote(input, other)
+@_float_binary("hypot", "hypot_cpu")
+def hypot(a, b):
     return ops.sqrt(ops.add(ops.square(a), ops.square(b)))
+
+
+def _log1p_unit(e):
+    # log1p on [0, 1]: 2*atanh(e / (e + 2)), exact there (MindSpore's log1p is not, see _log1p)
+    return ops.mul(ops.atanh(ops.div(e, ops.add(e, scalar_tensor(2, dtype_of(e))))), scalar_tensor(2, dtype_of(e)))
+
+
+@register("logaddexp", family=F, out=True)
+@_float_binary("logaddexp", "logaddexp_cpu")
+def logaddexp(a, b):
+    r = ops.add(ops.maximum(a, b), _log1p_unit(ops.exp(ops.neg(ops.abs(ops.sub(a, b))))))
+    return _equal_infinities(a, b, r)
+
+
+def _equal_infinities(a, b, r):
+    # logaddexp(inf, inf): inf - inf is NaN, torch returns the infinity
+    return ops.where(ops.logical_and(ops.equal(a, b), ops.isinf(a)), a, r)
+
+
+@register("logaddexp2", family=F, out=True)
+@_float_binary("logaddexp2", "logaddexp2_cpu")
+def logaddexp2(a, b):
+    d = dtype_of(a)
+    t = _log1p_unit(ops.exp2(ops.neg(ops.abs(ops.sub(a, b)))))
+    r = ops.add(ops.maximum(a, b), ops.mul(t, scalar_tensor(1 / math.log(2), d)))
+    return _equal_infinities(a, b, r)
+
+
+@register("copysign", family=F, inplace="copysign_", out=True)
+def copysign(input, other):
+    _need_input("copysign", input)
+    a, b, rt = promote(input, other)
+    a, b = _float_operands(a, b, rt)
+    # MindSpore's CopySign reads -0.0 as positive: give it the sign of 1/b (-inf) instead
+    b2 = ops.where(ops.equal(b, scalar_tensor(0, dtype_of(b))), ops.reciprocal(b), b)
+    return _zero_grad(ops.copysign(a, b2), b)   # torch's gradient for `other` is zero, MindSpore's none
+
+
+@register("xlogy", family=F, inplace="xlogy_", out=True)
+def xlogy(input, other):
+    if not isinstance(input, _T) and not isinstance(other, _T):
+        _need_tensor("xlogy", input, 1, "self")
+    a, b, rt = promote(input, other)
+    a, b = _float_operands(a, b, rt)
+    # 0 * log(y) is 0 unless y is NaN: log(1) stands in for log(y) there, which keeps gradients finite
+    d = dtype_of(a)
+    use_one = ops.logical_and(ops.equal(a, scalar_tensor(0, d)), ops.logical_not(ops.isnan(b)))
+    return ops.mul(a, ops.log(ops.where(use_one, scalar_tensor(1, d), b)))
+
+
+@register("heaviside", family=F, inplace="heaviside_", out=True)
+def heaviside(input, values):
+    _need_tensor("heaviside", values, 2, "values")
+    if input.dtype is not values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    if dtype_of(input).is_complex:
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
+    zero = scalar_tensor(0, dtype_of(input))
+    pos = ops.greater(input, zero).astype(input.dtype)
+    return ops.where(ops.equal(input, zero), values.astype(input.dtype), pos)
+
+
+@register("ldexp", family=F, inplace="ldexp_", out=True)
+def ldexp(input, other):
+    _need_tensor("ldexp", other, 2)
+    x = float_result(input)
+    return ops.mul(x, ops.exp2(float_result(other)).astype(x.dtype))
+
+
+def _gcd_operands(name, input, other):
+    _need_tensor(name, other, 2)
+    a, b, rt = promote(input, other)
+    if rt._cat >= D._FLOAT or rt is D.bool_:
+        _not_impl(f"{name}_cpu", a)
+    return a, b, rt
+
+
+@register("gcd", family=F, inplace="gcd_", out=True)
+def gcd(input, other):
+    a, b, rt = _gcd_operands("gcd", input, other)
+    if rt in (D.int8, D.uint8):     # CPU Gcd has int16/32/64 only
+        return ops.gcd(a.astype(ms.int16), b.astype(ms.int16)).astype(rt._ms)
+    return ops.gcd(a, b)
+
+
+@register("lcm", family=F, inplace="lcm_", out=True)
+def lcm(input, other):
+    a, b, rt = _gcd_operands("lcm", input, other)
+    if rt in (D.int8, D.uint8, D.int16):   # CPU Lcm has int32/64 only
+        return ops.lcm(a.astype(ms.int32), b.astype(ms.int32)).astype(rt._ms)
+    return ops.lcm(a, b)
 
 
 @register("lerp", family=F, inplace="lerp_", out=True)
 def lerp(input, end, weight):
+    _need_tensor("lerp", end, 2, "end")
+    d = dtype_of(input)
+    if end.dtype is not input.dtype:
+        raise RuntimeError(f"expected dtype {_c_name(d)} for `end` but got dtype {_c_name(dtype_of(end))}")
+    if isinstance(weight, _T) and weight.dtype is not input.dtype:
+        raise RuntimeError(f"expected dtype {_c_name(d)} for `weight` but got dtype {_c_name(dtype_of(weight))}")
+    if d._cat < D._FLOAT:
+        _not_impl("lerp_kernel_tensor" if isinstance(weight, _T) else "lerp_kernel_scalar", input)
     diff = ops.sub(end, input)
-    w = weight if isinstance(weight, MsTensor) else to_operand(weight, dtype_of(input))
-    return ops.add(input, ops.mul(w, diff))
+    # torch's formula: exact at both ends (weight 0 gives input, weight 1 gives end)
+    if not isinstance(weight, _T):
+        w = scalar_tensor(weight, d)
+        if builtins.abs(weight) < 0.5:
+            return ops.add(input, ops.mul(w, diff))
+        return ops.sub(end, ops.mul(diff, scalar_tensor(1 - weight, d)))
+    lo = ops.add(input, ops.mul(weight, diff))
+    hi = ops.sub(end, ops.mul(diff, ops.sub(scalar_tensor(1, d), weight)))
+    return ops.where(ops.less(ops.abs(weight), scalar_tensor(0.5, d)), lo, hi)
+
+
+def _c_name(d):
+    return {D.float32: "float", D.float64: "double", D.float16: "c10::Half", D.bfloat16: "c10::BFloat16",
+            D.int64: "long int", D.int32: "int", D.int16: "short int", D.int8: "signed char",
+            D.uint8: "unsigned char", D.bool_: "bool"}.get(d, str(d))
 
 
 @register("addcmul", family=F, inplace="addcmul_", out=True)
 def addcmul(input, tensor1, tensor2, *, value=1):
-    prod = ops.mul(tensor1, tensor2)
+    rt = result_type(input, tensor1, tensor2)
+    prod = ops.mul(to_operand(tensor1, rt), to_operand(tensor2, rt))
     if value != 1:
-        prod = ops.mul(prod, to_operand(value, dtype_of(prod)))
-    return add(input, prod)
+        prod = ops.mul(to_operand(value, rt), prod)
+    return ops.add(to_operand(input, rt), prod)
 
 
 @register("addcdiv", family=F, inplace="addcdiv_", out=True)
@@ -291,122 +710,82 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
             "inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
             "behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all "
             "dtypes.")
-    q = ops.div(tensor1, tensor2)
+    rt = result_type(input, tensor1, tensor2)
+    q = ops.div(to_operand(tensor1, rt), to_operand(tensor2, rt))
     if value != 1:
-        q = ops.mul(q, to_operand(value, dtype_of(q)))
-    return add(input, q)
-
-
-@register("logaddexp", family=F, out=True)
-def logaddexp(input, other):
-    a, b, rt = promote(input, other)
-    m = ops.maximum(a, b)
-    return ops.add(m, ops.log1p(ops.exp(ops.neg(ops.abs(ops.sub(a, b))))))
+        q = ops.mul(to_operand(value, rt), q)
+    return ops.add(to_operand(input, rt), q)
 
 
 @register("nan_to_num", family=F, inplace="nan_to_num_", out=True)
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
-    if dtype_of(input)._cat < D._FLOAT:
-        return input.copy()
-    return ops.nan_to_num(input, nan, posinf, neginf)
+    d = dtype_of(input)
+    if d._cat < D._FLOAT:
+        return fresh(input)
+    info = _finfo_max(d)
+    posinf = info if posinf is None else posinf
+    neginf = -info if neginf is None else neginf
+    # MindSpore's NanToNum has no float64 kernel; three selects work for every float type
+    x = ops.where(ops.isnan(input), scalar_tensor(float(nan), d), input)
+    x = ops.where(ops.equal(x, scalar_tensor(math.inf, d)), scalar_tensor(float(posinf), d), x)
+    return ops.where(ops.equal(x, scalar_tensor(-math.inf, d)), scalar_tensor(float(neginf), d), x)
 
 
-# --- comparisons and logical ops ---------------------------------------------------------------
-
-def _compare(name, fn, aliases=()):
-    def impl(input, other):
-        a, b, rt = promote(input, other)
-        return fn(a, b)
-    impl.__name__ = name
-    register(name, family=F, inplace=name + "_", out=True, aliases=aliases)(impl)
+def _finfo_max(d):
+    return {D.float32: 3.4028234663852886e38, D.float64: 1.7976931348623157e308, D.float16: 65504.0,
+            D.bfloat16: 3.3895313892515355e38}[d]
 
 
-for _name, _fn, _al in [("eq", ops.equal, ()), ("ne", ops.not_equal, ("not_equal",)),
-                        ("lt", ops.less, ("less",)), ("le", ops.less_equal, ("less_equal",)),
-                        ("gt", ops.greater, ("greater",)), ("ge", ops.greater_equal, ("greater_equal",))]:
-    _compare(_name, _fn, _al)
+# --- complex basics ------------------------------------------------------------------------------
+
+@register("real", family=F, method=False, raw=True)
+def real(input):
+    if not input.dtype.is_complex:
+        return input
+    return _wrap(ops.real(input._ms))
 
 
-@register("equal", family=F)
-def equal(input, other):
-    if tuple(input.shape) != tuple(other.shape):
-        return False
-    a, b, rt = promote(input, other)
-    return bool(ops.equal(a, b).all().asnumpy())
+@register("imag", family=F, method=False, raw=True)
+def imag(input):
+    if not input.dtype.is_complex:
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return _wrap(ops.imag(input._ms))
 
 
-def _logical(name, fn):
-    def impl(input, other):
-        return fn(input.astype(_bool), to_operand(other, D.bool_) if not isinstance(other, MsTensor)
-                  else other.astype(_bool))
-    impl.__name__ = name
-    register(name, family=F, inplace=name + "_", out=True)(impl)
+def _wrap(t):
+    from .._tensor import wrap
+    return wrap(t)
 
 
-for _name, _fn in [("logical_and", ops.logical_and), ("logical_or", ops.logical_or),
-                   ("logical_xor", ops.logical_xor)]:
-    _logical(_name, _fn)
+Tensor.real = property(real)
+Tensor.imag = property(imag)
 
 
-@register("logical_not", family=F, inplace="logical_not_", out=True)
-def logical_not(input):
-    return ops.logical_not(input.astype(_bool))
+@register("conj", family=F, raw=True)
+def conj(input):
+    return _wrap(ops.conj(input._ms)) if input.dtype.is_complex else input
 
 
-def _bitwise(name, fn, bool_fn):
-    def impl(input, other):
-        a, b, rt = promote(input, other)
-        if rt._cat >= D._FLOAT:
-            raise RuntimeError(f'"{name}_cpu" not implemented for \'{_scalar_name(a)}\'')
-        if rt is D.bool_:
-            return bool_fn(a, b)
-        return fn(a, b)
-    impl.__name__ = name
-    register(name, family=F, inplace=name + "_", out=True)(impl)
+@register("conj_physical", family=F, inplace="conj_physical_", out=True)
+def conj_physical(input):
+    return ops.conj(input) if dtype_of(input).is_complex else fresh(input)
 
 
-_bitwise("bitwise_and", ops.bitwise_and, ops.logical_and)
-_bitwise("bitwise_or", ops.bitwise_or, ops.logical_or)
-_bitwise("bitwise_xor", ops.bitwise_xor, ops.logical_xor)
+@register("resolve_conj", family=F, raw=True)
+def resolve_conj(input):
+    return input
 
 
-@register("bitwise_not", family=F, inplace="bitwise_not_", out=True)
-def bitwise_not(input):
-    if input.dtype == _bool:
-        return ops.logical_not(input)
-    if dtype_of(input)._cat >= D._FLOAT:
-        raise RuntimeError(f'"bitwise_not_cpu" not implemented for \'{_scalar_name(input)}\'')
-    return ops.invert(input)
+@register("resolve_neg", family=F, raw=True)
+def resolve_neg(input):
+    return input
 
 
-@register("isnan", family=F)
-def isnan(input):
-    return ops.isnan(input) if dtype_of(input)._cat >= D._FLOAT else ops.zeros(input.shape, _bool)
+@register("is_conj", family=F, raw=True)
+def is_conj(input):
+    return False
 
 
-@register("isinf", family=F)
-def isinf(input):
-    return ops.isinf(input) if dtype_of(input)._cat >= D._FLOAT else ops.zeros(input.shape, _bool)
-
-
-@register("isfinite", family=F)
-def isfinite(input):
-    return ops.isfinite(input) if dtype_of(input)._cat >= D._FLOAT else ops.ones(input.shape, _bool)
-
-
-@register("isclose", family=F)
-def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    a, b, rt = promote(input, other)
-    if rt._cat < D._FLOAT:
-        return ops.equal(a, b)
-    diff = ops.abs(ops.sub(a, b))
-    close = ops.less_equal(diff, ops.add(ops.mul(ops.abs(b), rtol), atol))
-    close = ops.logical_or(close, ops.equal(a, b))
-    if equal_nan:
-        close = ops.logical_or(close, ops.logical_and(ops.isnan(a), ops.isnan(b)))
-    return close
-
-
-@register("allclose", family=F)
-def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return bool(isclose(input, other, rtol, atol, equal_nan).all().asnumpy())
+@register("is_neg", family=F, raw=True)
+def is_neg(input):
+    return False

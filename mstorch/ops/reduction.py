@@ -1,14 +1,30 @@
-"""Reductions: sum, mean, prod, max/min (with indices), argmax/argmin, std/var, norm, all/any..."""
+"""Reductions: sum, mean, prod, max/min (with indices), argmax/argmin, std/var, norm, logsumexp,
+cumulative ops, count_nonzero, aminmax, diff, all/any.
+
+MindSpore's CPU reduce kernels differ from torch in a few ways handled here: max/min/argmax skip NaNs
+(torch propagates them), integer sums come back as int64 whatever was asked, bool and bfloat16 inputs
+lack kernels, and empty inputs raise or come back uninitialised. Order statistics (median, mode, quantile) live in sorting.py.
+"""
+import builtins
 import collections
+import math
 
 import mindspore as ms
+import numpy as np
 from mindspore import ops
 
 from .. import _dtype as D
-from ._helpers import wrap_dims, wrap_dim, dtype_of, ms_dtype
+from .. import _ms_private as P
+from .. import _runtime
+from ._helpers import wrap_dims, wrap_dim, promote, result_type, MsTensor, _scalar_name
 from ._registry import register
 
 F = "reduction"
+_FROM_MS = D._FROM_MS
+_NAN_DTYPES = (ms.float32, ms.float64, ms.float16)
+
+
+_RETURN_TYPES = {}
 
 
 def return_type(name, fields):
@@ -17,12 +33,24 @@ def return_type(name, fields):
     t.__module__ = "torch.return_types"
     t.__repr__ = lambda self: (f"torch.return_types.{name}(\n" +
                                ",\n".join(f"{f}={getattr(self, f)!r}" for f in fields) + ")")
+    # pickle finds the class here, not in torch.return_types (which may be absent, or torch's own)
+    t.__reduce__ = lambda self: (_rebuild_return_type, (name, tuple(self)))
+    _RETURN_TYPES[name] = t
     return t
+
+
+def _rebuild_return_type(name, values):
+    return _RETURN_TYPES[name](*values)
 
 
 max_rt = return_type("max", ("values", "indices"))
 min_rt = return_type("min", ("values", "indices"))
+cummax_rt = return_type("cummax", ("values", "indices"))
+cummin_rt = return_type("cummin", ("values", "indices"))
+aminmax_rt = return_type("aminmax", ("min", "max"))
 
+
+# --- shared helpers -----------------------------------------------------------------------------
 
 def _axes(input, dim):
     if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
@@ -30,105 +58,599 @@ def _axes(input, dim):
     return wrap_dims(dim, input.ndim)
 
 
-def _sum_dtype(input, dtype):
+def _out_shape(shape, axes, keepdim):
+    """Shape of a reduction of ``shape`` over ``axes`` (() = all)."""
+    axes = axes or tuple(range(len(shape)))
+    if keepdim:
+        return tuple(1 if i in axes else s for i, s in enumerate(shape))
+    return tuple(s for i, s in enumerate(shape) if i not in axes)
+
+
+def is_float(t):
+    return _FROM_MS[t.dtype]._cat >= D._FLOAT
+
+
+def has_nan(t):
+    """Whether a floating tensor holds a NaN. MindSpore's CPU max/min/sort kernels skip NaNs where torch
+    propagates them; a look at the host view (zero-copy on CPU) keeps the NaN-free path one kernel."""
+    if t.dtype not in _NAN_DTYPES or t.size == 0:
+        return False
+    return bool(np.isnan(t.asnumpy()).any())
+
+
+def comparable(x):
+    """A dtype MindSpore's CPU compare/select kernels accept, and the cast back (bool, bfloat16)."""
+    if x.dtype == ms.bool_:
+        return x.astype(ms.uint8), ms.bool_
+    if x.dtype == ms.bfloat16:
+        return x.astype(ms.float32), ms.bfloat16
+    return x, None
+
+
+def _back(t, dt):
+    return t if dt is None else t.astype(dt)
+
+
+def nan_scalar(dt):
+    return ms.Tensor(math.nan, dt)
+
+
+def as_int64(t):
+    """int64 indices. MindSpore 2.10's CPU Cast costs ~0.6 ms of CPU per call whatever the size
+    (measured); an index tensor is never differentiated, so on CPU it converts on the host (~10 µs)."""
+    if t.dtype == ms.int64:
+        return t
+    if _runtime.device_target() == "CPU":
+        return ms.Tensor.from_numpy(t.asnumpy().astype(np.int64))
+    return t.astype(ms.int64)
+
+
+_CONSTS = {}
+
+
+def const(value, dt):
+    """A cached 0-dim operand (``ops.zeros((), dt)`` launches kernels on every call). Never return it:
+    the caller would share it."""
+    key = (value, dt)
+    t = _CONSTS.get(key)
+    if t is None:
+        t = _CONSTS[key] = ms.Tensor(value, dt)
+    return t
+
+
+def needs_grad(t):
+    return P.requires_grad(t) and P.grad_enabled()
+
+
+def empty_result(input, shape, value=0):
+    """The result of reducing over no elements (or of an empty output), ``value`` everywhere: made
+    by hand because MindSpore's kernels leave it uninitialised, and kept on the input's autograd graph
+    as torch's is."""
+    z = ops.full(shape, value, dtype=input.dtype) if shape.count(0) == 0 else ops.zeros(shape, input.dtype)
+    if not needs_grad(input):
+        return z
+    if input.size == 0:    # a sum over [nothing, 0] is a 0 that backward reaches the input through
+        return z + ops.cat((input.reshape(-1), ops.zeros(1, input.dtype))).sum()
+    return z + ops.sum(input) * 0
+
+
+def _check_nonempty_dims(name, input, axes, sep="(): "):
+    for a in axes:
+        if input.shape[a] == 0:
+            raise IndexError(f"{name}{sep}Expected reduction dim {a} to have non-zero size.")
+
+
+# --- sums and means -----------------------------------------------------------------------------
+
+def _acc_dtype(input, dtype):
+    """The result dtype of sum/prod/cumsum: ``dtype=``, else int64 for integers and bools."""
     if dtype is not None:
-        return input.astype(dtype._ms)
-    if dtype_of(input)._cat < D._FLOAT:   # torch sums integers and bools in int64
-        return input.astype(ms.int64)
-    return input
+        return dtype._ms
+    if _FROM_MS[input.dtype]._cat < D._FLOAT:
+        return ms.int64
+    return input.dtype
+
+
+def _reduce_sum(x, axes, keepdim, out_dt):
+    if x.dtype != out_dt:
+        x = x.astype(out_dt)
+    if x.size == 0:
+        return empty_result(x, _out_shape(x.shape, axes, keepdim))
+    if out_dt == ms.bfloat16:       # no CPU kernel: accumulate in float32 as torch's CPU does
+        return ops.sum(x.astype(ms.float32), axes, keepdim).astype(ms.bfloat16)
+    r = ops.sum(x, axes, keepdim)
+    return r if r.dtype == out_dt else r.astype(out_dt)   # MindSpore widens integer sums to int64
 
 
 @register("sum", family=F, out=True)
 def sum(input, dim=None, keepdim=False, *, dtype=None):
-    x = _sum_dtype(input, dtype)
-    return ops.sum(x, _axes(input, dim), keepdim)
+    return _reduce_sum(input, _axes(input, dim), keepdim, _acc_dtype(input, dtype))
 
 
 @register("nansum", family=F, out=True)
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
-    x = _sum_dtype(input, dtype)
-    if dtype_of(x)._cat >= D._FLOAT:
-        x = ops.where(ops.isnan(x), ops.zeros((), x.dtype), x)
-    return ops.sum(x, _axes(input, dim), keepdim)
+    out_dt = _acc_dtype(input, dtype)
+    x = input.astype(out_dt) if input.dtype != out_dt else input
+    if is_float(x):
+        x = ops.where(ops.isnan(x), const(0, x.dtype), x)
+    return _reduce_sum(x, _axes(input, dim), keepdim, out_dt)
+
+
+def _mean_input(input, dtype, name="mean"):
+    if dtype is not None:
+        if dtype._cat < D._FLOAT:
+            raise RuntimeError(
+                f"{name}(): could not infer output dtype. Optional dtype must be either a floating point or "
+                f"complex dtype. Got: {_scalar_name(ops.zeros((), dtype._ms))}")
+        return input.astype(dtype._ms) if input.dtype != dtype._ms else input
+    if not is_float(input):
+        raise RuntimeError(
+            f"{name}(): could not infer output dtype. Input dtype must be either a floating point or complex "
+            f"dtype. Got: {_scalar_name(input)}")
+    return input
 
 
 @register("mean", family=F, out=True)
 def mean(input, dim=None, keepdim=False, *, dtype=None):
-    if dtype is not None:
-        input = input.astype(dtype._ms)
-    elif dtype_of(input)._cat < D._FLOAT:
-        raise RuntimeError(
-            "mean(): could not infer output dtype. Input dtype must be either a floating point or complex "
-            f"dtype. Got: {_name(input)}")
-    return ops.mean(input, _axes(input, dim), keepdim)
+    x = _mean_input(input, dtype)
+    if x.size == 0:
+        return empty_result(x, _out_shape(x.shape, _axes(input, dim), keepdim), math.nan)
+    if x.dtype == ms.bfloat16:
+        return ops.mean(x.astype(ms.float32), _axes(input, dim), keepdim).astype(ms.bfloat16)
+    return ops.mean(x, _axes(input, dim), keepdim)
 
 
-def _name(t):
-    from .._tensor import scalar_type_name
-    return scalar_type_name(dtype_of(t))
+@register("nanmean", family=F, out=True)
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    x = _mean_input(input, dtype, "nanmean")
+    axes = _axes(input, dim)
+    keep = ops.logical_not(ops.isnan(x))
+    total = _reduce_sum(ops.where(keep, x, const(0, x.dtype)), axes, keepdim, x.dtype)
+    return total / _reduce_sum(keep, axes, keepdim, x.dtype)
 
 
 @register("prod", family=F, out=True)
 def prod(input, dim=None, keepdim=False, *, dtype=None):
-    x = _sum_dtype(input, dtype)
+    out_dt = _acc_dtype(input, dtype)
+    if dim is not None and not isinstance(dim, int):
+        raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
+    axes = () if dim is None else (wrap_dim(dim, input.ndim),)
+    if input.size == 0:          # MindSpore's kernel gives zeros where torch gives the identity
+        return ops.ones(_out_shape(input.shape, axes, keepdim and dim is not None), out_dt)
+    x = input.astype(out_dt) if input.dtype != out_dt else input
+    if x.dtype == ms.bfloat16:
+        x = x.astype(ms.float32)
     if dim is None:
-        return ops.prod(x.reshape(-1), 0, False) if x.ndim else x.copy()
-    return ops.prod(x, wrap_dim(dim, input.ndim), keepdim)
+        r = ops.prod(x.reshape(-1), 0, False) if x.ndim else x.copy()
+    else:
+        r = ops.prod(x, axes[0], keepdim) if x.ndim else x.copy()
+    return r if r.dtype == out_dt else r.astype(out_dt)
 
 
-def _minmax(name, reduce_fn, arg_fn, binary_fn, rt):
+# --- max / min ----------------------------------------------------------------------------------
+
+def _binary(name, fn, logical):
+    def run(input, other):
+        a, b, rt = promote(input, other)
+        if rt is D.bool_:
+            return logical(a, b)
+        a2, dt = comparable(a)
+        b2, _ = comparable(b)
+        r = fn(a2, b2)
+        if has_nan(a2) or has_nan(b2):   # torch.maximum propagates NaN; MindSpore's CPU kernel drops it
+            r = ops.where(ops.isnan(a2), a2, ops.where(ops.isnan(b2), b2, r))
+        return _back(r, dt)
+    run.__name__ = name
+    return run
+
+
+def _full(name, fn, input):
+    if input.size == 0:
+        raise RuntimeError(
+            f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+            "reduction dim with the 'dim' argument.")
+    x, dt = comparable(input)
+    r = fn(x, (), False)
+    if has_nan(x):
+        r = ops.where(ops.isnan(x).any(), const(math.nan, x.dtype), r)
+    return _back(r, dt)
+
+
+def _minmax(name, reduce_fn, pair_fn, binary_fn, rt):
     def impl(input, dim=None, keepdim=False, *, other=None):
-        if isinstance(dim, ms.Tensor):      # torch.max(a, b) is maximum
+        if other is not None:
+            if dim is not None:
+                raise TypeError(f"{name}() received an invalid combination of arguments")
+            return binary_fn(input, other)
+        if isinstance(dim, MsTensor):      # torch.max(a, b) is torch.maximum
             return binary_fn(input, dim)
         if dim is None:
-            if input.size == 0:
-                raise RuntimeError(
-                    f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
-                    "reduction dim with the 'dim' argument.")
-            return reduce_fn(input, (), False)
+            return _full(name, reduce_fn, input)
         d = wrap_dim(dim, input.ndim)
         if input.ndim == 0:
             return rt(input.copy(), ops.zeros((), ms.int64))
-        idx = arg_fn(input, d, keepdim)
-        values = reduce_fn(input, (d,), keepdim)
-        return rt(values, idx.astype(ms.int64))
+        _check_nonempty_dims(name, input, (d,))
+        if input.size == 0:
+            shape = _out_shape(input.shape, (d,), keepdim)
+            return rt(empty_result(input, shape), ops.zeros(shape, ms.int64))
+        x, dt = comparable(input)
+        values, idx = pair_fn(x, d, keepdim)   # ties: first occurrence, as torch; grad goes to idx
+        if has_nan(x):
+            nan = ops.isnan(x)
+            found = ops.any(nan, d, keepdim)
+            values = ops.where(found, const(math.nan, x.dtype), values)
+            idx = ops.where(found, as_int64(ops.argmax(nan, d, keepdim)), idx)
+        return rt(_back(values, dt), idx)     # MindSpore's ArgMaxWithValue gives int64 already
     impl.__name__ = name
     register(name, family=F, out=True)(impl)
 
 
-_minmax("max", lambda x, a, k: ops.amax(x, a, k), lambda x, d, k: ops.argmax(x, d, k), ops.maximum, max_rt)
-_minmax("min", lambda x, a, k: ops.amin(x, a, k), lambda x, d, k: ops.argmin(x, d, k), ops.minimum, min_rt)
+_maximum = _binary("maximum", ops.maximum, ops.logical_or)
+_minimum = _binary("minimum", ops.minimum, ops.logical_and)
+_minmax("max", ops.amax, lambda x, d, k: ops.max(x, d, k), _maximum, max_rt)
+_minmax("min", ops.amin, lambda x, d, k: ops.min(x, d, k), _minimum, min_rt)
 
 
-@register("amax", family=F, out=True)
-def amax(input, dim=(), keepdim=False):
-    return ops.amax(input, _axes(input, dim), keepdim)
+def _amaxmin(name, fn):
+    def impl(input, dim=(), keepdim=False):
+        axes = _axes(input, dim)
+        if not axes:
+            if input.size == 0:
+                raise RuntimeError(
+                    f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                    "reduction dim with the 'dim' argument.")
+        else:
+            _check_nonempty_dims(name, input, axes)
+            if input.size == 0:
+                return empty_result(input, _out_shape(input.shape, axes, keepdim))
+        x, dt = comparable(input)
+        r = fn(x, axes, keepdim)
+        if has_nan(x):
+            r = ops.where(ops.any(ops.isnan(x), axes, keepdim), const(math.nan, x.dtype), r)
+        return _back(r, dt)
+    impl.__name__ = name
+    return register(name, family=F, out=True)(impl)
 
 
-@register("amin", family=F, out=True)
-def amin(input, dim=(), keepdim=False):
-    return ops.amin(input, _axes(input, dim), keepdim)
+amax = _amaxmin("amax", ops.amax)
+amin = _amaxmin("amin", ops.amin)
 
 
-@register("argmax", family=F, out=True)
-def argmax(input, dim=None, keepdim=False):
+def _arg(name, fn):
+    def impl(input, dim=None, keepdim=False):
+        if input.dtype == ms.bool_:
+            raise RuntimeError(f"{name}(): does not support bool input")
+        x, _ = comparable(input)
+        if dim is None:
+            if x.size == 0:
+                raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+            flat = x.reshape(-1)
+            r = as_int64(fn(flat, 0, False))
+            if has_nan(flat):
+                nan = ops.isnan(flat)
+                r = ops.where(nan.any(), as_int64(ops.argmax(nan, 0, False)), r)
+            return r.reshape((1,) * x.ndim) if keepdim else r
+        d = wrap_dim(dim, x.ndim)
+        if x.ndim == 0:
+            return ops.zeros((), ms.int64)
+        _check_nonempty_dims(name, x, (d,))
+        if x.size == 0:
+            return ops.zeros(_out_shape(x.shape, (d,), keepdim), ms.int64)
+        r = as_int64(fn(x, d, keepdim))
+        if has_nan(x):
+            nan = ops.isnan(x)
+            r = ops.where(ops.any(nan, d, keepdim), as_int64(ops.argmax(nan, d, keepdim)), r)
+        return r
+    impl.__name__ = name
+    return register(name, family=F, out=True)(impl)
+
+
+argmax = _arg("argmax", ops.argmax)
+argmin = _arg("argmin", ops.argmin)
+
+
+@register("aminmax", family=F, out=True)
+def aminmax(input, *, dim=None, keepdim=False):
     if dim is None:
-        return ops.argmax(input.reshape(-1), 0, False).astype(ms.int64)
-    return ops.argmax(input, wrap_dim(dim, input.ndim), keepdim).astype(ms.int64)
-
-
-@register("argmin", family=F, out=True)
-def argmin(input, dim=None, keepdim=False):
-    if dim is None:
-        return ops.argmin(input.reshape(-1), 0, False).astype(ms.int64)
-    return ops.argmin(input, wrap_dim(dim, input.ndim), keepdim).astype(ms.int64)
+        if input.size == 0:
+            raise RuntimeError(
+                "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.")
+        lo, hi = amin(input, (), False), amax(input, (), False)
+        if keepdim:
+            shape = (1,) * input.ndim
+            lo, hi = lo.reshape(shape), hi.reshape(shape)
+        return aminmax_rt(lo, hi)
+    d = wrap_dim(dim, input.ndim)
+    if input.ndim == 0:
+        return aminmax_rt(input.copy(), input.copy())
+    _check_nonempty_dims("aminmax", input, (d,), sep=": ")
+    return aminmax_rt(amin(input, d, keepdim), amax(input, d, keepdim))
 
 
 @register("all", family=F, out=True)
 def all(input, dim=None, keepdim=False):
-    return ops.all(input.astype(ms.bool_), _axes(input, dim), keepdim)
+    if input.size == 0:
+        r = ops.ones(_out_shape(input.shape, _axes(input, dim), keepdim), ms.bool_)
+    else:
+        r = ops.all(input.astype(ms.bool_), _axes(input, dim), keepdim)
+    return r.astype(ms.uint8) if input.dtype == ms.uint8 else r   # torch keeps uint8 here
 
 
 @register("any", family=F, out=True)
 def any(input, dim=None, keepdim=False):
-    return ops.any(input.astype(ms.bool_), _axes(input, dim), keepdim)
+    if input.size == 0:
+        r = ops.zeros(_out_shape(input.shape, _axes(input, dim), keepdim), ms.bool_)
+    else:
+        r = ops.any(input.astype(ms.bool_), _axes(input, dim), keepdim)
+    return r.astype(ms.uint8) if input.dtype == ms.uint8 else r
+
+
+@register("count_nonzero", family=F)
+def count_nonzero(input, dim=None):
+    nz = ops.ne(input, const(0, input.dtype)) if input.dtype != ms.bool_ else input
+    return _reduce_sum(nz, _axes(input, dim), False, ms.int64)
+
+
+# --- variance, norms, logsumexp -----------------------------------------------------------------
+
+def _var_args(name, input, dim, unbiased, keepdim, correction):
+    if isinstance(dim, bool):            # legacy std(input, unbiased)
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise TypeError(f"{name}() received an invalid combination of arguments - got both unbiased and "
+                        "correction")
+    if not is_float(input):
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    c = correction if correction is not None else (0 if unbiased is False else 1)
+    return _axes(input, dim), c, keepdim
+
+
+def _var_mean(input, axes, c, keepdim):
+    x = input.astype(ms.float32) if input.dtype in (ms.bfloat16, ms.float16) else input
+    if x.size == 0:
+        m = empty_result(x, _out_shape(x.shape, axes, True), math.nan)
+    else:
+        m = ops.mean(x, axes, True)
+    dev = x - m
+    sq = ops.real(dev * ops.conj(dev)) if _FROM_MS[x.dtype]._cat == D._COMPLEX else ops.square(dev)
+    n = 1
+    for a in axes or range(x.ndim):
+        n *= x.shape[a]
+    var = _reduce_sum(sq, axes, keepdim, sq.dtype) / float(builtins.max(n - c, 0))
+    if not keepdim:
+        m = m.reshape(_out_shape(x.shape, axes, False))
+    if x.dtype != input.dtype:
+        var, m = var.astype(input.dtype), m.astype(input.dtype)
+    return var, m
+
+
+@register("var", family=F, out=True)
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _var_mean(input, *_var_args("var", input, dim, unbiased, keepdim, correction))[0]
+
+
+@register("std", family=F, out=True)
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    v = _var_mean(input, *_var_args("std", input, dim, unbiased, keepdim, correction))[0]
+    return _safe_root(v, ops.sqrt, needs_grad(input))
+
+
+@register("var_mean", family=F, method=False)
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _var_mean(input, *_var_args("var_mean", input, dim, unbiased, keepdim, correction))
+
+
+@register("std_mean", family=F, method=False)
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    v, m = _var_mean(input, *_var_args("std_mean", input, dim, unbiased, keepdim, correction))
+    return _safe_root(v, ops.sqrt, needs_grad(input)), m
+
+
+def _safe_root(s, root, grad):
+    """s ** (1/p) whose gradient is 0 where s == 0, as torch's norm backward (not 0 * inf = nan)."""
+    if not grad:
+        return root(s)
+    zero = ops.equal(s, 0)
+    return ops.where(zero, const(0, s.dtype), root(ops.where(zero, const(1, s.dtype), s)))
+
+
+def vector_norm(x, p, axes, keepdim):
+    """torch.linalg.vector_norm's math on a float or complex tensor (axes () = all)."""
+    a = ops.abs(x)
+    dt = a.dtype
+    if p == 2:
+        return _safe_root(_reduce_sum(ops.square(a), axes, keepdim, dt), ops.sqrt, needs_grad(x))
+    if p == 1:
+        return _reduce_sum(a, axes, keepdim, dt)
+    if p == math.inf:
+        return amax(a, axes, keepdim)
+    if p == -math.inf:
+        return amin(a, axes, keepdim)
+    if p == 0:
+        return _reduce_sum(ops.ne(a, const(0, dt)), axes, keepdim, dt)
+    s = _reduce_sum(ops.pow(a, p), axes, keepdim, dt)
+    return _safe_root(s, lambda t: ops.pow(t, 1.0 / p), needs_grad(x))
+
+
+@register("norm", family=F, out=True)
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    if dtype is not None:
+        input = input.astype(dtype._ms)
+    if isinstance(dim, int):
+        dim = (dim,)
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or len(dim) <= 2):
+            p = 2
+        elif p == "nuc":
+            return _nuclear(input, dim, keepdim)
+        else:
+            what = "dim must be a 2-tuple. Got " + " ".join(map(str, dim)) if p == "fro" else \
+                f"Order {p} not supported."
+            raise RuntimeError(f"linalg.matrix_norm: {what}")
+    if p is None:
+        p = 2
+    if not is_float(input):
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. "
+                           f"Got {_scalar_name(input)}")
+    x = input.astype(ms.float32) if input.dtype == ms.bfloat16 else input
+    r = vector_norm(x, p, _axes(x, dim), keepdim)
+    return r.astype(input.dtype) if input.dtype == ms.bfloat16 else r
+
+
+def _nuclear(input, dim, keepdim):
+    if not is_float(input) or _FROM_MS[input.dtype]._cat == D._COMPLEX:
+        raise RuntimeError("linalg.matrix_norm: nuclear norm of this dtype is not supported by mstorch "
+                           f"(got {_scalar_name(input)})")
+    if input.ndim < 2:
+        raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    dims = tuple(range(input.ndim)) if dim is None else tuple(dim)
+    if len(dims) != 2:
+        raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got " + " ".join(map(str, dims)))
+    d0, d1 = wrap_dims(dims, input.ndim)
+    x = ops.moveaxis(input, (d0, d1), (-2, -1))
+    r = ops.sum(ops.svd(x, compute_uv=False), -1)
+    if keepdim:
+        for d in sorted((d0, d1)):
+            r = r.expand_dims(d)
+    return r
+
+
+@register("logsumexp", family=F, out=True)
+def logsumexp(input, dim, keepdim=False):
+    x = input if is_float(input) else input.astype(D.get_default_dtype()._ms)
+    axes = _axes(x, dim)
+    if x.size == 0:
+        return empty_result(x, _out_shape(x.shape, axes, keepdim), -math.inf)
+    # shift by the (constant) max for range; an infinite max would turn inf - inf into nan
+    m = ops.stop_gradient(ops.amax(x, axes, True))
+    m = ops.where(ops.isinf(m), const(0, m.dtype), m)
+    r = ops.log(ops.sum(ops.exp(x - m), axes, True)) + m
+    return r if keepdim else r.reshape(_out_shape(x.shape, axes, False))
+
+
+# --- cumulative ops -----------------------------------------------------------------------------
+
+def _cum_input(input, dim, dtype):
+    d = wrap_dim(dim, input.ndim)
+    out_dt = _acc_dtype(input, dtype)
+    x = input.astype(out_dt) if input.dtype != out_dt else input
+    if x.dtype == ms.bfloat16:
+        x = x.astype(ms.float32)
+    return (x.reshape(1) if x.ndim == 0 else x), d, out_dt
+
+
+def _cum_run(fn, x, d, input, out_dt):
+    if x.size == 0:                  # MindSpore's kernels fail on empty input
+        return x.astype(out_dt) if x.dtype != out_dt else x.copy()
+    return _cum_finish(fn(x, d), input, out_dt)
+
+
+def _cum_finish(r, input, out_dt):
+    if input.ndim == 0:
+        r = r.reshape(())
+    return r if r.dtype == out_dt else r.astype(out_dt)
+
+
+@register("cumsum", family=F, out=True)
+def cumsum(input, dim, *, dtype=None):
+    x, d, out_dt = _cum_input(input, dim, dtype)
+    return _cum_run(ops.cumsum, x, d, input, out_dt)
+
+
+@register("cumprod", family=F, out=True)
+def cumprod(input, dim, *, dtype=None):
+    x, d, out_dt = _cum_input(input, dim, dtype)
+    return _cum_run(_cumprod_scan if needs_grad(x) else ops.cumprod, x, d, input, out_dt)
+
+
+def _cum_inplace(name, fn):
+    # hand-written rather than the generic in-place form: torch computes in the receiver's dtype and
+    # refuses a different dtype= (the generic form would cast the result back silently)
+    def impl(self, dim, *, dtype=None):
+        if dtype is not None and dtype is not self.dtype:
+            raise RuntimeError(f"Bad in-place call: input tensor dtype {self.dtype} and output tensor dtype "
+                               f"{dtype} should match")
+        if self.dtype is D.bool_:
+            raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+        return self._write(fn(self._ms, dim, dtype=self.dtype))
+    impl.__name__ = name + "_"
+    return register(name + "_", family=F, function=False, raw=True)(impl)
+
+
+def _cumprod_scan(x, d):
+    """cumprod as log2(n) multiplications of shifted copies (Hillis-Steele): its autograd is exact when
+    the input holds zeros, where MindSpore's CumProd gradient divides by them and gives nan."""
+    n = x.shape[d]
+    out, s = x, 1
+    while s < n:
+        shape = list(x.shape)
+        shape[d] = s
+        shifted = ops.cat((ops.ones(tuple(shape), x.dtype), ops.narrow(out, d, 0, n - s)), d)
+        out = out * shifted
+        s *= 2
+    return out
+
+
+def _cum_extreme(name, fn, rt):
+    def impl(input, dim):
+        d = wrap_dim(dim, input.ndim)
+        if input.ndim == 0:
+            return rt(input.copy(), ops.zeros((), ms.int64))
+        if input.size == 0:
+            return rt(input.copy(), ops.zeros(input.shape, ms.int64))
+        x, dt = comparable(input)
+        values, idx = fn(x, d)
+        idx = as_int64(idx)
+        if needs_grad(input):     # CumMax's own gradient needs a scatter kernel the CPU lacks
+            values = ops.gather_elements(x, d, idx)
+        return rt(_back(values, dt), idx)
+    impl.__name__ = name
+    return register(name, family=F, out=True)(impl)
+
+
+cumsum_ = _cum_inplace("cumsum", cumsum)
+cumprod_ = _cum_inplace("cumprod", cumprod)
+cummax = _cum_extreme("cummax", ops.cummax, cummax_rt)
+cummin = _cum_extreme("cummin", ops.cummin, cummin_rt)
+
+
+@register("logcumsumexp", family=F, out=True)
+def logcumsumexp(input, dim):
+    x = input if is_float(input) else input.astype(D.get_default_dtype()._ms)
+    d = wrap_dim(dim, x.ndim)
+    if x.size == 0:
+        return x.copy()
+    m = ops.stop_gradient(ops.amax(x, (d,) if x.ndim else (), True))
+    m = ops.where(ops.isinf(m), const(0, m.dtype), m)
+    xs = (x - m).reshape(1) if x.ndim == 0 else x - m
+    r = ops.log(ops.cumsum(ops.exp(xs), d)) + m
+    return r.reshape(()) if x.ndim == 0 else r
+
+
+@register("diff", family=F, out=True)
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    if input.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = wrap_dim(dim, input.ndim)
+    parts = [t for t in (prepend, input, append) if t is not None]
+    for t in parts:
+        if t.ndim != input.ndim:
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    if len(parts) > 1:
+        rt = result_type(*parts)._ms
+        x = ops.cat([t if t.dtype == rt else t.astype(rt) for t in parts], d)
+    else:
+        x = input
+    if n == 0:
+        return x.copy()
+    for _ in range(n):
+        size = x.shape[d]
+        if size <= 1:
+            shape = list(x.shape)
+            shape[d] = 0
+            return empty_result(x, tuple(shape))
+        hi, lo = ops.narrow(x, d, 1, size - 1), ops.narrow(x, d, 0, size - 1)
+        x = ops.logical_xor(hi, lo) if x.dtype == ms.bool_ else hi - lo
+    return x

@@ -1,0 +1,1 @@
+"""Internals of ``mstorch.serialization`` (torch.save / torch.load): see that module."""

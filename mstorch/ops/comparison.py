@@ -1,0 +1,259 @@
+"""Comparisons, logical and bitwise ops, NaN/inf tests, isclose, and clamp/maximum/minimum: the
+pointwise ops whose results are masks or selections (family "pointwise"; helpers in pointwise.py)."""
+import mindspore as ms
+from mindspore import ops
+
+from .. import _dtype as D
+from ._helpers import MsTensor, promote, dtype_of, to_operand, result_type, scalar_tensor
+from ._registry import register
+from .pointwise import F, _need_tensor, _not_impl, _T
+
+_bool = ms.bool_
+
+# --- clamp / min-max ---------------------------------------------------------------------------
+
+@register("clamp", family=F, inplace="clamp_", out=True, aliases=("clip",))
+def clamp(input, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    kinds = {isinstance(x, _T) for x in (min, max) if x is not None}
+    if len(kinds) > 1 or not all(isinstance(x, (_T, bool, int, float)) for x in (min, max) if x is not None):
+        raise TypeError(f"clamp() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(min).__name__}, {type(max).__name__})")
+    rt = result_type(*(x for x in (input, min, max) if x is not None))
+    x = input if input.dtype is rt._ms else input.astype(rt._ms)
+    # selects, not Maximum/Minimum: NaN passes through and, at x == bound, the gradient goes to x (torch)
+    nan_bounds = rt._cat >= D._FLOAT and kinds == {True}   # a NaN in a tensor bound propagates too
+    if min is not None:
+        lo = to_operand(min, rt)
+        below = ops.less(x, lo)
+        x = ops.where(ops.logical_or(below, ops.isnan(lo)) if nan_bounds else below, lo, x)
+    if max is not None:
+        hi = to_operand(max, rt)
+        above = ops.greater(x, hi)
+        x = ops.where(ops.logical_or(above, ops.isnan(hi)) if nan_bounds else above, hi, x)
+    return x
+
+
+@register("clamp_min", family=F, inplace="clamp_min_", out=True)
+def clamp_min(input, min):
+    return clamp(input, min=min)
+
+
+@register("clamp_max", family=F, inplace="clamp_max_", out=True)
+def clamp_max(input, max):
+    return clamp(input, max=max)
+
+
+def _minmax(name, fn, bool_fn):
+    def impl(input, other):
+        _need_tensor(name, input, 1, "input")
+        _need_tensor(name, other, 2)
+        a, b, rt = promote(input, other)
+        if rt is D.bool_:
+            return bool_fn(a, b)
+        r = fn(a, b)
+        if rt._cat >= D._FLOAT:   # MindSpore returns b when either is NaN: a NaN in a must win too
+            r = ops.where(ops.isnan(a), a, r)
+        return r
+    impl.__name__ = name
+    register(name, family=F, out=True)(impl)
+
+
+_minmax("maximum", ops.maximum, ops.logical_or)
+_minmax("minimum", ops.minimum, ops.logical_and)
+
+
+def _fminmax(name, fn, bool_fn):
+    def impl(input, other):
+        _need_tensor(name, input, 1, "input")
+        _need_tensor(name, other, 2)
+        a, b, rt = promote(input, other)
+        if rt is D.bool_:
+            return bool_fn(a, b)
+        if rt._cat < D._FLOAT:
+            return fn(a, b)
+        # NaN loses: replace each NaN by the other operand first
+        a2 = ops.where(ops.isnan(a), b, a)
+        return fn(a2, ops.where(ops.isnan(b), a2, b))
+    impl.__name__ = name
+    register(name, family=F, out=True)(impl)
+
+
+_fminmax("fmax", ops.maximum, ops.logical_or)
+_fminmax("fmin", ops.minimum, ops.logical_and)
+
+
+
+
+# --- comparisons ---------------------------------------------------------------------------------
+
+def _compare(name, fn, aliases=()):
+    def impl(input, other):
+        if not isinstance(input, _T):
+            raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                            f"({type(input).__name__}, {type(other).__name__})")
+        if isinstance(other, _T) and input.dtype is other.dtype:
+            return fn(input, other)
+        a, b, rt = promote(input, other)
+        return fn(a, b)
+    impl.__name__ = name
+    register(name, family=F, inplace=name + "_", out=True, aliases=aliases)(impl)
+
+
+for _name, _fn, _al in [("eq", ops.equal, ()), ("ne", ops.not_equal, ("not_equal",)),
+                        ("lt", ops.less, ("less",)), ("le", ops.less_equal, ("less_equal",)),
+                        ("gt", ops.greater, ("greater",)), ("ge", ops.greater_equal, ("greater_equal",))]:
+    _compare(_name, _fn, _al)
+
+
+@register("equal", family=F)
+def equal(input, other):
+    _need_tensor("equal", input, 1, "input")
+    _need_tensor("equal", other, 2)
+    if tuple(input.shape) != tuple(other.shape):
+        return False
+    if input.size == 0:
+        return True
+    a, b, rt = promote(input, other)
+    return bool(ops.equal(a, b).all().asnumpy())
+
+
+# --- logical and bitwise -------------------------------------------------------------------------
+
+def _as_bool(x):
+    return x if x.dtype is _bool else ops.not_equal(x, scalar_tensor(0, dtype_of(x)))
+
+
+def _logical(name, fn):
+    def impl(input, other):
+        _need_tensor(name, input, 1, "input")
+        _need_tensor(name, other, 2)
+        return fn(_as_bool(input), _as_bool(other))
+    impl.__name__ = name
+    register(name, family=F, inplace=name + "_", out=True)(impl)
+
+
+for _name, _fn in [("logical_and", ops.logical_and), ("logical_or", ops.logical_or),
+                   ("logical_xor", ops.logical_xor)]:
+    _logical(_name, _fn)
+
+
+@register("logical_not", family=F, inplace="logical_not_", out=True)
+def logical_not(input):
+    return ops.logical_not(_as_bool(input))
+
+
+def _bitwise_operands(name, input, other):
+    if not isinstance(input, _T) and not isinstance(other, _T):
+        _need_tensor(name, input, 1, "input")
+    a, b, rt = promote(input, other)
+    if rt._cat >= D._FLOAT:
+        _not_impl(f"{name}_cpu", a)
+    return a, b, rt
+
+
+def _bitwise(name, fn, bool_fn):
+    def impl(input, other):
+        a, b, rt = _bitwise_operands(name, input, other)
+        return bool_fn(a, b) if rt is D.bool_ else fn(a, b)
+    impl.__name__ = name
+    register(name, family=F, inplace=name + "_", out=True)(impl)
+
+
+_bitwise("bitwise_and", ops.bitwise_and, ops.logical_and)
+_bitwise("bitwise_or", ops.bitwise_or, ops.logical_or)
+_bitwise("bitwise_xor", ops.bitwise_xor, ops.logical_xor)
+
+
+@register("bitwise_not", family=F, inplace="bitwise_not_", out=True)
+def bitwise_not(input):
+    if input.dtype is _bool:
+        return ops.logical_not(input)
+    if dtype_of(input)._cat >= D._FLOAT:
+        _not_impl("bitwise_not_cpu", input)
+    return ops.invert(input)
+
+
+def _shift(name, left):
+    def impl(input, other):
+        a, b, rt = _bitwise_operands(name, input, other)
+        if rt is D.bool_:
+            a, b = a.astype(ms.uint8), b.astype(ms.uint8)
+        bits = 8 * dtype_of(a).itemsize
+        # torch: shifting by a negative amount or by the bit width or more gives 0 (left, or right on
+        # unsigned) or the sign fill (right on signed); C leaves it undefined
+        zero = scalar_tensor(0, dtype_of(b))
+        out_of_range = ops.logical_or(ops.less(b, zero), ops.greater_equal(b, scalar_tensor(bits, dtype_of(b))))
+        if left:
+            r = ops.bitwise_left_shift(a, ops.where(out_of_range, zero, b))
+            r = ops.where(out_of_range, ops.zeros_like(r), r)
+        else:
+            cap = scalar_tensor(bits - 1, dtype_of(b))
+            r = ops.bitwise_right_shift(a, ops.where(out_of_range, cap, b))
+            if not dtype_of(a).is_signed:
+                r = ops.where(out_of_range, ops.zeros_like(r), r)
+        return r.astype(_bool) if rt is D.bool_ else r
+    impl.__name__ = name
+    register(name, family=F, inplace=name + "_", out=True)(impl)
+
+
+_shift("bitwise_left_shift", True)
+_shift("bitwise_right_shift", False)
+
+
+# --- NaN / inf tests, isclose ------------------------------------------------------------------
+
+def _float_test(name, fn, int_value):
+    def impl(input):
+        if dtype_of(input)._cat >= D._FLOAT:
+            return fn(input)
+        return (ops.ones if int_value else ops.zeros)(input.shape, _bool)
+    impl.__name__ = name
+    register(name, family=F)(impl)
+
+
+_float_test("isnan", ops.isnan, False)
+_float_test("isinf", ops.isinf, False)
+_float_test("isfinite", ops.isfinite, True)
+_float_test("isposinf", lambda x: ops.equal(x, scalar_tensor(float("inf"), dtype_of(x))), False)
+_float_test("isneginf", lambda x: ops.equal(x, scalar_tensor(float("-inf"), dtype_of(x))), False)
+
+
+@register("isreal", family=F)
+def isreal(input):
+    if dtype_of(input).is_complex:
+        return ops.equal(ops.imag(input), scalar_tensor(0, dtype_of(input).to_real()))
+    return ops.ones(input.shape, _bool)
+
+
+@register("isclose", family=F)
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    _need_tensor("isclose", input, 1, "input")
+    _need_tensor("isclose", other, 2)
+    if input.dtype is not other.dtype:
+        from .._tensor import scalar_type_name
+        raise RuntimeError(f"{scalar_type_name(dtype_of(input))} did not match "
+                           f"{scalar_type_name(dtype_of(other))}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    close = ops.equal(input, other)
+    d = dtype_of(input)
+    if equal_nan and d._cat >= D._FLOAT:
+        close = ops.logical_or(close, ops.logical_and(ops.isnan(input), ops.isnan(other)))
+    if rtol == 0 and atol == 0:
+        return close
+    a, b = input, other
+    if d._cat < D._FLOAT:   # torch compares integers with tolerances in the default float dtype
+        a, b = a.astype(D.get_default_dtype()._ms), b.astype(D.get_default_dtype()._ms)
+    fd = dtype_of(a)
+    allowed = ops.add(ops.abs(ops.mul(b, scalar_tensor(rtol, fd))), scalar_tensor(atol, fd))
+    actual = ops.abs(ops.sub(a, b))
+    return ops.logical_or(close, ops.logical_and(ops.isfinite(actual), ops.less_equal(actual, allowed)))
+
+
+@register("allclose", family=F)
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(isclose(input, other, rtol, atol, equal_nan).all().asnumpy())

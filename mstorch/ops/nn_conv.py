@@ -1,0 +1,339 @@
+"""torch.nn.functional convolutions: conv1d/2d/3d, conv_transpose1d/2d/3d, conv_tbc.
+
+MindSpore 2.10 CPU kernels, measured: Conv2D/Conv3D (and conv1d) for float16/float32 match torch;
+ConvTranspose2D has no CPU kernel, but Conv2DBackpropInput (the same computation) has one;
+Conv3DTranspose runs when the depth dilation is 1. bfloat16 runs through float32 (what torch's CPU
+kernels effectively do). float64 and integer convolutions have no kernel: they are composed as strided
+slices plus one matmul (im2col), exact in their own precision.
+"""
+import functools
+import itertools
+import math
+
+import mindspore as ms
+from mindspore import ops
+from mindspore.ops import operations as P
+
+from ._helpers import dtype_of
+from ._registry import register
+
+F = "nn.conv"
+_NATIVE = (ms.float16, ms.float32)
+
+
+def _name(t):
+    from .._tensor import scalar_type_name
+    return scalar_type_name(dtype_of(t))
+
+
+def _sizes(t):
+    return list(t.shape)
+
+
+def ntuple(value, n, name):
+    """torch's expand_param_if_needed: an int or a 1-element sequence is repeated ``n`` times."""
+    if isinstance(value, int):
+        return (value,) * n
+    value = tuple(int(v) for v in value)
+    if len(value) == 1:
+        return value * n
+    if len(value) != n:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {n} values to match "
+                           f"the convolution dimensions, but got {name}={list(value)}")
+    return value
+
+
+def pad_tuple(pairs):
+    """[(lo, hi) per spatial dim, first dim first] -> the flat last-dim-first tuple ops.pad takes."""
+    out = ()
+    for lo, hi in reversed(pairs):
+        out += (lo, hi)
+    return out
+
+
+def batchify(input, n, name):
+    """Accept torch's unbatched form (one spatial rank less); returns (batched input, was_unbatched)."""
+    if input.ndim == n + 2:
+        return input, False
+    if input.ndim == n + 1:
+        return input.expand_dims(0), True
+    raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {name}, but got "
+                       f"input of size: {_sizes(input)}")
+
+
+def _check_common(input, weight, bias, stride, padding, dilation, groups, n):
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"expected scalar type {_name(input)} but found {_name(weight)}")
+    if bias is not None and bias.dtype != input.dtype:
+        raise RuntimeError(f"Input type ({_name(input).lower()}) and bias type ({_name(bias).lower()}) "
+                           f"should be the same")
+    if weight.ndim != n + 2:
+        raise RuntimeError(f"Expected {n + 2}-dimensional weight for {n + 2}-dimensional input "
+                           f"{_sizes(input)}, but got {weight.ndim}-dimensional weight of size "
+                           f"{_sizes(weight)} instead")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if not isinstance(padding, str) and any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if dtype_of(input).is_complex or input.dtype == ms.bool_:
+        raise NotImplementedError(f"\"conv{n}d\" not implemented for '{_name(input)}'")
+
+
+def _same_padding(kernel, dilation):
+    pairs = []
+    for k, d in zip(kernel, dilation):
+        total = d * (k - 1)
+        pairs.append((total // 2, total - total // 2))
+    return pairs
+
+
+def _conv(input, weight, bias, stride, padding, dilation, groups, n, name):
+    stride = ntuple(stride, n, "stride")
+    dilation = ntuple(dilation, n, "dilation")
+    if isinstance(padding, str):
+        if padding not in ("same", "valid"):
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+        if padding == "same" and any(s != 1 for s in stride):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+    else:
+        padding = ntuple(padding, n, "padding")
+    input, unbatched = batchify(input, n, name)
+    _check_common(input, weight, bias, stride, padding, dilation, groups, n)
+    kernel = tuple(weight.shape[2:])
+    if weight.shape[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+                           f"but got weight of size [{_sizes(weight)}] instead")
+    if input.shape[1] != weight.shape[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {_sizes(weight)}, expected input"
+                           f"{_sizes(input)} to have {weight.shape[1] * groups} channels, but got "
+                           f"{input.shape[1]} channels instead")
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != weight.shape[0]):
+        raise RuntimeError(f"Given weight of size {_sizes(weight)}, expected bias to be 1-dimensional with "
+                           f"{weight.shape[0]} elements, but got bias of size {_sizes(bias)} instead")
+    if padding == "valid":
+        pairs = [(0, 0)] * n
+    elif padding == "same":
+        pairs = _same_padding(kernel, dilation)
+    else:
+        pairs = [(p, p) for p in padding]
+    padded = [s + lo + hi for s, (lo, hi) in zip(input.shape[2:], pairs)]
+    eff = [d * (k - 1) + 1 for k, d in zip(kernel, dilation)]
+    if any(p < e for p, e in zip(padded, eff)):
+        raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
+                           f"Kernel size: ({' x '.join(map(str, eff))}). Kernel size can't be greater than "
+                           f"actual input size")
+    if any(lo != hi for lo, hi in pairs):
+        input = ops.pad(input, pad_tuple(pairs))
+        pairs = [(0, 0)] * n
+    out = _conv_run(input, weight, bias, stride, tuple(lo for lo, _ in pairs), dilation, groups, n)
+    return out.squeeze(0) if unbatched else out
+
+
+def _conv_run(x, w, b, stride, pad, dilation, groups, n):
+    """A validated convolution with symmetric padding ``pad`` on batched input."""
+    dt = x.dtype
+    if dt == ms.bfloat16:
+        x, w = x.astype(ms.float32), w.astype(ms.float32)
+        b = None if b is None else b.astype(ms.float32)
+    elif dt not in _NATIVE:
+        return _conv_im2col(x, w, b, stride, pad, dilation, groups)
+    mode = "pad" if any(pad) else "valid"
+    if n == 1:
+        out = ops.conv1d(x, w, b, stride[0], mode, pad[0], dilation[0], groups)
+    elif n == 2:
+        out = ops.conv2d(x, w, b, stride, mode, pad, dilation, groups)
+    else:
+        out = ops.conv3d(x, w, b, stride, mode, pad, dilation, groups)
+    return out.astype(dt) if dt == ms.bfloat16 else out
+
+
+def _conv_im2col(x, w, b, stride, pad, dilation, groups):
+    """Convolution as strided slices + matmul, for dtypes without a conv kernel (float64, integers)."""
+    n = w.ndim - 2
+    kernel = w.shape[2:]
+    if any(pad):
+        x = ops.pad(x, pad_tuple([(p, p) for p in pad]))
+    N, C = x.shape[:2]
+    out = [(s - d * (k - 1) - 1) // st + 1 for s, k, d, st in zip(x.shape[2:], kernel, dilation, stride)]
+    cols = []
+    for offs in itertools.product(*[range(k) for k in kernel]):
+        begin = (0, 0) + tuple(o * d for o, d in zip(offs, dilation))
+        end = (N, C) + tuple(b0 + (o - 1) * st + 1 for b0, o, st in zip(begin[2:], out, stride))
+        cols.append(ops.strided_slice(x, begin, end, (1, 1) + tuple(stride)))
+    col = ops.stack(cols, 2)                                   # (N, C, K, *out)
+    K = len(cols)
+    L = math.prod(out)
+    O = w.shape[0]
+    col = col.reshape(N, groups, (C // groups) * K, L)
+    y = ops.matmul(w.reshape(groups, O // groups, (C // groups) * K), col)
+    y = y.reshape((N, O) + tuple(out))
+    if b is not None:
+        y = y + b.reshape((1, O) + (1,) * n)
+    return y
+
+
+@register("conv1d", family=F, method=False, functional=True)
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
+
+
+@register("conv2d", family=F, method=False, functional=True)
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+
+
+@register("conv3d", family=F, method=False, functional=True)
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
+
+
+# --- transposed --------------------------------------------------------------------------------
+
+_AXES = ("depth", "height", "width")
+
+
+def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, n, name):
+    stride = ntuple(stride, n, "stride")
+    padding = ntuple(padding, n, "padding")
+    output_padding = ntuple(output_padding, n, "output_padding")
+    dilation = ntuple(dilation, n, "dilation")
+    input, unbatched = batchify(input, n, name)
+    _check_common(input, weight, bias, stride, padding, dilation, groups, n)
+    if any(o < 0 for o in output_padding):
+        raise RuntimeError("negative output_padding is not supported")
+    if any(o >= s and o >= d for o, s, d in zip(output_padding, stride, dilation)):
+        # torch runs 1-d through its 2-d kernel, so its message names height and width there
+        axes = _AXES[3 - max(n, 2):]
+        vals = ((0,) if n == 1 else ()) + output_padding, ((1,) if n == 1 else ()) + stride, \
+            ((1,) if n == 1 else ()) + dilation
+        parts = [f"{what}_{a}: {v}" for what, seq in zip(("output_padding", "stride", "dilation"), vals)
+                 for a, v in zip(axes, seq)]
+        raise RuntimeError("output padding must be smaller than either stride or dilation, but got "
+                           + " ".join(parts))
+    if weight.shape[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+                           f"but got weight of size [{_sizes(weight)}] instead")
+    if input.shape[1] != weight.shape[0]:
+        raise RuntimeError(f"Given transposed=1, weight of size {_sizes(weight)}, expected input"
+                           f"{_sizes(input)} to have {weight.shape[0]} channels, but got {input.shape[1]} "
+                           f"channels instead")
+    cout = weight.shape[1] * groups
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != cout):
+        raise RuntimeError(f"Given transposed=1, weight of size {_sizes(weight)}, expected bias to be "
+                           f"1-dimensional with {cout} elements, but got bias of size {_sizes(bias)} instead")
+    kernel = tuple(weight.shape[2:])
+    out = [(s - 1) * st - 2 * p + d * (k - 1) + op + 1
+           for s, st, p, d, k, op in zip(input.shape[2:], stride, padding, dilation, kernel, output_padding)]
+    if any(o <= 0 for o in out):
+        raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, input.shape[2:]))}). "
+                           f"Calculated output size per channel: ({' x '.join(map(str, out))}). "
+                           f"Output size is too small")
+    y = _transpose_run(input, weight, stride, padding, output_padding, groups, dilation, out, n)
+    if bias is not None:
+        y = y + bias.astype(y.dtype).reshape((1, cout) + (1,) * n)
+    return y.squeeze(0) if unbatched else y
+
+
+@functools.lru_cache(maxsize=256)
+def _backprop_input(out_channel, kernel, pad, stride, dilation, groups):
+    return P.Conv2DBackpropInput(out_channel, kernel, pad_mode="pad", pad=pad, stride=stride,
+                                 dilation=dilation, group=groups)
+
+
+@functools.lru_cache(maxsize=256)
+def _transpose3d(cin, cout, kernel, pad, stride, dilation, groups, output_padding):
+    return P.Conv3DTranspose(cin, cout, kernel, pad_mode="pad", pad=pad, stride=stride, dilation=dilation,
+                             group=groups, output_padding=output_padding)
+
+
+def _transpose_run(x, w, stride, padding, output_padding, groups, dilation, out, n):
+    dt = x.dtype
+    if dt == ms.bfloat16:
+        x, w = x.astype(ms.float32), w.astype(ms.float32)
+    elif dt not in _NATIVE:
+        return _transpose_composed(x, w, stride, padding, output_padding, groups, dilation, n)
+    cout = w.shape[1] * groups
+    if n == 1:
+        prim = _backprop_input(w.shape[0], (1, w.shape[2]), (0, 0, padding[0], padding[0]), (1, stride[0]),
+                               (1, dilation[0]), groups)
+        y = prim(x.expand_dims(2), w.expand_dims(2), (x.shape[0], cout, 1, out[0])).squeeze(2)
+    elif n == 2:
+        prim = _backprop_input(w.shape[0], tuple(w.shape[2:]),
+                               (padding[0], padding[0], padding[1], padding[1]), stride, dilation, groups)
+        y = prim(x, w, (x.shape[0], cout) + tuple(out))
+    elif dilation[0] == 1:
+        pad = (padding[0], padding[0], padding[1], padding[1], padding[2], padding[2])
+        y = _transpose3d(w.shape[0], cout, tuple(w.shape[2:]), pad, stride, dilation, groups,
+                         output_padding)(x, w)
+    else:
+        y = _transpose_composed(x, w, stride, padding, output_padding, groups, dilation, n)
+    return y.astype(dt) if dt == ms.bfloat16 else y
+
+
+def _transpose_composed(x, w, stride, padding, output_padding, groups, dilation, n):
+    """Transposed convolution as zero-insertion + padding + a convolution with the flipped kernel."""
+    for i, s in enumerate(stride):
+        if s > 1:
+            x = _insert_zeros(x, 2 + i, s)
+    kernel = w.shape[2:]
+    pairs = [(d * (k - 1) - p, d * (k - 1) - p + op)
+             for k, d, p, op in zip(kernel, dilation, padding, output_padding)]
+    x = ops.pad(x, pad_tuple(pairs))
+    cin, cout_g = w.shape[0], w.shape[1]
+    wt = w.reshape((groups, cin // groups, cout_g) + tuple(kernel)).swapaxes(1, 2)
+    wt = wt.reshape((groups * cout_g, cin // groups) + tuple(kernel))
+    wt = ops.flip(wt, tuple(range(2, 2 + n)))
+    return _conv_run(x, wt, None, (1,) * n, (0,) * n, dilation, groups, n)
+
+
+def _insert_zeros(x, axis, s):
+    size = x.shape[axis]
+    x = x.expand_dims(axis + 1)
+    pad = [(0, 0)] * (x.ndim - axis - 1)
+    pad[0] = (0, s - 1)
+    x = ops.pad(x, pad_tuple(pad))
+    shape = x.shape[:axis] + (size * s,) + x.shape[axis + 2:]
+    x = x.reshape(shape)
+    begin = (0,) * x.ndim
+    end = shape[:axis] + ((size - 1) * s + 1,) + shape[axis + 1:]
+    return ops.strided_slice(x, begin, end, (1,) * x.ndim)
+
+
+@register("conv_transpose1d", family=F, method=False, functional=True)
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 1,
+                           "conv_transpose1d")
+
+
+@register("conv_transpose2d", family=F, method=False, functional=True)
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 2,
+                           "conv_transpose2d")
+
+
+@register("conv_transpose3d", family=F, method=False, functional=True)
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 3,
+                           "conv_transpose3d")
+
+
+@register("conv_tbc", family=F, method=False, functional=True)
+def conv_tbc(input, weight, bias, pad=0):
+    """(time, batch, channel) convolution: weight (kernel, in, out)."""
+    if input.ndim != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if weight.ndim != 3:
+        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, out_channels.")
+    if bias.ndim != 1:
+        raise RuntimeError("Bias must be 1-D")
+    if input.shape[2] != weight.shape[1]:
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if weight.shape[2] != bias.shape[0]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    x = input.transpose(1, 2, 0)
+    out = _conv(x, weight.transpose(2, 1, 0), bias, 1, pad, 1, 1, 1, "conv1d")
+    return out.transpose(2, 0, 1)

@@ -1,0 +1,44 @@
+"""torch.nn.functional.linear / bilinear."""
+from mindspore import ops
+
+from ._helpers import dtype_of
+from ._registry import register
+
+F = "nn.linear"
+
+
+@register("linear", family=F, function=False, method=False, functional=True)
+def linear(input, weight, bias=None):
+    if input.dtype != weight.dtype:
+        raise RuntimeError(
+            f"mat1 and mat2 must have the same dtype, but got {_n(input)} and {_n(weight)}")
+    if input.shape[-1] != weight.shape[-1]:
+        rows = 1
+        for s in input.shape[:-1]:
+            rows *= s
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
+                           f"{weight.shape[-1]}x{weight.shape[0]})")
+    if input.ndim == 2:
+        out = ops.matmul(input, weight.T) if bias is None else ops.dense(input, weight, bias)
+        return out
+    out = ops.matmul(input, weight.T)
+    return out if bias is None else ops.add(out, bias)
+
+
+def _n(t):
+    from .._tensor import scalar_type_name
+    return scalar_type_name(dtype_of(t))
+
+
+@register("bilinear", family=F, function=True, method=False, functional=True)
+def bilinear(input1, input2, weight, bias=None):
+    # out[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j] + b[o]
+    lead = input1.shape[:-1]
+    x1 = input1.reshape(-1, input1.shape[-1])
+    x2 = input2.reshape(-1, input2.shape[-1])
+    o, i, j = weight.shape
+    t = ops.matmul(x1, weight.transpose(1, 0, 2).reshape(i, o * j)).reshape(-1, o, j)
+    out = ops.sum(ops.mul(t, x2.reshape(-1, 1, j)), 2)
+    if bias is not None:
+        out = ops.add(out, bias)
+    return out.reshape(tuple(lead) + (o,))

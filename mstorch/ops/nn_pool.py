@@ -1,0 +1,471 @@
+"""torch.nn.functional pooling: max / avg / adaptive / lp pooling in 1-3 d, max_unpool.
+
+MindSpore 2.10 CPU kernels, measured against torch: max_pool2d/3d (dilation, ceil_mode, torch's flat
+indices), avg_pool1d/2d/3d (ceil_mode, count_include_pad, divisor_override), adaptive avg/max 2d/3d.
+1-d pooling runs through the 2-d kernels on a (N, C, 1, L) view; bfloat16 through float32; int64
+average pooling through float64 with C++'s truncating division (torch's integer kernel).
+"""
+import functools
+import itertools
+import math
+
+import numpy as np
+import mindspore as ms
+from mindspore import ops
+
+from ._helpers import dtype_of
+from ._registry import register
+from .nn_conv import _name, pad_tuple
+
+F = "nn.pool"
+_INF = float("inf")
+
+
+def _pool_tuple(value, n, fn, what, allow_none=False):
+    if value is None or (allow_none and isinstance(value, (tuple, list)) and len(value) == 0):
+        return None
+    if isinstance(value, int):
+        return (value,) * n
+    value = tuple(int(v) for v in value)
+    if len(value) == 1:
+        return value * n
+    if len(value) != n:
+        if n == 1:
+            raise RuntimeError(f"{fn}() {what} must be an int, list of ints or tuple of ints of size 1 but got "
+                               f"size {len(value)}")
+        words = {2: "two", 3: "three"}[n]
+        lead = "either be omitted, a single int" if what == "stride" else "either be a single int"
+        raise RuntimeError(f"{fn}: {what} must {lead}, or a tuple of {words} ints")
+    return value
+
+
+def _pool_args(kernel_size, stride, padding, dilation, n, fn):
+    k = _pool_tuple(kernel_size, n, fn, "kernel_size")
+    s = _pool_tuple(stride, n, fn, "stride", allow_none=True) or k
+    p = _pool_tuple(padding, n, fn, "padding")
+    d = _pool_tuple(dilation, n, fn, "dilation")
+    if any(v == 0 for v in s):
+        raise RuntimeError("stride should not be zero")
+    if any(v <= 0 for v in k):
+        raise RuntimeError("kernel size should be greater than zero, but got "
+                           + " ".join(f"k{a}: {v}" for a, v in zip(_axes(n), k)))
+    if any(v <= 0 for v in d):
+        raise RuntimeError("dilation should be greater than zero, but got "
+                           + " ".join(f"dilation{a}: {v}" for a, v in zip(_axes(n), d)))
+    for kk, pp, dd in zip(k, p, d):
+        if pp < 0 or pp > ((kk - 1) * dd + 1) / 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pp}, "
+                               f"kernel_size={kk} and dilation={dd}")
+    return k, s, p, d
+
+
+def _axes(n):
+    return ("T", "H", "W")[3 - n:] if n > 1 else ("W",)
+
+
+def _out_size(size, k, p, s, d, ceil):
+    out = (size + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil else 0)) // s + 1
+    if ceil and (out - 1) * s >= size + p:
+        out -= 1
+    return out
+
+
+def _check_output(x, k, s, p, d, ceil):
+    out = [_out_size(sz, kk, pp, ss, dd, ceil) for sz, kk, pp, ss, dd in zip(x.shape[2:], k, p, s, d)]
+    if any(o < 1 for o in out):
+        shape = "x".join(map(str, (x.shape[1],) + tuple(x.shape[2:])))
+        outs = "x".join(map(str, [x.shape[1]] + out))
+        raise RuntimeError(f"Given input size: ({shape}). Calculated output size: ({outs}). Output size is too small")
+    return out
+
+
+def _batched(input, n, fn, kind="max"):
+    """(input with batch dim, squeeze?) after torch's rank check."""
+    if input.ndim == n + 2:
+        return input, False
+    if input.ndim == n + 1:
+        return input.expand_dims(0), True
+    if n == 1:
+        if kind == "max":
+            raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size "
+                               f"for input, but got:{list(input.shape)}")
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 "
+                           f"'self' (while checking arguments for {fn})")
+    raise RuntimeError(f"non-empty {n + 1}D or {n + 2}D (batch mode) tensor expected for input")
+
+
+def _check_dtype(x, fn, ints=True):
+    d = dtype_of(x)
+    if x.dtype == ms.bool_ or d.is_complex or (not ints and not d.is_floating_point):
+        raise NotImplementedError(f"\"{fn}\" not implemented for '{_name(x)}'")
+
+
+# --- max pooling -------------------------------------------------------------------------------
+
+def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, n):
+    fn = f"max_pool{n}d"
+    k, s, p, d = _pool_args(kernel_size, stride, padding, dilation, n, fn)
+    x, unbatched = _batched(input, n, fn)
+    _check_dtype(x, fn)
+    if n == 1 and not return_indices and not dtype_of(x).is_floating_point:
+        raise NotImplementedError(f"\"max_pool1d_impl\" not implemented for '{_name(x)}'")
+    _check_output(x, k, s, p, d, ceil_mode)
+    dt = x.dtype
+    if dt == ms.bfloat16:
+        x = x.astype(ms.float32)
+    if n == 1:
+        r = ops.max_pool2d(x.expand_dims(2), (1, k[0]), (1, s[0]), (0, p[0]), (1, d[0]), return_indices, ceil_mode)
+        r = tuple(t.squeeze(2) for t in r) if return_indices else r.squeeze(2)
+    elif n == 2:
+        r = ops.max_pool2d(x, k, s, p, d, return_indices, ceil_mode)
+    else:
+        r = ops.max_pool3d(x, k, s, p, d, ceil_mode, return_indices)
+    if return_indices:
+        out, idx = r
+        if idx.dtype != ms.int64:
+            idx = idx.astype(ms.int64)
+    else:
+        out, idx = r, None
+    if dt == ms.bfloat16:
+        out = out.astype(dt)
+    if unbatched:
+        out = out.squeeze(0)
+        idx = None if idx is None else idx.squeeze(0)
+    return (out, idx) if return_indices else out
+
+
+@register("max_pool1d", family=F, method=False, functional=True)
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 1)
+
+
+@register("max_pool2d", family=F, method=False, functional=True)
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 2)
+
+
+@register("max_pool3d", family=F, method=False, functional=True)
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 3)
+
+
+@register("max_pool1d_with_indices", family=F, method=False, functional=True)
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=False):
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, True, 1)
+
+
+@register("max_pool2d_with_indices", family=F, function=False, method=False, functional=True)
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=False):
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, True, 2)
+
+
+@register("max_pool3d_with_indices", family=F, function=False, method=False, functional=True)
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=False):
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, True, 3)
+
+
+# --- average pooling ---------------------------------------------------------------------------
+
+def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, n):
+    fn = f"avg_pool{n}d"
+    if n == 1:
+        for what, v in (("kernel_size", kernel_size), ("stride", stride), ("padding", padding)):
+            if isinstance(v, (tuple, list)) and len(v) not in ((0, 1) if what == "stride" else (1,)):
+                raise RuntimeError(f"avg_pool1d() argument '{what}' should contain one int (got {len(v)})")
+    k, s, p, _ = _pool_args(kernel_size, stride, padding, 1, n, fn)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    x, unbatched = _batched(input, n, fn, kind="avg")
+    dt = x.dtype
+    if dt != ms.int64:
+        _check_dtype(x, fn, ints=False)
+    _check_output(x, k, s, p, (1,) * n, ceil_mode)
+    if dt == ms.bfloat16:
+        x = x.astype(ms.float32)
+    elif dt == ms.int64:
+        x = x.astype(ms.float64)
+    div = divisor_override or 0
+    if dt == ms.float64:
+        out = _avg_pool_composed(x, k, s, p, ceil_mode, count_include_pad, div)
+    elif n == 1:
+        out = ops.avg_pool2d(x.expand_dims(2), (1, k[0]), (1, s[0]), (0, 0, p[0], p[0]), ceil_mode,
+                             count_include_pad, div).squeeze(2)
+    elif n == 2:
+        out = ops.avg_pool2d(x, k, s, (p[0], p[0], p[1], p[1]), ceil_mode, count_include_pad, div)
+    else:
+        out = ops.avg_pool3d(x, k, s, (p[0], p[0], p[1], p[1], p[2], p[2]), ceil_mode, count_include_pad, div)
+    if dt == ms.int64:
+        out = ops.trunc(out)
+    if out.dtype != dt:
+        out = out.astype(dt)
+    return out.squeeze(0) if unbatched else out
+
+
+def _avg_pool_composed(x, k, s, p, ceil_mode, count_include_pad, div):
+    """Window sums of strided slices over a zero-padded input, divided by torch's per-window divisor
+    (MindSpore's average-pool gradient kernel has no float64)."""
+    sizes = x.shape[2:]
+    out = [_out_size(sz, kk, pp, ss, 1, ceil_mode) for sz, kk, pp, ss in zip(sizes, k, p, s)]
+    right = [max(pp, (o - 1) * ss + kk - sz - pp) for o, ss, kk, sz, pp in zip(out, s, k, sizes, p)]
+    x = ops.pad(x, pad_tuple([(pp, r) for pp, r in zip(p, right)]))
+    total = None
+    for offs in itertools.product(*[range(kk) for kk in k]):
+        begin = (0, 0) + offs
+        end = tuple(x.shape[:2]) + tuple(o0 + (o - 1) * ss + 1 for o0, o, ss in zip(offs, out, s))
+        part = ops.strided_slice(x, begin, end, (1, 1) + tuple(s))
+        total = part if total is None else total + part
+    return total / _avg_divisor(tuple(sizes), k, s, p, tuple(out), count_include_pad, div)
+
+
+@functools.lru_cache(maxsize=256)
+def _avg_divisor(sizes, k, s, p, out, count_include_pad, div):
+    if div:
+        return ms.Tensor(float(div), ms.float64)
+    per_dim = []
+    for sz, kk, ss, pp, o in zip(sizes, k, s, p, out):
+        start = np.arange(o) * ss - pp
+        end = np.minimum(start + kk, sz + pp)
+        full = end - start
+        valid = np.minimum(end, sz) - np.maximum(start, 0)
+        per_dim.append(full if count_include_pad else valid)
+    grid = functools.reduce(np.multiply.outer, per_dim).astype(np.float64)
+    return ms.Tensor(grid.reshape((1, 1) + grid.shape))
+
+
+@register("avg_pool1d", family=F, method=False, functional=True)
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
+
+
+@register("avg_pool2d", family=F, function=False, method=False, functional=True)
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
+
+
+@register("avg_pool3d", family=F, function=False, method=False, functional=True)
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)
+
+
+# --- adaptive pooling --------------------------------------------------------------------------
+
+def _adaptive_size(input, output_size, n, fn):
+    if n == 1:
+        if isinstance(output_size, (tuple, list)):
+            if len(output_size) != 1:
+                raise RuntimeError(f"{fn}() argument 'output_size' should contain one int (got {len(output_size)})")
+            output_size = output_size[0]
+        return (int(output_size),)
+    if isinstance(output_size, int):
+        size = (output_size,) * n
+    else:
+        output_size = tuple(output_size)
+        if len(output_size) != n:
+            if len(output_size) >= input.ndim:
+                raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+            raise RuntimeError(f"{fn}: internal error: output_size.size() must be {n}")
+        size = tuple(input.shape[input.ndim - n + i] if v is None else int(v) for i, v in enumerate(output_size))
+    if any(v < 0 for v in size):
+        raise RuntimeError(f"{fn}: elements of output_size must be greater than or equal to 0 but received "
+                           f"{{{', '.join(map(str, size))}}}")
+    return size
+
+
+def _adaptive_input(input, n, fn, kind):
+    if input.ndim == n + 2:
+        x, unbatched = input, False
+    elif input.ndim == n + 1:
+        x, unbatched = input.expand_dims(0), True
+    elif n == 1:
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 "
+                           f"'self' (while checking arguments for {fn})")
+    else:
+        sep = ": " if kind == "max" else " "
+        raise RuntimeError(f"{fn}(): Expected {n + 1}D or {n + 2}D tensor, but got{sep}{list(input.shape)}")
+    _check_dtype(x, fn, ints=False)
+    return x, unbatched
+
+
+def _adaptive_avg(input, output_size, n):
+    fn = f"adaptive_avg_pool{n}d"
+    size = _adaptive_size(input, output_size, n, fn)
+    x, unbatched = _adaptive_input(input, n, fn, "avg")
+    dt = x.dtype
+    if dt == ms.bfloat16:
+        x = x.astype(ms.float32)
+    if n == 1:
+        out = ops.adaptive_avg_pool2d(x.expand_dims(2), (1, size[0])).squeeze(2)
+    elif n == 2:
+        out = ops.adaptive_avg_pool2d(x, size)
+    else:
+        out = ops.adaptive_avg_pool3d(x, size)
+    if out.dtype != dt:
+        out = out.astype(dt)
+    return out.squeeze(0) if unbatched else out
+
+
+@register("adaptive_avg_pool1d", family=F, method=False, functional=True)
+def adaptive_avg_pool1d(input, output_size):
+    return _adaptive_avg(input, output_size, 1)
+
+
+@register("adaptive_avg_pool2d", family=F, function=False, method=False, functional=True)
+def adaptive_avg_pool2d(input, output_size):
+    return _adaptive_avg(input, output_size, 2)
+
+
+@register("adaptive_avg_pool3d", family=F, function=False, method=False, functional=True)
+def adaptive_avg_pool3d(input, output_size):
+    return _adaptive_avg(input, output_size, 3)
+
+
+def _adaptive_max(input, output_size, return_indices, n):
+    fn = f"adaptive_max_pool{n}d"
+    size = _adaptive_size(input, output_size, n, fn)
+    x, unbatched = _adaptive_input(input, n, fn, "max")
+    dt = x.dtype
+    if dt == ms.bfloat16:
+        x = x.astype(ms.float32)
+    if n == 1:
+        out, idx = ops.adaptive_max_pool2d(x.expand_dims(2), (1, size[0]), True)
+        out, idx = out.squeeze(2), idx.squeeze(2)
+    elif n == 2:
+        out, idx = ops.adaptive_max_pool2d(x, size, True)
+    else:
+        out, idx = ops.adaptive_max_pool3d(x, size, True)
+    if out.dtype != dt:
+        out = out.astype(dt)
+    if idx.dtype != ms.int64:
+        idx = idx.astype(ms.int64)
+    if unbatched:
+        out, idx = out.squeeze(0), idx.squeeze(0)
+    return (out, idx) if return_indices else out
+
+
+@register("adaptive_max_pool1d", family=F, function=False, method=False, functional=True)
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    return _adaptive_max(input, output_size, return_indices, 1)
+
+
+# torch.adaptive_max_pool1d (top level) returns (values, indices), like F.*_with_indices
+@register("adaptive_max_pool1d_with_indices", family=F, method=False, functional=True,
+          aliases=("adaptive_max_pool1d",))
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    return _adaptive_max(input, output_size, True, 1)
+
+
+@register("adaptive_max_pool2d", family=F, function=False, method=False, functional=True)
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    return _adaptive_max(input, output_size, return_indices, 2)
+
+
+@register("adaptive_max_pool2d_with_indices", family=F, function=False, method=False, functional=True)
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    return _adaptive_max(input, output_size, True, 2)
+
+
+@register("adaptive_max_pool3d", family=F, function=False, method=False, functional=True)
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    return _adaptive_max(input, output_size, return_indices, 3)
+
+
+@register("adaptive_max_pool3d_with_indices", family=F, function=False, method=False, functional=True)
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    return _adaptive_max(input, output_size, True, 3)
+
+
+# --- power-average pooling (torch's own composition, so gradients agree) ------------------------
+
+def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, n):
+    k = _pool_tuple(kernel_size, n, f"lp_pool{n}d", "kernel_size")
+    if norm_type == _INF:
+        return _max_pool(ops.abs(input), kernel_size, stride, 0, 1, ceil_mode, False, n)
+    if norm_type == -_INF:
+        return ops.neg(_max_pool(ops.neg(ops.abs(input)), kernel_size, stride, 0, 1, ceil_mode, False, n))
+    out = _avg_pool(ops.pow(input, norm_type), kernel_size, stride, 0, ceil_mode, True, None, n)
+    out = ops.mul(ops.sign(out), ops.relu(ops.abs(out)))
+    return ops.pow(ops.mul(out, math.prod(k)), 1.0 / norm_type)
+
+
+@register("lp_pool1d", family=F, function=False, method=False, functional=True)
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 1)
+
+
+@register("lp_pool2d", family=F, function=False, method=False, functional=True)
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 2)
+
+
+@register("lp_pool3d", family=F, function=False, method=False, functional=True)
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3)
+
+
+# --- max_unpool: scatter the pooled values to their flat indices ---------------------------------
+
+def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n):
+    t = (lambda v: (v,) * n if isinstance(v, int) else tuple(v))
+    k = t(kernel_size)
+    s = k if stride is None else t(stride)
+    p = t(padding)
+    default = [(input.shape[input.ndim - n + d] - 1) * s[d] + k[d] - 2 * p[d] for d in range(n)]
+    if output_size is None:
+        size = default
+    else:
+        output_size = [int(v) for v in output_size]
+        if len(output_size) == n + 2:
+            output_size = output_size[2:]
+        if len(output_size) != n:
+            raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} elements, but it has a "
+                             f"length of '{len(output_size)}'")
+        for d in range(n):
+            lo, hi = default[d] - s[d], default[d] + s[d]
+            if not lo < output_size[d] < hi:
+                raise ValueError(f'invalid output_size "{tuple(output_size)}" (dim {d} must be between {lo} and {hi})')
+        size = output_size
+    for d, v in enumerate(size):
+        if v < 0:
+            raise ValueError(f"max_unpooling: output_size must contain non-negative spatial dimensions, but got "
+                             f"output_size[{d}]={v}")
+    if indices.dtype != ms.int64:
+        raise RuntimeError(f"elements in indices should be type int64 but got: {_name(indices)}")
+    if tuple(indices.shape) != tuple(input.shape):
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) "
+                           f"but got indices tensor with shape: {list(indices.shape)}")
+    if input.ndim not in (n + 1, n + 2):
+        raise RuntimeError(f"Input to max_unpooling{n}d should be a {n + 1}d or {n + 2}d Tensor, but got a tensor "
+                           f"with {input.ndim} dimensions.")
+    total = math.prod(size)
+    if indices.size:
+        lo, hi = int(indices.min().asnumpy()), int(indices.max().asnumpy())
+        if lo < 0 or hi >= total:
+            bad = hi if hi >= total else lo
+            raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size "
+                               f"{'x'.join(map(str, size))}")
+    lead = tuple(input.shape[:input.ndim - n])
+    flat_x = input.reshape(lead + (-1,))
+    flat_i = indices.reshape(lead + (-1,))
+    zeros = ops.zeros(lead + (total,), input.dtype)
+    out = ops.tensor_scatter_elements(zeros, flat_i, flat_x, axis=len(lead))
+    return out.reshape(lead + tuple(size))
+
+
+@register("max_unpool1d", family=F, function=False, method=False, functional=True)
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 1)
+
+
+@register("max_unpool2d", family=F, function=False, method=False, functional=True)
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2)
+
+
+@register("max_unpool3d", family=F, function=False, method=False, functional=True)
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3)

@@ -1,0 +1,548 @@
+"""Random sampling: rand/randn/randint/randperm/normal/bernoulli/multinomial/poisson and the in-place
+samplers (uniform_, normal_, random_, bernoulli_, exponential_, log_normal_, cauchy_, geometric_).
+
+Values come from ``mstorch.random`` (torch's CPU MT19937 stream and per-distribution transformations,
+computed on the host); this file parses torch's signatures, validates like torch and builds tensors.
+"""
+import math
+
+import numpy as np
+import mindspore as ms
+
+from .. import _dtype as D
+from .. import random as R
+from .._device import check_available
+from .._tensor import Tensor, wrap, scalar_type_name
+from ._bind import write_out
+from ._helpers import size_args
+from ._registry import register
+
+F = "random"
+_FLOATS = (D.float32, D.float64, D.float16, D.bfloat16)
+# C++ type names that torch prints for a dtype (caffe2::TypeMeta) in bounds errors
+_CPP_NAMES = {D.uint8: "unsigned char", D.int8: "signed char", D.int16: "short int", D.int32: "int",
+              D.int64: "long int", D.bool_: "bool", D.float32: "float", D.float64: "double",
+              D.float16: "c10::Half", D.bfloat16: "c10::BFloat16", D.uint16: "unsigned short",
+              D.uint32: "unsigned int", D.uint64: "unsigned long"}
+
+
+def _fmt(v):
+    return format(v, "g") if isinstance(v, float) else str(v)
+
+
+def _not_impl(kernel, dt):
+    return NotImplementedError(f'"{kernel}" not implemented for \'{scalar_type_name(dt)}\'')
+
+
+def _to_ms(arr, dt, shape):
+    """A mindspore.Tensor of dtype ``dt`` from host values (bfloat16 arrives as exact float32)."""
+    arr = np.ascontiguousarray(arr).reshape(shape)
+    if dt is D.bfloat16:
+        return ms.Tensor(arr.astype(np.float32, copy=False)).astype(ms.bfloat16)
+    arr = arr.astype(dt._np, copy=False)
+    if arr.ndim == 0 or arr.size == 0:
+        return ms.Tensor(arr)
+    return ms.from_numpy(arr)
+
+
+def _fill(self, values):
+    """Write sampled host values into ``self`` in place (torch's ``*_`` samplers)."""
+    self._write(_to_ms(values, self.dtype, tuple(self._ms.shape)))
+    return self
+
+
+def _new(values, dt, shape, out, requires_grad, device):
+    if device is not None:
+        check_available(device)
+    t = wrap(_to_ms(values, dt, shape))
+    if out is not None:
+        return write_out(out, t)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _factory_dtype(dtype, out):
+    if out is not None:
+        return out.dtype
+    return dtype or D.get_default_dtype()
+
+
+def _float_only(dt, kernel):
+    if dt not in _FLOATS and not dt.is_complex:
+        raise _not_impl(kernel, dt)
+
+
+# --- values for a dtype (complex dtypes sample their real and imaginary parts) -------------------
+
+def _uniform_values(gen, n, dt, low, high):
+    if dt.is_complex:
+        real = dt.to_real()
+        return R.uniform(gen, 2 * n, real, low, high).view(dt._np)
+    return R.uniform(gen, n, dt, low, high)
+
+
+def _normal_values(gen, n, dt, mean, std):
+    if dt.is_complex:
+        real = dt.to_real()
+        return R.normal(gen, 2 * n, real, mean, std / math.sqrt(2)).astype(real._np).view(dt._np)
+    return R.normal(gen, n, dt, mean, std)
+
+
+def _check_uniform(dt, low, high):
+    _float_only(dt, "check_uniform_bounds")
+    if dt.is_complex:
+        return
+    big = float(np.finfo(dt._np).max) if dt._np is not None else 3.3895313892515355e38
+    name = _CPP_NAMES[dt]
+    if not -big <= low <= big:
+        raise RuntimeError(f"from is out of bounds for {name}")
+    if not -big <= high <= big:
+        raise RuntimeError(f"to is out of bounds for {name}")
+    if low > high:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_fmt(low)} > "
+                           f"to={_fmt(high)}")
+    if high - low > big:
+        raise RuntimeError(
+            f"uniform_ expects to-from <= std::numeric_limits<{scalar_type_name(dt)}>::max(), but found "
+            f"to={_fmt(high)} and from={_fmt(low)} which result in to-from to exceed the limit")
+
+
+# --- in-place samplers -------------------------------------------------------------------------------
+
+@register("uniform_", family=F, function=False, raw=True)
+def uniform_(self, from_=0, to=1, *, generator=None):
+    gen = R._check_generator(generator)
+    dt = self.dtype
+    low, high = float(from_), float(to)
+    _check_uniform(dt, low, high)
+    return _fill(self, _uniform_values(gen, self.numel(), dt, low, high))
+
+
+@register("normal_", family=F, function=False, raw=True)
+def normal_(self, mean=0, std=1, *, generator=None):
+    gen = R._check_generator(generator)
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
+    _float_only(self.dtype, "normal_kernel_cpu")
+    return _fill(self, _normal_values(gen, self.numel(), self.dtype, float(mean), float(std)))
+
+
+def _update_from(dt, frm):
+    # the smallest `from` the dtype represents exactly (ATen's update_from)
+    if int(to_dt_value(frm + 1, dt)) < frm:
+        n = abs(frm + 1).bit_length() - 1
+        frm = int(to_dt_value(frm + 1, dt)) + (1 << (n - _DIGITS[dt] + 1))
+    return frm
+
+
+def _update_to(dt, to):
+    if int(to_dt_value(to - 1, dt)) >= to:
+        n = abs(to - 1).bit_length() - 1
+        to = int(to_dt_value(to - 1, dt)) - (1 << (n - _DIGITS[dt] + 1))
+    return to
+
+
+_DIGITS = {D.float32: 24, D.float64: 53, D.float16: 11, D.bfloat16: 8}
+
+
+def to_dt_value(v, dt):
+    return float(R.to_host(np.array([v], np.int64), dt)[0]) if dt is not D.float64 else float(np.float64(v))
+
+
+def _check_range(frm, to_inc, dt):
+    if dt.is_floating_point:
+        info = np.finfo(np.float32) if dt is D.bfloat16 else np.finfo(dt._np)
+        lo, hi = float(info.min), float(info.max)
+    elif dt is D.uint64:
+        lo, hi = 0, (1 << 63) - 1
+    elif dt is D.bool_:
+        lo, hi = 0, 1
+    else:
+        info = np.iinfo(dt._np)
+        lo, hi = int(info.min), int(info.max)
+    name = _CPP_NAMES.get(dt, str(dt))
+    if not lo <= frm <= hi:
+        raise RuntimeError(f"from is out of bounds for {name}")
+    if not lo <= to_inc <= hi:
+        raise RuntimeError(f"to - 1 is out of bounds for {name}")
+    if dt.is_floating_point:
+        lim = 1 << _DIGITS[dt]
+        for v, what in ((frm, "from"), (to_inc, "to - 1")):
+            if not -lim <= v <= lim:
+                import warnings
+                warnings.warn(f"{what} is out of bounds [-(2^{_DIGITS[dt]}), 2^{_DIGITS[dt]}]. Due to precision "
+                              f"limitations {name} can support discrete uniform distribution only within this "
+                              "range. This warning will become an error in version 1.7 release, please fix the "
+                              "code in advance")
+
+
+def _random_values(gen, n, dt, frm=None, to=None, has_from=False):
+    """random_(), random_(to), random_(from, to), random_(from, None): ATen's random_from_to_impl."""
+    if dt.is_complex or dt in (D.uint16, D.uint32, D.uint64) and not has_from and to is None:
+        raise _not_impl("random_kernel_cpu" if not has_from else "random_from_to_kernel_cpu", dt)
+    if not has_from and to is None:
+        return R.random_default(gen, n, dt)
+    frm = 0 if frm is None else int(frm)
+    if to is not None:
+        to = int(to)
+        if frm >= to:
+            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={frm} >= to={to}")
+        if dt.is_floating_point:
+            frm, to = _update_from(dt, frm), _update_to(dt, to)
+            if frm >= to:
+                raise RuntimeError("random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, "
+                                   f"but got from={frm} >= to={to}")
+        _check_range(frm, to - 1, dt)
+        return R.random_from_to(gen, n, dt, to - frm, frm) if n else np.empty(0, np.int64)
+    if frm != -(1 << 63):
+        if dt.is_floating_point:
+            to_inc = 1 << _DIGITS[dt]
+            frm = _update_from(dt, frm)
+            if frm >= to_inc:
+                raise RuntimeError("random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' "
+                                   f"casted to dtype, but got from={frm} > to_inc={to_inc}")
+        elif dt is D.bool_:
+            to_inc = 1
+        else:
+            to_inc = int(np.iinfo(dt._np).max)
+        _check_range(frm, to_inc, dt)
+        return R.random_from_to(gen, n, dt, to_inc - frm + 1, frm) if n else np.empty(0, np.int64)
+    if dt not in (D.int64, D.float64, D.float32, D.bfloat16):
+        raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16")
+    return R.random_full64(gen, n, dt)
+
+
+@register("random_", family=F, function=False, raw=True)
+def random_(self, *args, generator=None, **kwargs):
+    gen = R._check_generator(generator)
+    if "from" in kwargs or len(args) == 2:
+        frm = kwargs.pop("from", args[0] if args else 0)
+        to = kwargs.pop("to", args[1] if len(args) == 2 else None)
+        vals = _random_values(gen, self.numel(), self.dtype, frm, to, has_from=True)
+    else:
+        to = kwargs.pop("to", args[0] if args else None)
+        vals = _random_values(gen, self.numel(), self.dtype, None, to)
+    if kwargs:
+        raise TypeError(f"random_() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    return _fill(self, vals)
+
+
+def _check_p(p):
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(float(p))}")
+
+
+def _p_host(p):
+    """Probabilities of a tensor on the host (float64 stays float64, the rest compare as float)."""
+    if not p.dtype.is_floating_point:
+        raise _not_impl("bernoulli_tensor_cpu_p_", p.dtype)
+    arr = p._ms.astype(ms.float32).asnumpy() if p.dtype is D.bfloat16 else p._ms.asnumpy()
+    if arr.size and not ((arr >= 0) & (arr <= 1)).all():
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
+                           "message be improved?  If so, please report an enhancement request to PyTorch.)")
+    return arr
+
+
+@register("bernoulli_", family=F, function=False, raw=True)
+def bernoulli_(self, p=0.5, *, generator=None):
+    gen = R._check_generator(generator)
+    if self.dtype.is_complex:
+        raise _not_impl("bernoulli_scalar_cpu_", self.dtype)
+    if isinstance(p, Tensor):
+        shape = tuple(self._ms.shape)
+        arr = _p_host(p)
+        try:
+            arr = np.broadcast_to(arr, shape)
+        except ValueError:
+            raise RuntimeError(f"The expanded size of the tensor must match the existing size. Target sizes: "
+                               f"{list(shape)}.  Tensor sizes: {list(arr.shape)}") from None
+        return _fill(self, R.to_host(R.bernoulli_tensor(gen, arr), self.dtype))
+    _check_p(p)
+    return _fill(self, R.to_host(R.bernoulli_scalar(gen, self.numel(), float(p)), self.dtype))
+
+
+@register("exponential_", family=F, function=False, raw=True)
+def exponential_(self, lambd=1.0, *, generator=None):
+    gen = R._check_generator(generator)
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(float(lambd))}")
+    if not self.dtype.is_floating_point:
+        raise RuntimeError("Exponential distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {scalar_type_name(self.dtype)}")
+    return _fill(self, R.to_host(R.exponential(gen, self.numel(), float(lambd)), self.dtype))
+
+
+@register("cauchy_", family=F, function=False, raw=True)
+def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    gen = R._check_generator(generator)
+    if not self.dtype.is_floating_point:
+        raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {_CPP_NAMES.get(self.dtype, self.dtype)}")
+    return _fill(self, R.to_host(R.cauchy(gen, self.numel(), float(median), float(sigma)), self.dtype))
+
+
+@register("log_normal_", family=F, function=False, raw=True)
+def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    gen = R._check_generator(generator)
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(float(std))}")
+    _float_only(self.dtype, "log_normal_cpu")
+    if self.dtype.is_complex:
+        raise _not_impl("log_normal_cpu", self.dtype)
+    return _fill(self, R.to_host(R.log_normal(gen, self.numel(), float(mean), float(std)), self.dtype))
+
+
+@register("geometric_", family=F, function=False, raw=True)
+def geometric_(self, p, *, generator=None):
+    gen = R._check_generator(generator)
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(float(p))}")
+    if self.dtype is D.bool_ or self.dtype.is_complex:
+        raise _not_impl("geometric_cpu", self.dtype)
+    vals = R.geometric(gen, self.numel(), float(p))
+    return _fill(self, R.to_host(vals, self.dtype) if self.dtype.is_floating_point else vals.astype(self.dtype._np))
+
+
+# --- factories -----------------------------------------------------------------------------------
+
+@register("rand", family=F, method=False, raw=True)
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False):
+    gen = R._check_generator(generator)
+    shape = size_args(size)
+    dt = _factory_dtype(dtype, out)
+    _float_only(dt, "check_uniform_bounds")
+    n = math.prod(shape)
+    return _new(_uniform_values(gen, n, dt, 0.0, 1.0), dt, shape, out, requires_grad, device)
+
+
+@register("randn", family=F, method=False, raw=True)
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False):
+    gen = R._check_generator(generator)
+    shape = size_args(size)
+    dt = _factory_dtype(dtype, out)
+    _float_only(dt, "normal_kernel_cpu")
+    return _new(_normal_values(gen, math.prod(shape), dt, 0.0, 1.0), dt, shape, out, requires_grad, device)
+
+
+def _like(input, dtype):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"argument 'input' must be Tensor, not {type(input).__name__}")
+    return tuple(input._ms.shape), dtype or input.dtype
+
+
+@register("rand_like", family=F, method=False, raw=True)
+def rand_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None):
+    shape, dt = _like(input, dtype)
+    return rand(shape, generator=generator, dtype=dt, device=device, requires_grad=requires_grad)
+
+
+@register("randn_like", family=F, method=False, raw=True)
+def randn_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
+               memory_format=None):
+    shape, dt = _like(input, dtype)
+    return randn(shape, generator=generator, dtype=dt, device=device, requires_grad=requires_grad)
+
+
+def _int_arg(v, name):
+    if isinstance(v, Tensor):
+        v = v.item()
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"randint(): argument '{name}' must be int, not {type(v).__name__}")
+    return int(v)
+
+
+@register("randint", family=F, method=False, raw=True)
+def randint(*args, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+            pin_memory=False, **kw):
+    gen = R._check_generator(generator)
+    if len(args) == 3:
+        low, high, size = args
+    elif len(args) == 2:
+        if "size" in kw:
+            (low, high), size = args, kw.pop("size")
+        else:
+            low, (high, size) = kw.pop("low", 0), args
+    elif len(args) == 1:
+        low, high, size = kw.pop("low", 0), args[0], kw.pop("size", None)
+        if "high" in kw:
+            low, high = args[0], kw.pop("high")
+    else:
+        low, high, size = kw.pop("low", 0), kw.pop("high", None), kw.pop("size", None)
+    if kw or high is None or size is None:
+        raise TypeError("randint() received an invalid combination of arguments")
+    low, high = _int_arg(low, "low"), _int_arg(high, "high")
+    shape = size_args((size,))
+    dt = out.dtype if out is not None else (dtype or D.int64)
+    vals = _random_values(gen, math.prod(shape), dt, low, high, has_from=True)
+    return _new(vals, dt, shape, out, requires_grad, device)
+
+
+@register("randint_like", family=F, method=False, raw=True)
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None, device=None,
+                 requires_grad=False, memory_format=None):
+    if high is None:
+        low, high = 0, low
+    shape, dt = _like(input, dtype)
+    return randint(low, high, shape, generator=generator, dtype=dt, device=device,
+                   requires_grad=requires_grad)
+
+
+_PERM_LIMIT = {D.float16: 2049, D.bfloat16: 257, D.float32: (1 << 24) + 1, D.float64: (1 << 53) + 1}
+
+
+@register("randperm", family=F, method=False, raw=True)
+def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+             pin_memory=False):
+    gen = R._check_generator(generator)
+    n = _int_arg(n, "n")
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    dt = out.dtype if out is not None else (dtype or D.int64)
+    if dt in _PERM_LIMIT and n > _PERM_LIMIT[dt]:
+        raise RuntimeError(f"n cannot be greater than {_PERM_LIMIT[dt]} for {scalar_type_name(dt)} type.")
+    if not dt.is_floating_point and dt is not D.bool_ and n > 0 and n - 1 > np.iinfo(dt._np).max:
+        raise RuntimeError(f"n is too large for result tensor type: '{dt}'")
+    if dt is D.bool_ or dt.is_complex or dt in (D.uint16, D.uint32, D.uint64):
+        raise _not_impl("randperm", dt)
+    vals = R.randperm(gen, n)
+    return _new(R.to_host(vals, dt) if dt.is_floating_point else vals, dt, (n,), out, requires_grad, device)
+
+
+# --- tensor-parameter distributions ---------------------------------------------------------------
+
+def _host(t):
+    return t._ms.astype(ms.float32).asnumpy() if t.dtype is D.bfloat16 else t._ms.asnumpy()
+
+
+def _apply(vals, dt, fn):
+    """One elementwise torch op on host values of dtype ``dt`` (computed in float for half/bfloat16)."""
+    if dt is D.bfloat16:
+        return R.bf16_round(fn(vals.astype(np.float32)))
+    return fn(vals).astype(dt._np)
+
+
+@register("normal", family=F, method=False, raw=True)
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+           pin_memory=False, requires_grad=False):
+    gen = R._check_generator(generator)
+    mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not mt and not st:
+        if size is None:
+            raise TypeError("normal() received an invalid combination of arguments - got (float, float), but "
+                            "expected (float mean, float std, tuple of ints size, *, ...)")
+        shape = size_args((size,))
+        dt = _factory_dtype(dtype, out)
+        if std < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(float(std))}")
+        _float_only(dt, "normal_kernel_cpu")
+        vals = _normal_values(gen, math.prod(shape), dt, float(mean), float(std))
+        return _new(vals, dt, shape, out, requires_grad, device)
+    if st:
+        if std.dtype.is_complex:
+            raise RuntimeError("normal expects standard deviation to be non-complex")
+        s = _host(std)
+        if s.size and not (s >= 0).all():
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+    elif std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(float(std))}")
+    dt = out.dtype if out is not None else (mean.dtype if mt else std.dtype)
+    _float_only(dt, "normal_kernel_cpu")
+    mshape = tuple(mean._ms.shape) if mt else ()
+    shape = _broadcast(mshape, tuple(std._ms.shape)) if st else mshape
+    vals = _normal_values(gen, math.prod(shape), dt, 0.0, 1.0 if st else float(std)).reshape(shape)
+    if st:
+        # normal_(0, 1), mul_(std), add_(mean): two rounded in-place ops; a float mean becomes a
+        # 0-dim tensor of the output dtype
+        vals = _apply(vals, dt, lambda v: v.astype(_wide(dt, std.dtype)) * s.astype(_wide(dt, std.dtype)))
+    m = _host(mean) if mt else R.to_host(np.array([float(mean)], np.float64), dt).reshape(())
+    mw = _wide(dt, mean.dtype if mt else dt)
+    vals = _apply(vals, dt, lambda v: v.astype(mw) + m.astype(mw))
+    return _new(vals, dt, shape, out, False, None)
+
+
+def _wide(a, b):
+    """The dtype an in-place binary op computes in (torch's opmath for half/bfloat16 is float)."""
+    if a.is_complex or b.is_complex:
+        return np.complex128 if D.float64 in (a, b) or D.complex128 in (a, b) else np.complex64
+    return np.float64 if D.float64 in (a, b) else np.float32
+
+
+def _broadcast(a, b):
+    try:
+        return np.broadcast_shapes(a, b)
+    except ValueError:
+        n = max(len(a), len(b))
+        a2, b2 = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+        for i in range(n - 1, -1, -1):
+            if a2[i] != b2[i] and 1 not in (a2[i], b2[i]):
+                raise RuntimeError(f"The size of tensor a ({a2[i]}) must match the size of tensor b ({b2[i]}) at "
+                                   f"non-singleton dimension {i}") from None
+        raise
+
+
+@register("bernoulli", family=F, raw=True)
+def bernoulli(input, p=None, *, generator=None, out=None):
+    gen = R._check_generator(generator)
+    shape = tuple(input._ms.shape)
+    if p is None:
+        vals = R.to_host(R.bernoulli_tensor(gen, _p_host(input)), input.dtype)
+    else:
+        _check_p(p)
+        vals = R.to_host(R.bernoulli_scalar(gen, input.numel(), float(p)), input.dtype)
+    return _new(vals, input.dtype, shape, out, False, None)
+
+
+@register("multinomial", family=F, raw=True)
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    gen = R._check_generator(generator)
+    dt = input.dtype
+    if input.dim() not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if not dt.is_floating_point:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {scalar_type_name(dt)}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    n_cat = input.shape[-1]
+    if not replacement and num_samples > n_cat:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if n_cat > 1 << 24:
+        raise RuntimeError("number of categories cannot exceed 2^24")
+    probs = _host(input).reshape(-1, n_cat)
+    if not replacement or num_samples == 1:
+        if probs.size and not (np.isfinite(probs).all() and (probs >= 0).all()):
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if (probs.sum(axis=1) == 0).any():
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        # torch's Gumbel trick: argmax / topk of p / q with q ~ Exp(1), drawn like exponential_
+        q = R.to_host(R.exponential(gen, probs.size, 1.0), dt).reshape(probs.shape)
+        key = _apply(probs.astype(q.dtype), dt, lambda v: v / q)
+        idx = np.argsort(-key.astype(np.float64), axis=1, kind="stable")[:, :num_samples]
+    else:
+        if not (probs >= 0).all():
+            raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
+        if not np.isfinite(probs).all():
+            raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity "
+                               "or NaN)")
+        acc = np.float64 if dt is D.float64 else np.float32
+        probs = probs.astype(acc)
+        if (np.cumsum(probs, axis=1, dtype=acc)[:, -1] <= 0).any():
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        idx = R.multinomial_with_replacement(gen, probs, num_samples)
+    shape = (num_samples,) if input.dim() == 1 else (probs.shape[0], num_samples)
+    return _new(idx.astype(np.int64), D.int64, shape, out, False, None)
+
+
+@register("poisson", family=F, method=False, raw=True)
+def poisson(input, generator=None):
+    gen = R._check_generator(generator)
+    dt = input.dtype
+    if dt not in _FLOATS:
+        raise _not_impl("poisson_cpu", dt)
+    lam = _host(input).astype(np.float64).ravel()
+    if lam.size and not (lam >= 0).all():
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    return _new(R.to_host(R.poisson(gen, lam), dt), dt, tuple(input._ms.shape), None, False, None)
