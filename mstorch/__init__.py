@@ -116,3 +116,9 @@ import builtins as _builtins  # noqa: E402
 builtins_bool = _builtins.bool
 
 __version__ = "2.13.0+mstorch"
+
+from . import cuda, accelerator, backends, npu  # noqa: E402,F401
+from ._runtime import (set_num_threads, get_num_threads, set_num_interop_threads,  # noqa: E402,F401
+                       get_num_interop_threads, set_float32_matmul_precision, get_float32_matmul_precision,
+                       use_deterministic_algorithms, are_deterministic_algorithms_enabled,
+                       is_deterministic_algorithms_warn_only_enabled)

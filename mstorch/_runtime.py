@@ -34,3 +34,62 @@ def configure():
 
 def device_target():
     return _state["device_target"]
+
+
+# --- torch's runtime knobs ------------------------------------------------------------------------
+
+_knobs = {"num_threads": None, "interop_threads": None, "matmul_precision": "highest", "deterministic": False,
+          "warn_only": False}
+
+
+def set_num_threads(n):
+    """torch.set_num_threads -> MindSpore's runtime thread pool size (``runtime_num_threads``)."""
+    if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
+        raise RuntimeError("set_num_threads expects a positive integer")
+    ms.set_context(runtime_num_threads=n)
+    _knobs["num_threads"] = n
+
+
+def get_num_threads():
+    if _knobs["num_threads"] is not None:
+        return _knobs["num_threads"]
+    return int(ms.get_context("runtime_num_threads") or os.cpu_count() or 1)
+
+
+def set_num_interop_threads(n):
+    if not isinstance(n, int) or n <= 0:
+        raise RuntimeError("set_num_interop_threads expects a positive integer")
+    ms.set_context(inter_op_parallel_num=n)
+    _knobs["interop_threads"] = n
+
+
+def get_num_interop_threads():
+    return _knobs["interop_threads"] or int(ms.get_context("inter_op_parallel_num") or 1)
+
+
+def set_float32_matmul_precision(precision):
+    """Stored and read back; MindSpore's CPU matmul is always full float32 (torch's 'highest')."""
+    if precision not in ("highest", "high", "medium"):
+        raise RuntimeError(f"Invalid float32 matmul precision: {precision}")
+    _knobs["matmul_precision"] = precision
+
+
+def get_float32_matmul_precision():
+    return _knobs["matmul_precision"]
+
+
+def use_deterministic_algorithms(mode, *, warn_only=False):
+    """Passed to MindSpore's ``deterministic`` context switch; mstorch's RNG is deterministic already."""
+    if not isinstance(mode, bool):
+        raise TypeError(f"use_deterministic_algorithms(): argument 'mode' must be bool, not {type(mode).__name__}")
+    ms.set_context(deterministic="ON" if mode else "OFF")
+    _knobs["deterministic"] = mode
+    _knobs["warn_only"] = warn_only
+
+
+def are_deterministic_algorithms_enabled():
+    return _knobs["deterministic"]
+
+
+def is_deterministic_algorithms_warn_only_enabled():
+    return _knobs["warn_only"]

@@ -664,8 +664,7 @@ def _host(t):
     return t.asnumpy()
 
 
-def _cast(t, ms_dtype):
-    return t.astype(ms_dtype)
+from ._cast import cast as _cast  # noqa: E402
 
 
 def _broadcastable_to(src, dst):

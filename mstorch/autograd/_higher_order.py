@@ -20,6 +20,8 @@ _SAFE = frozenset((
     "Mul", "Muls", "Add", "Adds", "Sub", "Div", "Divs", "Exp", "Log", "Tanh", "Sigmoid", "Pow",
     "PowTensorScalar", "Maximum", "Minimum", "StridedSlice", "SelectView", "Concat", "Stack", "Neg",
     "Abs", "Square", "Select", "Sin", "Cos", "Contiguous",
+    # the classic MatMul and Dense primitives record their backward completely (measured)
+    "MatMul", "Dense",
     # comparisons: zero gradients
     "Greater", "GreaterEqual", "Less", "LessEqual", "Equal", "NotEqual",
 ))
@@ -34,7 +36,7 @@ _VIEW_OF_GRAD = frozenset((
     "TransposeExtView", "ExpandDims", "ExpandDimsView", "Squeeze", "BroadcastTo", "BroadcastToView",
 ))
 # formulas that view one operand to compute the other's gradient: right unless both need grad
-_MATMUL = frozenset(("MatMul", "MatMulExt", "BatchMatMul", "BatchMatMulExt", "Mm", "Bmm"))
+_MATMUL = frozenset(("MatMulExt", "BatchMatMul", "BatchMatMulExt", "Mm", "Bmm"))
 
 
 def check_create_graph(outputs, grads):

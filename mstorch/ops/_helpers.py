@@ -21,8 +21,7 @@ def ms_dtype(d):
     return None if d is None else d._ms
 
 
-def cast(t, ms_dt):
-    return t if t.dtype == ms_dt else t.astype(ms_dt)
+from .._cast import cast  # noqa: E402,F401  (fast dtype conversion; see _cast.py)
 
 
 def result_type(*operands):
@@ -60,6 +59,8 @@ _SCALAR_CACHE = {}
 
 def scalar_tensor(x, rt):
     """A 0-dim tensor for a Python scalar, cached: MindSpore ops broadcast it at no copy cost."""
+    if type(x) is float and x == 0:   # -0.0 == 0.0 as a dict key: never let one stand for the other
+        return MsTensor(x, rt._ms)
     key = (type(x), x, rt)
     try:
         return _SCALAR_CACHE[key]

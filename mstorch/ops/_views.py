@@ -13,9 +13,10 @@ from mindspore import ops
 from mindspore.ops import auto_generate as _gen
 
 from .. import _ms_private as P
-from .._tensor import wrap
+from .._tensor import Tensor, wrap, scalar_type_name
 
 _copy = _gen.copy   # Copy: a real copy for every dtype, but it has no gradient
+_strided_slice = ops.StridedSlice()
 _NEG_ZERO = {}
 
 
@@ -108,11 +109,14 @@ def empty_from(t, shape):
     return flat.reshape(tuple(shape))
 
 
+_FULL = slice(None)
+
+
 class BasicIndex:
     """A basic index (ints, slices, None; Ellipsis already expanded) of a tensor of a known shape,
     read with StridedSlice (MindSpore's ``t[key]`` is far slower) and written back by
     concatenation around the box it selects."""
-    __slots__ = ("begin", "size", "step", "end", "box", "out", "strided", "whole")
+    __slots__ = ("begin", "size", "step", "end", "box", "out", "strided", "whole", "simple")
 
     def __init__(self, shape, key):
         begin, size, step, out = [], [], [], []
@@ -145,15 +149,19 @@ class BasicIndex:
         self.strided = any(st != 1 for st, c in zip(step, size) if c > 1)
         self.end = tuple(b + (c - 1) * st + 1 for b, c, st in zip(begin, size, step))
         self.whole = self.size == tuple(shape)
+        # ints and whole dims only (x[i], x[:, j]): MindSpore's own indexing makes that view fastest
+        self.simple = key if all(type(k) is int or k == _FULL for k in key) else None
 
     def read(self, t):
         if self.whole:
             return t.reshape(self.out)
+        if self.simple is not None:
+            return t[self.simple]
         if 0 in self.size:
             return empty_from(t, self.out)
-        # StridedSlice, not Slice: MindSpore's autograd only tracks the former as a view, and a view
+        # StridedSlice, not Slice/Narrow: MindSpore's autograd tracks only the former as a view, and a view
         # whose base is later written in place must be one (Slice's backward then fails its version check)
-        r = ops.strided_slice(t, self.begin, self.end, self.step)
+        r = _strided_slice(t, self.begin, self.end, self.step)
         return r if r.shape == self.out else r.reshape(self.out)
 
     def write(self, base, new):
@@ -277,3 +285,105 @@ def diagonal_pair(offset, d1, d2):
         return ops.movedim(out, (-2, -1), (d1, d2))
     return writeback, derive
 
+
+
+# --- shapes of views ---------------------------------------------------------------------------
+
+def infer_shape(shape, numel):
+    shape = list(shape)
+    infer = -1
+    known = 1
+    for i, s in enumerate(shape):
+        if s == -1:
+            if infer >= 0:
+                raise RuntimeError("only one dimension can be inferred")
+            infer = i
+        elif s < 0:
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {shape}")
+        else:
+            known *= s
+    if infer >= 0:
+        if known == 0:
+            if numel == 0:
+                raise RuntimeError(
+                    f"cannot reshape tensor of 0 elements into shape {shape} because the unspecified "
+                    f"dimension size -1 can be any value and is ambiguous")
+            raise RuntimeError(f"shape '{shape}' is invalid for input of size {numel}")
+        if numel % known:
+            raise RuntimeError(f"shape '{shape}' is invalid for input of size {numel}")
+        shape[infer] = numel // known
+    elif known != numel:
+        raise RuntimeError(f"shape '{shape}' is invalid for input of size {numel}")
+    return tuple(shape)
+
+
+def shape_args(shape, name="view"):
+    if not shape:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "shape"')
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = shape[0]
+    out = []
+    for s in shape:
+        if type(s) is not int:
+            if isinstance(s, Tensor) or hasattr(s, "__index__") and not isinstance(s, bool):
+                s = s.__index__()
+            else:
+                raise TypeError(f"{name}(): argument 'size' must be tuple of ints, but found element of "
+                                f"type {type(s).__name__}")
+        out.append(s)
+    return out
+
+
+def reshape_view(input, shape):
+    return make_view(input, input._ms.reshape(shape), *reshape_pair(shape))
+
+
+def expand_view(input, sizes, name="expand"):
+    shape = tuple(input._ms.shape)
+    if len(sizes) < len(shape):
+        raise RuntimeError(
+            f"{name}(torch.{_legacy(input)}{{{list(shape)}}}, size={list(sizes)}): the number of sizes "
+            f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in the tensor "
+            f"({len(shape)})")
+    lead = len(sizes) - len(shape)
+    pre = (1,) * lead + shape
+    target = []
+    for i, s in enumerate(sizes):
+        cur = pre[i]
+        if i < lead:
+            if s < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a leading, "
+                                   f"non-existing dimension {i}")
+            target.append(s)
+        elif s == -1:
+            target.append(cur)
+        elif cur != s and cur != 1 or s < -1:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at "
+                f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: {list(shape)}")
+        else:
+            target.append(s)
+    target = tuple(target)
+    expanded = target != pre
+    if not expanded and not lead:
+        return reshape_view(input, shape)
+    base = input._ms.reshape(pre) if lead else input._ms
+    return make_view(input, ops.broadcast_to(base, target), *expand_pair(pre, target, expanded))
+
+
+def _legacy(t):
+    return scalar_type_name(t.dtype) + "Tensor"
+
+
+def broadcast_shape(shapes):
+    n = max(len(s) for s in shapes)
+    out = [1] * n
+    for s in shapes:
+        for i, v in enumerate(s, n - len(s)):
+            if v != 1:
+                if out[i] != 1 and out[i] != v:
+                    raise RuntimeError(
+                        f"The size of tensor a ({out[i]}) must match the size of tensor b ({v}) at "
+                        f"non-singleton dimension {i}")
+                out[i] = v
+    return tuple(out)

@@ -64,24 +64,22 @@ _minmax("maximum", ops.maximum, ops.logical_or)
 _minmax("minimum", ops.minimum, ops.logical_and)
 
 
-def _fminmax(name, fn, bool_fn):
+def _fminmax(name, keep_first):
     def impl(input, other):
         _need_tensor(name, input, 1, "input")
         _need_tensor(name, other, 2)
         a, b, rt = promote(input, other)
-        if rt is D.bool_:
-            return bool_fn(a, b)
-        if rt._cat < D._FLOAT:
-            return fn(a, b)
-        # NaN loses: replace each NaN by the other operand first
-        a2 = ops.where(ops.isnan(a), b, a)
-        return fn(a2, ops.where(ops.isnan(b), a2, b))
+        # one select, as torch's gradient has it: ties and a NaN in `other` pick `input`
+        first = keep_first(a, b)
+        if rt._cat >= D._FLOAT:
+            first = ops.logical_or(first, ops.isnan(b))
+        return ops.where(first, a, b)
     impl.__name__ = name
     register(name, family=F, out=True)(impl)
 
 
-_fminmax("fmax", ops.maximum, ops.logical_or)
-_fminmax("fmin", ops.minimum, ops.logical_and)
+_fminmax("fmax", ops.greater_equal)
+_fminmax("fmin", ops.less_equal)
 
 
 

@@ -12,7 +12,7 @@ from mindspore import ops
 from .. import _dtype as D
 from .. import _ms_private as P
 from .._tensor import Tensor, wrap, scalar_type_name
-from ._helpers import wrap_dim, dtype_of, promote, result_type, scalar_tensor
+from ._helpers import wrap_dim, dtype_of, promote, scalar_tensor
 from ._registry import register
 from ._views import BasicIndex, index_view, fresh, solid, empty_from, scatter_positions, grad_source
 
@@ -315,6 +315,7 @@ def _where(cond, a, b):
 @register("masked_fill", family=F, inplace="masked_fill_")
 def masked_fill(input, mask, value):
     _check_mask(mask, "masked_fill_")
+    _bshape(input.shape, mask.shape)
     if isinstance(value, ms.Tensor):
         if value.ndim != 0:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
@@ -335,6 +336,7 @@ def where(condition, input=None, other=None):
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{scalar_type_name(dtype_of(condition))}")
     a, b, rt = promote(input, other)
+    _bshape(condition.shape, a.shape, b.shape)
     return _where(condition, a, b)
 
 

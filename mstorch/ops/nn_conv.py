@@ -9,6 +9,7 @@ slices plus one matmul (im2col), exact in their own precision.
 import functools
 import itertools
 import math
+import warnings
 
 import mindspore as ms
 from mindspore import ops
@@ -19,6 +20,7 @@ from ._registry import register
 
 F = "nn.conv"
 _NATIVE = (ms.float16, ms.float32)
+_WARNED_SAME = [False]   # torch warns once per process (TORCH_WARN_ONCE)
 
 
 def _name(t):
@@ -79,8 +81,11 @@ def _check_common(input, weight, bias, stride, padding, dilation, groups, n):
         raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
-    if dtype_of(input).is_complex or input.dtype == ms.bool_:
-        raise NotImplementedError(f"\"conv{n}d\" not implemented for '{_name(input)}'")
+    if dtype_of(input).is_complex:
+        raise NotImplementedError(f"mstorch: conv{n}d / conv_transpose{n}d on complex tensors is not supported "
+                                  f"(no complex convolution kernel on this backend)")
+    if input.dtype == ms.bool_:
+        raise NotImplementedError(f"\"slow_conv{n}d_cpu\" not implemented for 'Bool'")
 
 
 def _same_padding(kernel, dilation):
@@ -127,6 +132,10 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, name):
                            f"Kernel size: ({' x '.join(map(str, eff))}). Kernel size can't be greater than "
                            f"actual input size")
     if any(lo != hi for lo, hi in pairs):
+        if not _WARNED_SAME[0]:
+            _WARNED_SAME[0] = True
+            warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded "
+                          "copy of the input be created", UserWarning, stacklevel=4)
         input = ops.pad(input, pad_tuple(pairs))
         pairs = [(0, 0)] * n
     out = _conv_run(input, weight, bias, stride, tuple(lo for lo, _ in pairs), dilation, groups, n)

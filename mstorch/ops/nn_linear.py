@@ -19,10 +19,15 @@ def linear(input, weight, bias=None):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
                            f"{weight.shape[-1]}x{weight.shape[0]})")
     if input.ndim == 2:
-        out = ops.matmul(input, weight.T) if bias is None else ops.dense(input, weight, bias)
-        return out
-    out = ops.matmul(input, weight.T)
-    return out if bias is None else ops.add(out, bias)
+        # classic primitives: their backward records completely (double backward is right)
+        return _MATMUL_T(input, weight) if bias is None else ops.dense(input, weight, bias)
+    lead = input.shape[:-1]
+    flat = input.reshape(-1, input.shape[-1])
+    out = _MATMUL_T(flat, weight) if bias is None else ops.dense(flat, weight, bias)
+    return out.reshape(tuple(lead) + (weight.shape[0],))
+
+
+_MATMUL_T = ops.MatMul(transpose_b=True)
 
 
 def _n(t):

@@ -7,16 +7,18 @@ an in-place op on them must never write into an input.
 import math
 import warnings
 
+import numpy as np
 import mindspore as ms
 from mindspore import ops
 
 from .. import _dtype as D
 from .. import _ms_private as P
-from .._tensor import Tensor, wrap
-from ._helpers import wrap_dim, wrap_dims, result_type, cast, dtype_of
+from .._tensor import Tensor, wrap, scalar_type_name
+from ._helpers import wrap_dim, wrap_dims, result_type, cast
 from ._registry import register
 from ._views import (make_view, fresh, solid, owns_storage, empty_from, index_view, reshape_pair,
-                     permute_pair, expand_pair, diagonal_pair, dtype_pair)
+                     permute_pair, diagonal_pair, dtype_pair, infer_shape, shape_args, reshape_view,
+                     expand_view, broadcast_shape)
 
 F = "shape"
 _COMPLEX = (ms.complex64, ms.complex128)
@@ -39,55 +41,6 @@ def _int_arg(x):
 
 # --- view / reshape -----------------------------------------------------------------------------
 
-def _infer_shape(shape, numel):
-    shape = list(shape)
-    infer = -1
-    known = 1
-    for i, s in enumerate(shape):
-        if s == -1:
-            if infer >= 0:
-                raise RuntimeError("only one dimension can be inferred")
-            infer = i
-        elif s < 0:
-            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {shape}")
-        else:
-            known *= s
-    if infer >= 0:
-        if known == 0:
-            if numel == 0:
-                raise RuntimeError(
-                    f"cannot reshape tensor of 0 elements into shape {shape} because the unspecified "
-                    f"dimension size -1 can be any value and is ambiguous")
-            raise RuntimeError(f"shape '{shape}' is invalid for input of size {numel}")
-        if numel % known:
-            raise RuntimeError(f"shape '{shape}' is invalid for input of size {numel}")
-        shape[infer] = numel // known
-    elif known != numel:
-        raise RuntimeError(f"shape '{shape}' is invalid for input of size {numel}")
-    return tuple(shape)
-
-
-def _shape_args(shape, name="view"):
-    if not shape:
-        raise TypeError(f'{name}() missing 1 required positional arguments: "shape"')
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        shape = shape[0]
-    out = []
-    for s in shape:
-        if type(s) is not int:
-            if isinstance(s, Tensor) or hasattr(s, "__index__") and not isinstance(s, bool):
-                s = s.__index__()
-            else:
-                raise TypeError(f"{name}(): argument 'size' must be tuple of ints, but found element of "
-                                f"type {type(s).__name__}")
-        out.append(s)
-    return out
-
-
-def _reshape_view(input, shape):
-    return make_view(input, input._ms.reshape(shape), *reshape_pair(shape))
-
-
 @register("view", family=F, function=False, raw=True)
 def view(self, *shape, dtype=None):
     if shape and isinstance(shape[0], D.dtype):
@@ -95,7 +48,7 @@ def view(self, *shape, dtype=None):
     if dtype is not None:
         return _view_dtype(self, dtype)
     t = self._ms
-    shape = _infer_shape(_shape_args(shape), t.size)
+    shape = infer_shape(shape_args(shape), t.size)
     r = t.reshape(shape)
     if not t.is_contiguous() and owns_storage(r, t) and t.size:
         raise RuntimeError(
@@ -107,7 +60,7 @@ def view(self, *shape, dtype=None):
 def _view_dtype(self, dtype):
     src = self.dtype
     if dtype is src:
-        return _reshape_view(self, self._ms.shape)
+        return reshape_view(self, self._ms.shape)
     if D.bfloat16 in (src, dtype):
         raise RuntimeError("mstorch: Tensor.view(dtype) to or from bfloat16 is not supported "
                            "(the bits are reinterpreted through NumPy, which has no bfloat16)")
@@ -126,7 +79,7 @@ def _view_dtype(self, dtype):
 @register("reshape", family=F, raw=True)
 def reshape(input, *shape):
     t = input._ms
-    shape = _infer_shape(_shape_args(shape, "reshape"), t.size)
+    shape = infer_shape(shape_args(shape, "reshape"), t.size)
     r = t.reshape(shape)
     if t.is_contiguous() or not owns_storage(r, t):
         return make_view(input, r, *reshape_pair(shape))
@@ -148,7 +101,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     shape = input._ms.shape
     n = len(shape)
     if n == 0:
-        return _reshape_view(input, (1,))
+        return reshape_view(input, (1,))
     s, e = wrap_dim(start_dim, n), wrap_dim(end_dim, n)
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
@@ -161,7 +114,7 @@ def flatten(input, start_dim=0, end_dim=-1):
 def unflatten(input, dim, sizes):
     shape = input._ms.shape
     d = wrap_dim(dim, len(shape))
-    sizes = list(_shape_args((sizes,), "unflatten"))
+    sizes = list(shape_args((sizes,), "unflatten"))
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
     known = math.prod(s for s in sizes if s != -1)
@@ -174,14 +127,14 @@ def unflatten(input, dim, sizes):
     elif known != shape[d]:
         raise RuntimeError(f"unflatten: Provided sizes {sizes} don't multiply up to the size of dim {d} "
                            f"({shape[d]}) in the input tensor")
-    return _reshape_view(input, tuple(shape[:d]) + tuple(sizes) + tuple(shape[d + 1:]))
+    return reshape_view(input, tuple(shape[:d]) + tuple(sizes) + tuple(shape[d + 1:]))
 
 
 @register("unsqueeze", family=F, raw=True)
 def unsqueeze(input, dim):
     shape = input._ms.shape
     d = wrap_dim(dim, len(shape) + 1)
-    return _reshape_view(input, tuple(shape[:d]) + (1,) + tuple(shape[d:]))
+    return reshape_view(input, tuple(shape[:d]) + (1,) + tuple(shape[d:]))
 
 
 @register("squeeze", family=F, raw=True)
@@ -192,7 +145,7 @@ def squeeze(input, dim=None):
     else:
         dims = wrap_dims(dim, len(shape)) if not isinstance(dim, int) else (wrap_dim(dim, len(shape)),)
         new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
-    return _reshape_view(input, new)
+    return reshape_view(input, new)
 
 
 def _atleast(tensors, n):
@@ -212,7 +165,7 @@ def _atleast(tensors, n):
             new = (1,) + shape + (1,)
         else:
             new = (1,) * (n - k) + shape
-        out.append(_reshape_view(t, new))
+        out.append(reshape_view(t, new))
     return out[0] if single else tuple(out)
 
 
@@ -257,7 +210,7 @@ def transpose(input, dim0, dim1):
     n = input._ms.ndim
     d0, d1 = wrap_dim(dim0, n), wrap_dim(dim1, n)
     if n == 0:
-        return _reshape_view(input, ())
+        return reshape_view(input, ())
     perm = list(range(n))
     perm[d0], perm[d1] = perm[d1], perm[d0]
     return _permute_view(input, tuple(perm))
@@ -269,7 +222,7 @@ def t(input):
     if n > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
     if n < 2:
-        return _reshape_view(input, input._ms.shape)
+        return reshape_view(input, input._ms.shape)
     return _permute_view(input, (1, 0))
 
 
@@ -279,7 +232,7 @@ def movedim(input, source, destination):
     if n == 0:
         wrap_dim(source if isinstance(source, int) else 0, 0)
         wrap_dim(destination if isinstance(destination, int) else 0, 0)
-        return _reshape_view(input, ())
+        return reshape_view(input, ())
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
     if len(src) != len(dst):
@@ -302,79 +255,27 @@ def movedim(input, source, destination):
 
 # --- expand -----------------------------------------------------------------------------------------
 
-def _expand_view(input, sizes, name="expand"):
-    shape = tuple(input._ms.shape)
-    if len(sizes) < len(shape):
-        raise RuntimeError(
-            f"{name}(torch.{_legacy(input)}{{{list(shape)}}}, size={list(sizes)}): the number of sizes "
-            f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in the tensor "
-            f"({len(shape)})")
-    lead = len(sizes) - len(shape)
-    pre = (1,) * lead + shape
-    target = []
-    for i, s in enumerate(sizes):
-        cur = pre[i]
-        if i < lead:
-            if s < 0:
-                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a leading, "
-                                   f"non-existing dimension {i}")
-            target.append(s)
-        elif s == -1:
-            target.append(cur)
-        elif cur != s and cur != 1 or s < -1:
-            raise RuntimeError(
-                f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at "
-                f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: {list(shape)}")
-        else:
-            target.append(s)
-    target = tuple(target)
-    expanded = target != pre
-    if not expanded and not lead:
-        return _reshape_view(input, shape)
-    base = input._ms.reshape(pre) if lead else input._ms
-    return make_view(input, ops.broadcast_to(base, target), *expand_pair(pre, target, expanded))
-
-
-def _legacy(t):
-    from .._tensor import scalar_type_name
-    return scalar_type_name(t.dtype) + "Tensor"
-
-
 @register("expand", family=F, function=False, raw=True)
 def expand(self, *sizes):
-    return _expand_view(self, _shape_args(sizes, "expand"))
+    return expand_view(self, shape_args(sizes, "expand"))
 
 
 @register("expand_as", family=F, function=False, raw=True)
 def expand_as(self, other):
-    return _expand_view(self, tuple(other._ms.shape))
+    return expand_view(self, tuple(other._ms.shape))
 
 
 @register("broadcast_to", family=F, raw=True)
 def broadcast_to(input, size):
-    return _expand_view(input, _shape_args((size,), "broadcast_to"), "broadcast_to")
-
-
-def _broadcast_shape(shapes):
-    n = max(len(s) for s in shapes)
-    out = [1] * n
-    for s in shapes:
-        for i, v in enumerate(s, n - len(s)):
-            if v != 1:
-                if out[i] != 1 and out[i] != v:
-                    raise RuntimeError(
-                        f"The size of tensor a ({out[i]}) must match the size of tensor b ({v}) at "
-                        f"non-singleton dimension {i}")
-                out[i] = v
-    return tuple(out)
+    return expand_view(input, shape_args((size,), "broadcast_to"), "broadcast_to")
 
 
 @register("broadcast_tensors", family=F, method=False, raw=True)
 def broadcast_tensors(*tensors):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tensors[0]
-    shape = _broadcast_shape([t._ms.shape for t in tensors])
-    return tuple(_expand_view(t, shape) for t in tensors)
+    shape = broadcast_shape([t._ms.shape for t in tensors])
+    return tuple(expand_view(t, shape) for t in tensors)
 
 
 @register("meshgrid", family=F, method=False, raw=True)
@@ -403,8 +304,8 @@ def meshgrid(*tensors, indexing=None):
     for i, t in enumerate(tensors):
         pos = (1 - i if i < 2 else i) if swap else i
         pre = tuple(s if k == pos else 1 for k, s in enumerate(shape))
-        flat = _reshape_view(t, pre)
-        out.append(_expand_view(flat, shape))
+        flat = reshape_view(t, pre)
+        out.append(expand_view(flat, shape))
     return tuple(out)
 
 
@@ -528,7 +429,6 @@ def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indic
             raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
                                f"one-dimensional tensor, but got a tensor with {arg._ms.ndim} dims")
         if arg.dtype is not D.int64:
-            from .._tensor import scalar_type_name
             raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype of long, but "
                                f"got {scalar_type_name(arg.dtype)}")
         arg = arg.tolist()
@@ -726,7 +626,7 @@ def rot90(input, k=1, dims=(0, 1)):
 
 @register("repeat", family=F, function=False)
 def repeat(input, *sizes):
-    sizes = tuple(_shape_args(sizes, "repeat"))
+    sizes = tuple(shape_args(sizes, "repeat"))
     if len(sizes) < input.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions "
                            "of tensor")
@@ -740,13 +640,12 @@ def repeat(input, *sizes):
 
 @register("tile", family=F)
 def tile(input, dims):
-    dims = tuple(_shape_args((dims,), "tile"))
+    dims = tuple(shape_args((dims,), "tile"))
     return repeat(input, (1,) * (input.ndim - len(dims)) + dims)
 
 
 @register("repeat_interleave", family=F)
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
-    import numpy as np
     if repeats is None:   # torch.repeat_interleave(repeats): indices repeated by their counts
         r = input.asnumpy()
         if r.ndim > 1:

@@ -803,6 +803,8 @@ class Module(ms_nn.Cell):
             self._params[name] = None if p is None else p._ms
         self._cells.clear()
         self._cells.update(self._modules)
+        # children are restored first; each level re-prefixes, so the top level leaves dotted names
+        self._prefix_ms_names("")
 
     def __reduce_ex__(self, protocol):
         return (_rebuild_module, (type(self),), self.__getstate__())

@@ -1,0 +1,63 @@
+"""The scanner resolves import aliases and reports statuses that agree with the op table."""
+import subprocess
+import sys
+import textwrap
+
+import mstorch
+from mstorch import _scan
+from mstorch.ops._registry import OPS
+
+SOURCE = textwrap.dedent("""
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+    from torch.nn import functional as G
+    from torch import nn as tnn
+    from torch.utils.data import DataLoader
+
+    x = torch.zeros(3)
+    y = F.linear(x, x)
+    z = G.linear(x, x)
+    m = nn.Linear(2, 3)
+    k = tnn.Linear(2, 3)
+    e = torch.empty(2)
+    q = torch.definitely_not_an_api(1)
+""")
+
+
+def test_aliases_resolve_to_torch_names(tmp_path):
+    f = tmp_path / "train.py"
+    f.write_text(SOURCE)
+    found = _scan.scan_paths([str(tmp_path)])
+    assert [ln for _, ln in found["torch.nn.functional.linear"]] == [10, 11]
+    assert len(found["torch.nn.Linear"]) == 2
+    assert "torch.zeros" in found and "torch.utils.data.DataLoader" in found
+
+
+def test_statuses_come_from_the_table(tmp_path):
+    f = tmp_path / "train.py"
+    f.write_text(SOURCE)
+    rows = {name: (st, detail) for name, st, detail, _ in _scan.report(_scan.scan_paths([str(f)]))}
+    assert rows["torch.zeros"][0] == _scan.SUPPORTED
+    assert rows["torch.nn.functional.linear"][0] == _scan.SUPPORTED
+    assert rows["torch.definitely_not_an_api"][0] == _scan.MISSING
+    # an op whose table entry carries a difference note is reported with that note
+    assert rows["torch.empty"] == (_scan.DIFFERENT, OPS["empty"].note)
+
+
+def test_every_table_function_is_reported_supported():
+    for name, op in OPS.items():
+        if op.function:
+            st, detail = _scan.status(f"torch.{name}")
+            assert st == (_scan.DIFFERENT if op.note else _scan.SUPPORTED), (name, st, detail)
+
+
+def test_cli_formats(tmp_path):
+    f = tmp_path / "train.py"
+    f.write_text(SOURCE)
+    for fmt, marker in (("text", "APIs:"), ("markdown", "| torch API |"), ("html", "<table")):
+        out = subprocess.run([sys.executable, "-m", "mstorch", "scan", str(f), "--format", fmt],
+                             capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        assert marker in out.stdout
+    assert mstorch is not None

@@ -1,0 +1,77 @@
+"""``torch`` and every ``torch.*`` module name resolve to the matching ``mstorch`` module.
+
+An import hook on sys.meta_path: ``import torch.nn.functional as F`` gives ``mstorch.nn.functional``,
+the same module object under both names, so ``isinstance``, pickled class paths
+(``torch.nn.modules.linear.Linear``) and third-party ``import torch`` (einops...) all meet mstorch.
+A name mstorch does not provide fails like a missing module, naming what is missing.
+"""
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+
+TOP = "torch"
+
+
+class _AliasLoader(importlib.abc.Loader):
+    def __init__(self, target):
+        self.target = target
+
+    def create_module(self, spec):
+        module = importlib.import_module(self.target)
+        return module
+
+    def exec_module(self, module):
+        # already executed under its mstorch name; re-binding happens in find_spec's caller
+        pass
+
+
+class TorchAliasFinder(importlib.abc.MetaPathFinder):
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != TOP and not fullname.startswith(TOP + "."):
+            return None
+        mapped = "mstorch" + fullname[len(TOP):]
+        try:
+            found = importlib.util.find_spec(mapped)
+        except ModuleNotFoundError:
+            found = None
+        if found is None:
+            parent = mapped.rpartition(".")[0]
+            parent_mod = sys.modules.get(parent)
+            # attributes that are modules (mstorch.nn.functional is an attribute too)
+            attr = getattr(parent_mod, mapped.rpartition(".")[2], None) if parent_mod else None
+            if attr is None or not isinstance(attr, type(sys)):
+                return None
+        spec = importlib.util.spec_from_loader(fullname, _AliasLoader(mapped), is_package=True)
+        return spec
+
+
+_FINDER = TorchAliasFinder()
+
+
+def install():
+    """Make ``import torch`` give mstorch for the rest of this process."""
+    if _FINDER not in sys.meta_path:
+        sys.meta_path.insert(0, _FINDER)
+    for name in [n for n in sys.modules if n == TOP or n.startswith(TOP + ".")]:
+        if not getattr(sys.modules[name], "__name__", "").startswith("mstorch"):
+            raise RuntimeError(
+                "mstorch: the real torch is already imported in this process; the alias must be installed "
+                "before anything imports torch")
+    import mstorch
+    sys.modules[TOP] = mstorch
+    for name, module in list(sys.modules.items()):
+        if name.startswith("mstorch.") and module is not None:
+            sys.modules.setdefault(TOP + name[len("mstorch"):], module)
+
+
+def uninstall():
+    if _FINDER in sys.meta_path:
+        sys.meta_path.remove(_FINDER)
+    for name in [n for n in sys.modules if n == TOP or n.startswith(TOP + ".")]:
+        if getattr(sys.modules[name], "__name__", "").startswith("mstorch"):
+            del sys.modules[name]
+
+
+def installed():
+    return _FINDER in sys.meta_path

@@ -1,0 +1,176 @@
+"""``python -m mstorch scan PATH``: which torch APIs a file or project uses, and mstorch's support for each.
+
+AST-based, through import aliases (``import torch.nn as nn``, ``from torch.nn import functional as F``,
+``from torch.optim import Adam``). A name's status comes from the same sources as docs/coverage.md:
+the op table (``mstorch.ops._registry.OPS``, with its per-op difference notes and refusals) and the
+mstorch namespace itself, so the scan can never disagree with the coverage document.
+"""
+import argparse
+import ast
+import collections
+import html
+import os
+import sys
+
+SUPPORTED, DIFFERENT, MISSING = "supported", "supported with differences", "missing"
+
+
+class _Visitor(ast.NodeVisitor):
+    def __init__(self, path):
+        self.path = path
+        self.aliases = {}          # local name -> dotted torch name
+        self.uses = []             # (dotted name, line)
+
+    def visit_Import(self, node):
+        for a in node.names:
+            if a.name == "torch" or a.name.startswith("torch."):
+                if a.asname:
+                    self.aliases[a.asname] = a.name
+                else:
+                    self.aliases["torch"] = "torch"
+                self.uses.append((a.name, node.lineno))
+
+    def visit_ImportFrom(self, node):
+        mod = node.module or ""
+        if node.level == 0 and (mod == "torch" or mod.startswith("torch.")):
+            for a in node.names:
+                if a.name == "*":
+                    continue
+                full = f"{mod}.{a.name}"
+                self.aliases[a.asname or a.name] = full
+                self.uses.append((full, node.lineno))
+
+    def visit_Attribute(self, node):
+        chain = []
+        cur = node
+        while isinstance(cur, ast.Attribute):
+            chain.append(cur.attr)
+            cur = cur.value
+        if isinstance(cur, ast.Name) and cur.id in self.aliases:
+            full = ".".join([self.aliases[cur.id]] + chain[::-1])
+            self.uses.append((full, node.lineno))
+            return          # the whole chain is recorded; do not record its prefixes again
+        self.generic_visit(node)
+
+    def visit_Name(self, node):
+        if node.id in self.aliases and isinstance(node.ctx, ast.Load):
+            self.uses.append((self.aliases[node.id], node.lineno))
+
+
+def _files(path):
+    if os.path.isfile(path):
+        yield path
+        return
+    for root, dirs, files in os.walk(path):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in ("__pycache__", "node_modules", ".venv"))
+        for f in sorted(files):
+            if f.endswith(".py"):
+                yield os.path.join(root, f)
+
+
+def scan_paths(paths):
+    """Returns {dotted torch name: [(file, line), ...]}."""
+    found = collections.defaultdict(list)
+    for base in paths:
+        for f in _files(base):
+            try:
+                tree = ast.parse(open(f, encoding="utf-8").read(), filename=f)
+            except (SyntaxError, UnicodeDecodeError):
+                continue
+            v = _Visitor(f)
+            v.visit(tree)
+            for name, line in v.uses:
+                found[name].append((f, line))
+    return found
+
+
+def status(name):
+    """(status, detail) of one dotted torch name, from the op table and the mstorch namespace."""
+    import mstorch  # noqa: F401  (registers every op family)
+    from mstorch.ops._registry import OPS, UNSUPPORTED
+    parts = name.split(".")
+    leaf = parts[-1]
+    if leaf in UNSUPPORTED and len(parts) == 2:
+        return MISSING, UNSUPPORTED[leaf][0]
+    obj = sys.modules["mstorch"]
+    for p in parts[1:]:
+        nxt = getattr(obj, p, None)
+        if nxt is None:
+            import importlib
+            try:
+                nxt = importlib.import_module(f"{obj.__name__}.{p}") if hasattr(obj, "__path__") else None
+            except ImportError:
+                nxt = None
+        if nxt is None:
+            return MISSING, f"mstorch has no {'.'.join(['torch'] + parts[1:parts.index(p) + 1])}"
+        obj = nxt
+    op = OPS.get(leaf)
+    if op is not None and op.note and (len(parts) == 2 or parts[1:3] == ["nn", "functional"]):
+        return DIFFERENT, op.note
+    return SUPPORTED, ""
+
+
+def report(found):
+    rows = []
+    for name in sorted(found):
+        st, detail = status(name)
+        rows.append((name, st, detail, found[name]))
+    return rows
+
+
+def _fmt_locs(locs, limit=3):
+    shown = ", ".join(f"{f}:{ln}" for f, ln in locs[:limit])
+    return shown + (f", +{len(locs) - limit} more" if len(locs) > limit else "")
+
+
+def render_text(rows):
+    counts = collections.Counter(r[1] for r in rows)
+    width = max([len(r[0]) for r in rows] + [10])
+    out = [f"{'torch API':<{width}}  {'uses':>4}  status"]
+    for name, st, detail, locs in rows:
+        out.append(f"{name:<{width}}  {len(locs):>4}  {st}" + (f": {detail}" if detail else ""))
+        out.append(f"{'':<{width}}        at {_fmt_locs(locs)}")
+    out.append("")
+    out.append(f"{len(rows)} APIs: {counts[SUPPORTED]} supported, {counts[DIFFERENT]} supported with differences, "
+               f"{counts[MISSING]} missing")
+    return "\n".join(out)
+
+
+def render_markdown(rows):
+    counts = collections.Counter(r[1] for r in rows)
+    out = ["# torch APIs used, and mstorch's support", "",
+           f"{len(rows)} APIs: {counts[SUPPORTED]} supported, {counts[DIFFERENT]} supported with differences, "
+           f"{counts[MISSING]} missing", "", "| torch API | uses | status | detail | where |", "|---|---|---|---|---|"]
+    for name, st, detail, locs in rows:
+        out.append(f"| `{name}` | {len(locs)} | {st} | {detail} | {_fmt_locs(locs)} |")
+    return "\n".join(out) + "\n"
+
+
+def render_html(rows):
+    counts = collections.Counter(r[1] for r in rows)
+    colour = {SUPPORTED: "#e6f4ea", DIFFERENT: "#fff4e5", MISSING: "#fdecea"}
+    body = "".join(
+        f"<tr style='background:{colour[st]}'><td><code>{html.escape(n)}</code></td><td>{len(locs)}</td>"
+        f"<td>{st}</td><td>{html.escape(d)}</td><td>{html.escape(_fmt_locs(locs))}</td></tr>"
+        for n, st, d, locs in rows)
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>mstorch scan</title></head><body>"
+            f"<h1>torch APIs used, and mstorch's support</h1><p>{len(rows)} APIs: {counts[SUPPORTED]} supported, "
+            f"{counts[DIFFERENT]} supported with differences, {counts[MISSING]} missing</p>"
+            f"<table border='1' cellspacing='0' cellpadding='4'><tr><th>torch API</th><th>uses</th><th>status</th>"
+            f"<th>detail</th><th>where</th></tr>{body}</table></body></html>\n")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m mstorch scan")
+    parser.add_argument("paths", nargs="+")
+    parser.add_argument("--format", choices=("text", "markdown", "html"), default="text")
+    parser.add_argument("--output")
+    args = parser.parse_args(argv)
+    rows = report(scan_paths(args.paths))
+    text = {"text": render_text, "markdown": render_markdown, "html": render_html}[args.format](rows)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        print(text)
+    return 1 if any(r[1] == MISSING for r in rows) and os.environ.get("MSTORCH_SCAN_STRICT") else 0

@@ -1,0 +1,2 @@
+def get_cpu_capability():
+    return "DEFAULT"

@@ -1,0 +1,5 @@
+enabled = True
+
+
+def is_available():
+    return False

@@ -1,0 +1,402 @@
+"""torch.nn.functional.scaled_dot_product_attention and multi_head_attention_forward.
+
+Both follow torch's *math* path (the reference its fused CPU kernels are tested against): scores
+``(q * scale) @ k^T``, the mask added, a softmax whose fully masked rows are 0 (torch's
+``_safe_softmax``), dropout from torch's stream (``F.dropout``), then ``@ v``. float16/bfloat16 compute in
+float32 and round back, as torch's CPU math path does. ``multi_head_attention_forward`` mirrors torch's
+Python function step by step (packed / separate in-projections, bias_k/v, zero attention, the two
+output paths ``need_weights=True`` (softmax, may give NaN on fully masked rows, as torch) and
+``need_weights=False`` (through SDPA)), with its AssertionError/RuntimeError texts.
+"""
+import math
+import warnings
+
+import numpy as np
+import mindspore as ms
+from mindspore import ops
+
+from ._helpers import dtype_of
+from ._registry import register
+from .nn_linear import linear as _linear_op
+
+F = "nn.attention"
+_FLOATS = (ms.float32, ms.float64, ms.float16, ms.bfloat16)
+_LOW = (ms.float16, ms.bfloat16)
+_NEG_INF = float("-inf")
+_CAUSAL = {}
+
+
+def _linear(x, w, b):
+    return _linear_op(x, w, b)
+
+
+def _dropout(x, p):
+    # torch draws the attention-dropout mask with at::dropout; F.dropout reproduces that stream
+    from .._tensor import wrap
+    from ..nn import functional as NF
+    return NF.dropout(wrap(x), p, True)._ms
+
+
+def _cname(t):
+    from .._tensor import scalar_type_name
+    return scalar_type_name(dtype_of(t))
+
+
+def _cpp_name(t):
+    from .random import _CPP_NAMES
+    return _CPP_NAMES[dtype_of(t)]
+
+
+def _causal_mask(L, S, ms_dt):
+    """Additive top-left causal mask (0 on and below the diagonal, -inf above), cached per shape."""
+    key = (L, S, ms_dt)
+    m = _CAUSAL.get(key)
+    if m is None:
+        np_dt = np.float64 if ms_dt == ms.float64 else np.float32
+        arr = np.where(np.tril(np.ones((L, S), dtype=bool)), 0.0, -np.inf).astype(np_dt)
+        m = ms.Tensor(arr)
+        if len(_CAUSAL) < 256:
+            _CAUSAL[key] = m
+    return m
+
+
+def _additive(mask, ms_dt, keep_true):
+    """A bool mask as 0/-inf: ``keep_true`` means True attends (SDPA); otherwise True is masked (MHA)."""
+    zero = ms.Tensor(0.0, ms_dt)
+    ninf = ms.Tensor(_NEG_INF, ms_dt)
+    return ops.select(mask, zero, ninf) if keep_true else ops.select(mask, ninf, zero)
+
+
+def _safe_softmax(scores, dead):
+    """torch's _safe_softmax: rows whose every score is -inf give 0 (and a 0 gradient), not NaN."""
+    if dead is None:
+        return ops.softmax(scores, -1)
+    zero = ms.Tensor(0.0, scores.dtype)
+    p = ops.softmax(ops.select(dead, zero, scores), -1)
+    return ops.select(dead, zero, p)
+
+
+def _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa):
+    if not (query.dtype == key.dtype == value.dtype):
+        raise RuntimeError(
+            "Expected query, key, and value to have the same dtype, but got query.dtype: "
+            f"{_cpp_name(query)} key.dtype: {_cpp_name(key)} and value.dtype: {_cpp_name(value)} instead.")
+    if query.ndim < 2 or key.ndim < 2 or value.ndim < 2:
+        raise RuntimeError(
+            "Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
+            f"{query.ndim} key.dim: {key.ndim} and value.dim: {value.ndim} instead.")
+    if attn_mask is not None:
+        if attn_mask.dtype not in (ms.bool_, ms.float32, query.dtype):
+            raise RuntimeError(
+                "Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: "
+                f"{_cpp_name(attn_mask)} and  query.dtype: {_cpp_name(query)} instead.")
+        if is_causal:
+            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
+                               "is_causal=True")
+    if query.dtype not in _FLOATS:
+        raise RuntimeError(f"expected scalar type Float but found {_cname(query)}")
+    if dropout_p > 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
+    if key.shape[-1] != query.shape[-1]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{_batch(query)}, {query.shape[-1]}] but got: [{_batch(key)}, {key.shape[-1]}].")
+    if value.shape[-2] != key.shape[-2]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{_batch(query)}, {key.shape[-2]}] but got: [{_batch(value)}, {value.shape[-2]}].")
+    if enable_gqa and query.ndim >= 3:
+        hq, hk, hv = query.shape[-3], key.shape[-3], value.shape[-3]
+        if hq % hk or hq % hv:
+            raise RuntimeError("Number of heads in key and value must divide the number of heads in ")
+
+
+def _batch(t):
+    n = 1
+    for s in t.shape[:-2]:
+        n *= s
+    return n
+
+
+@register("scaled_dot_product_attention", family=F, function=False, method=False, functional=True)
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
+                                 scale=None, enable_gqa=False):
+    _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa)
+    out_dt = query.dtype
+    if out_dt in _LOW:
+        query, key, value = (t.astype(ms.float32) for t in (query, key, value))
+    dt = query.dtype
+    if enable_gqa and query.ndim >= 3:
+        hq = query.shape[-3]
+        if key.shape[-3] != hq:
+            key = ops.repeat_interleave(key, hq // key.shape[-3], key.ndim - 3)
+        if value.shape[-3] != hq:
+            value = ops.repeat_interleave(value, hq // value.shape[-3], value.ndim - 3)
+    L, S, E = query.shape[-2], key.shape[-2], query.shape[-1]
+    s = (1.0 / math.sqrt(E) if E else math.inf) if scale is None else float(scale)
+    scores = ops.matmul(ops.mul(query, ms.Tensor(s, dt)), ops.swapaxes(key, -2, -1))
+    dead = None
+    if is_causal:
+        scores = ops.add(scores, _causal_mask(L, S, dt))
+    elif attn_mask is not None:
+        if attn_mask.dtype == ms.bool_:
+            dead = ops.logical_not(ops.any(attn_mask, -1, keep_dims=True))
+            attn_mask = _additive(attn_mask, dt, keep_true=True)
+        else:
+            attn_mask = attn_mask if attn_mask.dtype == dt else attn_mask.astype(dt)
+            dead = ops.all(ops.equal(attn_mask, _NEG_INF), -1, keep_dims=True)
+        scores = ops.add(scores, attn_mask)
+    p = _safe_softmax(scores, dead)
+    if dropout_p > 0:
+        p = _dropout(p, dropout_p)
+    out = ops.matmul(p, value)
+    return out if out_dt == dt else out.astype(out_dt)
+
+
+# --- multi_head_attention_forward ---------------------------------------------------------------------
+
+def _is_float(t):
+    return t.dtype in _FLOATS
+
+
+def canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
+    """torch.nn.functional._canonical_mask over mindspore tensors: bool masks become 0/-inf."""
+    if mask is None:
+        return None
+    if mask.dtype != ms.bool_ and not _is_float(mask):
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if check_other and other_type is not None and mask.dtype != other_type:
+        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for "
+                      "both instead.", stacklevel=3)
+    if mask.dtype == ms.bool_:
+        mask = _additive(mask, target_type, keep_true=False)
+    return mask
+
+
+def _shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
+    if query.ndim == 3:
+        if key.ndim != 3 or value.ndim != 3:
+            raise AssertionError("For batched (3-D) `query`, expected `key` and `value` to be 3-D but found "
+                                 f"{key.ndim}-D and {value.ndim}-D tensors respectively")
+        if key_padding_mask is not None and key_padding_mask.ndim != 2:
+            raise AssertionError("For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D but "
+                                 f"found {key_padding_mask.ndim}-D tensor instead")
+        if attn_mask is not None and attn_mask.ndim not in (2, 3):
+            raise AssertionError("For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but "
+                                 f"found {attn_mask.ndim}-D tensor instead")
+        return True
+    if query.ndim == 2:
+        if key.ndim != 2 or value.ndim != 2:
+            raise AssertionError("For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found "
+                                 f"{key.ndim}-D and {value.ndim}-D tensors respectively")
+        if key_padding_mask is not None and key_padding_mask.ndim != 1:
+            raise AssertionError("For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D "
+                                 f"but found {key_padding_mask.ndim}-D tensor instead")
+        if attn_mask is not None:
+            if attn_mask.ndim not in (2, 3):
+                raise AssertionError("For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or "
+                                     f"3-D but found {attn_mask.ndim}-D tensor instead")
+            if attn_mask.ndim == 3:
+                expected = (num_heads, query.shape[0], key.shape[0])
+                if tuple(attn_mask.shape) != expected:
+                    raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got "
+                                         f"{_size(attn_mask.shape)}")
+        return False
+    raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.ndim}-D "
+                         "query tensor")
+
+
+def _size(shape):
+    from .._size import Size
+    return Size(tuple(shape))
+
+
+def _in_projection_packed(q, k, v, w, b):
+    E = q.shape[-1]
+    if k is v:
+        if q is k:
+            proj = _linear(q, w, b)
+            return ops.split(proj, E, -1)
+        w_q, w_kv = ops.split(w, [E, 2 * E], 0)
+        b_q, b_kv = (None, None) if b is None else ops.split(b, [E, 2 * E], 0)
+        kv = _linear(k, w_kv, b_kv)
+        return (_linear(q, w_q, b_q),) + tuple(ops.split(kv, E, -1))
+    w_q, w_k, w_v = ops.split(w, w.shape[0] // 3, 0)
+    b_q, b_k, b_v = (None,) * 3 if b is None else ops.split(b, b.shape[0] // 3, 0)
+    return _linear(q, w_q, b_q), _linear(k, w_k, b_k), _linear(v, w_v, b_v)
+
+
+def _in_projection(q, k, v, w_q, w_k, w_v, b_q, b_k, b_v):
+    Eq, Ek, Ev = q.shape[-1], k.shape[-1], v.shape[-1]
+    for what, w, want in (("query", w_q, (Eq, Eq)), ("key", w_k, (Eq, Ek)), ("value", w_v, (Eq, Ev))):
+        if tuple(w.shape) != want:
+            raise AssertionError(f"expecting {what} weights shape of {want}, but got {_size(w.shape)}")
+    for what, b in (("query", b_q), ("key", b_k), ("value", b_v)):
+        if b is not None and tuple(b.shape) != (Eq,):
+            raise AssertionError(f"expecting {what} bias shape of {(Eq,)}, but got {_size(b.shape)}")
+    return _linear(q, w_q, b_q), _linear(k, w_k, b_k), _linear(v, w_v, b_v)
+
+
+def _pad_last(t):
+    """F.pad(t, (0, 1)): one zero column at the end of the last dimension."""
+    return ops.concat((t, ops.zeros(tuple(t.shape[:-1]) + (1,), t.dtype)), -1)
+
+
+@register("multi_head_attention_forward", family=F, function=False, method=False, functional=True)
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
+                                 bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
+                                 training=True, key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None, k_proj_weight=None,
+                                 v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True,
+                                 is_causal=False):
+    is_batched = _shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
+    if not is_batched:
+        query, key, value = (ops.expand_dims(t, 1) for t in (query, key, value))
+        if key_padding_mask is not None:
+            key_padding_mask = ops.expand_dims(key_padding_mask, 0)
+    tgt_len, bsz, embed_dim = query.shape
+    src_len = key.shape[0]
+    key_padding_mask = canonical_mask(key_padding_mask, "key_padding_mask",
+                                      None if attn_mask is None else attn_mask.dtype, "attn_mask", query.dtype)
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+                           "method `generate_square_subsequent_mask` to create this mask.")
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None   # the hint alone drives SDPA's causal masking
+    else:
+        attn_mask = canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
+        if key_padding_mask is not None:
+            is_causal = False
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if use_separate_proj_weight:
+        if tuple(key.shape[:2]) != tuple(value.shape[:2]):
+            raise AssertionError(f"key's sequence and batch dims {_size(key.shape[:2])} do not match value's "
+                                 f"{_size(value.shape[:2])}")
+    elif tuple(key.shape) != tuple(value.shape):
+        raise AssertionError(f"key shape {_size(key.shape)} does not match value shape {_size(value.shape)}")
+
+    if not use_separate_proj_weight:
+        if in_proj_weight is None:
+            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
+        q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
+    else:
+        for name, w in (("q", q_proj_weight), ("k", k_proj_weight), ("v", v_proj_weight)):
+            if w is None:
+                raise AssertionError(f"use_separate_proj_weight is True but {name}_proj_weight is None")
+        b_q, b_k, b_v = (None,) * 3 if in_proj_bias is None else ops.split(in_proj_bias, embed_dim, 0)
+        q, k, v = _in_projection(query, key, value, q_proj_weight, k_proj_weight, v_proj_weight, b_q, b_k, b_v)
+
+    if attn_mask is not None:
+        if attn_mask.ndim == 2:
+            if tuple(attn_mask.shape) != (tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 2D attn_mask is {_size(attn_mask.shape)}, but should be "
+                                   f"{(tgt_len, src_len)}.")
+            attn_mask = ops.expand_dims(attn_mask, 0)
+        elif attn_mask.ndim == 3:
+            if tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 3D attn_mask is {_size(attn_mask.shape)}, but should be "
+                                   f"{(bsz * num_heads, tgt_len, src_len)}.")
+        else:
+            raise RuntimeError(f"attn_mask's dimension {attn_mask.ndim} is not supported")
+
+    if bias_k is not None and bias_v is not None:
+        if static_k is not None:
+            raise AssertionError("bias cannot be added to static key.")
+        if static_v is not None:
+            raise AssertionError("bias cannot be added to static value.")
+        k = ops.concat((k, ops.tile(bias_k, (1, bsz, 1))), 0)
+        v = ops.concat((v, ops.tile(bias_v, (1, bsz, 1))), 0)
+        if attn_mask is not None:
+            attn_mask = _pad_last(attn_mask)
+        if key_padding_mask is not None:
+            key_padding_mask = _pad_last(key_padding_mask)
+    elif bias_k is not None:
+        raise AssertionError("bias_k is set but bias_v is None")
+    elif bias_v is not None:
+        raise AssertionError("bias_v is set but bias_k is None")
+
+    q = ops.swapaxes(q.reshape(tgt_len, bsz * num_heads, head_dim), 0, 1)
+    if static_k is None:
+        k = ops.swapaxes(k.reshape(k.shape[0], bsz * num_heads, head_dim), 0, 1)
+    else:
+        _check_static(static_k, "k", bsz * num_heads, head_dim)
+        k = static_k
+    if static_v is None:
+        v = ops.swapaxes(v.reshape(v.shape[0], bsz * num_heads, head_dim), 0, 1)
+    else:
+        _check_static(static_v, "v", bsz * num_heads, head_dim)
+        v = static_v
+
+    if add_zero_attn:
+        k = ops.concat((k, ops.zeros((bsz * num_heads, 1, head_dim), k.dtype)), 1)
+        v = ops.concat((v, ops.zeros((bsz * num_heads, 1, head_dim), v.dtype)), 1)
+        if attn_mask is not None:
+            attn_mask = _pad_last(attn_mask)
+        if key_padding_mask is not None:
+            key_padding_mask = _pad_last(key_padding_mask)
+    src_len = k.shape[1]
+
+    if key_padding_mask is not None:
+        if key_padding_mask.shape[0] != bsz:
+            raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got "
+                                 f"{key_padding_mask.shape[0]}")
+        if key_padding_mask.shape[1] != src_len:
+            raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
+                                 f"{key_padding_mask.shape[1]}")
+        key_padding_mask = ops.broadcast_to(key_padding_mask.reshape(bsz, 1, 1, src_len),
+                                            (bsz, num_heads, 1, src_len)).reshape(bsz * num_heads, 1, src_len)
+        attn_mask = key_padding_mask if attn_mask is None else ops.add(attn_mask, key_padding_mask)
+
+    if not training:
+        dropout_p = 0.0
+
+    if need_weights:
+        if is_causal and attn_mask is None:
+            raise AssertionError("FIXME: is_causal not implemented for need_weights")
+        q_scaled = ops.mul(q, ms.Tensor(math.sqrt(1.0 / float(head_dim)), q.dtype))
+        kt = ops.swapaxes(k, -2, -1)
+        if attn_mask is not None:
+            weights = ops.add(ops.bmm(q_scaled, kt), attn_mask)
+        else:
+            weights = ops.bmm(q_scaled, kt)
+        weights = ops.softmax(weights, -1)
+        if dropout_p > 0.0:
+            weights = _dropout(weights, dropout_p)
+        out = ops.bmm(weights, v)
+        out = ops.swapaxes(out, 0, 1).reshape(tgt_len * bsz, embed_dim)
+        out = _linear(out, out_proj_weight, out_proj_bias)
+        out = out.reshape(tgt_len, bsz, out.shape[1])
+        weights = weights.reshape(bsz, num_heads, tgt_len, src_len)
+        if average_attn_weights:
+            weights = ops.mean(weights, 1)
+        if not is_batched:
+            out = ops.squeeze(out, 1)
+            weights = ops.squeeze(weights, 0)
+        return out, weights
+
+    if attn_mask is not None:
+        if attn_mask.shape[0] == 1 and attn_mask.ndim == 3:
+            attn_mask = ops.expand_dims(attn_mask, 0)
+        else:
+            attn_mask = attn_mask.reshape(bsz, num_heads, -1, src_len)
+    q = q.reshape(bsz, num_heads, tgt_len, head_dim)
+    k = k.reshape(bsz, num_heads, src_len, head_dim)
+    v = v.reshape(bsz, num_heads, src_len, head_dim)
+    out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    out = ops.transpose(out, (2, 0, 1, 3)).reshape(bsz * tgt_len, embed_dim)
+    out = _linear(out, out_proj_weight, out_proj_bias)
+    out = out.reshape(tgt_len, bsz, out.shape[1])
+    if not is_batched:
+        out = ops.squeeze(out, 1)
+    return out, None
+
+
+def _check_static(t, name, bh, head_dim):
+    if t.shape[0] != bh:
+        raise AssertionError(f"expecting static_{name}.size(0) of {bh}, but got {t.shape[0]}")
+    if t.shape[2] != head_dim:
+        raise AssertionError(f"expecting static_{name}.size(2) of {head_dim}, but got {t.shape[2]}")

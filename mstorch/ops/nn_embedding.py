@@ -1,0 +1,249 @@
+"""torch.nn.functional.embedding, embedding_bag and one_hot.
+
+A lookup is one ``gather`` of weight rows (its gradient is the dense scatter-add torch computes for
+``sparse=False``). MindSpore's Gather wraps negative indices, so indices are range-checked on the host
+first (torch raises IndexError there). Gradient tweaks are exact in the forward value: padding_idx
+positions take their rows through ``stop_gradient``; scale_grad_by_freq scales the gradient with
+``sg(y) + (y - sg(y)) * s``, whose value is ``y`` bit for bit.
+"""
+import numpy as np
+import mindspore as ms
+from mindspore import ops
+
+from .. import _dtype as D
+from .._tensor import wrap
+from ._registry import register
+
+F = "nn.embedding"
+_INDEX = (ms.int64, ms.int32)
+
+
+def _legacy_name(t):
+    from .._tensor import _LEGACY_TYPE_NAMES
+    return _LEGACY_TYPE_NAMES[D._FROM_MS[t.dtype]]
+
+
+def _check_indices(idx, fn):
+    if idx.dtype not in _INDEX:
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {_legacy_name(idx)} instead (while checking arguments for {fn})")
+
+
+def _host(idx):
+    return idx.asnumpy() if idx.size else np.zeros(0, np.int64)
+
+
+def _renorm_(weight, rows, max_norm, norm_type):
+    """torch.embedding_renorm_ on the rows used: rows whose p-norm exceeds max_norm are scaled in place."""
+    from ..autograd.grad_mode import no_grad
+    rows = np.unique(rows)
+    if rows.size == 0:
+        return
+    w = weight._ms
+    sub = ops.gather(w, ms.Tensor(rows.astype(np.int64)), 0)
+    vals = sub.astype(ms.float32).asnumpy().astype(np.float64) if w.dtype == ms.bfloat16 else \
+        sub.asnumpy().astype(np.float64)
+    if norm_type == float("inf"):
+        norms = np.abs(vals).max(1)
+    elif norm_type == 0:
+        norms = (vals != 0).sum(1).astype(np.float64)
+    else:
+        norms = (np.abs(vals) ** norm_type).sum(1) ** (1.0 / norm_type)
+    big = norms > max_norm
+    if not big.any():
+        return
+    scale = np.where(big, max_norm / (norms + 1e-7), 1.0)[:, None]
+    new = ops.mul(sub, ms.Tensor(scale.astype(np.float32)).astype(w.dtype))
+    updated = ops.tensor_scatter_update(w, ms.Tensor(rows[big].astype(np.int64)[:, None]),
+                                        new[ms.Tensor(np.nonzero(big)[0].astype(np.int64))])
+    with no_grad():
+        weight._write(updated)
+
+
+def _wrap_padding(padding_idx, n):
+    if padding_idx is None:
+        return None
+    if padding_idx > 0 and padding_idx >= n or padding_idx < 0 and padding_idx < -n:
+        raise AssertionError("Padding_idx must be within num_embeddings")
+    return padding_idx + n if padding_idx < 0 else padding_idx
+
+
+def _grad_scale(y, s):
+    """``y`` in value, ``s * dy`` in gradient (s broadcasts over the embedding dim)."""
+    sg = ops.stop_gradient(y)
+    return sg + (y - sg) * s
+
+
+@register("embedding", family=F, function=False, method=False, functional=True, raw=True)
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False):
+    if sparse:
+        raise NotImplementedError("mstorch: torch.nn.functional.embedding(sparse=True) is not supported: "
+                                  "MindSpore has no sparse gradients for dense parameters; use sparse=False")
+    w, idx = weight._ms, input._ms
+    n = w.shape[0]
+    padding_idx = _wrap_padding(padding_idx, n)
+    _check_indices(idx, "embedding")
+    if w.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    host = _host(idx)
+    if host.size and (host.min() < 0 or host.max() >= n):
+        raise IndexError("index out of range in self")
+    if max_norm is not None:
+        _renorm_(weight, host.reshape(-1), max_norm, norm_type)
+        w = weight._ms
+    out = ops.gather(w, idx, 0)
+    if scale_grad_by_freq:
+        counts = np.bincount(host.reshape(-1), minlength=n)
+        s = 1.0 / counts[host]
+        if padding_idx is not None:
+            s = np.where(host == padding_idx, 0.0, s)
+        out = _grad_scale(out, ms.Tensor(s[..., None].astype(np.float32)).astype(out.dtype))
+    elif padding_idx is not None and (host == padding_idx).any():
+        mask = ms.Tensor((host == padding_idx)[..., None])
+        out = ops.select(mask.broadcast_to(out.shape), ops.stop_gradient(out), out)
+    return wrap(out)
+
+
+_MODES = {"sum": 0, "mean": 1, "max": 2}
+
+
+@register("embedding_bag", family=F, function=False, method=False, functional=True, raw=True)
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
+                  sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    if weight.dtype is D.int64 and input.is_floating_point():
+        import warnings
+        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, "
+                      "input, ...)` is deprecated, and should now be `embedding_bag(input, weight, ...)`.",
+                      stacklevel=3)
+        weight, input = input, weight
+    if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "
+                         f"must have the same shape as the input ({input.shape})")
+    if weight.dim() != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    idx = input._ms
+    psw = None if per_sample_weights is None else per_sample_weights._ms
+    if idx.ndim == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             "fixed length sequences. However, found offsets of type "
+                             "<class 'torch.Tensor'>")
+        bags, length = idx.shape
+        include_last_offset = False
+        off = np.arange(0, bags * length, length, dtype=np.int64) if length else np.zeros(bags, np.int64)
+        fixed = length
+        idx = idx.reshape(-1)
+        psw = None if psw is None else psw.reshape(-1)
+    elif idx.ndim == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        off = _host(offsets._ms).astype(np.int64)
+        fixed = None
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {idx.ndim}")
+    if mode not in _MODES:
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max":
+        if scale_grad_by_freq:
+            raise ValueError("max mode does not support scaling the gradient by the frequency")
+        if sparse:
+            raise ValueError("max mode does not support sparse weights")
+    if sparse:
+        raise NotImplementedError("mstorch: torch.nn.functional.embedding_bag(sparse=True) is not supported: "
+                                  "MindSpore has no sparse gradients for dense parameters; use sparse=False")
+    w = weight._ms
+    n = w.shape[0]
+    host = _host(idx).reshape(-1)
+    _check_indices(idx, "embedding_bag")
+    if max_norm is not None:
+        _renorm_(weight, host, max_norm, norm_type)
+        w = weight._ms
+    if psw is not None and mode != "sum":
+        raise NotImplementedError(
+            "embedding_bag: per_sample_weights was not None. per_sample_weights is only supported for "
+            f"mode='sum' (got mode='{mode}'). Please open a feature request on GitHub.")
+    if padding_idx is not None:
+        if not -n <= padding_idx < n:
+            raise RuntimeError(f"padding_idx must be within the number of embeddings, -{n} through {n - 1}, but "
+                               f"got {padding_idx}")
+        padding_idx = padding_idx + n if padding_idx < 0 else padding_idx
+    total = host.size
+    if off.size and off[0] != 0:
+        raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
+                           f"position 0. However, got {int(off[0])}")
+    if off.size and off[-1] > total:
+        raise RuntimeError(f"offsets[-1] can not be greater than input's length {total} but got offsets[-1] of "
+                           f"{int(off[-1])}")
+    if np.any(np.diff(off) < 0) or host.size and (host.min() < 0 or host.max() >= n):
+        raise RuntimeError("Expected i < index_size to be true, but got false.  (Could this error message be "
+                           "improved?  If so, please report an enhancement request to PyTorch.)")
+    nbags = off.size - 1 if include_last_offset else off.size
+    dim = w.shape[1]
+    if nbags <= 0:
+        return wrap(ops.zeros((0, dim), w.dtype))
+    keep = np.ones(total, bool) if padding_idx is None else host != padding_idx
+    if fixed is not None and keep.all() and fixed > 0:
+        rows = ops.gather(w, idx, 0)
+        if scale_grad_by_freq:
+            rows = _freq_scale(rows, host, n)
+        if psw is not None:
+            rows = rows * psw.astype(rows.dtype)[:, None]
+        rows = rows.reshape(nbags, fixed, dim)
+        if mode == "sum":
+            return wrap(ops.sum(rows, 1))
+        if mode == "mean":
+            return wrap(ops.mean(rows, 1))
+        return wrap(ops.max(rows, 1)[0])
+    ends = np.append(off[1:], total) if not include_last_offset else off[1:]
+    bag = np.searchsorted(ends, np.arange(total), side="right")
+    keep &= bag < nbags
+    pos = np.nonzero(keep)[0]
+    counts = np.bincount(bag[pos], minlength=nbags)
+    if pos.size == 0:
+        return wrap(ops.zeros((nbags, dim), w.dtype))
+    sel = idx if pos.size == total else ops.gather(idx, ms.Tensor(pos.astype(np.int64)), 0)
+    rows = ops.gather(w, sel, 0)
+    if scale_grad_by_freq:
+        rows = _freq_scale(rows, host[pos], n)
+    if psw is not None:
+        p = psw if pos.size == total else ops.gather(psw, ms.Tensor(pos.astype(np.int64)), 0)
+        rows = rows * p.astype(rows.dtype)[:, None]
+    seg = ms.Tensor(bag[pos].astype(np.int32))
+    if mode == "max":
+        out = ops.unsorted_segment_max(rows, seg, nbags)
+        if (counts == 0).any():
+            out = ops.select(ms.Tensor(np.broadcast_to((counts > 0)[:, None], (nbags, dim)).copy()), out,
+                             ops.zeros_like(out))
+        return wrap(out)
+    out = ops.unsorted_segment_sum(rows, seg, nbags)
+    if mode == "mean":
+        out = out / ms.Tensor(np.maximum(counts, 1).astype(np.float32)[:, None]).astype(out.dtype)
+    return wrap(out)
+
+
+def _freq_scale(rows, host, n):
+    counts = np.bincount(host, minlength=n)
+    return _grad_scale(rows, ms.Tensor((1.0 / counts[host])[:, None].astype(np.float32)).astype(rows.dtype))
+
+
+@register("one_hot", family=F, function=False, method=False, functional=True)
+def one_hot(tensor, num_classes=-1):
+    if tensor.dtype != ms.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    host = _host(tensor)
+    if num_classes == -1:
+        if host.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(host.max()) + 1
+    if host.size:
+        if host.min() < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if host.max() >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    elif num_classes < 0:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    classes = ms.Tensor(np.arange(num_classes, dtype=np.int64))
+    return ops.equal(tensor.reshape(tuple(tensor.shape) + (1,)), classes).astype(ms.int64)

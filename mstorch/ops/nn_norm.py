@@ -1,0 +1,315 @@
+"""torch.nn.functional normalization: batch_norm, instance_norm, layer_norm, group_norm, rms_norm,
+local_response_norm.
+
+CPU kernels: ``mint.batch_norm`` / ``mint.layer_norm`` have none in MindSpore 2.10; the classic
+``BatchNorm`` and ``LayerNorm`` primitives do, and are ~10x faster than a composition here, so float32
+(and float16/bfloat16, computed in float32 as torch's CPU kernels do) go through them. The BatchNorm
+*primitive* takes torch's momentum (new = (1 - m) * running + m * batch) and updates the running stats
+in place with the unbiased batch variance, as torch; only the ``mindspore.nn.BatchNorm*d`` Cells use
+momentum = 1 - torch's. float64 and arguments the primitives reject (eps outside (0, 1], momentum
+outside [0, 1]) are composed from reductions.
+"""
+import math
+
+import mindspore as ms
+from mindspore import ops
+from mindspore.ops import operations as P
+
+from .. import _dtype as D
+from .. import _ms_private as _P
+from .._tensor import Tensor, wrap, scalar_type_name
+from ._helpers import dtype_of
+from ._registry import register
+
+F = "nn.norm"
+_F32 = ms.float32
+_LOW = (ms.float16, ms.bfloat16)
+_FUSED = (ms.float32, ms.float16, ms.bfloat16)
+_BN_PRIMS = {}
+_LN_PRIMS = {}
+
+
+def _bn_prim(training, eps, momentum):
+    key = (training, eps, momentum)
+    prim = _BN_PRIMS.get(key)
+    if prim is None:
+        if len(_BN_PRIMS) > 256:      # momentum=None modules use a new factor every step
+            _BN_PRIMS.clear()
+        prim = _BN_PRIMS[key] = P.BatchNorm(is_training=training, epsilon=eps, momentum=momentum)
+    return prim
+
+
+def _ln_prim(axis, eps):
+    key = (axis, eps)
+    prim = _LN_PRIMS.get(key)
+    if prim is None:
+        prim = _LN_PRIMS[key] = P.LayerNorm(axis, axis, eps)
+    return prim
+
+
+def _not_float(x, kernel):
+    if not D._FROM_MS[x.dtype].is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{scalar_type_name(D._FROM_MS[x.dtype])}\'')
+
+
+def _f32(t):
+    return t if t.dtype == _F32 else t.astype(_F32)
+
+
+def _ms(t):
+    return None if t is None else t._ms
+
+
+def _size_str(shape):
+    return f"torch.Size({list(shape)})"
+
+
+# --- batch norm ------------------------------------------------------------------------------------
+
+def _check_channels(name, t, c):
+    if t is not None and t.size != c:
+        raise RuntimeError(f"{name} should contain {c} elements not {t.size}")
+
+
+def _batch_norm(x, weight, bias, rmean, rvar, training, momentum, eps):
+    """ATen's batch_norm on mstorch Tensors (running stats updated in place); returns mindspore.Tensor."""
+    xm = x._ms
+    _not_float(xm, "batch_norm")
+    c = xm.shape[1] if xm.ndim > 1 else 0
+    w, b, rm, rv = _ms(weight), _ms(bias), _ms(rmean), _ms(rvar)
+    _check_channels("running_mean", rm, c)
+    _check_channels("running_var", rv, c)
+    _check_channels("weight", w, c)
+    _check_channels("bias", b, c)
+    if not training and (rm is None or rv is None):
+        raise RuntimeError("running_mean must be defined in evaluation mode")
+    update = training and rm is not None
+    if xm.dtype in _FUSED and 0 < eps <= 1 and 0 <= momentum <= 1 and xm.ndim >= 2:
+        return _bn_fused(xm, w, b, rmean, rvar, training, momentum, eps, update, c)
+    return _bn_composed(xm, w, b, rmean, rvar, training, momentum, eps, update)
+
+
+def _direct(buf):
+    """The buffer's own memory when the kernel may update it in place."""
+    t = buf._ms
+    return t if buf._view is None and t.dtype == _F32 and t.is_contiguous() else None
+
+
+def _bn_fused(xm, w, b, rmean, rvar, training, momentum, eps, update, c):
+    dt = xm.dtype
+    shape = xm.shape
+    x4 = xm if xm.ndim <= 4 else xm.reshape(shape[0], c, -1, 1)
+    if dt != _F32:
+        x4 = x4.astype(_F32)
+    w = ops.ones(c, _F32) if w is None else _f32(w)
+    b = ops.zeros(c, _F32) if b is None else _f32(b)
+    if rmean is None:
+        rm, rv = ops.zeros(c, _F32), ops.ones(c, _F32)
+    elif update:
+        rm, rv = _direct(rmean), _direct(rvar)
+        rm = _f32(rmean._ms).copy() if rm is None else rm
+        rv = _f32(rvar._ms).copy() if rv is None else rv
+    else:
+        rm, rv = _f32(rmean._ms), _f32(rvar._ms)
+    out = _bn_prim(training, float(eps), float(momentum))(x4, w, b, rm, rv)[0]
+    if update:
+        if rm is not rmean._ms:
+            rmean._write(rm)
+        if rv is not rvar._ms:
+            rvar._write(rv)
+    if dt != _F32:
+        out = out.astype(dt)
+    return out.reshape(shape) if out.shape != shape else out
+
+
+def _bn_composed(xm, w, b, rmean, rvar, training, momentum, eps, update):
+    shape = (1, -1) + (1,) * (xm.ndim - 2)
+    if training:
+        axes = (0,) + tuple(range(2, xm.ndim))
+        mean = ops.mean(xm, axes, keep_dims=True)
+        cen = xm - mean
+        var = ops.mean(cen * cen, axes, keep_dims=True)
+        out = cen * ops.rsqrt(var + eps)
+        if update:
+            n = xm.size // xm.shape[1]
+            m = _P.detach(mean).reshape(-1)
+            v = _P.detach(var).reshape(-1) * (n / (n - 1) if n > 1 else float("nan"))
+            rm, rv = rmean._ms, rvar._ms
+            rmean._write((rm * (1 - momentum) + m.astype(rm.dtype) * momentum).astype(rm.dtype))
+            rvar._write((rv * (1 - momentum) + v.astype(rv.dtype) * momentum).astype(rv.dtype))
+    else:
+        mean = rmean._ms.astype(xm.dtype).reshape(shape)
+        out = (xm - mean) * ops.rsqrt(rvar._ms.astype(xm.dtype).reshape(shape) + eps)
+    if w is not None:
+        out = out * w.reshape(shape)
+    if b is not None:
+        out = out + b.reshape(shape)
+    return out
+
+
+def _verify_batch_size(size):
+    prod = size[0]
+    for s in size[2:]:
+        prod *= s
+    if prod == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+
+
+@register("batch_norm", family=F, function=False, method=False, functional=True, raw=True)
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
+               eps=1e-5):
+    if training:
+        _verify_batch_size(input.shape)
+        if eps <= 0.0:
+            raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    elif eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    if momentum is None:
+        raise TypeError("batch_norm(): argument 'momentum' (position 7) must be float, not NoneType")
+    return wrap(_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps))
+
+
+# --- instance norm: batch norm over (1, N*C, *) as torch computes it --------------------------------
+
+@register("instance_norm", family=F, function=False, method=False, functional=True, raw=True)
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    shape = tuple(input._ms.shape)
+    if use_input_stats:
+        prod = 1
+        for s in shape[2:]:
+            prod *= s
+        if prod == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size "
+                             f"{_size_str(shape)}")
+    elif running_mean is None or running_var is None:
+        raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+    n, c = shape[0], shape[1]
+
+    def rep(t):
+        return None if t is None else wrap(ops.tile(t._ms, (n,)))
+    rm, rv = rep(running_mean), rep(running_var)
+    x = wrap(input._ms.reshape(1, n * c, -1))
+    out = _batch_norm(x, rep(weight), rep(bias), rm, rv, use_input_stats, momentum, eps)
+    if use_input_stats and running_mean is not None:
+        running_mean._write(ops.mean(rm._ms.reshape(n, c), 0))
+        running_var._write(ops.mean(rv._ms.reshape(n, c), 0))
+    return wrap(out.reshape(shape))
+
+
+# --- layer norm / rms norm -----------------------------------------------------------------------
+
+def _check_normalized(input, normalized_shape, weight, bias, star="*, "):
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    ns = tuple(int(s) for s in normalized_shape)
+    if not ns:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least "
+                           f"one element, but got normalized_shape = {list(ns)}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != ns:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                               f"{list(t.shape)} and normalized_shape = {list(ns)}")
+    shape = tuple(input.shape)
+    if len(shape) < len(ns) or shape[len(shape) - len(ns):] != ns:
+        inner = ", ".join(str(s) for s in ns)
+        raise RuntimeError(f"Given normalized_shape={list(ns)}, expected input with shape [{star}{inner}], but "
+                           f"got input of size{list(shape)}")
+    return ns
+
+
+@register("layer_norm", family=F, method=False, functional=True)
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
+    if isinstance(normalized_shape, int):
+        raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not int")
+    ns = _check_normalized(input, normalized_shape, weight, bias)
+    _not_float(input, "LayerNormKernelImpl")
+    axis = input.ndim - len(ns)
+    dt = input.dtype
+    if dt in _FUSED and 0 < eps and input.size:
+        w = ops.ones(ns, _F32) if weight is None else _f32(weight)
+        b = ops.zeros(ns, _F32) if bias is None else _f32(bias)
+        out = _ln_prim(axis, float(eps))(_f32(input), w, b)[0]
+        return out if dt == _F32 else out.astype(dt)
+    axes = tuple(range(axis, input.ndim))
+    mean = ops.mean(input, axes, keep_dims=True)
+    cen = input - mean
+    out = cen * ops.rsqrt(ops.mean(cen * cen, axes, keep_dims=True) + eps)
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+@register("rms_norm", family=F, method=False, functional=True)
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    ns = _check_normalized(input, normalized_shape, weight, None, star="*")
+    _not_float(input, "rms_norm")
+    dt = input.dtype
+    x = _f32(input) if dt in _LOW else input
+    if eps is None:
+        eps = _EPS[x.dtype]     # the epsilon of the dtype torch computes in
+    axes = tuple(range(input.ndim - len(ns), input.ndim))
+    r = ops.rsqrt(ops.mean(x * x, axes, keep_dims=True) + eps)
+    out = x * r
+    if out.dtype != dt:
+        out = out.astype(dt)
+    return out if weight is None else out * weight
+
+
+_EPS = {ms.float32: 1.1920928955078125e-07, ms.float64: 2.220446049250313e-16}
+
+
+# --- group norm ------------------------------------------------------------------------------------
+
+@register("group_norm", family=F, method=False, functional=True)
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
+    shape = tuple(input.shape)
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
+    c = shape[1]
+    _verify_batch_size([shape[0] * c // num_groups, num_groups] + list(shape[2:]))
+    if c % num_groups:
+        raise RuntimeError("Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(shape)} and num_groups={num_groups}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.ndim != 1 or t.size != c):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
+                               f"but got {name} of shape {list(t.shape)} and input of shape {list(shape)}")
+    _not_float(input, "group_norm")
+    dt = input.dtype
+    x = _f32(input) if dt in _LOW else input
+    x3 = x.reshape(shape[0], c, -1) if input.ndim != 3 else x
+    w = ops.ones(c, x.dtype) if weight is None else weight.astype(x.dtype)
+    b = ops.zeros(c, x.dtype) if bias is None else bias.astype(x.dtype)
+    out = ops.group_norm(x3, num_groups, w, b, float(eps))
+    out = out.reshape(shape) if input.ndim != 3 else out
+    return out if out.dtype == dt else out.astype(dt)
+
+
+# --- local response norm ---------------------------------------------------------------------------
+
+@register("local_response_norm", family=F, function=False, method=False, functional=True)
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    dim = input.ndim
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality                          input (got {dim} "
+                         "dimensions)")
+    if input.size == 0:
+        return input
+    sq = input * input
+    c = input.shape[1]
+    front, back = size // 2, (size - 1) // 2
+    pads = []
+    if front:
+        pads.append(ops.zeros((input.shape[0], front) + tuple(input.shape[2:]), sq.dtype))
+    pads.append(sq)
+    if back:
+        pads.append(ops.zeros((input.shape[0], back) + tuple(input.shape[2:]), sq.dtype))
+    padded = ops.concat(pads, 1) if len(pads) > 1 else sq
+    total = padded[:, 0:c]
+    for j in range(1, size):
+        total = total + padded[:, j:j + c]
+    div = ops.pow(total / size * alpha + k, beta)
+    return input / div
