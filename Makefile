@@ -15,10 +15,10 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 demo: $(STAMP)
-	$(PY) examples/quickstart.py
+	$(PY) -m mstorch run examples/train_digits.py
 
 test: $(STAMP)
-	$(PY) -m pytest -n 2 compat_tests
+	$(PY) -m pytest -n 2 compat_tests -p no:randomly
 
 bench: $(STAMP)
 	$(PY) benchmarks/overhead.py

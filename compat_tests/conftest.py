@@ -1,5 +1,9 @@
+import fnmatch
 import os
+import pathlib
 import sys
+
+import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -7,3 +11,21 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import torch  # noqa: E402
 
 torch.set_num_threads(1)
+
+_KNOWN = []
+for _line in (pathlib.Path(__file__).parent / "known_failures.txt").read_text().splitlines():
+    _line = _line.strip()
+    if _line and not _line.startswith("#"):
+        _pattern, _, _reason = _line.partition(" | ")
+        _KNOWN.append((_pattern.strip(), _reason.strip() or "known failure"))
+
+
+def pytest_collection_modifyitems(config, items):
+    if not _KNOWN:
+        return
+    for item in items:
+        node = item.nodeid.split("::", 1)[-1]
+        for pattern, reason in _KNOWN:
+            if fnmatch.fnmatchcase(node, pattern) or fnmatch.fnmatchcase(item.nodeid, pattern):
+                item.add_marker(pytest.mark.xfail(reason=reason, strict=False))
+                break

@@ -122,3 +122,4 @@ from ._runtime import (set_num_threads, get_num_threads, set_num_interop_threads
                        get_num_interop_threads, set_float32_matmul_precision, get_float32_matmul_precision,
                        use_deterministic_algorithms, are_deterministic_algorithms_enabled,
                        is_deterministic_algorithms_warn_only_enabled)
+from . import optim  # noqa: E402,F401

@@ -48,7 +48,9 @@ OPS = [
         E(np.array([-1.0, 2.0], np.float32), W3[:2].copy()), E(I, np.array([1])), E(A, 0.25),
     ]),
     OpInfo("softmax", samples=_softmax_samples()),
-    OpInfo("log_softmax", samples=_softmax_samples()),
+    # MindSpore's float32 LogSoftmax is stable but sums exp values that are ~4e-6 off: its results are
+    # within 4e-6 absolute of torch's (docs/known-differences.md)
+    OpInfo("log_softmax", samples=_softmax_samples(), atol=1e-5),
     OpInfo("softmax", samples=[S(H, 1), S(H, 0)], rtol=2e-3, atol=2e-3),
     OpInfo("log_softmax", samples=[S(H, 1)], rtol=2e-3, atol=2e-3),
 ]

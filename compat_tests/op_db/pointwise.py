@@ -355,3 +355,23 @@ OPS += [
     OpInfo("trunc", call=lambda T, x: T.fix(x), samples=[S(A), S(I)]),
     OpInfo("add", call=lambda T, x: T.positive(x) is x, samples=[S(A)]),
 ]
+
+# torch.exp_(x) and friends: the in-place forms as top-level functions (their math is sampled above)
+_INPLACE_FN = {
+    "asin_": [S(UNIT)], "acos_": [S(UNIT)], "atanh_": [S(UNIT)], "acosh_": [S(GT1)], "logit_": [S(np.abs(UNIT))],
+    "log_": [S(P)], "log2_": [S(P)], "log10_": [S(P)], "log1p_": [S(P)], "sqrt_": [S(P)], "rsqrt_": [S(P)],
+    "xlogy_": [S(P, PB), S(P, 2.0)], "ldexp_": [S(A, SH)], "gcd_": [S(I, NZ)], "lcm_": [S(I, NZ)],
+    "nan_to_num_": [S(SPECIAL), S(SPECIAL, 1.0, 2.0, -2.0)], "clamp_": [S(A, -0.5, 0.5), S(A, min=ROW)],
+    "clamp_min_": [S(A, 0.0)], "clamp_max_": [S(A, 0.0)], "round_": [S(A * 10), S(A, decimals=1)],
+    "neg_": [S(A), S(I), E(BO)], "abs_": [S(A), E(BO)], "exp_": [S(A), E(I), E(2.0)], "square_": [S(A), S(I)],
+}
+for _n in ("reciprocal_", "sin_", "cos_", "tan_", "tanh_", "sigmoid_", "expm1_", "erf_", "erfc_", "sinh_", "cosh_",
+           "atan_", "asinh_", "exp2_", "deg2rad_", "rad2deg_", "i0_", "sinc_", "floor_", "ceil_", "trunc_", "frac_",
+           "conj_physical_"):
+    _INPLACE_FN.setdefault(_n, [S(A)])
+OPS += [OpInfo(n, samples=s, grad=False, method=False) for n, s in _INPLACE_FN.items()]
+OPS += [OpInfo(n, samples=[S(UNIT)], grad=False, method=False, call=lambda T, x, _a=alias: getattr(T, _a)(x))
+        for n, alias in (("neg_", "negative_"), ("asin_", "arcsin_"), ("acos_", "arccos_"), ("atan_", "arctan_"),
+                         ("asinh_", "arcsinh_"), ("atanh_", "arctanh_"), ("trunc_", "fix_"))]
+OPS += [OpInfo("clamp_", samples=[S(A, -0.5, 0.5)], grad=False, method=False, call=lambda T, x, a, b: T.clip_(x, a, b)),
+        OpInfo("acosh_", samples=[S(GT1)], grad=False, method=False, call=lambda T, x: T.arccosh_(x))]

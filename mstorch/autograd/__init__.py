@@ -201,3 +201,13 @@ def _run(outs, grads, retain, create, inputs, accumulate):
                 f"{expected} instead. Hint: enable anomaly detection to find the operation that failed to "
                 "compute its gradient, with torch.autograd.set_detect_anomaly(True).") from None
         raise
+
+
+def resume_recording():
+    """Turn MindSpore's op recording back on.
+
+    ``mindspore.grad`` / ``value_and_grad`` / ``vjp`` switch recording off process-wide when they return.
+    mstorch turns it back on at every Module call and optimizer step; code that mixes native MindSpore
+    differentiation with bare mstorch tensor math calls this after the native call.
+    """
+    P.enable_recording()

@@ -12,6 +12,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ._helpers import dtype_of, scalar_tensor, wrap_dim
 from ._registry import register
+from .comparison import inplace_function
 from .pointwise import _not_impl, _need_tensor, _expm1
 
 A = "activation"
@@ -19,19 +20,16 @@ _bool, _f64 = ms.bool_, ms.float64
 
 
 def _inplace_function(method):
-    """torch.relu_(x) and friends: the in-place op as a top-level function."""
+    """torch.selu_(x) and friends: in-place forms that are not Tensor methods in torch."""
+    impl = method[:-1]
+
     def fn(input, *args, **kwargs):
         if not isinstance(input, Tensor):
             raise TypeError(f"{method}(): argument 'input' (position 1) must be Tensor, not "
                             f"{type(input).__name__}")
-        return getattr(input, method)(*args, **kwargs) if hasattr(Tensor, method) else \
-            input._write(_IMPLS[method[:-1]](input._ms, *_raw(args), **kwargs))
+        return input._write(_IMPLS[impl](input._ms, *args, **kwargs))
     fn.__name__ = method
     return fn
-
-
-def _raw(args):
-    return [a._ms if isinstance(a, Tensor) else a for a in args]
 
 
 @register("relu", family=A, inplace="relu_")
@@ -46,13 +44,22 @@ def _float_only(input, kernel):
         _not_impl(kernel, input)
 
 
+def _elu(input, alpha, scale, input_scale):
+    # torch's elu family: the negative branch (and its gradient) holds for x <= 0
+    d = dtype_of(input)
+    zero = scalar_tensor(0, d)
+    pos = ops.greater(input, zero)
+    xn = ops.where(pos, zero, input)
+    if input_scale != 1:
+        xn = ops.mul(xn, scalar_tensor(input_scale, d))
+    neg = ops.mul(_expm1(xn), scalar_tensor(alpha * scale, d))
+    return ops.where(pos, ops.mul(input, scalar_tensor(scale, d)) if scale != 1 else input, neg)
+
+
 @register("selu", family=A, method=False)
 def selu(input):
     _float_only(input, "elu_cpu")
-    alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
-    d = dtype_of(input)
-    neg = ops.mul(_expm1(ops.minimum(input, scalar_tensor(0, d))), scalar_tensor(alpha * scale, d))
-    return ops.add(ops.mul(ops.relu(input), scalar_tensor(scale, d)), neg)
+    return _elu(input, 1.6732632423543772848170429916717, 1.0507009873554804934193349852946, 1)
 
 
 @register("celu", family=A, method=False)
@@ -60,10 +67,7 @@ def celu(input, alpha=1.0):
     _float_only(input, "elu_cpu")
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
-    d = dtype_of(input)
-    neg = ops.mul(_expm1(ops.div(ops.minimum(input, scalar_tensor(0, d)), scalar_tensor(alpha, d))),
-                  scalar_tensor(alpha, d))
-    return ops.add(ops.relu(input), neg)
+    return _elu(input, alpha, 1, 1 / alpha)
 
 
 @register("threshold", family=A, method=False)
@@ -74,14 +78,14 @@ def threshold(input, threshold, value):
     return ops.where(ops.greater(input, scalar_tensor(threshold, d)), input, scalar_tensor(value, d))
 
 
-@register("hardshrink", family=A)
+@register("hardshrink", family=A, functional=True)
 def hardshrink(input, lambd=0.5):
     _float_only(input, "hardshrink_cpu")
     d = dtype_of(input)
     return ops.where(ops.greater(ops.abs(input), scalar_tensor(lambd, d)), input, scalar_tensor(0, d))
 
 
-@register("prelu", family=A)
+@register("prelu", family=A, functional=True)
 def prelu(input, weight):
     _need_tensor("prelu", weight, 2, "weight")
     _float_only(input, "prelu_cpu")
@@ -135,5 +139,6 @@ def softmax(input, dim, dtype=None):
 
 
 _IMPLS = {"selu": selu, "celu": celu, "threshold": threshold}
-for _name in ("relu_", "selu_", "celu_", "threshold_"):
-    register(_name, family=A, method=False, raw=True)(_inplace_function(_name))
+register("relu_", family=A, method=False, raw=True, functional=True)(inplace_function("relu_"))
+for _name in ("selu_", "celu_", "threshold_"):
+    register(_name, family=A, method=False, raw=True, functional=True)(_inplace_function(_name))

@@ -1,10 +1,12 @@
 """Comparisons, logical and bitwise ops, NaN/inf tests, isclose, and clamp/maximum/minimum: the
-pointwise ops whose results are masks or selections (family "pointwise"; helpers in pointwise.py)."""
+pointwise ops whose results are masks or selections (family "pointwise"; helpers in pointwise.py).
+Also the top-level in-place functions of the family (``torch.exp_(x)``)."""
 import mindspore as ms
 from mindspore import ops
 
 from .. import _dtype as D
 from ._helpers import MsTensor, promote, dtype_of, to_operand, result_type, scalar_tensor
+from .._tensor import Tensor
 from ._registry import register
 from .pointwise import F, _need_tensor, _not_impl, _T
 
@@ -255,3 +257,28 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 @register("allclose", family=F)
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return bool(isclose(input, other, rtol, atol, equal_nan).all().asnumpy())
+
+
+# --- torch.exp_(x) and friends: in-place ops as top-level functions ------------------------------
+
+def inplace_function(method):
+    def fn(input, *args, **kwargs):
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{method}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+        return getattr(input, method)(*args, **kwargs)
+    fn.__name__ = method
+    return fn
+
+
+for _name, _al in [
+    ("neg_", ("negative_",)), ("abs_", ()), ("reciprocal_", ()), ("square_", ()), ("exp_", ()), ("log_", ()),
+    ("sqrt_", ()), ("rsqrt_", ()), ("sin_", ()), ("cos_", ()), ("tan_", ()), ("tanh_", ()), ("sigmoid_", ()),
+    ("log1p_", ()), ("expm1_", ()), ("log2_", ()), ("log10_", ()), ("erf_", ()), ("erfc_", ()), ("sinh_", ()),
+    ("cosh_", ()), ("asin_", ("arcsin_",)), ("acos_", ("arccos_",)), ("atan_", ("arctan_",)),
+    ("asinh_", ("arcsinh_",)), ("acosh_", ("arccosh_",)), ("atanh_", ("arctanh_",)), ("exp2_", ()),
+    ("deg2rad_", ()), ("rad2deg_", ()), ("i0_", ()), ("sinc_", ()), ("logit_", ()), ("floor_", ()), ("ceil_", ()),
+    ("trunc_", ("fix_",)), ("round_", ()), ("frac_", ()), ("xlogy_", ()), ("ldexp_", ()), ("gcd_", ()),
+    ("lcm_", ()), ("nan_to_num_", ()), ("conj_physical_", ()), ("clamp_", ("clip_",)), ("clamp_min_", ()),
+    ("clamp_max_", ()),
+]:
+    register(_name, family=F, method=False, raw=True, aliases=_al)(inplace_function(_name))

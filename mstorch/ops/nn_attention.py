@@ -76,6 +76,14 @@ def _safe_softmax(scores, dead):
     return ops.select(dead, zero, p)
 
 
+def _softmax_nan_rows(scores):
+    """torch's plain softmax when whole rows may be -inf: those rows are NaN. MindSpore's CPU softmax
+    zeroes every row after the first all -inf one, so such rows never reach its kernel."""
+    dead = ops.all(ops.equal(scores, _NEG_INF), -1, keep_dims=True)
+    p = ops.softmax(ops.select(dead, ms.Tensor(0.0, scores.dtype), scores), -1)
+    return ops.select(dead, ms.Tensor(float("nan"), scores.dtype), p)
+
+
 def _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa):
     if not (query.dtype == key.dtype == value.dtype):
         raise RuntimeError(
@@ -360,10 +368,9 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         q_scaled = ops.mul(q, ms.Tensor(math.sqrt(1.0 / float(head_dim)), q.dtype))
         kt = ops.swapaxes(k, -2, -1)
         if attn_mask is not None:
-            weights = ops.add(ops.bmm(q_scaled, kt), attn_mask)
+            weights = _softmax_nan_rows(ops.add(ops.bmm(q_scaled, kt), attn_mask))
         else:
-            weights = ops.bmm(q_scaled, kt)
-        weights = ops.softmax(weights, -1)
+            weights = ops.softmax(ops.bmm(q_scaled, kt), -1)
         if dropout_p > 0.0:
             weights = _dropout(weights, dropout_p)
         out = ops.bmm(weights, v)

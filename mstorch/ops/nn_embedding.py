@@ -92,6 +92,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if max_norm is not None:
         _renorm_(weight, host.reshape(-1), max_norm, norm_type)
         w = weight._ms
+    if host.size == 0:
+        # MindSpore's Gather backward fails on an empty index; the result has no gradient path
+        return wrap(ops.zeros(tuple(idx.shape) + (w.shape[1],), w.dtype))
     out = ops.gather(w, idx, 0)
     if scale_grad_by_freq:
         counts = np.bincount(host.reshape(-1), minlength=n)

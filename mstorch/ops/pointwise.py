@@ -789,3 +789,4 @@ def is_conj(input):
 @register("is_neg", family=F, raw=True)
 def is_neg(input):
     return False
+

@@ -22,6 +22,7 @@ from ..parameter import Parameter, Buffer
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
+_enable_recording = P.enable_recording
 _global_forward_pre_hooks = OrderedDict()
 _global_forward_hooks = OrderedDict()
 _global_backward_hooks = OrderedDict()
@@ -533,6 +534,8 @@ class Module(ms_nn.Cell):
     # --- calling --------------------------------------------------------------------------------
 
     def _call_impl(self, *args, **kwargs):
+        # native mindspore.grad/value_and_grad switch op recording off when they return (DESIGN.md)
+        _enable_recording()
         if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks
                 or self._backward_pre_hooks or _global_forward_hooks or _global_forward_pre_hooks
                 or _global_backward_hooks):

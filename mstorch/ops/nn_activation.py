@@ -1,0 +1,394 @@
+"""torch.nn.functional activations (relu6, leaky_relu, elu, gelu, silu, mish, hardtanh, softplus, glu, ...).
+
+The top-level ops (``torch.relu``, ``torch.selu``, ``torch.softmax``...) live in ``activation.py``; the
+``F.*`` forms that take extra arguments there (``inplace=``, ``dim=None``) are separate entries here,
+keyed ``nn.functional.<name>``, that call those implementations.
+
+MindSpore 2.10 CPU kernels checked against torch (forward and gradient, x in [-30, 30]): Elu (alpha 1),
+GeLU (tanh form), SiLU, Sigmoid, HSigmoid, Softplus, Softsign, SoftShrink (float32/16 only) match. Not used:
+ReLU6/HardTanh/LeakyReLU/HSwish (gradient differs from torch's exactly at the kinks), SeLU and Mish
+(wrong gradient), LogSigmoid (log(sigmoid(x)): -inf below -104), Tanh (1e-4 relative error for |x| > 4).
+bfloat16 has no CPU kernels: half types compute in float32 and round once, as torch's opmath does.
+"""
+import math
+import warnings
+
+import numpy as np
+import mindspore as ms
+from mindspore import ops
+from mindspore.ops import operations as P
+
+from .. import _dtype as D
+from .. import random as R
+from .._tensor import Tensor, wrap, scalar_type_name
+from ._helpers import dtype_of, float_result, scalar_tensor, wrap_dim
+from ._registry import OPS, register
+from . import activation as _top
+from .pointwise import _not_impl
+from .reduction import vector_norm
+
+F = "nn.activation"
+_f32, _f64, _f16, _bf16, _bool = ms.float32, ms.float64, ms.float16, ms.bfloat16, ms.bool_
+_HALF = (_f16, _bf16)
+_GELU_TANH, _SOFTPLUS = P.GeLU(), P.Softplus()
+
+
+def _tensor_arg(input, name):
+    if isinstance(input, Tensor):
+        return input._ms
+    raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+
+
+def _done(input, r, inplace):
+    """F.*(inplace=True) writes the result into ``input`` and returns it, as torch's ``*_`` kernels."""
+    return input._write(r) if inplace else wrap(r)
+
+
+def _float_only(x, kernel):
+    if dtype_of(x)._cat < D._FLOAT:
+        _not_impl(kernel, x)
+
+
+def _in_float(fn, x, *args):
+    """Half types compute in float32 and round once (torch's opmath; MindSpore has no bfloat16 CPU kernels)."""
+    if x.dtype in _HALF:
+        return fn(x.astype(_f32), *args).astype(x.dtype)
+    return fn(x, *args)
+
+
+def _c(v, x):
+    return scalar_tensor(v, dtype_of(x))
+
+
+# --- the F forms of the top-level ops (inplace=, dim=None) -----------------------------------------
+
+@register("nn.functional.relu", family=F, function=False, method=False, functional="relu", raw=True)
+def f_relu(input, inplace=False):
+    return _done(input, _top.relu(_tensor_arg(input, "relu")), inplace)
+
+
+@register("nn.functional.selu", family=F, function=False, method=False, functional="selu", raw=True)
+def f_selu(input, inplace=False):
+    return _done(input, _top.selu(_tensor_arg(input, "selu")), inplace)
+
+
+@register("nn.functional.celu", family=F, function=False, method=False, functional="celu", raw=True)
+def f_celu(input, alpha=1.0, inplace=False):
+    return _done(input, _top.celu(_tensor_arg(input, "celu"), alpha), inplace)
+
+
+@register("nn.functional.threshold", family=F, function=False, method=False, functional="threshold", raw=True)
+def f_threshold(input, threshold, value, inplace=False):
+    x = _tensor_arg(input, "threshold")
+    if x.dtype is _bool:
+        _not_impl("threshold_cpu", x)
+    # torch keeps NaN (its test is `x <= threshold`, false for NaN)
+    return _done(input, ops.where(ops.less_equal(x, _c(threshold, x)), _c(value, x), x), inplace)
+
+
+@register("nn.functional.sigmoid", family=F, function=False, method=False, functional="sigmoid")
+def f_sigmoid(input):
+    return OPS["sigmoid"](input)
+
+
+@register("nn.functional.tanh", family=F, function=False, method=False, functional="tanh")
+def f_tanh(input):
+    return OPS["tanh"](input)
+
+
+def _implicit_dim(name, ndim, stacklevel):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. "
+                  "Change the call to include dim=X as an argument.", stacklevel=stacklevel + 1)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+@register("nn.functional.softmax", family=F, function=False, method=False, functional="softmax")
+def f_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _implicit_dim("softmax", input.ndim, _stacklevel)
+    return _top.softmax(input, dim, dtype)
+
+
+@register("nn.functional.log_softmax", family=F, function=False, method=False, functional="log_softmax")
+def f_log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _implicit_dim("log_softmax", input.ndim, _stacklevel)
+    return _top.log_softmax(input, dim, dtype)
+
+
+@register("softmin", family=F, function=False, method=False, functional=True)
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _implicit_dim("softmin", input.ndim, _stacklevel)
+    if input.dtype is _bool:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+    if dtype is None and input.dtype is _bf16:
+        return _top.softmax(ops.neg(input.astype(_f32)), dim, None).astype(_bf16)
+    return _top.softmax(ops.neg(input), dim, dtype)
+
+
+# --- piecewise-linear activations (torch's gradient is 0 at the kinks of hardtanh, slope at 0 for leaky) ---
+
+def _hardtanh(x, lo, hi):
+    if x.dtype is _bool:
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if x.dtype is ms.uint8 and (lo < 0 or hi < 0):
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+    if x.dtype is _bf16:
+        return _in_float(_hardtanh, x, lo, hi)
+    lo_t, hi_t = _c(lo, x), _c(hi, x)
+    return ops.where(ops.less_equal(x, lo_t), lo_t, ops.where(ops.greater_equal(x, hi_t), hi_t, x))
+
+
+@register("hardtanh", family=F, function=False, method=False, functional=True, raw=True)
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    x = _tensor_arg(input, "hardtanh")
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _done(input, _hardtanh(x, min_val, max_val), inplace)
+
+
+@register("hardtanh_", family=F, function=False, method=False, functional=True, raw=True)
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return input._write(_hardtanh(_tensor_arg(input, "hardtanh_"), min_val, max_val))
+
+
+@register("relu6", family=F, function=False, method=False, functional=True, raw=True)
+def relu6(input, inplace=False):
+    return _done(input, _hardtanh(_tensor_arg(input, "relu6"), 0, 6), inplace)
+
+
+def _leaky_relu(x, slope):
+    _float_only(x, "leaky_relu_cpu")
+    if x.dtype is _bf16:
+        return _in_float(_leaky_relu, x, slope)
+    return ops.where(ops.greater(x, _c(0, x)), x, ops.mul(x, _c(slope, x)))
+
+
+@register("leaky_relu", family=F, function=False, method=False, functional=True, raw=True)
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    return _done(input, _leaky_relu(_tensor_arg(input, "leaky_relu"), negative_slope), inplace)
+
+
+@register("leaky_relu_", family=F, function=False, method=False, functional=True, raw=True)
+def leaky_relu_(input, negative_slope=0.01):
+    return input._write(_leaky_relu(_tensor_arg(input, "leaky_relu_"), negative_slope))
+
+
+# --- smooth activations ----------------------------------------------------------------------------
+
+def _elu(x, alpha):
+    _float_only(x, "elu_cpu")
+    if x.dtype in _HALF:
+        return _in_float(_elu, x, alpha)
+    e = ops.elu(x)                       # x > 0: x; else expm1(x) (MindSpore's Elu is exact there)
+    if alpha == 1.0:
+        return e
+    return ops.where(ops.greater(x, _c(0, x)), x, ops.mul(e, _c(alpha, x)))
+
+
+@register("elu", family=F, function=False, method=False, functional=True, raw=True)
+def elu(input, alpha=1.0, inplace=False):
+    return _done(input, _elu(_tensor_arg(input, "elu"), alpha), inplace)
+
+
+@register("elu_", family=F, function=False, method=False, functional=True, raw=True)
+def elu_(input, alpha=1.0):
+    return input._write(_elu(_tensor_arg(input, "elu_"), alpha))
+
+
+_SQRT1_2 = 1 / math.sqrt(2)
+
+
+def _gelu(x, approximate):
+    if x.dtype in _HALF:
+        return _in_float(_gelu, x, approximate)
+    if approximate == "tanh":
+        return _GELU_TANH(x)
+    # x * 0.5 * (1 + erf(x / sqrt(2))), torch's formula
+    half = ops.mul(x, _c(0.5, x))
+    return ops.add(half, ops.mul(half, ops.erf(ops.mul(x, _c(_SQRT1_2, x)))))
+
+
+@register("gelu", family=F, function=False, method=False, functional=True)
+def gelu(input, *, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    _float_only(input, "GeluKernelImpl")
+    return _gelu(input, approximate)
+
+
+def _silu(x):
+    _float_only(x, "silu_cpu")
+    return _in_float(ops.silu, x)
+
+
+@register("silu", family=F, function=False, method=False, functional=True, raw=True)
+def silu(input, inplace=False):
+    return _done(input, _silu(_tensor_arg(input, "silu")), inplace)
+
+
+def _mish32(x):
+    # tanh(softplus(x)) = n / (n + 2) with n = e^x (e^x + 2): no tanh (MindSpore's is inaccurate past 2)
+    # and no cancellation; above 20 torch's softplus is x itself and tanh rounds to 1
+    e = ops.exp(ops.minimum(x, _c(20.0, x)))
+    n = ops.mul(e, ops.add(e, _c(2.0, x)))
+    return ops.mul(x, ops.div(n, ops.add(n, _c(2.0, x))))
+
+
+@register("mish", family=F, function=False, method=False, functional=True, raw=True)
+def mish(input, inplace=False):
+    x = _tensor_arg(input, "mish")
+    _float_only(x, "mish_cpu")
+    return _done(input, _in_float(_mish32, x), inplace)
+
+
+def _hardsigmoid(x):
+    _float_only(x, "hardsigmoid_cpu")
+    return _in_float(ops.hardsigmoid, x)
+
+
+@register("hardsigmoid", family=F, function=False, method=False, functional=True, raw=True)
+def hardsigmoid(input, inplace=False):
+    return _done(input, _hardsigmoid(_tensor_arg(input, "hardsigmoid")), inplace)
+
+
+def _hardswish32(x):
+    # x * hardsigmoid(x): torch's gradient (0 at -3, 1 at 3; MindSpore's HSwish differs there)
+    return ops.mul(x, ops.hardsigmoid(x))
+
+
+@register("hardswish", family=F, function=False, method=False, functional=True, raw=True)
+def hardswish(input, inplace=False):
+    x = _tensor_arg(input, "hardswish")
+    _float_only(x, "hardswish_cpu")
+    return _done(input, _in_float(_hardswish32, x), inplace)
+
+
+def _softplus32(x, beta, threshold):
+    z = x if beta == 1 else ops.mul(x, _c(beta, x))
+    sp = _SOFTPLUS(z)
+    if beta != 1:
+        sp = ops.div(sp, _c(beta, x))
+    return ops.where(ops.greater(z, _c(threshold, x)), x, sp)
+
+
+@register("softplus", family=F, function=False, method=False, functional=True)
+def softplus(input, beta=1, threshold=20):
+    _float_only(input, "softplus_cpu")
+    return _in_float(_softplus32, input, beta, threshold)
+
+
+@register("softsign", family=F, function=False, method=False, functional=True)
+def softsign(input):
+    if input.dtype is _bool:
+        _not_impl("abs_cpu", input)
+    return _in_float(ops.softsign, float_result(input))
+
+
+def _logsigmoid32(x):
+    return ops.neg(_SOFTPLUS(ops.neg(x)))     # Softplus is stable for large inputs
+
+
+@register("logsigmoid", family=F, function=False, method=False, functional=True)
+def logsigmoid(input):
+    _float_only(input, "log_sigmoid_cpu")
+    return _in_float(_logsigmoid32, input)
+
+
+def _tanh_accurate(x):
+    # MindSpore's Tanh is exact below |x| = 2 and up to 1e-4 off above; there 1 - 2 sigmoid(-2|x|)
+    # is exact (the sigmoid is small, so its relative error barely reaches the result)
+    ax = ops.abs(x)
+    tail = ops.mul(ops.sign(x), ops.sub(_c(1.0, x), ops.mul(ops.sigmoid(ops.mul(ax, _c(-2.0, x))), _c(2.0, x))))
+    return ops.where(ops.less(ax, _c(2.0, x)), ops.tanh(x), tail)
+
+
+@register("tanhshrink", family=F, function=False, method=False, functional=True)
+def tanhshrink(input):
+    if input.dtype is _bool:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+    x = float_result(input)
+    return _in_float(lambda v: ops.sub(v, _tanh_accurate(v)), x)
+
+
+def _softshrink(x, lambd):
+    if x.dtype is _f64:     # no float64 SoftShrink kernel
+        lam = _c(lambd, x)
+        inner = ops.where(ops.less(x, ops.neg(lam)), ops.add(x, lam), ops.mul(x, _c(0.0, x)))
+        return ops.where(ops.greater(x, lam), ops.sub(x, lam), inner)
+    # MindSpore's kernel maps NaN to 0; torch keeps it
+    return ops.where(ops.ne(x, x), x, ops.softshrink(x, float(lambd)))
+
+
+@register("softshrink", family=F, function=False, method=False, functional=True)
+def softshrink(input, lambd=0.5):
+    _float_only(input, "softshrink_check")
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be in range [0, 3.40282e+38] for input dtype Float, but found {lambd:g}")
+    return _in_float(_softshrink, input, lambd)
+
+
+@register("glu", family=F, function=False, method=False, functional=True)
+def glu(input, dim=-1):
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    axis = wrap_dim(dim, input.ndim)
+    n = input.shape[axis]
+    if n % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {axis} is size {n}")
+    _float_only(input, "glu_cpu")
+
+    def run(x):
+        a, b = ops.split(x, n // 2, axis)
+        return ops.mul(a, ops.sigmoid(b))
+    return _in_float(run, input)
+
+
+# --- rrelu: torch draws one uniform double per element <= 0, in order, from the CPU generator ---------
+
+def _rrelu(input, lower, upper, training, generator):
+    x = _tensor_arg(input, "rrelu")
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    if not training:
+        return _leaky_relu(x, (lower + upper) / 2)
+    _float_only(x, "rrelu_with_noise_out_cpu")
+    host = (x.astype(_f32) if x.dtype in _HALF else x).asnumpy()
+    neg = host <= 0
+    noise = np.ones(host.shape, np.float64 if x.dtype is _f64 else np.float32)
+    k = int(neg.sum())
+    if k:
+        noise[neg] = R.uniform(R._check_generator(generator), k, D.float64, float(lower), float(upper))
+    n = ms.Tensor(noise)
+    if x.dtype in _HALF:
+        return ops.mul(x.astype(_f32), n).astype(x.dtype)
+    return ops.mul(x, n)
+
+
+@register("rrelu", family=F, method=False, functional=True, raw=True)
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False, *, generator=None):
+    # one entry for torch.rrelu(input, lower, upper, training, generator) and F.rrelu(..., inplace)
+    return _done(input, _rrelu(input, lower, upper, training, generator), inplace)
+
+
+@register("rrelu_", family=F, method=False, functional=True, raw=True)
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, *, generator=None):
+    return input._write(_rrelu(input, lower, upper, training, generator))
+
+
+# --- normalize -------------------------------------------------------------------------------------
+
+@register("normalize", family=F, function=False, method=False, functional=True, out=True)
+def normalize(input, p=2.0, dim=1, eps=1e-12):
+    if dtype_of(input)._cat < D._FLOAT:
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. "
+                           f"Got {scalar_type_name(dtype_of(input))}")
+    axis = wrap_dim(dim, input.ndim)
+
+    def run(x):
+        norm = vector_norm(x, p, (axis,), True)
+        return ops.div(x, ops.clamp(norm, eps))
+    return _in_float(run, input)
