@@ -47,6 +47,7 @@ from .random import (manual_seed, seed, initial_seed, get_rng_state, set_rng_sta
 from . import nn  # noqa: E402
 from . import serialization  # noqa: E402
 from .serialization import save, load  # noqa: E402
+from . import utils  # noqa: E402
 
 
 class _Layout:

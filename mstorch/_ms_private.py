@@ -155,3 +155,25 @@ def function_of_output(t):
 def node_output_shapes(node):
     """Shapes of the forward outputs of backward node ``node`` (the gradients it receives)."""
     return tuple(m.shape for m in node._input_metadata)
+
+
+# --- fork safety (DataLoader workers) ---------------------------------------------------------
+
+_fork_utils = _lookup("mindspore._c_expression", "fork_utils")
+
+
+def before_fork():
+    """MindSpore's own fork callbacks, the ones ``mindspore.multiprocessing.Process`` runs. Without them
+    a forked child hangs in its first multi-threaded kernel (it inherits the parent's thread pool but
+    none of its threads)."""
+    _fork_utils.prepare_before_fork()
+
+
+def parent_after_fork():
+    _fork_utils.parent_at_fork()
+
+
+def child_after_fork():
+    """Rebuilds MindSpore's thread pools and context in the child; the caller re-applies mstorch's
+    runtime settings and op recording, which the context reset clears."""
+    _fork_utils.child_at_fork()

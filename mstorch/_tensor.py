@@ -18,6 +18,7 @@ from ._size import Size, from_shape as _size
 from ._warnings import warn_once
 
 _MsTensor = ms.Tensor
+_FROM_MS_ID = D._FROM_MS_ID
 _DIFFERENTIABLE = frozenset((ms.float16, ms.float32, ms.float64, ms.bfloat16, ms.complex64, ms.complex128))
 
 
@@ -50,7 +51,7 @@ class Tensor:
 
     @property
     def dtype(self):
-        return D._FROM_MS[self._ms.dtype]
+        return _FROM_MS_ID[id(self._ms.dtype)]
 
     @property
     def shape(self):

@@ -1,7 +1,5 @@
 """Dropout layers. The input is made right after seeding both libraries' generators, so the forward
 draws the same mask from torch's stream: outputs and gradients compare exactly (to rounding)."""
-import numpy as np
-
 from harness import rand
 from .common import ModuleInfo, M, BadArgs
 

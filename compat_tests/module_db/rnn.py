@@ -1,6 +1,8 @@
 """RNN, LSTM, GRU and their cells. Forward-time errors, dropout streams and LSTM state gradients are in
-test_rnn.py. The LSTM runs on oneDNN in both libraries, except with projections (torch composes those):
-gradients through time then agree to ~3e-6 absolute, hence atol 1e-5 there."""
+test_rnn.py. Gradients through time use atol 1e-5: the LSTM runs on oneDNN in both libraries except with
+projections (torch composes those), where they agree to ~3e-6 absolute; the composed float32 RNN/GRU
+compute tanh as 2*sigmoid(2x)-1 (MindSpore's tanh kernel is 1e-4 off), whose gradient near saturation
+is a few 1e-6 off torch's (docs/known-differences.md)."""
 from harness import rand
 from .common import ModuleInfo, M, BadArgs
 
@@ -28,7 +30,7 @@ MODULES = [
         M(3, 4, 2, bidirectional=True, inputs=(_packed(rand(4, 3, 3), [4, 2, 1]), rand(4, 3, 4))),
         M(3, 4, inputs=(rand(3, 0, 3),)),                                              # empty batch
         BadArgs(3, 4, 1, "foo"), BadArgs(3, 4, proj_size=2), *_BAD_BASE,
-    ]),
+    ], atol=1e-5),
     ModuleInfo("LSTM", [
         M(3, 4, inputs=(rand(5, 2, 3),)),
         M(3, 5, 2, bidirectional=True, proj_size=2, batch_first=True,
@@ -47,18 +49,18 @@ MODULES = [
         M(3, 4, bias=False, inputs=(rand(5, 3),)),                                     # unbatched
         M(3, 4, bidirectional=True, inputs=(_packed(rand(3, 3, 3), [3, 1, 2], enforce_sorted=False),)),
         BadArgs(3, 4, proj_size=1), *_BAD_BASE,
-    ]),
+    ], atol=1e-5),
     ModuleInfo("RNNCell", [
         M(3, 4, inputs=(rand(2, 3), rand(2, 4))),
         M(3, 4, bias=False, nonlinearity="relu", inputs=(rand(3),)),
         M(3, 4, inputs=(rand(2, 3),)),
-    ]),
+    ], atol=1e-5),
     ModuleInfo("LSTMCell", [
         M(3, 4, inputs=(rand(2, 3), _pair(rand(2, 4), rand(2, 4, seed=1)))),
         M(3, 4, bias=False, inputs=(rand(3),)),
-    ]),
+    ], atol=1e-5),
     ModuleInfo("GRUCell", [
         M(3, 4, inputs=(rand(2, 3), rand(2, 4))),
         M(3, 4, bias=False, inputs=(rand(3), rand(4))),
-    ]),
+    ], atol=1e-5),
 ]

@@ -54,3 +54,19 @@ OPS = [
     OpInfo("softmax", samples=[S(H, 1), S(H, 0)], rtol=2e-3, atol=2e-3),
     OpInfo("log_softmax", samples=[S(H, 1)], rtol=2e-3, atol=2e-3),
 ]
+
+
+def _bf16(arr):
+    return lambda T: T.tensor(arr).to(T.bfloat16)
+
+
+OPS += [
+    OpInfo("softmax", samples=[S(_bf16(A), 1), S(_bf16(X3), 0)], grad=False, rtol=1e-2, atol=1e-2),
+    OpInfo("log_softmax", samples=[S(_bf16(A), 1)], grad=False, rtol=1e-2, atol=1e-2),
+    OpInfo("relu", samples=[S(_bf16(A))], grad=False, rtol=1e-2, atol=1e-2),
+    OpInfo("selu", samples=[S(_bf16(A))], grad=False, rtol=1e-2, atol=1e-2),
+    OpInfo("celu", samples=[S(_bf16(A), 0.5)], grad=False, rtol=1e-2, atol=1e-2),
+    OpInfo("threshold", samples=[S(_bf16(A), 0.5, -1.0)], grad=False, rtol=1e-2, atol=1e-2),
+    OpInfo("hardshrink", samples=[S(_bf16(A))], grad=False, rtol=1e-2, atol=1e-2),
+    OpInfo("prelu", samples=[S(_bf16(A), _bf16(W3))], grad=False, rtol=1e-2, atol=1e-2),
+]

@@ -8,6 +8,18 @@ from harness import rand
 from .common import OpInfo, S, E
 
 TOL = dict(rtol=1e-5, atol=1e-5)
+
+
+def torch_dropout_is_portable():
+    """torch's dropout masks come from bernoulli_(1 - p): on Intel CPUs its MKL build draws them from MKL's
+    stream, which mstorch does not reproduce (docs/known-differences.md); elsewhere they match exactly."""
+    import torch
+    torch.manual_seed(0)
+    torch.empty(100).bernoulli_(0.5)
+    return int(np.frombuffer(torch.get_rng_state().numpy().tobytes()[16:24], np.uint64)[0]) == 200
+
+
+NOT_PORTABLE = "" if torch_dropout_is_portable() else "torch draws dropout masks from MKL's stream on this CPU"
 q4, k4, v4 = rand(2, 3, 4, 8), rand(2, 3, 5, 8, seed=1), rand(2, 3, 5, 6, seed=2)
 _bool_mask = rand(4, 5, dtype=bool)
 _bool_mask[1] = False                      # a fully masked row: 0 output and 0 gradient, as torch
@@ -52,6 +64,10 @@ def _mha_sample(L=4, S_=5, N=2, **kw):
 
 _kpm = np.array([[False, False, True, False, True], [False, True, False, False, False]])
 _kpm_self = _kpm[:, :4]
+_mha_bool = rand(4, 5, dtype=bool)
+_mha_bool[:, 0] = False                    # True masks in MHA: keep one key per row
+_mha_bool_dead = _mha_bool.copy()
+_mha_bool_dead[2] = True
 _causal = np.triu(np.full((4, 4), -np.inf, dtype=np.float32), 1)
 
 OPS = [
@@ -82,7 +98,7 @@ OPS = [
         E(q4, k4[:, :2], v4[:, :2], enable_gqa=True),
         E(q4, k4, v4, dropout_p=1.5),
     ]),
-    OpInfo("scaled_dot_product_attention", method=False, call=_seeded_sdpa, **TOL, samples=[
+    OpInfo("scaled_dot_product_attention", method=False, call=_seeded_sdpa, skip=NOT_PORTABLE, **TOL, samples=[
         S(q4, k4, v4, dropout_p=0.4),                         # the mask comes from torch's dropout stream
         S(q4, k4, v4, attn_mask=_bool_mask, dropout_p=0.5),
     ]),
@@ -90,7 +106,7 @@ OPS = [
         _mha_sample(),
         _mha_sample(need_weights=False),
         _mha_sample(average_attn_weights=False, key_padding_mask=_kpm),
-        _mha_sample(attn_mask=rand(4, 5, dtype=bool), key_padding_mask=_kpm.astype(np.float32) * -1e4),
+        _mha_sample(attn_mask=_mha_bool, key_padding_mask=_kpm.astype(np.float32) * -1e4),
         _mha_sample(attn_mask=rand(2 * H_, 4, 5, seed=5), need_weights=False),
         _mha_sample(bias_k=rand(1, 1, E_, seed=6), bias_v=rand(1, 1, E_, seed=7), key_padding_mask=_kpm),
         _mha_sample(add_zero_attn=True, attn_mask=rand(4, 5, seed=8), need_weights=False),
@@ -109,13 +125,20 @@ OPS = [
         E(*_mha_sample().args, key_padding_mask=np.zeros((2, 5), dtype=np.int64)),
         E(*_mha_sample(L=4, S_=5, N=2).args[:2], rand(4, 2, E_), *_mha_sample().args[3:]),
     ]),
+    # fully masked rows: NaN with need_weights=True (plain softmax), 0 without (SDPA), as torch; the NaN
+    # gradients torch then spreads everywhere are not compared
+    OpInfo("multi_head_attention_forward", method=False, call=_mha(), grad=False, **TOL, samples=[
+        _mha_sample(attn_mask=_mha_bool_dead),
+        _mha_sample(attn_mask=_mha_bool_dead, need_weights=False),
+    ]),
     OpInfo("multi_head_attention_forward", method=False, call=_mha(self_attn=True), **TOL, samples=[
         _mha_sample(L=4, S_=4),
         _mha_sample(L=4, S_=4, attn_mask=_causal, is_causal=True, need_weights=False),
         _mha_sample(L=4, S_=4, attn_mask=_causal, is_causal=True, key_padding_mask=_kpm_self),
         _mha_sample(L=4, S_=4, key_padding_mask=_kpm_self, need_weights=False),
     ]),
-    OpInfo("multi_head_attention_forward", method=False, call=_mha(self_attn=True, seed=3), **TOL, samples=[
+    OpInfo("multi_head_attention_forward", method=False, call=_mha(self_attn=True, seed=3), skip=NOT_PORTABLE,
+           **TOL, samples=[
         _mha_sample(L=4, S_=4, dropout_p=0.3),
         _mha_sample(L=4, S_=4, dropout_p=0.3, need_weights=False, key_padding_mask=_kpm_self),
     ]),

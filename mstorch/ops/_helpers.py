@@ -9,6 +9,7 @@ from .. import _dtype as D
 
 MsTensor = ms.Tensor
 _FROM_MS = D._FROM_MS
+_FROM_MS_ID = D._FROM_MS_ID
 _SCALARS = (bool, int, float, complex)
 
 
@@ -40,8 +41,9 @@ def result_type(*operands):
 def promote(a, b):
     """Cast two operands (tensors or scalars) to torch's common dtype; returns (a, b, torch dtype)."""
     if type(a) is MsTensor and type(b) is MsTensor or isinstance(a, MsTensor) and isinstance(b, MsTensor):
-        if a.dtype == b.dtype:
-            return a, b, _FROM_MS[a.dtype]
+        da = a.dtype
+        if da is b.dtype:      # MindSpore dtypes are singletons: `is` is ~4x cheaper than ==
+            return a, b, _FROM_MS_ID[id(da)]
     rt = result_type(a, b)
     return to_operand(a, rt), to_operand(b, rt), rt
 

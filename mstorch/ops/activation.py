@@ -11,9 +11,8 @@ from mindspore import ops
 from .. import _dtype as D
 from .._tensor import Tensor
 from ._helpers import dtype_of, scalar_tensor, wrap_dim
-from ._registry import register
 from .comparison import inplace_function
-from .pointwise import _not_impl, _need_tensor, _expm1
+from .pointwise import register, _not_impl, _need_tensor, _expm1
 
 A = "activation"
 _bool, _f64 = ms.bool_, ms.float64

@@ -1,14 +1,14 @@
 """Comparisons, logical and bitwise ops, NaN/inf tests, isclose, and clamp/maximum/minimum: the
 pointwise ops whose results are masks or selections (family "pointwise"; helpers in pointwise.py).
-Also the top-level in-place functions of the family (``torch.exp_(x)``)."""
+Also the complex basics (real, imag, conj) and the family's top-level in-place functions (``torch.exp_``)."""
 import mindspore as ms
 from mindspore import ops
 
 from .. import _dtype as D
-from ._helpers import MsTensor, promote, dtype_of, to_operand, result_type, scalar_tensor
-from .._tensor import Tensor
-from ._registry import register
-from .pointwise import F, _need_tensor, _not_impl, _T
+from ._helpers import promote, dtype_of, to_operand, result_type, scalar_tensor
+from .._tensor import Tensor, wrap
+from ._views import fresh
+from .pointwise import F, register, _need_tensor, _not_impl, _T
 
 _bool = ms.bool_
 
@@ -257,6 +257,56 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 @register("allclose", family=F)
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return bool(isclose(input, other, rtol, atol, equal_nan).all().asnumpy())
+
+
+# --- complex basics ------------------------------------------------------------------------------
+
+@register("real", family=F, method=False, raw=True)
+def real(input):
+    if not input.dtype.is_complex:
+        return input
+    return wrap(ops.real(input._ms))
+
+
+@register("imag", family=F, method=False, raw=True)
+def imag(input):
+    if not input.dtype.is_complex:
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return wrap(ops.imag(input._ms))
+
+
+Tensor.real = property(real)
+Tensor.imag = property(imag)
+
+
+@register("conj", family=F, raw=True)
+def conj(input):
+    return wrap(ops.conj(input._ms)) if input.dtype.is_complex else input
+
+
+@register("conj_physical", family=F, inplace="conj_physical_", out=True)
+def conj_physical(input):
+    return ops.conj(input) if dtype_of(input).is_complex else fresh(input)
+
+
+@register("resolve_conj", family=F, raw=True)
+def resolve_conj(input):
+    return input
+
+
+@register("resolve_neg", family=F, raw=True)
+def resolve_neg(input):
+    return input
+
+
+@register("is_conj", family=F, raw=True)
+def is_conj(input):
+    return False
+
+
+@register("is_neg", family=F, raw=True)
+def is_neg(input):
+    return False
 
 
 # --- torch.exp_(x) and friends: in-place ops as top-level functions ------------------------------

@@ -26,6 +26,7 @@ from ._registry import OPS, register
 from . import activation as _top
 from .pointwise import _not_impl
 from .reduction import vector_norm
+from ._views import grad_source
 
 F = "nn.activation"
 _f32, _f64, _f16, _bf16, _bool = ms.float32, ms.float64, ms.float16, ms.bfloat16, ms.bool_
@@ -37,6 +38,13 @@ def _tensor_arg(input, name):
     if isinstance(input, Tensor):
         return input._ms
     raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+
+
+def _src(input, name, inplace=True):
+    """The value to compute an in-place result from: a recorded copy when autograd records, since the
+    write-back bumps the input's version and MindSpore checks saved inputs (torch saves the original)."""
+    x = _tensor_arg(input, name)
+    return grad_source(x) if inplace else x
 
 
 def _done(input, r, inplace):
@@ -64,22 +72,22 @@ def _c(v, x):
 
 @register("nn.functional.relu", family=F, function=False, method=False, functional="relu", raw=True)
 def f_relu(input, inplace=False):
-    return _done(input, _top.relu(_tensor_arg(input, "relu")), inplace)
+    return _done(input, _top.relu(_src(input, "relu", inplace)), inplace)
 
 
 @register("nn.functional.selu", family=F, function=False, method=False, functional="selu", raw=True)
 def f_selu(input, inplace=False):
-    return _done(input, _top.selu(_tensor_arg(input, "selu")), inplace)
+    return _done(input, _top.selu(_src(input, "selu", inplace)), inplace)
 
 
 @register("nn.functional.celu", family=F, function=False, method=False, functional="celu", raw=True)
 def f_celu(input, alpha=1.0, inplace=False):
-    return _done(input, _top.celu(_tensor_arg(input, "celu"), alpha), inplace)
+    return _done(input, _top.celu(_src(input, "celu", inplace), alpha), inplace)
 
 
 @register("nn.functional.threshold", family=F, function=False, method=False, functional="threshold", raw=True)
 def f_threshold(input, threshold, value, inplace=False):
-    x = _tensor_arg(input, "threshold")
+    x = _src(input, "threshold", inplace)
     if x.dtype is _bool:
         _not_impl("threshold_cpu", x)
     # torch keeps NaN (its test is `x <= threshold`, false for NaN)
@@ -143,7 +151,7 @@ def _hardtanh(x, lo, hi):
 
 @register("hardtanh", family=F, function=False, method=False, functional=True, raw=True)
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    x = _tensor_arg(input, "hardtanh")
+    x = _src(input, "hardtanh", inplace)
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     return _done(input, _hardtanh(x, min_val, max_val), inplace)
@@ -151,12 +159,12 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 @register("hardtanh_", family=F, function=False, method=False, functional=True, raw=True)
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
-    return input._write(_hardtanh(_tensor_arg(input, "hardtanh_"), min_val, max_val))
+    return input._write(_hardtanh(_src(input, "hardtanh_"), min_val, max_val))
 
 
 @register("relu6", family=F, function=False, method=False, functional=True, raw=True)
 def relu6(input, inplace=False):
-    return _done(input, _hardtanh(_tensor_arg(input, "relu6"), 0, 6), inplace)
+    return _done(input, _hardtanh(_src(input, "relu6", inplace), 0, 6), inplace)
 
 
 def _leaky_relu(x, slope):
@@ -168,12 +176,12 @@ def _leaky_relu(x, slope):
 
 @register("leaky_relu", family=F, function=False, method=False, functional=True, raw=True)
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    return _done(input, _leaky_relu(_tensor_arg(input, "leaky_relu"), negative_slope), inplace)
+    return _done(input, _leaky_relu(_src(input, "leaky_relu", inplace), negative_slope), inplace)
 
 
 @register("leaky_relu_", family=F, function=False, method=False, functional=True, raw=True)
 def leaky_relu_(input, negative_slope=0.01):
-    return input._write(_leaky_relu(_tensor_arg(input, "leaky_relu_"), negative_slope))
+    return input._write(_leaky_relu(_src(input, "leaky_relu_"), negative_slope))
 
 
 # --- smooth activations ----------------------------------------------------------------------------
@@ -190,12 +198,12 @@ def _elu(x, alpha):
 
 @register("elu", family=F, function=False, method=False, functional=True, raw=True)
 def elu(input, alpha=1.0, inplace=False):
-    return _done(input, _elu(_tensor_arg(input, "elu"), alpha), inplace)
+    return _done(input, _elu(_src(input, "elu", inplace), alpha), inplace)
 
 
 @register("elu_", family=F, function=False, method=False, functional=True, raw=True)
 def elu_(input, alpha=1.0):
-    return input._write(_elu(_tensor_arg(input, "elu_"), alpha))
+    return input._write(_elu(_src(input, "elu_"), alpha))
 
 
 _SQRT1_2 = 1 / math.sqrt(2)
@@ -226,7 +234,7 @@ def _silu(x):
 
 @register("silu", family=F, function=False, method=False, functional=True, raw=True)
 def silu(input, inplace=False):
-    return _done(input, _silu(_tensor_arg(input, "silu")), inplace)
+    return _done(input, _silu(_src(input, "silu", inplace)), inplace)
 
 
 def _mish32(x):
@@ -239,7 +247,7 @@ def _mish32(x):
 
 @register("mish", family=F, function=False, method=False, functional=True, raw=True)
 def mish(input, inplace=False):
-    x = _tensor_arg(input, "mish")
+    x = _src(input, "mish", inplace)
     _float_only(x, "mish_cpu")
     return _done(input, _in_float(_mish32, x), inplace)
 
@@ -251,7 +259,7 @@ def _hardsigmoid(x):
 
 @register("hardsigmoid", family=F, function=False, method=False, functional=True, raw=True)
 def hardsigmoid(input, inplace=False):
-    return _done(input, _hardsigmoid(_tensor_arg(input, "hardsigmoid")), inplace)
+    return _done(input, _hardsigmoid(_src(input, "hardsigmoid", inplace)), inplace)
 
 
 def _hardswish32(x):
@@ -261,7 +269,7 @@ def _hardswish32(x):
 
 @register("hardswish", family=F, function=False, method=False, functional=True, raw=True)
 def hardswish(input, inplace=False):
-    x = _tensor_arg(input, "hardswish")
+    x = _src(input, "hardswish", inplace)
     _float_only(x, "hardswish_cpu")
     return _done(input, _in_float(_hardswish32, x), inplace)
 
@@ -349,8 +357,8 @@ def glu(input, dim=-1):
 
 # --- rrelu: torch draws one uniform double per element <= 0, in order, from the CPU generator ---------
 
-def _rrelu(input, lower, upper, training, generator):
-    x = _tensor_arg(input, "rrelu")
+def _rrelu(input, lower, upper, training, generator, inplace):
+    x = _src(input, "rrelu", inplace)
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:
@@ -371,12 +379,12 @@ def _rrelu(input, lower, upper, training, generator):
 @register("rrelu", family=F, method=False, functional=True, raw=True)
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False, *, generator=None):
     # one entry for torch.rrelu(input, lower, upper, training, generator) and F.rrelu(..., inplace)
-    return _done(input, _rrelu(input, lower, upper, training, generator), inplace)
+    return _done(input, _rrelu(input, lower, upper, training, generator, inplace), inplace)
 
 
 @register("rrelu_", family=F, method=False, functional=True, raw=True)
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, *, generator=None):
-    return input._write(_rrelu(input, lower, upper, training, generator))
+    return input._write(_rrelu(input, lower, upper, training, generator, True))
 
 
 # --- normalize -------------------------------------------------------------------------------------

@@ -78,8 +78,8 @@ def _grad_scale(y, s):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
     if sparse:
-        raise NotImplementedError("mstorch: torch.nn.functional.embedding(sparse=True) is not supported: "
-                                  "MindSpore has no sparse gradients for dense parameters; use sparse=False")
+        raise NotImplementedError("torch.nn.functional.embedding(sparse=True) is not supported by mstorch: it "
+                                  "cannot return sparse gradient tensors; use sparse=False")
     w, idx = weight._ms, input._ms
     n = w.shape[0]
     padding_idx = _wrap_padding(padding_idx, n)
@@ -155,8 +155,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         if sparse:
             raise ValueError("max mode does not support sparse weights")
     if sparse:
-        raise NotImplementedError("mstorch: torch.nn.functional.embedding_bag(sparse=True) is not supported: "
-                                  "MindSpore has no sparse gradients for dense parameters; use sparse=False")
+        raise NotImplementedError("torch.nn.functional.embedding_bag(sparse=True) is not supported by mstorch: "
+                                  "it cannot return sparse gradient tensors; use sparse=False")
     w = weight._ms
     n = w.shape[0]
     host = _host(idx).reshape(-1)

@@ -9,16 +9,13 @@ in place with the unbiased batch variance, as torch; only the ``mindspore.nn.Bat
 momentum = 1 - torch's. float64 and arguments the primitives reject (eps outside (0, 1], momentum
 outside [0, 1]) are composed from reductions.
 """
-import math
-
 import mindspore as ms
 from mindspore import ops
 from mindspore.ops import operations as P
 
 from .. import _dtype as D
 from .. import _ms_private as _P
-from .._tensor import Tensor, wrap, scalar_type_name
-from ._helpers import dtype_of
+from .._tensor import wrap, scalar_type_name
 from ._registry import register
 
 F = "nn.norm"
@@ -27,6 +24,20 @@ _LOW = (ms.float16, ms.bfloat16)
 _FUSED = (ms.float32, ms.float16, ms.bfloat16)
 _BN_PRIMS = {}
 _LN_PRIMS = {}
+
+
+_CONSTS = {}
+
+
+def _const(shape, value):
+    """Cached float32 ones/zeros standing in for an absent weight/bias (never written to)."""
+    key = (tuple(shape), value)
+    t = _CONSTS.get(key)
+    if t is None:
+        if len(_CONSTS) > 256:
+            _CONSTS.clear()
+        t = _CONSTS[key] = ops.fill(_F32, tuple(shape), value)
+    return t
 
 
 def _bn_prim(training, eps, momentum):
@@ -101,9 +112,9 @@ def _bn_fused(xm, w, b, rmean, rvar, training, momentum, eps, update, c):
     x4 = xm if xm.ndim <= 4 else xm.reshape(shape[0], c, -1, 1)
     if dt != _F32:
         x4 = x4.astype(_F32)
-    w = ops.ones(c, _F32) if w is None else _f32(w)
-    b = ops.zeros(c, _F32) if b is None else _f32(b)
-    if rmean is None:
+    w = _const((c,), 1.0) if w is None else _f32(w)
+    b = _const((c,), 0.0) if b is None else _f32(b)
+    if rmean is None:   # batch statistics only: the kernel updates these scratch stats, then they are dropped
         rm, rv = ops.zeros(c, _F32), ops.ones(c, _F32)
     elif update:
         rm, rv = _direct(rmean), _direct(rvar)
@@ -227,8 +238,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
     axis = input.ndim - len(ns)
     dt = input.dtype
     if dt in _FUSED and 0 < eps and input.size:
-        w = ops.ones(ns, _F32) if weight is None else _f32(weight)
-        b = ops.zeros(ns, _F32) if bias is None else _f32(bias)
+        w = _const(ns, 1.0) if weight is None else _f32(weight)
+        b = _const(ns, 0.0) if bias is None else _f32(bias)
         out = _ln_prim(axis, float(eps))(_f32(input), w, b)[0]
         return out if dt == _F32 else out.astype(dt)
     axes = tuple(range(axis, input.ndim))

@@ -1,9 +1,10 @@
-"""Pointwise ops: arithmetic, unary math, comparisons, logical and bitwise ops, with torch's type promotion.
+"""Pointwise ops: arithmetic, unary and binary float math, rounding, with torch's type promotion
+(comparisons, logical/bitwise ops, clamp and the complex basics are in comparison.py, same family).
 
 Implementations take mindspore.Tensors or Python scalars. MindSpore dtypes are singletons, so dtype tests
 use ``is`` (``==`` on a MindSpore dtype costs ~2 µs). add/sub/mul/div on two tensors of one dtype take a
 fast path: one dtype test and one MindSpore call. Where a MindSpore CPU kernel differs from torch
-(NaN in maximum, inaccurate log1p/expm1/erfinv, no gradient from round/ceil/sign) the fix is commented.
+(inexact fmod, log1p/expm1/erfinv; no gradient from round/ceil/sign; no bfloat16) the fix is commented.
 """
 import builtins
 import math
@@ -15,7 +16,7 @@ from .. import _dtype as D
 from .. import _ms_private as P
 from .._tensor import Tensor, scalar_type_name
 from ._helpers import MsTensor, promote, float_result, dtype_of, to_operand, result_type, scalar_tensor
-from ._registry import register
+from ._registry import register as _register
 from ._views import fresh
 
 F = "pointwise"
@@ -26,8 +27,36 @@ _TRUE = ms.Tensor(True)
 _ONE = 1   # alpha's default: `alpha is _ONE` also tells True and 1.0 from 1
 
 
-def _is_float(d):
-    return d is _f32 or d is _f64 or d is _f16 or d is _bf16
+def register(name, *, bf16=True, **kw):
+    """The op table's register, plus bfloat16 support for the impl (``bf16=False``: it handles bf16)."""
+    def deco(fn):
+        return _register(name, **kw)(_bf16_via_f32(fn) if bf16 and not kw.get("raw") else fn)
+    return deco
+
+
+def _bf16_via_f32(fn):
+    # MindSpore's CPU kernels lack bfloat16 (Add, Mul and Div aside): compute in float32 and round once,
+    # as torch's CPU kernels do
+    def run(*args, **kwargs):
+        for a in args:
+            if isinstance(a, _T) and a.dtype is _bf16:
+                return _run_in_f32(fn, args, kwargs)
+        return fn(*args, **kwargs)
+    run.__name__ = fn.__name__
+    return run
+
+
+def _run_in_f32(fn, args, kwargs):
+    operands = [a for a in (*args, *kwargs.values()) if isinstance(a, (_T, bool, int, float))]
+    back = result_type(*operands) is D.bfloat16
+
+    def up(a):
+        return a.astype(_f32) if isinstance(a, _T) and a.dtype is _bf16 else a
+
+    def down(t):
+        return t.astype(_bf16) if back and isinstance(t, _T) and t.dtype is _f32 else t
+    r = fn(*[up(a) for a in args], **{k: up(v) for k, v in kwargs.items()})
+    return type(r)(down(t) for t in r) if isinstance(r, tuple) else down(r)
 
 
 def _need_tensor(name, x, pos, arg="other"):
@@ -82,7 +111,7 @@ def _float_operands(a, b, rt):
 
 # --- arithmetic ---------------------------------------------------------------------------------
 
-@register("add", family=F, inplace="add_", out=True)
+@register("add", family=F, inplace="add_", out=True, bf16=False)   # Add has bfloat16
 def add(input, other, *, alpha=1):
     if isinstance(input, _T) and isinstance(other, _T):
         d = input.dtype
@@ -127,11 +156,11 @@ def _has_bool(x):
     return isinstance(x, bool) or isinstance(x, _T) and x.dtype is _bool
 
 
-@register("sub", family=F, inplace="sub_", out=True, aliases=("subtract",))
+@register("sub", family=F, inplace="sub_", out=True, aliases=("subtract",), bf16=False)
 def sub(input, other, *, alpha=1):
     if isinstance(input, _T) and isinstance(other, _T):
         d = input.dtype
-        if d is other.dtype and alpha is _ONE and d is not _bool:
+        if d is other.dtype and alpha is _ONE and d is not _bool and d is not _bf16:
             return ops.sub(input, other)
     elif not isinstance(input, _T) and not isinstance(other, _T):
         input = _scalar_input(input)
@@ -140,6 +169,8 @@ def sub(input, other, *, alpha=1):
     a, b, rt = promote(input, other)
     if alpha is not _ONE:
         b = _scaled(b, rt, alpha)
+    if rt is D.bfloat16:   # no bfloat16 Sub kernel; Add has one
+        return ops.add(a, ops.neg(b))
     return ops.sub(a, b)
 
 
@@ -153,7 +184,7 @@ def rsub(input, other, *, alpha=1):
     return ops.sub(b, a)
 
 
-@register("mul", family=F, inplace="mul_", out=True, aliases=("multiply",))
+@register("mul", family=F, inplace="mul_", out=True, aliases=("multiply",), bf16=False)
 def mul(input, other):
     if isinstance(input, _T) and isinstance(other, _T):
         if input.dtype is other.dtype:
@@ -164,7 +195,7 @@ def mul(input, other):
     return ops.mul(a, b)
 
 
-@register("div", family=F, inplace="div_", out=True, aliases=("divide",))
+@register("div", family=F, inplace="div_", out=True, aliases=("divide",), bf16=False)
 def div(input, other, *, rounding_mode=None):
     if isinstance(input, _T) and isinstance(other, _T):
         d = input.dtype
@@ -176,6 +207,8 @@ def div(input, other, *, rounding_mode=None):
     if rounding_mode is None:
         a, b = _float_operands(a, b, rt)
         return ops.div(a, b)
+    if rt is D.bfloat16:
+        return div(a.astype(_f32), b.astype(_f32), rounding_mode=rounding_mode).astype(_bf16)
     if rounding_mode == "trunc":
         if rt._cat < D._FLOAT:
             if rt is D.bool_:
@@ -734,59 +767,3 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 def _finfo_max(d):
     return {D.float32: 3.4028234663852886e38, D.float64: 1.7976931348623157e308, D.float16: 65504.0,
             D.bfloat16: 3.3895313892515355e38}[d]
-
-
-# --- complex basics ------------------------------------------------------------------------------
-
-@register("real", family=F, method=False, raw=True)
-def real(input):
-    if not input.dtype.is_complex:
-        return input
-    return _wrap(ops.real(input._ms))
-
-
-@register("imag", family=F, method=False, raw=True)
-def imag(input):
-    if not input.dtype.is_complex:
-        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return _wrap(ops.imag(input._ms))
-
-
-def _wrap(t):
-    from .._tensor import wrap
-    return wrap(t)
-
-
-Tensor.real = property(real)
-Tensor.imag = property(imag)
-
-
-@register("conj", family=F, raw=True)
-def conj(input):
-    return _wrap(ops.conj(input._ms)) if input.dtype.is_complex else input
-
-
-@register("conj_physical", family=F, inplace="conj_physical_", out=True)
-def conj_physical(input):
-    return ops.conj(input) if dtype_of(input).is_complex else fresh(input)
-
-
-@register("resolve_conj", family=F, raw=True)
-def resolve_conj(input):
-    return input
-
-
-@register("resolve_neg", family=F, raw=True)
-def resolve_neg(input):
-    return input
-
-
-@register("is_conj", family=F, raw=True)
-def is_conj(input):
-    return False
-
-
-@register("is_neg", family=F, raw=True)
-def is_neg(input):
-    return False
-

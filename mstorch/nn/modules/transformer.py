@@ -218,13 +218,10 @@ def _dropout(p):
     return Dropout(p)
 
 
-_RELU = getattr(F, "relu", "relu")   # torch's default activation is the function F.relu
-
-
 class TransformerEncoderLayer(Module):
     """Mirrors torch.nn.TransformerEncoderLayer (post-norm by default, ``norm_first`` for pre-norm)."""
 
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=_RELU, layer_norm_eps=1e-5,
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
@@ -273,7 +270,7 @@ class TransformerEncoderLayer(Module):
 class TransformerDecoderLayer(Module):
     """Mirrors torch.nn.TransformerDecoderLayer."""
 
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=_RELU, layer_norm_eps=1e-5,
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias,
@@ -432,7 +429,7 @@ class Transformer(Module):
     """Mirrors torch.nn.Transformer (xavier_uniform_ re-init of every matrix after construction)."""
 
     def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6, dim_feedforward=2048,
-                 dropout=0.1, activation=_RELU, custom_encoder=None, custom_decoder=None, layer_norm_eps=1e-5,
+                 dropout=0.1, activation=F.relu, custom_encoder=None, custom_decoder=None, layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
         super().__init__()
         if custom_encoder is not None:

@@ -193,7 +193,7 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
         if tuple(r.shape[1:]) != trailing:
             _mismatch(trailing, tuple(r.shape[1:]))
     lens = np.array([r.shape[0] for r in raw], np.int64)
-    batch, steps = len(raw), int(lens.max())
+    steps = int(lens.max())
     parts = [r if r.dtype == dt else r.astype(dt) for r in raw]
     total = int(lens.sum())
     parts.append(ops.fill(dt, (1,) + trailing, padding_value))

@@ -1,0 +1,738 @@
+"""torch.nn.functional losses: cross_entropy / nll_loss, BCE, regression, margin and embedding losses.
+
+cross_entropy on float32 runs MindSpore's fused SoftmaxCrossEntropyWithLogits kernel (one op forward and
+backward, within float32 rounding of torch's values); the class-index target is read on the host once,
+which validates it as torch does (IndexError for a class out of range) and turns ignore_index, class
+weights and label smoothing into that kernel's dense label rows. MindSpore's LogSoftmax kernel is up to
+4e-6 off near 0 and NLLLoss ~1 ms on CPU, so neither is used. float64 composes x - logsumexp(x).
+"""
+import math
+import warnings
+
+import numpy as np
+import mindspore as ms
+from mindspore import ops
+from mindspore.ops import operations as P
+
+from .. import _dtype as D
+from .. import _ms_private as _P
+from .._tensor import scalar_type_name
+from ._helpers import dtype_of, promote, scalar_tensor, wrap_dim
+from ._registry import register
+from .pointwise import _not_impl
+from .reduction import vector_norm
+
+F = "nn.loss"
+_f16, _bf16, _f32, _f64 = ms.float16, ms.bfloat16, ms.float32, ms.float64
+_HALF = (_f16, _bf16)
+_SCE = P.SoftmaxCrossEntropyWithLogits()
+_SMOOTH_L1 = {}
+_BCE_LOGITS = {}
+_SOFTPLUS = P.Softplus()
+
+
+# --- reductions and the legacy size_average / reduce arguments --------------------------------------
+
+def _legacy(size_average, reduce):
+    """torch.nn._reduction.legacy_get_string, with its deprecation warning."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    ret = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
+                  stacklevel=4)
+    return ret
+
+
+def _mode(reduction, size_average=None, reduce=None):
+    if size_average is not None or reduce is not None:
+        return _legacy(size_average, reduce)
+    if reduction in ("none", "mean", "sum"):
+        return reduction
+    if reduction == "elementwise_mean":
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
+                      stacklevel=4)
+        return "mean"
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _reduce(loss, mode):
+    if mode == "mean":
+        return ops.mean(loss) if loss.size else ops.div(ops.sum(loss), _c(0, loss))
+    if mode == "sum":
+        return ops.sum(loss)
+    return loss
+
+
+def _c(v, like):
+    return scalar_tensor(v, dtype_of(like))
+
+
+def _tname(t):
+    return scalar_type_name(dtype_of(t))
+
+
+def _float_only(t, kernel):
+    if dtype_of(t)._cat < D._FLOAT:
+        _not_impl(kernel, t)
+
+
+def _upcast(x):
+    return x.astype(_f32) if x.dtype in _HALF else x
+
+
+def _sg(t):
+    return ops.stop_gradient(t)
+
+
+def _needs_grad(t):
+    return _P.requires_grad(t) and _P.grad_enabled()
+
+
+def _no_grad_weight(weight, fn, arg="weight"):
+    if weight is not None and _needs_grad(weight):
+        raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument '{arg}'. "
+                           "This input cannot have requires_grad True.")
+
+
+def _size(t):
+    return f"torch.Size({list(t.shape)})"
+
+
+def _warn_size(input, target):
+    if tuple(input.shape) != tuple(target.shape):
+        warnings.warn(f"Using a target size ({_size(target)}) that is different to the input size ({_size(input)}). "
+                      "This will likely lead to incorrect results due to broadcasting. "
+                      "Please ensure they have the same size.", stacklevel=4)
+
+
+def _broadcast(a, b):
+    shape = np.broadcast_shapes(tuple(a.shape), tuple(b.shape)) if a.shape != b.shape else None
+    if shape is None:
+        return a, b
+    return a.broadcast_to(shape), b.broadcast_to(shape)
+
+
+def _pair(input, target):
+    try:
+        return _broadcast(*promote(input, target)[:2])
+    except ValueError:
+        for i, (p, q) in enumerate(zip(reversed(input.shape), reversed(target.shape))):
+            if p != q and p != 1 and q != 1:
+                dim = max(input.ndim, target.ndim) - 1 - i
+                raise RuntimeError(f"The size of tensor a ({p}) must match the size of tensor b ({q}) at "
+                                   f"non-singleton dimension {dim}") from None
+        raise
+
+
+# --- class-index losses: cross_entropy and nll_loss -------------------------------------------------
+
+def _check_class_target(input, target, weight, C):
+    """torch's nll_loss_nd / nll_loss / nll_loss2d argument checks, in their order and words."""
+    if target.dtype not in (ms.int64, ms.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_tname(target)}")
+    if input.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
+    if input.ndim != 1 and (not target.ndim or input.shape[0] != target.shape[0]):
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0] if target.ndim else 1}).")
+    if input.ndim <= 2:
+        if target.ndim > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if input.ndim == 1 and target.ndim == 1 and target.shape[0] != 1:
+            raise RuntimeError(f"Expected target to be 0D when input is 1D, but got target.dim ={target.ndim}")
+    elif input.ndim == 4:
+        if target.ndim != 3:
+            raise RuntimeError("only batches of spatial targets supported (3D tensors) but got targets of "
+                               f"dimension: {target.ndim}")
+        if tuple(target.shape[1:]) != tuple(input.shape[2:]):
+            raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)}")
+    elif tuple(target.shape[1:]) != tuple(input.shape[2:]):
+        want = [input.shape[0]] + list(input.shape[2:])
+        raise RuntimeError(f"Expected target size {want}, got {list(target.shape)}")
+    if weight is not None and (weight.ndim != 1 or weight.size != C):
+        raise RuntimeError(f"weight tensor should be defined either for all {C} classes or no classes but got "
+                           f"weight tensor of shape: {list(weight.shape)}")
+
+
+def _rows(input):
+    """(N, C, d1, ...) -> (N*d1*..., C) rows, one per target element (C is dim 1, or 0 for 1-d input)."""
+    if input.ndim == 1:
+        return input.reshape(1, -1)
+    if input.ndim == 2:
+        return input
+    return ops.moveaxis(input, 1, -1).reshape(-1, input.shape[1])
+
+
+class _Targets:
+    """The class-index target on the host: validated, with its ignore mask and per-row weights."""
+
+    def __init__(self, target, C, ignore_index, weight):
+        t = target.asnumpy().reshape(-1).astype(np.int64, copy=False)
+        ignored = t == ignore_index
+        bad = ~ignored & ((t < 0) | (t >= C))
+        if bad.any():
+            raise IndexError(f"Target {t[np.argmax(bad)]} is out of bounds.")
+        self.any_ignored = bool(ignored.any())
+        self.index = np.where(ignored, 0, t) if self.any_ignored else t
+        self.keep = ~ignored
+        self.w = None if weight is None else weight.asnumpy().astype(np.float64)
+        if self.w is None:
+            self.row_w = self.keep.astype(np.float64) if self.any_ignored else None
+            self.total = float(self.keep.sum())
+        else:
+            self.row_w = np.where(self.keep, self.w[self.index], 0.0)
+            self.total = float(self.row_w.sum())
+
+    def labels(self, C, smoothing, np_dtype, normalized=False):
+        """Dense label rows for a soft-label cross-entropy: torch's class-index loss with weights and
+        label smoothing is -sum_c w_c ((1 - ls) [c == t] + ls / C) log p_c, ignored rows all zero.
+
+        ``normalized``: rows scaled to sum to 1 and the scale returned apart (None when every row sums to
+        1), since the fused kernel's gradient (softmax - labels) assumes unit rows."""
+        M = self.index.shape[0]
+        L = np.zeros((M, C), np.float64 if normalized else np_dtype)
+        L[np.arange(M), self.index] = 1.0 - smoothing
+        if smoothing:
+            L += smoothing / C
+        if self.w is not None:
+            L *= self.w
+        if self.any_ignored:
+            L[~self.keep] = 0.0
+        if not normalized:
+            return ms.Tensor(L)
+        if self.w is None and not self.any_ignored:
+            return ms.Tensor(L.astype(np_dtype)), None
+        scale = L.sum(1)
+        L /= np.where(scale == 0, 1.0, scale)[:, None]
+        return ms.Tensor(L.astype(np_dtype)), ms.Tensor(scale.astype(np_dtype))
+
+
+def _finish_rows(loss_rows, mode, tg, target_shape, total=None):
+    """Reduce per-row losses as torch's nll_loss: 'mean' divides by the weight of the kept rows."""
+    if mode == "none":
+        return loss_rows.reshape(target_shape)
+    s = ops.sum(loss_rows)
+    if mode == "sum":
+        return s
+    total = tg.total if total is None else total
+    if tg.w is None and not tg.any_ignored:
+        return ops.mean(loss_rows)
+    if total == 0:
+        # torch: NaN (0 / 0) with a zero gradient (its backward skips every ignored row)
+        return ops.add(ops.mul(s, _c(0, s)), _c(float("nan"), s))
+    return ops.div(s, _c(total, s))
+
+
+def _empty_loss(input, target_shape, mode):
+    if mode == "none":
+        return ops.zeros(tuple(target_shape), input.dtype)
+    return _c(float("nan") if mode == "mean" else 0.0, input).reshape(())
+
+
+def _log_softmax_rows(x):
+    s = ops.sub(x, _sg(ops.amax(x, 1, True)))
+    return ops.sub(s, ops.log(ops.sum(ops.exp(s), 1, True)))
+
+
+@register("cross_entropy", family=F, function=False, method=False, functional=True)
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    mode = _mode(reduction, size_average, reduce)
+    C = input.shape[1] if input.ndim > 1 else input.shape[0] if input.ndim else 0
+    if tuple(input.shape) == tuple(target.shape) and input.ndim:
+        return _cross_entropy_prob(input, target, weight, mode, ignore_index, label_smoothing, C)
+    if label_smoothing > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
+    _check_class_target(input, target, weight, C)
+    _float_only(input, "log_softmax_lastdim_kernel_impl" if input.ndim <= 2 else "log_softmax_kernel_impl")
+    _no_grad_weight(weight, "nll_loss_forward" if input.ndim <= 2 else "nll_loss2d_forward")
+    if target.size == 0:
+        return _empty_loss(input, target.shape, mode)
+    tg = _Targets(target, C, ignore_index, weight)
+    ls = max(float(label_smoothing), 0.0)
+    x = _rows(input)
+    if x.dtype is _f64:
+        rows = ops.neg(ops.sum(ops.mul(_log_softmax_rows(x), tg.labels(C, ls, np.float64)), 1))
+        return _finish_rows(rows, mode, tg, target.shape)
+    labels, scale = tg.labels(C, ls, np.float32, normalized=True)
+    rows = _SCE(_upcast(x), labels)[0]
+    if scale is not None:
+        rows = ops.mul(rows, scale)
+    out = _finish_rows(rows, mode, tg, target.shape)
+    return out.astype(x.dtype) if x.dtype in _HALF else out
+
+
+def _cross_entropy_prob(input, target, weight, mode, ignore_index, smoothing, C):
+    if dtype_of(target)._cat < D._FLOAT:
+        raise RuntimeError(f"Expected floating point type for target with class probabilities, got {_tname(target)}")
+    if ignore_index >= 0:
+        raise RuntimeError("ignore_index is not supported for floating point target")
+    if weight is not None and (weight.ndim != 1 or weight.size != C):
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {C} classes or no "
+                           f"classes but got weight tensor of shape: {list(weight.shape)}")
+    if smoothing > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {smoothing:g}")
+    x, t, _ = promote(input, target)
+    _float_only(x, "log_softmax_lastdim_kernel_impl")
+    if smoothing > 0:
+        t = ops.add(ops.mul(t, _c(1 - smoothing, t)), _c(smoothing / C, t))
+    if weight is not None:
+        w = weight.astype(t.dtype)
+        t = ops.mul(t, w.reshape((C,) + (1,) * (t.ndim - 2)) if t.ndim > 1 else w)
+    if input.size == 0:
+        return _empty_loss(x, (x.shape[0],) + tuple(x.shape[2:]), mode)
+    lead = (x.shape[0],) + tuple(x.shape[2:]) if x.ndim > 1 else ()
+    # composed, not the fused kernel: its gradient assumes rows of t that sum to 1 and ignores t
+    xr, tr = _upcast(_rows(x)), _upcast(_rows(t))
+    rows = ops.neg(ops.sum(ops.mul(_log_softmax_rows(xr), tr), 1))
+    if mode == "none":
+        out = rows.reshape(lead)
+    else:
+        out = ops.mean(rows) if mode == "mean" else ops.sum(rows)
+    return out.astype(x.dtype) if x.dtype in _HALF else out
+
+
+@register("nll_loss", family=F, function=False, method=False, functional=True)
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    mode = _mode(reduction, size_average, reduce)
+    C = input.shape[1] if input.ndim > 1 else input.shape[0] if input.ndim else 0
+    _check_class_target(input, target, weight, C)
+    _float_only(input, "nll_loss_out_frame")
+    _no_grad_weight(weight, "nll_loss_forward" if input.ndim <= 2 else "nll_loss2d_forward")
+    if target.size == 0:
+        return _empty_loss(input, target.shape, mode)
+    tg = _Targets(target, C, ignore_index, weight)
+    x = _rows(_upcast(input))
+    picked = ops.gather_elements(x, 1, ms.Tensor(tg.index.reshape(-1, 1))).reshape(-1)
+    if tg.row_w is not None:
+        picked = ops.mul(picked, ms.Tensor(tg.row_w.astype(dtype_of(x)._np)))
+    rows = ops.neg(picked)
+    out = _finish_rows(rows, mode, tg, target.shape)
+    return out.astype(input.dtype) if input.dtype in _HALF else out
+
+
+# --- binary cross-entropy ---------------------------------------------------------------------------
+
+@register("binary_cross_entropy", family=F, function=False, method=False, functional=True)
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    mode = _mode(reduction, size_average, reduce)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({_size(target)}) that is different to the input size "
+                         f"({_size(input)}) is deprecated. Please ensure they have the same size.")
+    if target.dtype != input.dtype:
+        raise RuntimeError(f"Found dtype {_tname(target)} but expected {_tname(input)}")
+    _float_only(input, "binary_cross_entropy")
+    _no_grad_weight(weight, "binary_cross_entropy")
+    host = (input.astype(_f32) if input.dtype is _bf16 else input).asnumpy()
+    if not ((host >= 0) & (host <= 1)).all():
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    x, t = _upcast(input), _upcast(target)
+    one, floor = _c(1, x), _c(-100.0, x)
+    log_x = ops.maximum(ops.log(x), floor)
+    log_1mx = ops.maximum(ops.log(ops.sub(one, x)), floor)
+    value = ops.sub(ops.mul(ops.sub(t, one), log_1mx), ops.mul(t, log_x))
+    # torch's gradient: (x - t) / max(x (1 - x), 1e-12), never the 0 * inf of the clamped logs
+    gx = ops.div(ops.sub(x, t), ops.maximum(ops.mul(x, ops.sub(one, x)), _c(1e-12, x)))
+    loss = ops.add(_sg(value), ops.sub(ops.mul(x, _sg(gx)), _sg(ops.mul(x, gx))))
+    if _needs_grad(target):
+        gt = ops.sub(ops.log(ops.sub(one, x)), ops.log(x))     # torch's target gradient is not clamped
+        loss = ops.add(loss, ops.sub(ops.mul(t, _sg(gt)), _sg(ops.mul(t, gt))))
+    if weight is not None:
+        loss = ops.mul(loss, _upcast(weight).broadcast_to(np.broadcast_shapes(tuple(weight.shape), tuple(t.shape))))
+    out = _reduce(loss, mode)
+    return out.astype(input.dtype) if input.dtype in _HALF else out
+
+
+@register("binary_cross_entropy_with_logits", family=F, function=False, method=False, functional=True)
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                                     pos_weight=None):
+    mode = _mode(reduction, size_average, reduce)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({_size(target)}) must be the same as input size ({_size(input)})")
+    _no_grad_weight(weight, "binary_cross_entropy_with_logits")
+    _no_grad_weight(pos_weight, "binary_cross_entropy_with_logits", "pos_weight")
+    x, t, rt = promote(input, target)
+    if not D.can_cast(rt, dtype_of(target)):
+        # torch computes (1 - target).mul_(input): the product must fit the target's dtype
+        raise RuntimeError(f"result type {scalar_type_name(rt)} can't be cast to the desired output type "
+                           f"{_tname(target)}")
+    fused = x.dtype is _f32 and not _needs_grad(target) and not (weight is not None and _needs_grad(weight)) \
+        and not (pos_weight is not None and _needs_grad(pos_weight))
+    if fused:
+        w = _ones(x) if weight is None else weight.astype(_f32)
+        pw = _ones(x) if pos_weight is None else pos_weight.astype(_f32)
+        prim = _BCE_LOGITS.get(mode)
+        if prim is None:
+            prim = _BCE_LOGITS[mode] = P.BCEWithLogitsLoss(mode)
+        return prim(x, t, w, pw)
+    xu, tu = _upcast(x), _upcast(t)
+    one = _c(1, xu)
+    log_sig = ops.neg(_SOFTPLUS(ops.neg(xu)))
+    if pos_weight is not None:
+        log_sig = ops.mul(log_sig, ops.add(ops.mul(ops.sub(_upcast(pos_weight), one), tu), one))
+    loss = ops.sub(ops.mul(ops.sub(one, tu), xu), log_sig)
+    if weight is not None:
+        loss = ops.mul(loss, _upcast(weight))
+    out = _reduce(loss, mode)
+    return out.astype(x.dtype) if x.dtype in _HALF else out
+
+
+_ONES = {}
+
+
+def _ones(x):
+    key = x.shape[-1:] if x.ndim else ()
+    t = _ONES.get(key)
+    if t is None:
+        t = _ONES[key] = ops.ones(key, _f32)
+    return t
+
+
+# --- regression losses ------------------------------------------------------------------------------
+
+def _weighted(err, weight, input, mode):
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    err = ops.mul(err, weight)
+    if mode == "mean":
+        return ops.div(ops.sum(err), ops.sum(weight))
+    return ops.sum(err) if mode == "sum" else err
+
+
+@register("l1_loss", family=F, function=False, method=False, functional=True)
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _warn_size(input, target)
+    mode = _mode(reduction, size_average, reduce)
+    x, t = _pair(input, target)
+    if mode == "mean" and dtype_of(x)._cat < D._FLOAT:
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
+                           f"complex dtype. Got: {_tname(x)}")
+    err = ops.abs(ops.sub(x, t))
+    if weight is not None:
+        return _weighted(err, weight, input, mode)
+    return _reduce(err, mode)
+
+
+@register("mse_loss", family=F, function=False, method=False, functional=True)
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _warn_size(input, target)
+    mode = _mode(reduction, size_average, reduce)
+    x, t = _pair(input, target)
+    _float_only(x, "mse_cpu")
+    err = ops.square(ops.sub(x, t))
+    if weight is not None:
+        return _weighted(err, weight, input, mode)
+    return _reduce(err, mode)
+
+
+@register("smooth_l1_loss", family=F, function=False, method=False, functional=True)
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    _warn_size(input, target)
+    mode = _mode(reduction, size_average, reduce)
+    x, t = _pair(input, target)
+    if beta == 0.0:
+        return l1_loss(x, t, reduction=mode)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    _float_only(x, "smooth_l1_cpu")
+    if x.dtype is _bf16:
+        return smooth_l1_loss(x.astype(_f32), t.astype(_f32), reduction=mode, beta=beta).astype(_bf16)
+    key = (float(beta), mode)
+    prim = _SMOOTH_L1.get(key)
+    if prim is None:
+        prim = _SMOOTH_L1[key] = P.SmoothL1Loss(float(beta), mode)
+    return prim(x, t)
+
+
+@register("huber_loss", family=F, function=False, method=False, functional=True)
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    _warn_size(input, target)
+    mode = _mode(reduction)
+    x, t = _pair(input, target)
+    _float_only(x, "huber_cpu")
+    d = ops.sub(x, t)
+    z = ops.abs(d)
+    dc = _c(delta, d)
+    loss = ops.where(ops.less(z, dc), ops.mul(ops.square(d), _c(0.5, d)),
+                     ops.mul(ops.sub(z, _c(0.5 * delta, d)), dc))
+    if weight is not None:
+        if tuple(weight.shape) != tuple(input.shape):
+            raise ValueError("Weights and input must have the same size.")
+        loss = ops.mul(loss, weight)
+    return _reduce(loss, mode)
+
+
+@register("kl_div", family=F, function=False, method=False, functional=True)
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    if size_average is not None or reduce is not None:
+        mode = _legacy(size_average, reduce)
+    else:
+        if reduction == "mean":
+            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                          "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                          "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                          stacklevel=3)
+        mode = "sum" if reduction == "batchmean" else _mode(reduction)
+    x, t, _ = promote(input, target)
+    if log_target:
+        loss = ops.mul(ops.exp(t), ops.sub(t, x))
+    else:
+        loss = ops.sub(ops.xlogy(t, t), ops.mul(t, x))
+    out = _reduce(loss, mode)
+    if reduction == "batchmean" and input.ndim != 0 and size_average is None and reduce is None:
+        out = ops.div(out, _c(input.shape[0], out))
+    return out
+
+
+@register("poisson_nll_loss", family=F, function=False, method=False, functional=True)
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                     reduction="mean"):
+    mode = _mode(reduction, size_average, reduce)
+    x, t, _ = promote(input, target)
+    if log_input:
+        loss = ops.sub(ops.exp(x), ops.mul(t, x))
+    else:
+        loss = ops.sub(x, ops.mul(t, ops.log(ops.add(x, _c(eps, x)))))
+    if full:
+        stirling = ops.add(ops.sub(ops.xlogy(t, t), t), ops.mul(ops.log(ops.mul(t, _c(2 * math.pi, t))), _c(0.5, t)))
+        loss = ops.add(loss, ops.where(ops.less_equal(t, _c(1, t)), _c(0, t), stirling))
+    return _reduce(loss, mode)
+
+
+@register("gaussian_nll_loss", family=F, function=False, method=False, functional=True)
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = ops.full(tuple(input.shape), var, dtype=input.dtype)
+    elif bool(ops.any(ops.less(var, _c(0, var))).asnumpy()):
+        raise ValueError("var has negative entry/entries")
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.expand_dims(-1)
+        elif not (input.ndim == var.ndim and sum(b for a, b in zip(input.shape, var.shape) if a != b) == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    # torch clamps a clone of var under no_grad: the value is clamped, the gradient passes unchanged
+    var = ops.add(var, _sg(ops.sub(ops.clamp(var, eps), var)))
+    loss = ops.mul(ops.add(ops.log(var), ops.div(ops.square(ops.sub(input, target)), var)), _c(0.5, var))
+    if full:
+        loss = ops.add(loss, _c(0.5 * math.log(2 * math.pi), loss))
+    return _reduce(loss, reduction)
+
+
+# --- margin and embedding losses --------------------------------------------------------------------
+
+@register("margin_ranking_loss", family=F, function=False, method=False, functional=True)
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    mode = _mode(reduction, size_average, reduce)
+    if input1.ndim != input2.ndim or input1.ndim != target.ndim:
+        raise RuntimeError("margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {_size(input1)}, input2: {_size(input2)}, target: {_size(target)} ")
+    if not (tuple(input1.shape) == tuple(input2.shape) == tuple(target.shape)):
+        raise RuntimeError("margin_ranking_loss: all input tensors should have same size but got sizes: "
+                           f"input1: {list(input1.shape)}, input2: {list(input2.shape)}, target: {list(target.shape)}")
+    a, b, _ = promote(input1, input2)
+    d, t, _ = promote(ops.sub(a, b), target)
+    loss = ops.clamp(ops.add(ops.mul(ops.neg(t), d), _c(margin, d)), 0.0)
+    return _reduce(loss, mode)
+
+
+@register("hinge_embedding_loss", family=F, function=False, method=False, functional=True)
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    mode = _mode(reduction, size_average, reduce)
+    x, t, _ = promote(input, target)
+    zero = _c(0, x)
+    margin_clamp = ops.clamp(ops.sub(_c(margin, x), x), 0.0)
+    loss = ops.add(ops.where(ops.ne(t, _c(1, t)), margin_clamp, zero), ops.where(ops.ne(t, _c(-1, t)), x, zero))
+    return _reduce(loss, mode)
+
+
+@register("soft_margin_loss", family=F, function=False, method=False, functional=True)
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    mode = _mode(reduction, size_average, reduce)
+    _no_grad_weight(target, "soft_margin_loss", "target")
+    x, t, _ = promote(input, target)
+    _float_only(x, "soft_margin_loss")
+    return _reduce(_in_float(lambda v, w: _SOFTPLUS(ops.neg(ops.mul(w, v))), x, t), mode)
+
+
+def _in_float(fn, x, *rest):
+    if x.dtype in _HALF:
+        return fn(x.astype(_f32), *(r.astype(_f32) for r in rest)).astype(x.dtype)
+    return fn(x, *rest)
+
+
+@register("multilabel_soft_margin_loss", family=F, function=False, method=False, functional=True)
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy(size_average, reduce)
+    if target.dtype is ms.bool_:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
+                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
+    x, t, _ = promote(input, target)
+
+    def run(v, w):
+        ls_pos = ops.neg(_SOFTPLUS(ops.neg(v)))
+        ls_neg = ops.neg(_SOFTPLUS(v))
+        return ops.neg(ops.add(ops.mul(w, ls_pos), ops.mul(ops.sub(_c(1, w), w), ls_neg)))
+    loss = _in_float(run, x, t)
+    if weight is not None:
+        loss = ops.mul(loss, weight)
+    C = x.shape[-1] if x.ndim else 1
+    loss = ops.div(ops.sum(loss, x.ndim - 1 if x.ndim else ()), _c(C, loss))
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return ops.mean(loss)
+    if reduction == "sum":
+        return ops.sum(loss)
+    raise ValueError(reduction + " is not valid")
+
+
+@register("cosine_embedding_loss", family=F, function=False, method=False, functional=True)
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    mode = _mode(reduction, size_average, reduce)
+    if target.ndim not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    want = 2 if target.ndim == 1 else 1
+    if input1.ndim != want or input2.ndim != want:
+        raise RuntimeError(f"{target.ndim}D target tensor expects {want}D input tensors, but found inputs with sizes "
+                           f"{list(input1.shape)} and {list(input2.shape)}.")
+    a, b, _ = promote(input1, input2)
+    axis = target.ndim
+    eps = _c(1e-12, a)
+    prod = ops.sum(ops.mul(a, b), axis)
+    mag1 = ops.add(ops.sum(ops.mul(a, a), axis), eps)
+    mag2 = ops.add(ops.sum(ops.mul(b, b), axis), eps)
+    cos = ops.div(prod, ops.sqrt(ops.mul(mag1, mag2)))
+    zero = _c(0, cos)
+    pos = ops.sub(_c(1, cos), cos)
+    neg = ops.clamp(ops.sub(cos, _c(margin, cos)), 0.0)
+    loss = ops.add(ops.where(ops.equal(target, _c(1, target)), pos, zero),
+                   ops.where(ops.equal(target, _c(-1, target)), neg, zero))
+    return _reduce(loss, mode)
+
+
+@register("multi_margin_loss", family=F, function=False, method=False, functional=True)
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
+                      reduction="mean"):
+    mode = _mode(reduction, size_average, reduce)
+    if p != 1 and p != 2:
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.ndim != 1:
+        raise ValueError("weight must be one-dimensional")
+    if input.ndim > 2 or (input.ndim == 2 and input.shape[1] == 0) or (input.ndim < 2 and input.size == 0):
+        raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{list(input.shape)}")
+    x = input.reshape(1, -1) if input.ndim < 2 else input
+    N, C = x.shape
+    if not (target.ndim <= 1 and target.size == N):
+        raise RuntimeError(f"inconsistent target size, expected {N} but got {list(target.shape)}")
+    _no_grad_weight(weight, "multi_margin_loss")
+    tn = target.asnumpy().reshape(-1).astype(np.int64)
+    if ((tn < 0) | (tn >= C)).any():
+        raise RuntimeError("target out of range")
+    _float_only(x, "multi_margin_loss_cpu_kernel")
+    xu = _upcast(x)
+    xy = ops.gather_elements(xu, 1, ms.Tensor(tn.reshape(-1, 1)))
+    z = ops.add(ops.sub(_c(margin, xu), xy), xu)
+    h = ops.where(ops.greater(z, _c(0, z)), z, _c(0, z))     # torch counts z > 0 only (gradient 0 at 0)
+    if p == 2:
+        h = ops.square(h)
+    others = np.ones((N, C), dtype_of(xu)._np)
+    others[np.arange(N), tn] = 0
+    h = ops.mul(h, ms.Tensor(others))
+    if weight is not None:
+        h = ops.mul(h, ops.gather(_upcast(weight).astype(xu.dtype), ms.Tensor(tn), 0).reshape(-1, 1))
+    loss = ops.div(ops.sum(h, 1), _c(C, h))
+    if input.ndim < 2:
+        loss = loss.reshape(())
+    out = _reduce(loss, mode)
+    return out.astype(input.dtype) if input.dtype in _HALF else out
+
+
+@register("multilabel_margin_loss", family=F, function=False, method=False, functional=True)
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    mode = _mode(reduction, size_average, reduce)
+    if input.ndim > 2 or (input.ndim == 2 and input.shape[1] == 0) or (input.ndim < 2 and input.size == 0):
+        raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{list(input.shape)}")
+    if tuple(target.shape) != tuple(input.shape):
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}")
+    if target.dtype != ms.int64:
+        raise RuntimeError(f"expected scalar type Long but found {_tname(target)}")
+    x = input.reshape(1, -1) if input.ndim < 2 else input
+    N, C = x.shape
+    tn = target.asnumpy().reshape(N, C).astype(np.int64)
+    counts = np.zeros((N, C), np.float64)
+    is_target = np.zeros((N, C), bool)
+    for n in range(N):
+        for j in tn[n]:
+            if j < 0:
+                break
+            if j >= C:
+                raise RuntimeError(f"Target {j} is out of bounds.")
+            counts[n, j] += 1
+            is_target[n, j] = True
+    _float_only(x, "multilabel_margin_loss_forward_out_frame")
+    xu = _upcast(x)
+    pairs = ms.Tensor((counts[:, :, None] * ~is_target[:, None, :]).astype(dtype_of(xu)._np))
+    # z[n, j, i] = 1 - (x[n, j] - x[n, i]) for target j and non-target i, counted when z > 0
+    z = ops.add(ops.sub(_c(1, xu), xu.expand_dims(2)), xu.expand_dims(1))
+    h = ops.where(ops.greater(z, _c(0, z)), z, _c(0, z))
+    loss = ops.div(ops.sum(ops.mul(h, pairs), (1, 2)), _c(C, xu))
+    if input.ndim < 2:
+        loss = loss.reshape(())
+    out = _reduce(loss, mode)
+    return out.astype(input.dtype) if input.dtype in _HALF else out
+
+
+# --- distances --------------------------------------------------------------------------------------
+
+@register("pairwise_distance", family="nn.distance", method=False, functional=True)
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    a, b, _ = promote(x1, x2)
+    _float_only(a, "linalg.vector_norm")
+    nd = max(a.ndim, b.ndim)
+    d = ops.add(ops.sub(a, b), _c(eps, a))
+    if d.ndim == 0:
+        return ops.abs(d) if p != 0 else ops.ne(d, _c(0, d)).astype(d.dtype)
+    return _in_float(lambda v: vector_norm(v, p, (max(nd - 1, 0),), keepdim), d)
+
+
+@register("cosine_similarity", family="nn.distance", method=False, functional=True)
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    a, b, rt = promote(x1, x2)
+    if rt._cat < D._FLOAT:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {_tname(a)}")
+    a, b = _pair(a, b)
+    axis = wrap_dim(dim, a.ndim)
+
+    def run(u, v):
+        nu = vector_norm(u, 2, (axis,), True)
+        nv = vector_norm(v, 2, (axis,), True)
+        # torch clamps the norms in place under no_grad: the gradient ignores the clamp
+        nu = ops.add(nu, _sg(ops.sub(ops.clamp(nu, eps), nu)))
+        nv = ops.add(nv, _sg(ops.sub(ops.clamp(nv, eps), nv)))
+        return ops.sum(ops.mul(ops.div(u, nu), ops.div(v, nv)), axis)
+    return _in_float(run, a, b)
+
+
+@register("triplet_margin_loss", family=F, function=False, method=False, functional=True)
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    mode = _mode(reduction, size_average, reduce)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError("The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative "
+                           f"{negative.ndim}D inputs")
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = ops.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    loss = ops.clamp(ops.sub(ops.add(d_pos, _c(margin, d_pos)), d_neg), 0.0)
+    return _reduce(loss, mode)

@@ -1,0 +1,2 @@
+"""torch.utils: the parts mstorch provides."""
+from . import data  # noqa: F401
