@@ -406,3 +406,27 @@ def test_embedding_from_pretrained():
     check(fn)
     check_raises(lambda T: T.nn.Embedding.from_pretrained(T.zeros(3)))
     check_raises(lambda T: T.nn.EmbeddingBag.from_pretrained(T.zeros(2, 2, 2)))
+
+
+def test_whole_model_with_norm_dropout_embedding_loads_in_torch():
+    """mstorch.save of whole layers (buffers after a training step included) is read by torch.load."""
+    import io
+    mstorch.manual_seed(0)
+    m = mstorch.nn.Sequential(mstorch.nn.Embedding(10, 4, padding_idx=0), mstorch.nn.LayerNorm(4),
+                              mstorch.nn.Dropout(0.2))
+    n = mstorch.nn.Sequential(mstorch.nn.BatchNorm2d(2), mstorch.nn.InstanceNorm2d(2, affine=True),
+                              mstorch.nn.GroupNorm(1, 2))
+    x = rand(4, 2, 3, 3)
+    n(mstorch.tensor(x))
+    buf = io.BytesIO()
+    mstorch.save([m, n], buf)
+    buf.seek(0)
+    tm, tn = torch.load(buf, weights_only=False)
+    for a in (m, n, tm, tn):
+        a.eval()
+    idx = np.array([[1, 0, 3]])
+    np.testing.assert_allclose(m(mstorch.tensor(idx)).detach().numpy(), tm(torch.tensor(idx)).detach().numpy(),
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(n(mstorch.tensor(x)).detach().numpy(), tn(torch.tensor(x)).detach().numpy(),
+                               rtol=1e-5, atol=1e-5)
+    assert int(tn[0].num_batches_tracked) == 1 and repr(tn) == repr(n)

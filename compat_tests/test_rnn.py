@@ -1,6 +1,7 @@
 """RNN / LSTM / GRU beyond the layer list (module_db/rnn.py): forward-time errors and their messages,
 inter-layer dropout drawn from torch's stream, gradients of the initial states, packed sequences with
 input gradients, and the torch attributes code relies on (flatten_parameters, _flat_weights)."""
+import io
 import pickle
 import warnings
 
@@ -181,6 +182,23 @@ def test_pickle_round_trip():
     x = mstorch.tensor(rand(5, 2, 3))
     np.testing.assert_array_equal(m(x)[0].detach().numpy(), m2(x)[0].detach().numpy())
     assert repr(m2) == repr(m)
+
+
+@pytest.mark.parametrize("cls", ["LSTM", "GRU", "RNNCell"])
+def test_whole_model_checkpoints_cross_load(cls):
+    """torch.save(model) in one library, torch.load in the other (torch's RNNBase pickles carry
+    _flat_weights / _all_weights)."""
+    x = rand(5, 2, 3)[0] if cls == "RNNCell" else rand(5, 2, 3)
+    for src, dst in ((mstorch, torch), (torch, mstorch)):
+        src.manual_seed(0)
+        m = getattr(src.nn, cls)(3, 4, bias=False) if cls == "RNNCell" else getattr(src.nn, cls)(3, 4, 2)
+        buf = io.BytesIO()
+        src.save(m, buf)
+        back = dst.load(io.BytesIO(buf.getvalue()), weights_only=False)
+        assert type(back).__name__ == cls and repr(back) == repr(m)
+        a, b = m(src.tensor(x)), back(dst.tensor(x))
+        a, b = (a[0], b[0]) if isinstance(a, tuple) else (a, b)
+        np.testing.assert_allclose(b.detach().numpy(), a.detach().numpy(), rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("cls", ["RNN", "GRU", "LSTM", "RNNCell", "GRUCell", "LSTMCell"])

@@ -125,6 +125,8 @@ OPS = [
                                  S(A, float("inf"), 1), S(D64, p=2, dim=0), S(rand(5)[None], 2.0, 1),
                                  E(I), E(A, dim=3)]),
     OpInfo("normalize", grad=False, samples=[S(A, out=lambda T: T.empty(2, 3)), S(X3, 1.0, out=lambda T: T.empty(0))]),
+    OpInfo("gumbel_softmax", call=_seeded("gumbel_softmax"), atol=1e-5,
+           samples=[S(A), S(A, 0.5), S(X3, hard=True), S(X3, 2.0, True, dim=1), S(D64, tau=0.3)]),
     _half("relu6"), _half("hardtanh"), _half("leaky_relu", 0.2), _half("elu", 0.5),
     _half("gelu"), _half("gelu", approximate="tanh"), _half("silu"), _half("mish"), _half("hardswish"),
     _half("hardsigmoid"), _half("softplus"), _half("softsign"), _half("logsigmoid"), _half("tanhshrink"),

@@ -24,6 +24,11 @@ Y = rand(3, 4, seed=8)
 Z = rand(3, 4, seed=9)
 
 
+_LP = rand(6, 3, 5, seed=10) * 2
+_LP = _LP - np.log(np.exp(_LP).sum(-1, keepdims=True))
+_TG = np.array([[1, 2, 3], [1, 1, 2], [4, 0, 0]], np.int64)
+
+
 def _w(a):
     """A weight tensor that does not require grad (torch forbids it for most losses)."""
     return lambda T_: T_.tensor(a)
@@ -90,7 +95,7 @@ BCEL = [S(Y, T01), *_red(Y, T01), S(Y, T01, _w(np.array([1.0, 2.0, 0.5, 0.25], n
         S(Y, T01, _w(np.array([[2.0], [1.0], [0.5]], np.float32)), pos_weight=_w(np.full(4, 2.0, np.float32))),
         S(Y * 30, T01), S(Y.astype(np.float64), T01.astype(np.float64), reduction="sum"),
         S(Y, T01.astype(np.float64)),
-        E(Y, T01[0].copy()), E(Y, _lng(np.ones((3, 4), np.int64))), E(Y.astype(np.float64), T01),
+        S(Y.astype(np.float64), T01), E(Y, T01[0].copy()), E(Y, _lng(np.ones((3, 4), np.int64))),
         E(Y, T01, weight=lambda T_: T_.ones(4, requires_grad=True))]
 
 REG = [S(Y, Z), *_red(Y, Z), S(Y.astype(np.float64), Z), S(Y, Z[0].copy())]
@@ -118,7 +123,7 @@ OPS = [
                 E(Y, Z, beta=-1.0)),
     OpInfo("huber_loss", samples=[S(Y, Z), S(Y, Z, "sum"), S(Y, Z, reduction="none", delta=0.3), S(Y, Z, delta=2.0),
                                   S(np.array([0.0, 0.5, 1.0, 1.5], np.float32), np.zeros(4, np.float32), "none", 1.0),
-                                  S(Y, Z, weight=_w(np.abs(Z))), S(Y.astype(np.float64), Z), E(Y, Z, "avg"),
+                                  S(Y, Z, weight=_w(np.abs(Z))), E(Y, Z, "avg"),
                                   E(Y, Z, weight=_w(np.ones(4, np.float32)))]),
     OpInfo("kl_div", samples=[S(Y, T01), S(Y, T01, reduction="batchmean"), S(Y, T01, reduction="sum"),
                               S(Y, T01, reduction="none"), S(Y, Z, log_target=True), S(Y, Z, reduction="batchmean", log_target=True),
@@ -168,7 +173,26 @@ OPS = [
                                          S(Y, np.zeros((3, 4), np.float32)), S(Y, Z, eps=10.0),
                                          S(Y.astype(np.float64), Z), S(Y, _lng(np.ones((3, 4), np.int64))),
                                          E(_lng(np.ones((3, 4), np.int64)), _lng(np.ones((3, 4), np.int64))), E(Y, Z, 2)]),
+    OpInfo("ctc_loss", samples=[
+        S(_LP, _TG, np.array([6, 5, 4]), np.array([3, 2, 1])), S(_LP, _TG, np.array([6, 5, 4]), np.array([3, 3, 1]), reduction="sum"),
+        S(_LP, _TG, np.array([6, 3, 2]), np.array([3, 3, 1]), reduction="none", zero_infinity=True),
+        S(_LP, np.array([1, 2, 3, 1, 1, 4]), (6, 4, 6), (3, 2, 1)), S(_LP, _TG, np.array([6, 5, 4]), np.array([0, 2, 1]), blank=4),
+        S(_LP[:, 0], _TG[0], np.array(6), np.array(3), reduction="none"), S(_LP.astype(np.float64), _TG.astype(np.float32), (6, 6, 6), (3, 3, 1)),
+        S(_LP, _TG, np.array([6, 2, 4]), np.array([3, 3, 1]), reduction="none", zero_infinity=True),
+        E(_LP, _TG, np.array([7, 5, 4]), np.array([3, 2, 1])), E(_LP, _TG, np.array([6, 5, 4]), np.array([4, 2, 1])),
+        E(_LP, _TG, np.array([6, 5, 4]), np.array([-1, 2, 1])), E(_LP, _TG, np.array([6, 5]), np.array([3, 2, 1])),
+        E(_LP, _TG, (6, 5, 4), (3, 2, 1), blank=5), E(_LP, _TG, (6, 5, 4), (3, 2, 1), reduction="x"),
+        E(lambda T_: T_.tensor(_LP).half(), _TG, (6, 5, 4), (3, 2, 1))]),
+    OpInfo("triplet_margin_with_distance_loss", samples=[
+        S(Y, Z, T01), S(Y, Z, T01, margin=0.5, swap=True, reduction="none"),
+        S(Y, Z, T01, distance_function=lambda T_: (lambda a, b: 1 - T_.nn.functional.cosine_similarity(a, b)),
+          reduction="sum"),
+        S(Y, Z, T01, distance_function=lambda T_: T_.nn.PairwiseDistance(p=1.0), swap=True),
+        E(Y, Z, T01, margin=0.0), E(Y, Z, T01, reduction="x"), E(Y, Z[0], T01)]),
     _half("cross_entropy", X, T), _half("nll_loss", X, T), _half("binary_cross_entropy_with_logits", Y, T01),
     _half("mse_loss", Y, Z), _half("smooth_l1_loss", Y, Z), _half("soft_margin_loss", Y, SIGN),
-    _half("multi_margin_loss", X, T), _half("cosine_similarity", Y, Z),
+    _half("cosine_similarity", Y, Z),
+    OpInfo("multi_margin_loss", samples=[E(lambda T_: T_.tensor(X).half(), T), E(lambda T_: T_.tensor(X).bfloat16(), T)]),
+    # torch's huber backward refuses a float32 target with a float64 input; the forward promotes
+    OpInfo("huber_loss", samples=[S(Y.astype(np.float64), Z)], grad=False),
 ]

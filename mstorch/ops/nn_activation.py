@@ -400,3 +400,18 @@ def normalize(input, p=2.0, dim=1, eps=1e-12):
         norm = vector_norm(x, p, (axis,), True)
         return ops.div(x, ops.clamp(norm, eps))
     return _in_float(run, input)
+
+
+@register("gumbel_softmax", family=F, function=False, method=False, functional=True, raw=True)
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    # composed from Tensor ops, as torch's: the noise is exponential_() from the generator torch would use
+    import mstorch as T
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=3)
+    gumbels = -T.empty_like(logits).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = T.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft

@@ -224,9 +224,11 @@ def _finish_rows(loss_rows, mode, tg, target_shape, total=None):
 
 
 def _empty_loss(input, target_shape, mode):
+    """Loss of an empty batch, still connected to ``input`` (torch's backward gives it a zero gradient)."""
+    base = ops.mul(ops.sum(input), _c(0, input))
     if mode == "none":
-        return ops.zeros(tuple(target_shape), input.dtype)
-    return _c(float("nan") if mode == "mean" else 0.0, input).reshape(())
+        return ops.add(ops.zeros(tuple(target_shape), input.dtype), base)
+    return ops.add(base, _c(float("nan"), input)) if mode == "mean" else base
 
 
 def _log_softmax_rows(x):
@@ -356,6 +358,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         # torch computes (1 - target).mul_(input): the product must fit the target's dtype
         raise RuntimeError(f"result type {scalar_type_name(rt)} can't be cast to the desired output type "
                            f"{_tname(target)}")
+    if x.dtype is not target.dtype:
+        # torch's result has the target's dtype ((1 - target) is computed in place)
+        return binary_cross_entropy_with_logits(x, t, weight, reduction=mode, pos_weight=pos_weight).astype(
+            target.dtype)
     fused = x.dtype is _f32 and not _needs_grad(target) and not (weight is not None and _needs_grad(weight)) \
         and not (pos_weight is not None and _needs_grad(pos_weight))
     if fused:
@@ -555,7 +561,8 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     _no_grad_weight(target, "soft_margin_loss", "target")
     x, t, _ = promote(input, target)
     _float_only(x, "soft_margin_loss")
-    return _reduce(_in_float(lambda v, w: _SOFTPLUS(ops.neg(ops.mul(w, v))), x, t), mode)
+    out = _reduce(_in_float(lambda v, w: _SOFTPLUS(ops.neg(ops.mul(w, v))), x, t), mode)
+    return out if out.dtype == input.dtype else out.astype(input.dtype)
 
 
 def _in_float(fn, x, *rest):
@@ -631,6 +638,8 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if not (target.ndim <= 1 and target.size == N):
         raise RuntimeError(f"inconsistent target size, expected {N} but got {list(target.shape)}")
     _no_grad_weight(weight, "multi_margin_loss")
+    if input.dtype in _HALF:
+        _not_impl("multi_margin_loss_cpu_kernel", input)
     tn = target.asnumpy().reshape(-1).astype(np.int64)
     if ((tn < 0) | (tn >= C)).any():
         raise RuntimeError("target out of range")
@@ -736,3 +745,87 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
         d_neg = ops.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
     loss = ops.clamp(ops.sub(ops.add(d_pos, _c(margin, d_pos)), d_neg), 0.0)
     return _reduce(loss, mode)
+
+
+# --- CTC: MindSpore's CTCLossV2 CPU kernel matches torch's values and gradients ---------------------
+
+def _lengths(v, name, n):
+    a = np.asarray(v.asnumpy() if isinstance(v, ms.Tensor) else v, np.int64).reshape(-1)
+    if a.size != n:
+        raise RuntimeError(f"{name} must be of size batch_size")
+    return a
+
+
+@register("ctc_loss", family=F, function=False, method=False, functional=True)
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    mode = _mode(reduction)
+    batched = log_probs.ndim == 3
+    lp = log_probs if batched else log_probs.expand_dims(1)
+    T, N, C = lp.shape
+    if lp.dtype not in (_f32, _f64):
+        _not_impl("ctc_loss_cpu", lp)
+    if not 0 <= blank < C:
+        raise RuntimeError("blank must be in label range")
+    il = _lengths(input_lengths, "input_lengths", N)
+    tl = _lengths(target_lengths, "target_lengths", N)
+    for name, arr in (("input_lengths", il), ("target_lengths", tl)):
+        if (arr < 0).any():
+            raise RuntimeError(f"Expected {name} to have value at least 0, but got value {arr.min()} "
+                               "(while checking arguments for ctc_loss_allocate_outputs)")
+    if (il > T).any():
+        raise RuntimeError(f"Expected input_lengths to have value at most {T}, but got value {il.max()} "
+                           "(while checking arguments for ctc_loss_allocate_outputs)")
+    tn = targets.asnumpy().astype(np.int64)
+    S = max(int(tl.max()) if tl.size else 0, 1)
+    if batched and tn.ndim == 2 or not batched and tn.ndim == 1 and tl.size == 1 and tn.size >= tl[0]:
+        padded = tn.reshape(N, -1)
+        if padded.shape[1] < tl.max(initial=0):
+            raise RuntimeError(f"Expected tensor to have size at least {tl.max()} at dimension 1, but got size "
+                               f"{padded.shape[1]} for argument #2 'targets' (while checking arguments for "
+                               "ctc_loss_allocate_outputs)")
+    else:       # one flat sequence of all targets, split by target_lengths
+        padded = np.zeros((N, S), np.int64)
+        ends = np.cumsum(tl)
+        for i in range(N):
+            padded[i, :tl[i]] = tn[ends[i] - tl[i]:ends[i]]
+    # the kernel refuses input_length < target_length (torch: an infinite loss); those rows run with an
+    # empty target and are replaced below
+    short = il < tl
+    loss = ops.ctc_loss(lp, ms.Tensor(np.ascontiguousarray(padded)), ms.Tensor(il), ms.Tensor(np.where(short, 0, tl)),
+                        blank, "none", bool(zero_infinity))[0]
+    if short.any():
+        loss = ops.where(ms.Tensor(short), _c(0.0 if zero_infinity else float("inf"), loss), loss)
+    if zero_infinity:
+        # MindSpore zeroes the gradient of infinite losses but still returns inf
+        loss = ops.where(ops.isinf(loss), _c(0.0, loss), loss)
+    if mode == "mean":
+        loss = ops.mean(ops.div(loss, ms.Tensor(np.maximum(tl, 1).astype(dtype_of(loss)._np))))
+    elif mode == "sum":
+        loss = ops.sum(loss)
+    return loss if batched or mode != "none" else loss.reshape(())
+
+
+@register("triplet_margin_with_distance_loss", family=F, function=False, method=False, functional=True, raw=True)
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
+                                      reduction="mean"):
+    # raw: distance_function is any callable on mstorch Tensors (a Module, a lambda)
+    import mstorch as T
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError("The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative "
+                           f"{negative.ndim}D inputs")
+    dist = distance_function if distance_function is not None else T.pairwise_distance
+    d_pos = dist(anchor, positive)
+    d_neg = dist(anchor, negative)
+    if swap:
+        d_neg = T.minimum(d_neg, dist(positive, negative))
+    loss = T.clamp_min(margin + d_pos - d_neg, 0)
+    if reduction == "sum":
+        return T.sum(loss)
+    if reduction == "mean":
+        return T.mean(loss)
+    return loss

@@ -3,3 +3,9 @@ from ...ops._bind import FUNCTIONAL as _FUNCTIONAL
 
 globals().update(_FUNCTIONAL)
 __all__ = sorted(_FUNCTIONAL)
+
+# Pickles of whole models hold these functions (TransformerEncoderLayer.activation is F.relu): name them
+# mstorch.nn.functional.<f>, which checkpoints write as torch.nn.functional.<f>.
+for _name, _fn in _FUNCTIONAL.items():
+    if getattr(_fn, "__qualname__", None) in (_name, "nn.functional." + _name):
+        _fn.__module__, _fn.__qualname__ = __name__, _name

@@ -125,24 +125,30 @@ class _Layout:
         return flat[0] if len(flat) == 1 else ops.concat(flat, 0)
 
 
-def _use_lstm_kernel(x):
-    return x.dtype == ms.float32 and x.shape[-2 if x.ndim == 3 else 0] > 0
+_LSTM_PRIMS = {}
 
 
-def _lstm_kernel(xb, h, c, w, reverse):
-    """ops.LSTM over one (time, batch, feature) block; h, c are (batch, H)."""
+def _lstm_prep(w, input_size):
+    """The kernel primitive (cached per configuration) and its flat weight vector for one direction."""
     w_ih, w_hh, b_ih, b_hh, w_hr = w
     parts = [w_ih.reshape(-1, 1, 1), w_hh.reshape(-1, 1, 1)]
     if w_hr is not None:
         parts.append(w_hr.reshape(-1, 1, 1))
     if b_ih is not None:
         parts.append(ops.add(b_ih, b_hh).reshape(-1, 1, 1))
-    hidden = w_hh.shape[0] // 4
-    kernel = ops.LSTM(xb.shape[-1], hidden, 1, b_ih is not None, False, 0.0,
-                      0 if w_hr is None else w_hr.shape[0])
+    key = (input_size, w_hh.shape[0] // 4, b_ih is not None, 0 if w_hr is None else w_hr.shape[0])
+    prim = _LSTM_PRIMS.get(key)
+    if prim is None:
+        prim = _LSTM_PRIMS[key] = ops.LSTM(key[0], key[1], 1, key[2], False, 0.0, key[3])
+    return prim, ops.concat(parts, 0)
+
+
+def _lstm_kernel(prep, xb, h, c, reverse):
+    """ops.LSTM over one (time, batch, feature) block; h, c are (batch, H)."""
+    prim, flat = prep
     if reverse:
         xb = _FLIP0(xb)
-    out, hn, cn, _, _ = kernel(xb, ops.expand_dims(h, 0), ops.expand_dims(c, 0), ops.concat(parts, 0))
+    out, hn, cn, _, _ = prim(xb, ops.expand_dims(h, 0), ops.expand_dims(c, 0), flat)
     if reverse:
         out = _FLIP0(out)
     return out, hn[0], cn[0]
@@ -178,7 +184,7 @@ def _composed_block(mode, gib, h, c, w, reverse):
 def _direction(mode, lay, x, h0, c0, w, reverse, kernel):
     """One direction of one layer over all segments; returns output (layer layout), h_n, c_n."""
     if kernel:
-        src = x
+        src, prep = x, _lstm_prep(w, x.shape[-1])
     else:
         src = _dense(x, w[0], w[2])        # every timestep's input projection in one matmul
     nseg = len(lay.segs)
@@ -197,7 +203,7 @@ def _direction(mode, lay, x, h0, c0, w, reverse, kernel):
                     c = c[:b]
             xb = lay.block(src, k)
             if kernel:
-                blocks[k], h, c = _lstm_kernel(xb, h, c, w, False)
+                blocks[k], h, c = _lstm_kernel(prep, xb, h, c, False)
             else:
                 blocks[k], h, c = _composed_block(mode, xb, h, c, w, False)
         if done_h:
@@ -216,7 +222,7 @@ def _direction(mode, lay, x, h0, c0, w, reverse, kernel):
                     c = ops.concat((c, c0[c.shape[0]:b]), 0)
             xb = lay.block(src, k)
             if kernel:
-                blocks[k], h, c = _lstm_kernel(xb, h, c, w, True)
+                blocks[k], h, c = _lstm_kernel(prep, xb, h, c, True)
             else:
                 blocks[k], h, c = _composed_block(mode, xb, h, c, w, True)
     return lay.join(blocks), h, c
@@ -233,7 +239,7 @@ def rnn_forward(mode, x, hx, cx, weights, num_layers, bidirectional, dropout, tr
     D = 2 if bidirectional else 1
     if lay.B == 0:
         return _empty_batch(mode, x, hx, cx, weights, D)
-    kernel = mode == "LSTM" and _use_lstm_kernel(x) and lay.B > 0
+    kernel = mode == "LSTM" and x.dtype == ms.float32
     hs, cs = [], []
     layer_in = x
     for layer in range(num_layers):

@@ -47,6 +47,11 @@ class Linear(Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """torch.nn.modules.linear.NonDynamicallyQuantizableLinear: a Linear under another name (the out
+    projection of MultiheadAttention); like torch, not exported from nn."""
+
+
 class Bilinear(Module):
     """Mirrors torch.nn.Bilinear."""
 

@@ -104,11 +104,30 @@ class RNNBase(Module):
                 names = [n for n, _ in params]
                 self._flat_weights_names.extend(names)
                 self._all_weights.append(names)
+        self._init_flat_weights()
         self.reset_parameters()
 
-    @property
-    def _flat_weights(self):
-        return [getattr(self, n, None) for n in self._flat_weights_names]
+    # torch keeps this list (code reads it, and pickles of whole models carry it both ways); forward reads
+    # the parameters by name, so a stale list cannot change results
+    def _init_flat_weights(self):
+        self._flat_weights = [getattr(self, n) if hasattr(self, n) else None for n in self._flat_weights_names]
+        self.flatten_parameters()
+
+    def __setattr__(self, attr, value):
+        if hasattr(self, "_flat_weights_names") and attr in self._flat_weights_names:
+            self._flat_weights[self._flat_weights_names.index(attr)] = value
+        super().__setattr__(attr, value)
+
+    def _apply(self, fn, recurse=True):
+        ret = super()._apply(fn, recurse)
+        self._init_flat_weights()
+        return ret
+
+    def __setstate__(self, state):
+        state.pop("_flat_weight_refs", None)
+        super().__setstate__(state)
+        if "proj_size" not in state:
+            self.proj_size = 0
 
     @property
     def all_weights(self):
@@ -200,7 +219,7 @@ class RNNBase(Module):
         batch_first = self.batch_first and batch_sizes is None
         if batch_first:
             x = x.swapaxes(0, 1)
-        ws = [None if w is None else w._ms for w in self._flat_weights]
+        ws = [getattr(self, n)._ms for n in self._flat_weights_names]
         h = hx._ms
         c = None if cx is None else cx._ms
         if cdt != out_dt:

@@ -21,16 +21,11 @@ from .. import functional as F
 from ..init import constant_, xavier_normal_, xavier_uniform_
 from ..parameter import Parameter
 from .container import ModuleList
-from .linear import Linear
+from .linear import Linear, NonDynamicallyQuantizableLinear
 from .module import Module
 
 __all__ = ["MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder",
            "TransformerEncoderLayer", "TransformerDecoderLayer"]
-
-
-class NonDynamicallyQuantizableLinear(Linear):
-    """torch.nn.modules.linear.NonDynamicallyQuantizableLinear: a Linear under another name (the out
-    projection of MultiheadAttention, named so in its repr)."""
 
 
 def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):

@@ -82,7 +82,10 @@ class ExceptionWrapper:
             exception = self.exc_type(msg)
         except Exception:
             raise RuntimeError(msg) from None
-        raise exception
+        try:
+            raise exception
+        finally:
+            del exception    # no frame -> traceback -> frame cycle keeping the iterator (and workers) alive
 
 
 # --- tensors through pickling (multiprocessing queues) --------------------------------------------

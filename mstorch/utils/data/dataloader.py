@@ -16,6 +16,7 @@ import collections
 import copy
 import queue
 import warnings
+import weakref
 from typing import Generic, TypeVar
 
 import numpy as np
@@ -419,13 +420,19 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         _worker.register_tensor_reducer()
         process = _worker.process_class(ctx)
         self._worker_init_fn = loader.worker_init_fn
-        self._owner_pid = os.getpid()
         self._worker_result_queue = ctx.Queue()
-        self._worker_pids_set = False
         self._shutdown = False
         self._workers_done_event = ctx.Event()
         self._index_queues = []
         self._workers = []
+        self._workers_status = [True] * self._num_workers
+        # The shutdown holds the queues itself: were they collected with the iterator (a traceback cycle
+        # ending in gc), their own finalizers would close them before a shutdown in __del__ could send
+        # the workers their stop message.
+        self._finalizer = weakref.finalize(self, _shutdown_pool, os.getpid(), self._workers, self._index_queues,
+                                           self._workers_status, self._workers_done_event,
+                                           self._persistent_workers)
+        self._finalizer.atexit = False    # at exit, multiprocessing terminates daemonic workers (as torch)
         for i in range(self._num_workers):
             index_queue = ctx.Queue()
             index_queue.cancel_join_thread()
@@ -439,7 +446,6 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             self._index_queues.append(index_queue)
             self._workers.append(w)
         self._data_queue = self._worker_result_queue
-        self._worker_pids_set = True
         self._reset(loader, first_iter=True)
 
     def _reset(self, loader, first_iter=False):
@@ -448,7 +454,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._rcvd_idx = 0
         self._task_info = {}          # task index -> (worker,) while pending, (worker, data) once here early
         self._tasks_outstanding = 0
-        self._workers_status = [True] * self._num_workers
+        self._workers_status[:] = [True] * self._num_workers
         self._workers_num_tasks = [0] * self._num_workers
         self._worker_queue_idx_cycle = itertools.cycle(range(self._num_workers))
         if not first_iter:
@@ -558,28 +564,32 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._workers_status[worker_id] = False
 
     def _shutdown_workers(self):
-        # a forked worker inherits live iterators of its parent (held by a traceback cycle, say) and may
-        # collect them: only the process that started the workers shuts them down
-        if _python_exit_status or getattr(self, "_shutdown", True) or os.getpid() != self._owner_pid:
-            return
-        self._shutdown = True
-        try:
-            self._workers_done_event.set()
-            for worker_id in range(len(self._workers)):
-                if self._persistent_workers or self._workers_status[worker_id]:
-                    self._mark_worker_as_unavailable(worker_id, shutdown=True)
-            for w in self._workers:
-                w.join(timeout=MP_STATUS_CHECK_INTERVAL)
-            for q in self._index_queues:
-                q.cancel_join_thread()
-                q.close()
-        finally:
-            self._worker_pids_set = False
-            for w in self._workers:
-                if w.is_alive():
-                    w.terminate()
-                    w.join(timeout=MP_STATUS_CHECK_INTERVAL)
+        if not _python_exit_status and not getattr(self, "_shutdown", True):
+            self._shutdown = True
+            self._finalizer()
 
     def __del__(self):
         self._shutdown_workers()
 
+
+def _shutdown_pool(owner_pid, workers, index_queues, status, done_event, persistent):
+    """Stop the workers: mark done, send each live one ``None``, join; terminate the stragglers. Only the
+    process that started them does this (a forked worker inherits its parent's iterators)."""
+    if _python_exit_status or os.getpid() != owner_pid:
+        return
+    try:
+        done_event.set()
+        for worker_id, q in enumerate(index_queues):
+            if persistent or status[worker_id]:
+                q.put(None)
+                status[worker_id] = False
+        for w in workers:
+            w.join(timeout=MP_STATUS_CHECK_INTERVAL)
+        for q in index_queues:
+            q.cancel_join_thread()
+            q.close()
+    finally:
+        for w in workers:
+            if w.is_alive():
+                w.terminate()
+                w.join(timeout=MP_STATUS_CHECK_INTERVAL)
