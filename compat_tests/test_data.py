@@ -44,7 +44,8 @@ def test_sequential_and_batch_sampler():
     message(lambda T: T.utils.data.BatchSampler(range(3), 2, 1))
 
 
-@pytest.mark.parametrize("kw", [{}, {"num_samples": 25}, {"replacement": True}, {"replacement": True, "num_samples": 70}])
+@pytest.mark.parametrize("kw", [{}, {"num_samples": 25}, {"replacement": True},
+                                {"replacement": True, "num_samples": 70}])
 def test_random_sampler(kw):
     def fn(T):
         T.manual_seed(3)
@@ -244,6 +245,19 @@ def test_dataloader_map_style():
         T.utils.data.TensorDataset(T.arange(3)), batch_sampler=[[0, 3]])))
 
 
+def test_tensor_dataset_batches_keep_dtypes():
+    def fn(T):
+        D = T.utils.data
+        ds = D.TensorDataset(T.arange(6) % 2 == 0, T.arange(6, dtype=T.int8), T.arange(6).to(T.bfloat16),
+                             T.arange(12, dtype=T.float64).reshape(6, 2, 1), T.arange(6, dtype=T.float16))
+        w = T.ones(6, 2, requires_grad=True)
+        grad_ds = D.Subset(D.TensorDataset(w * 2), [5, 0, 3])
+        b = next(iter(D.DataLoader(grad_ds, batch_size=3)))[0]
+        b.sum().backward()
+        return list(D.DataLoader(ds, batch_size=4, sampler=[5, 0, -2, 1, 3])), b, b.requires_grad, w.grad
+    check(fn)
+
+
 def test_dataloader_iterable_dataset():
     def fn(T):
         D = T.utils.data
@@ -270,6 +284,7 @@ def test_dataloader_argument_errors():
     message(lambda T: T.utils.data.DataLoader(ds(T), batch_size=2, batch_sampler=[[0]]))
     message(lambda T: T.utils.data.DataLoader(ds(T), batch_size=None, drop_last=True))
     message(lambda T: T.utils.data.DataLoader(make_iterable(T, 0, 2), shuffle=True))
+    message(lambda T: iter(T.utils.data.DataLoader(ds(T), timeout=1)))
     message(lambda T: T.utils.data.DataLoader(ds(T), multiprocessing_context="spawn"))
     message(lambda T: T.utils.data.DataLoader(ds(T), num_workers=1, multiprocessing_context="nope"))
     message(lambda T: T.utils.data.DataLoader(ds(T), num_workers=1, multiprocessing_context=3))
@@ -359,7 +374,8 @@ def test_workers_match_torch():
         rnd = D.DataLoader(RandomSamples(T, 7), batch_size=2, shuffle=True, generator=g, num_workers=2)
         shards = D.DataLoader(Sharded(T, 7).dataset(), batch_size=2, num_workers=2)
         init = D.DataLoader(Offset(), batch_size=2, num_workers=2, worker_init_fn=_shift_start, prefetch_factor=1)
-        return list(rnd), list(shards), list(init)
+        unordered = D.DataLoader(Offset(), batch_size=2, num_workers=2, in_order=False)
+        return list(rnd), list(shards), list(init), sorted(b.tolist() for b in unordered)
     check(fn)
 
 

@@ -61,3 +61,14 @@ def test_cli_formats(tmp_path):
         assert out.returncode == 0, out.stderr
         assert marker in out.stdout
     assert mstorch is not None
+
+
+def test_scan_of_the_repos_examples_finds_everything_supported():
+    import pathlib
+    root = pathlib.Path(__file__).resolve().parent.parent
+    rows = _scan.report(_scan.scan_paths([str(root / "examples" / "train_digits.py"), str(root / "compat_tests" / "scripts")]))
+    names = {r[0] for r in rows}
+    assert {"torch.nn.Conv2d", "torch.nn.functional.cross_entropy", "torch.optim.SGD", "torch.save"} <= names
+    assert [r for r in rows if r[1] == _scan.MISSING] == []
+    for name, st, detail, _ in rows:
+        assert (st, detail) == _scan.status(name)

@@ -238,8 +238,12 @@ def test_whole_module_mstorch_round_trip_and_into_torch():
     np.testing.assert_allclose(back(mstorch.tensor(X)).detach().numpy(), mm(mstorch.tensor(X)).detach().numpy())
     tm = torch.load(io.BytesIO(data), weights_only=False)
     assert type(tm) is torch.nn.Sequential and type(tm[1]) is torch.nn.Linear
+    # the weights cross bit-exactly; forward outputs differ only by the two libraries' kernels
+    for (k, a), (k2, b) in zip(tm.state_dict().items(), mm.state_dict().items()):
+        assert k == k2
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
     np.testing.assert_allclose(tm(torch.tensor(X)).detach().numpy(), mm(mstorch.tensor(X)).detach().numpy(),
-                               rtol=1e-6)
+                               rtol=1e-5, atol=1e-6)
 
 
 def test_whole_module_refused_by_default_with_torch_message():

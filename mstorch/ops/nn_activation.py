@@ -214,9 +214,9 @@ def _gelu(x, approximate):
         return _in_float(_gelu, x, approximate)
     if approximate == "tanh":
         return _GELU_TANH(x)
-    # x * 0.5 * (1 + erf(x / sqrt(2))), torch's formula
-    half = ops.mul(x, _c(0.5, x))
-    return ops.add(half, ops.mul(half, ops.erf(ops.mul(x, _c(_SQRT1_2, x)))))
+    # x * Phi(x) with Phi(x) = erfc(-x / sqrt(2)) / 2: torch's 0.5 x (1 + erf(x / sqrt(2))) in one op fewer,
+    # and without its cancellation below x = -3 (the two differ there by < 1e-7 absolute)
+    return ops.mul(x, ops.mul(ops.erfc(ops.mul(x, _c(-_SQRT1_2, x))), _c(0.5, x)))
 
 
 @register("gelu", family=F, function=False, method=False, functional=True)

@@ -11,16 +11,15 @@ import warnings
 
 import numpy as np
 import mindspore as ms
-from mindspore import ops
+from mindspore import mint, ops
 from mindspore.ops import operations as P
 
 from .. import _dtype as D
 from .. import _ms_private as _P
 from .._tensor import scalar_type_name
-from ._helpers import dtype_of, promote, scalar_tensor, wrap_dim
-from ._registry import register
+from ._helpers import dtype_of, promote, scalar_tensor
+from ._registry import OPS, register
 from .pointwise import _not_impl
-from .reduction import vector_norm
 
 F = "nn.loss"
 _f16, _bf16, _f32, _f64 = ms.float16, ms.bfloat16, ms.float32, ms.float64
@@ -28,6 +27,7 @@ _HALF = (_f16, _bf16)
 _SCE = P.SoftmaxCrossEntropyWithLogits()
 _SMOOTH_L1 = {}
 _BCE_LOGITS = {}
+_BCE = {}
 _SOFTPLUS = P.Softplus()
 
 
@@ -86,6 +86,11 @@ def _sg(t):
 
 def _needs_grad(t):
     return _P.requires_grad(t) and _P.grad_enabled()
+
+
+def _xlogy(a, b):
+    # torch.xlogy (0 where a == 0); MindSpore's Xlogy gives NaN for xlogy(0, 0)
+    return OPS["xlogy"](a, b)
 
 
 def _no_grad_weight(weight, fn, arg="weight"):
@@ -167,20 +172,29 @@ class _Targets:
     """The class-index target on the host: validated, with its ignore mask and per-row weights."""
 
     def __init__(self, target, C, ignore_index, weight):
-        t = target.asnumpy().reshape(-1).astype(np.int64, copy=False)
-        ignored = t == ignore_index
-        bad = ~ignored & ((t < 0) | (t >= C))
-        if bad.any():
-            raise IndexError(f"Target {t[np.argmax(bad)]} is out of bounds.")
-        self.any_ignored = bool(ignored.any())
-        self.index = np.where(ignored, 0, t) if self.any_ignored else t
-        self.keep = ~ignored
+        t = target.asnumpy().reshape(-1)
+        if t.dtype != np.int64:
+            t = t.astype(np.int64)
+        self.index = t
         self.w = None if weight is None else weight.asnumpy().astype(np.float64)
+        if 0 <= t.min() and t.max() < C and not (0 <= ignore_index < C and (t == ignore_index).any()):
+            self.any_ignored = False        # the common case: every target valid, none ignored
+            self.keep = None
+        else:
+            ignored = t == ignore_index
+            bad = ~ignored & ((t < 0) | (t >= C))
+            if bad.any():
+                raise IndexError(f"Target {t[np.argmax(bad)]} is out of bounds.")
+            self.any_ignored = bool(ignored.any())
+            self.keep = ~ignored
+            if self.any_ignored:
+                self.index = np.where(ignored, 0, t)
+        keep = 1.0 if self.keep is None else self.keep
         if self.w is None:
             self.row_w = self.keep.astype(np.float64) if self.any_ignored else None
-            self.total = float(self.keep.sum())
+            self.total = float(t.shape[0] if self.keep is None else self.keep.sum())
         else:
-            self.row_w = np.where(self.keep, self.w[self.index], 0.0)
+            self.row_w = np.where(keep, self.w[self.index], 0.0)
             self.total = float(self.row_w.sum())
 
     def labels(self, C, smoothing, np_dtype, normalized=False):
@@ -189,9 +203,11 @@ class _Targets:
 
         ``normalized``: rows scaled to sum to 1 and the scale returned apart (None when every row sums to
         1), since the fused kernel's gradient (softmax - labels) assumes unit rows."""
-        M = self.index.shape[0]
-        L = np.zeros((M, C), np.float64 if normalized else np_dtype)
-        L[np.arange(M), self.index] = 1.0 - smoothing
+        plain = self.w is None and not self.any_ignored
+        if plain and not smoothing:
+            L = _eye(C, np_dtype)[self.index]
+            return (ms.from_numpy(L), None) if normalized else ms.from_numpy(L)
+        L = _eye(C, np.float64)[self.index] * (1.0 - smoothing)
         if smoothing:
             L += smoothing / C
         if self.w is not None:
@@ -199,24 +215,37 @@ class _Targets:
         if self.any_ignored:
             L[~self.keep] = 0.0
         if not normalized:
-            return ms.Tensor(L)
-        if self.w is None and not self.any_ignored:
-            return ms.Tensor(L.astype(np_dtype)), None
+            return ms.from_numpy(L.astype(np_dtype))
+        if plain:
+            return ms.from_numpy(L.astype(np_dtype)), None
         scale = L.sum(1)
         L /= np.where(scale == 0, 1.0, scale)[:, None]
-        return ms.Tensor(L.astype(np_dtype)), ms.Tensor(scale.astype(np_dtype))
+        return ms.from_numpy(L.astype(np_dtype)), ms.from_numpy(scale.astype(np_dtype))
+
+
+_EYES = {}
+
+
+def _eye(C, np_dtype):
+    key = (C, np_dtype)
+    e = _EYES.get(key)
+    if e is None:
+        e = np.eye(C, dtype=np_dtype)
+        if C <= 4096:
+            _EYES[key] = e
+    return e
 
 
 def _finish_rows(loss_rows, mode, tg, target_shape, total=None):
     """Reduce per-row losses as torch's nll_loss: 'mean' divides by the weight of the kept rows."""
     if mode == "none":
         return loss_rows.reshape(target_shape)
+    if mode == "mean" and tg.w is None and not tg.any_ignored:
+        return mint.mean(loss_rows)
     s = ops.sum(loss_rows)
     if mode == "sum":
         return s
     total = tg.total if total is None else total
-    if tg.w is None and not tg.any_ignored:
-        return ops.mean(loss_rows)
     if total == 0:
         # torch: NaN (0 / 0) with a zero gradient (its backward skips every ignored row)
         return ops.add(ops.mul(s, _c(0, s)), _c(float("nan"), s))
@@ -305,9 +334,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         return _empty_loss(input, target.shape, mode)
     tg = _Targets(target, C, ignore_index, weight)
     x = _rows(_upcast(input))
-    picked = ops.gather_elements(x, 1, ms.Tensor(tg.index.reshape(-1, 1))).reshape(-1)
+    picked = ops.gather_elements(x, 1, ms.from_numpy(np.ascontiguousarray(tg.index.reshape(-1, 1)))).reshape(-1)
     if tg.row_w is not None:
-        picked = ops.mul(picked, ms.Tensor(tg.row_w.astype(dtype_of(x)._np)))
+        picked = ops.mul(picked, ms.from_numpy(tg.row_w.astype(dtype_of(x)._np)))
     rows = ops.neg(picked)
     out = _finish_rows(rows, mode, tg, target.shape)
     return out.astype(input.dtype) if input.dtype in _HALF else out
@@ -326,8 +355,16 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     _float_only(input, "binary_cross_entropy")
     _no_grad_weight(weight, "binary_cross_entropy")
     host = (input.astype(_f32) if input.dtype is _bf16 else input).asnumpy()
-    if not ((host >= 0) & (host <= 1)).all():
+    lo, hi = (host.min(), host.max()) if host.size else (0.5, 0.5)
+    if not (lo >= 0 and hi <= 1) or np.isnan(host).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
+    if input.dtype is _f32 and lo >= 1e-7 and hi < 1 and not _needs_grad(target):
+        # MindSpore's kernel takes log(x + 1e-12) and has torch's gradient: exact to 1e-6 away from 0 and 1
+        prim = _BCE.get(mode)
+        if prim is None:
+            prim = _BCE[mode] = P.BinaryCrossEntropy(mode)
+        w = None if weight is None else weight.astype(_f32).broadcast_to(input.shape)
+        return prim(input, target, w)
     x, t = _upcast(input), _upcast(target)
     one, floor = _c(1, x), _c(-100.0, x)
     log_x = ops.maximum(ops.log(x), floor)
@@ -483,7 +520,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if log_target:
         loss = ops.mul(ops.exp(t), ops.sub(t, x))
     else:
-        loss = ops.sub(ops.xlogy(t, t), ops.mul(t, x))
+        loss = ops.sub(_xlogy(t, t), ops.mul(t, x))
     out = _reduce(loss, mode)
     if reduction == "batchmean" and input.ndim != 0 and size_average is None and reduce is None:
         out = ops.div(out, _c(input.shape[0], out))
@@ -500,7 +537,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     else:
         loss = ops.sub(x, ops.mul(t, ops.log(ops.add(x, _c(eps, x)))))
     if full:
-        stirling = ops.add(ops.sub(ops.xlogy(t, t), t), ops.mul(ops.log(ops.mul(t, _c(2 * math.pi, t))), _c(0.5, t)))
+        stirling = ops.add(ops.sub(_xlogy(t, t), t), ops.mul(ops.log(ops.mul(t, _c(2 * math.pi, t))), _c(0.5, t)))
         loss = ops.add(loss, ops.where(ops.less_equal(t, _c(1, t)), _c(0, t), stirling))
     return _reduce(loss, mode)
 
@@ -698,55 +735,6 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     return out.astype(input.dtype) if input.dtype in _HALF else out
 
 
-# --- distances --------------------------------------------------------------------------------------
-
-@register("pairwise_distance", family="nn.distance", method=False, functional=True)
-def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
-    a, b, _ = promote(x1, x2)
-    _float_only(a, "linalg.vector_norm")
-    nd = max(a.ndim, b.ndim)
-    d = ops.add(ops.sub(a, b), _c(eps, a))
-    if d.ndim == 0:
-        return ops.abs(d) if p != 0 else ops.ne(d, _c(0, d)).astype(d.dtype)
-    return _in_float(lambda v: vector_norm(v, p, (max(nd - 1, 0),), keepdim), d)
-
-
-@register("cosine_similarity", family="nn.distance", method=False, functional=True)
-def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    a, b, rt = promote(x1, x2)
-    if rt._cat < D._FLOAT:
-        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {_tname(a)}")
-    a, b = _pair(a, b)
-    axis = wrap_dim(dim, a.ndim)
-
-    def run(u, v):
-        nu = vector_norm(u, 2, (axis,), True)
-        nv = vector_norm(v, 2, (axis,), True)
-        # torch clamps the norms in place under no_grad: the gradient ignores the clamp
-        nu = ops.add(nu, _sg(ops.sub(ops.clamp(nu, eps), nu)))
-        nv = ops.add(nv, _sg(ops.sub(ops.clamp(nv, eps), nv)))
-        return ops.sum(ops.mul(ops.div(u, nu), ops.div(v, nv)), axis)
-    return _in_float(run, a, b)
-
-
-@register("triplet_margin_loss", family=F, function=False, method=False, functional=True)
-def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
-                        reduce=None, reduction="mean"):
-    mode = _mode(reduction, size_average, reduce)
-    if margin <= 0:
-        raise ValueError(f"margin must be greater than 0, got {margin}")
-    if not anchor.ndim == positive.ndim == negative.ndim:
-        raise RuntimeError("The anchor, positive, and negative tensors are expected to have the same number of "
-                           f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative "
-                           f"{negative.ndim}D inputs")
-    d_pos = pairwise_distance(anchor, positive, p, eps)
-    d_neg = pairwise_distance(anchor, negative, p, eps)
-    if swap:
-        d_neg = ops.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
-    loss = ops.clamp(ops.sub(ops.add(d_pos, _c(margin, d_pos)), d_neg), 0.0)
-    return _reduce(loss, mode)
-
-
 # --- CTC: MindSpore's CTCLossV2 CPU kernel matches torch's values and gradients ---------------------
 
 def _lengths(v, name, n):
@@ -804,28 +792,3 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
         loss = ops.sum(loss)
     return loss if batched or mode != "none" else loss.reshape(())
 
-
-@register("triplet_margin_with_distance_loss", family=F, function=False, method=False, functional=True, raw=True)
-def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
-                                      reduction="mean"):
-    # raw: distance_function is any callable on mstorch Tensors (a Module, a lambda)
-    import mstorch as T
-    if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-    if margin <= 0:
-        raise ValueError(f"margin must be greater than 0, got {margin}")
-    if not anchor.ndim == positive.ndim == negative.ndim:
-        raise RuntimeError("The anchor, positive, and negative tensors are expected to have the same number of "
-                           f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative "
-                           f"{negative.ndim}D inputs")
-    dist = distance_function if distance_function is not None else T.pairwise_distance
-    d_pos = dist(anchor, positive)
-    d_neg = dist(anchor, negative)
-    if swap:
-        d_neg = T.minimum(d_neg, dist(positive, negative))
-    loss = T.clamp_min(margin + d_pos - d_neg, 0)
-    if reduction == "sum":
-        return T.sum(loss)
-    if reduction == "mean":
-        return T.mean(loss)
-    return loss

@@ -8,12 +8,12 @@ torch's derived state, so random transforms inside workers give torch's numbers 
 ``pin_memory=True`` is a no-op with torch's warning where no accelerator exists (CPU).
 """
 import atexit
+import collections
+import copy
 import itertools
 import math
 import multiprocessing as python_multiprocessing
 import os
-import collections
-import copy
 import queue
 import warnings
 import weakref
@@ -26,7 +26,7 @@ from ..._tensor import Tensor
 from . import _collate
 from . import _worker
 from ._collate import default_collate, default_convert
-from ._worker import ExceptionWrapper, get_worker_info, MP_STATUS_CHECK_INTERVAL
+from ._worker import ExceptionWrapper, get_worker_info, MP_STATUS_CHECK_INTERVAL  # noqa: F401
 from .dataset import IterableDataset, Subset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
@@ -398,6 +398,8 @@ class _BaseDataLoaderIter:
 class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
     def __init__(self, loader):
         super().__init__(loader)
+        if self._timeout != 0:
+            raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0")
         self._dataset_fetcher = _DatasetKind.create_fetcher(
             self._dataset_kind, self._dataset, self._auto_collation, self._collate_fn, self._drop_last)
 

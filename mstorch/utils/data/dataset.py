@@ -3,7 +3,6 @@ import bisect
 import itertools
 import math
 import warnings
-from collections.abc import Sequence
 from typing import Generic, Iterable, TypeVar
 
 from ... import randperm

@@ -1,0 +1,81 @@
+"""torch.nn.functional distances (pairwise_distance, cosine_similarity) and the triplet losses built on them."""
+from mindspore import ops
+
+from .. import _dtype as D
+from ._helpers import promote, wrap_dim
+from ._registry import register
+from .nn_loss import F, _c, _float_only, _in_float, _mode, _pair, _reduce, _sg, _tname
+from .reduction import vector_norm
+
+
+@register("pairwise_distance", family="nn.distance", method=False, functional=True)
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    a, b, _ = promote(x1, x2)
+    _float_only(a, "linalg.vector_norm")
+    nd = max(a.ndim, b.ndim)
+    d = ops.add(ops.sub(a, b), _c(eps, a))
+    if d.ndim == 0:
+        return ops.abs(d) if p != 0 else ops.ne(d, _c(0, d)).astype(d.dtype)
+    return _in_float(lambda v: vector_norm(v, p, (max(nd - 1, 0),), keepdim), d)
+
+
+@register("cosine_similarity", family="nn.distance", method=False, functional=True)
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    a, b, rt = promote(x1, x2)
+    if rt._cat < D._FLOAT:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {_tname(a)}")
+    a, b = _pair(a, b)
+    axis = wrap_dim(dim, a.ndim)
+
+    def run(u, v):
+        nu = vector_norm(u, 2, (axis,), True)
+        nv = vector_norm(v, 2, (axis,), True)
+        # torch clamps the norms in place under no_grad: the gradient ignores the clamp
+        nu = ops.add(nu, _sg(ops.sub(ops.clamp(nu, eps), nu)))
+        nv = ops.add(nv, _sg(ops.sub(ops.clamp(nv, eps), nv)))
+        return ops.sum(ops.mul(ops.div(u, nu), ops.div(v, nv)), axis)
+    return _in_float(run, a, b)
+
+
+@register("triplet_margin_loss", family=F, function=False, method=False, functional=True)
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    mode = _mode(reduction, size_average, reduce)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError("The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative "
+                           f"{negative.ndim}D inputs")
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = ops.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    loss = ops.clamp(ops.sub(ops.add(d_pos, _c(margin, d_pos)), d_neg), 0.0)
+    return _reduce(loss, mode)
+
+
+@register("triplet_margin_with_distance_loss", family=F, function=False, method=False, functional=True, raw=True)
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
+                                      reduction="mean"):
+    # raw: distance_function is any callable on mstorch Tensors (a Module, a lambda)
+    import mstorch as T
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError("The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative "
+                           f"{negative.ndim}D inputs")
+    dist = distance_function if distance_function is not None else T.pairwise_distance
+    d_pos = dist(anchor, positive)
+    d_neg = dist(anchor, negative)
+    if swap:
+        d_neg = T.minimum(d_neg, dist(positive, negative))
+    loss = T.clamp_min(margin + d_pos - d_neg, 0)
+    if reduction == "sum":
+        return T.sum(loss)
+    if reduction == "mean":
+        return T.mean(loss)
+    return loss
