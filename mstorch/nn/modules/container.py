@@ -9,6 +9,25 @@ from ..parameter import Parameter
 from .module import Module, _addindent
 
 
+def _abs_index(idx, size):
+    """torch's index check for list-like containers; returns the non-negative index as a string."""
+    idx = operator.index(idx)
+    if not (-size <= idx < size):
+        raise IndexError(f"index {idx} is out of range")
+    return str(idx + size if idx < 0 else idx)
+
+
+def _renumber(module, items=None):
+    """Re-key ``_modules`` (and the Cell's ``_cells``) as 0..n-1 after a deletion or insertion."""
+    items = list(module._modules.values()) if items is None else items
+    module._modules.clear()
+    module._cells.clear()
+    for i, m in enumerate(items):
+        module._modules[str(i)] = m
+        module._cells[str(i)] = m
+
+
+
 class Sequential(Module):
     """Mirrors torch.nn.Sequential."""
 
@@ -45,15 +64,7 @@ class Sequential(Module):
         else:
             key = self._get_item_by_idx(self._modules.keys(), idx)
             delattr(self, key)
-        str_indices = [str(i) for i in range(len(self._modules))]
-        self._rebuild(OrderedDict(list(zip(str_indices, self._modules.values()))))
-
-    def _rebuild(self, items):
-        self._modules.clear()
-        self._cells.clear()
-        for k, v in items.items():
-            self._modules[k] = v
-            self._cells[k] = v
+        _renumber(self)
 
     def __len__(self):
         return len(self._modules)
@@ -117,7 +128,7 @@ class Sequential(Module):
             index += n
         modules = list(self._modules.values())
         modules.insert(index, module)
-        self._rebuild(OrderedDict((str(i), m) for i, m in enumerate(modules)))
+        _renumber(self, modules)
         return self
 
     def extend(self, sequential):
@@ -140,12 +151,7 @@ class ModuleList(Module):
             self += modules
 
     def _get_abs_string_index(self, idx):
-        idx = operator.index(idx)
-        if not (-len(self) <= idx < len(self)):
-            raise IndexError(f"index {idx} is out of range")
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
+        return _abs_index(idx, len(self))
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -162,13 +168,7 @@ class ModuleList(Module):
                 delattr(self, str(k))
         else:
             delattr(self, self._get_abs_string_index(idx))
-        str_indices = [str(i) for i in range(len(self._modules))]
-        items = OrderedDict(list(zip(str_indices, self._modules.values())))
-        self._modules.clear()
-        self._cells.clear()
-        for k, v in items.items():
-            self._modules[k] = v
-            self._cells[k] = v
+        _renumber(self)
 
     def __len__(self):
         return len(self._modules)
@@ -312,12 +312,7 @@ class ParameterList(Module):
             self += values
 
     def _get_abs_string_index(self, idx):
-        idx = operator.index(idx)
-        if not (-len(self) <= idx < len(self)):
-            raise IndexError(f"index {idx} is out of range")
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
+        return _abs_index(idx, len(self))
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):

@@ -9,7 +9,7 @@ submodule in ``_cells``, and MindSpore parameter names are the torch dotted name
 import functools
 import itertools
 import weakref
-from collections import OrderedDict, namedtuple
+from collections import OrderedDict
 
 import mindspore as ms
 from mindspore import nn as ms_nn
@@ -19,6 +19,7 @@ from ... import _ms_private as P
 from ..._device import check_available, device as _device_cls
 from ..._tensor import Tensor, wrap, _parse_to
 from ..parameter import Parameter, Buffer
+from ._module_utils import _typename, _IncompatibleKeys, RemovableHandle, _addindent  # noqa: F401
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
@@ -26,64 +27,6 @@ _enable_recording = P.enable_recording
 _global_forward_pre_hooks = OrderedDict()
 _global_forward_hooks = OrderedDict()
 _global_backward_hooks = OrderedDict()
-
-
-def _typename(obj):
-    if isinstance(obj, Tensor):
-        from ..._tensor import _LEGACY_TYPE_NAMES
-        return _LEGACY_TYPE_NAMES[obj.dtype]
-    module = type(obj).__module__
-    name = type(obj).__qualname__
-    if module in ("builtins", "__builtin__", None):
-        return name
-    return f"{module}.{name}"
-
-
-class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    __slots__ = ()
-
-    def __repr__(self):
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return super().__repr__()
-
-    __str__ = __repr__
-
-
-class RemovableHandle:
-    """Mirrors torch.utils.hooks.RemovableHandle."""
-
-    next_id = 0
-
-    def __init__(self, hooks_dict, *, extra_dict=None):
-        self.hooks_dict_ref = weakref.ref(hooks_dict)
-        self.id = RemovableHandle.next_id
-        RemovableHandle.next_id += 1
-        self.extra_dict_ref = tuple(weakref.ref(d) for d in (extra_dict or ()))
-
-    def remove(self):
-        hooks_dict = self.hooks_dict_ref()
-        if hooks_dict is not None and self.id in hooks_dict:
-            del hooks_dict[self.id]
-        for ref in self.extra_dict_ref:
-            d = ref()
-            if d is not None and self.id in d:
-                del d[self.id]
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
-
-
-def _addindent(s_, num_spaces):
-    s = s_.split("\n")
-    if len(s) == 1:
-        return s_
-    first = s.pop(0)
-    s = [(num_spaces * " ") + line for line in s]
-    return first + "\n" + "\n".join(s)
 
 
 class Module(ms_nn.Cell):
