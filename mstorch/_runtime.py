@@ -70,7 +70,10 @@ def get_num_interop_threads():
 def set_float32_matmul_precision(precision):
     """Stored and read back; MindSpore's CPU matmul is always full float32 (torch's 'highest')."""
     if precision not in ("highest", "high", "medium"):
-        raise RuntimeError(f"Invalid float32 matmul precision: {precision}")
+        import warnings
+        warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
+                      "setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=2)
+        return
     _knobs["matmul_precision"] = precision
 
 
