@@ -1,7 +1,6 @@
 """Identity, Linear, Bilinear (torch's layouts and default inits)."""
 import math
 
-
 from ...ops.creation import empty
 from .. import functional as F
 from .. import init
@@ -9,6 +8,23 @@ from ..parameter import Parameter
 from .module import Module
 
 __all__ = ["Identity", "Linear", "Bilinear"]
+
+
+def _register_weight_and_bias(module, weight_shape, out_features, bias, dtype):
+    module.weight = Parameter(empty(weight_shape, dtype=dtype))
+    if bias:
+        module.bias = Parameter(empty(out_features, dtype=dtype))
+    else:
+        module.register_parameter("bias", None)
+
+
+def _reset_kaiming_uniform(weight, bias):
+    """torch's default for Linear and Conv*: kaiming_uniform(a=sqrt(5)) weights, U(+-1/sqrt(fan_in)) bias."""
+    init.kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in, _ = init._calculate_fan_in_and_fan_out(weight)
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        init.uniform_(bias, -bound, bound)
 
 
 class Identity(Module):
@@ -26,19 +42,11 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(empty((out_features, in_features), dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty(out_features, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        _register_weight_and_bias(self, (out_features, in_features), out_features, bias, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        _reset_kaiming_uniform(self.weight, self.bias)
 
     def forward(self, input):
         return F.linear(input, self.weight, self.bias)
@@ -60,11 +68,7 @@ class Bilinear(Module):
         self.in1_features = in1_features
         self.in2_features = in2_features
         self.out_features = out_features
-        self.weight = Parameter(empty((out_features, in1_features, in2_features), dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty(out_features, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        _register_weight_and_bias(self, (out_features, in1_features, in2_features), out_features, bias, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):

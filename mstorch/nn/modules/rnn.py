@@ -458,6 +458,19 @@ def _cell_dims(name, input, hx, what):
         raise ValueError(f"{name}: Expected {what} to be 1D or 2D, got {hx.dim()}D instead")
 
 
+def _cell_inputs(name, input, hx, hidden_size):
+    """RNNCell/GRUCell inputs as a batch of one when unbatched, and the zero state torch starts from."""
+    _cell_dims(name, input, hx, "hidden")
+    is_batched = input.dim() == 2
+    if not is_batched:
+        input = input.unsqueeze(0)
+    if hx is None:
+        hx = zeros(input.size(0), hidden_size, dtype=input.dtype)
+    elif not is_batched:
+        hx = hx.unsqueeze(0)
+    return input, hx, is_batched
+
+
 class RNNCell(RNNCellBase):
     """Mirrors torch.nn.RNNCell."""
 
@@ -466,14 +479,7 @@ class RNNCell(RNNCellBase):
         self.nonlinearity = nonlinearity
 
     def forward(self, input, hx=None):
-        _cell_dims("RNNCell", input, hx, "hidden")
-        is_batched = input.dim() == 2
-        if not is_batched:
-            input = input.unsqueeze(0)
-        if hx is None:
-            hx = zeros(input.size(0), self.hidden_size, dtype=input.dtype)
-        elif not is_batched:
-            hx = hx.unsqueeze(0)
+        input, hx, is_batched = _cell_inputs("RNNCell", input, hx, self.hidden_size)
         if self.nonlinearity == "tanh":
             ret = self._step("RNN_TANH", input, hx, None)
         elif self.nonlinearity == "relu":
@@ -515,13 +521,6 @@ class GRUCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device, dtype=dtype)
 
     def forward(self, input, hx=None):
-        _cell_dims("GRUCell", input, hx, "hidden")
-        is_batched = input.dim() == 2
-        if not is_batched:
-            input = input.unsqueeze(0)
-        if hx is None:
-            hx = zeros(input.size(0), self.hidden_size, dtype=input.dtype)
-        elif not is_batched:
-            hx = hx.unsqueeze(0)
+        input, hx, is_batched = _cell_inputs("GRUCell", input, hx, self.hidden_size)
         ret = self._step("GRU", input, hx, None)
         return ret if is_batched else ret.squeeze(0)

@@ -213,6 +213,19 @@ def _dropout(p):
     return Dropout(p)
 
 
+def _add_feedforward(layer, d_model, dim_feedforward, dropout, eps, norm_first, bias, dtype, blocks):
+    """The feed-forward half of an encoder/decoder layer and one norm and dropout per residual block,
+    registered in torch's order (parameter order and the init draws follow it)."""
+    layer.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
+    layer.dropout = _dropout(dropout)
+    layer.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+    layer.norm_first = norm_first
+    for i in range(1, blocks + 1):
+        setattr(layer, f"norm{i}", _norm(d_model, eps, bias, dtype))
+    for i in range(1, blocks + 1):
+        setattr(layer, f"dropout{i}", _dropout(dropout))
+
+
 class TransformerEncoderLayer(Module):
     """Mirrors torch.nn.TransformerEncoderLayer (post-norm by default, ``norm_first`` for pre-norm)."""
 
@@ -221,14 +234,7 @@ class TransformerEncoderLayer(Module):
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
                                             dtype=dtype)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
-        self.dropout = _dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
-        self.norm_first = norm_first
-        self.norm1 = _norm(d_model, layer_norm_eps, bias, dtype)
-        self.norm2 = _norm(d_model, layer_norm_eps, bias, dtype)
-        self.dropout1 = _dropout(dropout)
-        self.dropout2 = _dropout(dropout)
+        _add_feedforward(self, d_model, dim_feedforward, dropout, layer_norm_eps, norm_first, bias, dtype, 2)
         if isinstance(activation, str):
             activation = _get_activation_fn(activation)
         self.activation_relu_or_gelu = _activation_kind(activation)
@@ -272,16 +278,7 @@ class TransformerDecoderLayer(Module):
                                             dtype=dtype)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first,
                                                  bias=bias, dtype=dtype)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
-        self.dropout = _dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
-        self.norm_first = norm_first
-        self.norm1 = _norm(d_model, layer_norm_eps, bias, dtype)
-        self.norm2 = _norm(d_model, layer_norm_eps, bias, dtype)
-        self.norm3 = _norm(d_model, layer_norm_eps, bias, dtype)
-        self.dropout1 = _dropout(dropout)
-        self.dropout2 = _dropout(dropout)
-        self.dropout3 = _dropout(dropout)
+        _add_feedforward(self, d_model, dim_feedforward, dropout, layer_norm_eps, norm_first, bias, dtype, 3)
         self.activation = _get_activation_fn(activation) if isinstance(activation, str) else activation
 
     def __setstate__(self, state):
