@@ -123,6 +123,17 @@ def remove_hook(t, handle):
     t._remove_hook(handle)
 
 
+_set_version_counters = _lookup("mindspore._c_expression", "_unsafe_set_version_counter")
+
+
+def bump_versions(tensors):
+    """Count one in-place write on each tensor, for writes made outside MindSpore's kernels (the
+    optimizers' host updates, optim/_fast.py): autograd then reports a tensor changed after it was
+    saved for backward, as torch does."""
+    if tensors:
+        _set_version_counters(tensors, [t._version + 1 for t in tensors])
+
+
 def replace_parameter_data(param, new):
     """Give a mindspore.Parameter new data of any shape and dtype, keeping the Parameter object
     (Cells and optimizers hold it). ``Parameter.set_data`` would cast to the old dtype."""

@@ -1,9 +1,28 @@
-"""torch.optim.Adam and AdamW: torch's single-tensor update (bias corrections, amsgrad, decoupled decay)."""
-import math
-
-from ..ops.creation import tensor as _tensor, zeros_like
-from .. import _dtype as D
+"""torch.optim.Adam and AdamW: torch's single-tensor update (bias corrections, amsgrad, decoupled decay),
+written in place through optim/_fast.py."""
+from .._tensor import Tensor
+from . import _fast
 from .optimizer import Optimizer
+
+_KEYS = ("step", "exp_avg", "exp_avg_sq")
+_AMSGRAD_KEYS = _KEYS + ("max_exp_avg_sq",)
+
+
+def _init_state(amsgrad):
+    def init(p, state):
+        if p.is_complex():
+            raise NotImplementedError(
+                "torch.optim.Adam/AdamW on complex parameters (torch updates them as real pairs) is not "
+                "supported by mstorch")
+        state["step"] = _fast.step_tensor()
+        state["exp_avg"] = _fast.zeros_state(p)
+        state["exp_avg_sq"] = _fast.zeros_state(p)
+        if amsgrad:
+            state["max_exp_avg_sq"] = _fast.zeros_state(p)
+    return init
+
+
+_INIT = {False: _init_state(False), True: _init_state(True)}
 
 
 class Adam(Optimizer):
@@ -12,6 +31,11 @@ class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):
+        if isinstance(lr, Tensor):
+            if foreach and not capturable:
+                raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
+            if lr.numel() != 1:
+                raise ValueError("Tensor lr must be 1-element")
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= eps:
@@ -22,50 +46,81 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not ((isinstance(betas[0], float) and isinstance(betas[1], float))
+                or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))):
+            raise ValueError("betas must be either both floats or both Tensors")
+        for i in (0, 1):
+            if isinstance(betas[i], Tensor):
+                if not capturable and foreach:
+                    raise ValueError(f"betas[{i}] as a Tensor is not supported for capturable=False and foreach=True")
+                if betas[i].numel() != 1:
+                    raise ValueError(f"Tensor betas[{i}] must be 1-element")
+        # torch keeps tensor betas, as 0-d tensors
+        betas = tuple(b.squeeze() if isinstance(b, Tensor) and b.dim() != 0 else b for b in betas)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad, maximize=maximize,
                         foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay or self._decoupled)
         super().__init__(params, defaults)
+        if fused:
+            if differentiable:
+                raise RuntimeError("`fused` does not support `differentiable`")
+            if foreach:
+                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("amsgrad", False)
+            group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("capturable", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("decoupled_weight_decay", self._decoupled)
+            group.setdefault("fused", None)
+            for p in group["params"]:
+                p_state = self.state.get(p, [])
+                if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
+                    p_state["step"] = _fast.step_tensor(float(p_state["step"]))
 
     def _update(self):
+        step = _fast.Step(self)
         for group in self.param_groups:
-            beta1, beta2 = group["betas"]
-            lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
+            self._check_differentiable(group)
+            beta1, beta2 = (_fast.scalar(b) for b in group["betas"])
+            lr, eps, wd = _fast.scalar(group["lr"]), group["eps"], _fast.scalar(group["weight_decay"])
             amsgrad, maximize, decoupled = group["amsgrad"], group["maximize"], group["decoupled_weight_decay"]
+            keys, init = (_AMSGRAD_KEYS if amsgrad else _KEYS), _INIT[bool(amsgrad)]
             for p in group["params"]:
-                grad = p.grad
-                if grad is None:
+                got = step.take(p, keys, init)
+                if got is None:
                     continue
+                if group["capturable"]:   # torch: no capturable update on CPU tensors
+                    raise AssertionError("If capturable=True, params and state_steps must be on supported "
+                                         "devices: ['cuda', 'xpu', 'hpu', 'privateuseone', 'xla'].")
+                X, param, grad, bufs = got
                 if maximize:
-                    grad = -grad
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _tensor(0.0, dtype=D.float32)
-                    state["exp_avg"] = zeros_like(p)
-                    state["exp_avg_sq"] = zeros_like(p)
-                    if amsgrad:
-                        state["max_exp_avg_sq"] = zeros_like(p)
-                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-                state["step"].add_(1)
-                step = state["step"].item()
+                    grad = X.neg(grad)
+                t = _fast.inc(bufs[0])
+                exp_avg, exp_avg_sq = bufs[1], bufs[2]
                 if wd != 0:
                     if decoupled:
-                        p.mul_(1 - lr * wd)
+                        X.mul_(param, 1 - lr * wd)
                     else:
-                        grad = grad.add(p, alpha=wd)
-                exp_avg.lerp_(grad, 1 - beta1)
-                exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-                bias_correction1 = 1 - beta1 ** step
-                bias_correction2 = 1 - beta2 ** step
-                step_size = lr / bias_correction1
-                bias_correction2_sqrt = math.sqrt(bias_correction2)
+                        grad = X.add(grad, param, wd)
+                X.lerp_(exp_avg, grad, 1 - beta1)
+                X.mul_(exp_avg_sq, beta2)
+                X.addcmul_(exp_avg_sq, grad, grad, 1 - beta2)
+                bias_correction1 = 1 - beta1 ** t
+                bias_correction2_sqrt = (1 - beta2 ** t) ** 0.5
                 if amsgrad:
-                    max_sq = state["max_exp_avg_sq"]
-                    max_sq.copy_(max_sq.maximum(exp_avg_sq))
-                    denom = (max_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+                    X.maximum_(bufs[3], exp_avg_sq)
+                    denom = X.sqrt(bufs[3])
                 else:
-                    denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-                p.addcdiv_(exp_avg, denom, value=-step_size)
+                    denom = X.sqrt(exp_avg_sq)
+                X.div_(denom, bias_correction2_sqrt)
+                X.add_(denom, eps)
+                X.addcdiv_(param, exp_avg, denom, -(lr / bias_correction1))
+        step.finish()
 
 
 class AdamW(Adam):

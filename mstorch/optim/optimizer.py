@@ -3,6 +3,8 @@ from collections import OrderedDict, defaultdict
 from copy import deepcopy
 from itertools import chain
 
+from .. import _dtype as D
+from .. import _ms_private as P
 from .._tensor import Tensor
 from ..autograd import resume_recording
 from ..autograd.grad_mode import no_grad
@@ -57,7 +59,7 @@ class Optimizer:
 
     def add_param_group(self, param_group):
         if not isinstance(param_group, dict):
-            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
         params = param_group["params"]
         if isinstance(params, Tensor):
             param_group["params"] = [params]
@@ -69,7 +71,7 @@ class Optimizer:
         for param in param_group["params"]:
             if not isinstance(param, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is " + type(param).__name__)
-            if not param.is_leaf:
+            if not self.defaults.get("differentiable", None) and not (param.is_leaf or param.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
         for name, default in self.defaults.items():
             if default is required and name not in param_group:
@@ -90,11 +92,34 @@ class Optimizer:
     def zero_grad(self, set_to_none=True):
         for group in self.param_groups:
             for p in group["params"]:
-                if p.grad is not None:
-                    if set_to_none:
-                        p.grad = None
-                    else:
-                        p.grad.zero_()
+                pm = p._ms
+                g = P.grad(pm)
+                if g is None:
+                    continue
+                if set_to_none:
+                    P.set_grad(pm, None)
+                    continue
+                if P.grad_node(g) is not None:   # torch detaches a grad that has history
+                    P.set_grad(pm, P.detach(g))
+                grad = p.grad
+                grad.requires_grad_(False)
+                with no_grad():
+                    grad.zero_()
+
+    def _check_differentiable(self, group):
+        """torch's ``differentiable=True`` records the update for autograd; mstorch's updates write
+        memory directly (optim/_fast.py), so it is refused where torch would run it."""
+        if not group.get("differentiable"):
+            return
+        with_grad = [p for p in group["params"] if P.grad(p._ms) is not None]
+        if not with_grad:
+            return
+        if any(p.requires_grad and p.is_leaf for p in with_grad):
+            # what torch raises too: its update runs in place on a leaf with grad mode on
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        raise NotImplementedError(
+            f"torch.optim.{type(self).__name__}(differentiable=True) is not supported by mstorch: its "
+            "parameter updates are not recorded by autograd")
 
     def register_step_pre_hook(self, hook):
         from ..nn.modules.module import RemovableHandle
@@ -109,10 +134,28 @@ class Optimizer:
         return handle
 
     def _run_step(self, closure):
-        for hook in self._optimizer_step_pre_hooks.values():
-            result = hook(self, (), {})
+        if self._optimizer_step_pre_hooks or self._optimizer_step_post_hooks:
+            return self._run_step_with_hooks(closure)
+        return self._closure_and_update(closure)
+
+    def _run_step_with_hooks(self, closure):
+        # torch's hooks see step's own arguments, self first; a pre-hook may replace them
+        args, kwargs = ((self,) if closure is None else (self, closure)), {}
+        for hook in list(self._optimizer_step_pre_hooks.values()):
+            result = hook(self, args, kwargs)
             if result is not None:
-                raise RuntimeError(f"{hook} must return None or a tuple of (new_args, new_kwargs), but got {result}.")
+                if isinstance(result, tuple) and len(result) == 2:
+                    args, kwargs = result
+                else:
+                    raise RuntimeError(f"{type(self).step} must return None or a tuple of (new_args, new_kwargs), "
+                                       f"but got {result}.")
+        closure = args[1] if len(args) > 1 else kwargs.get("closure")
+        loss = self._closure_and_update(closure)
+        for hook in list(self._optimizer_step_post_hooks.values()):
+            hook(self, args, kwargs)
+        return loss
+
+    def _closure_and_update(self, closure):
         loss = None
         if closure is not None:
             from ..autograd.grad_mode import enable_grad
@@ -120,8 +163,6 @@ class Optimizer:
                 loss = closure()
         with no_grad():
             self._update()
-        for hook in self._optimizer_step_post_hooks.values():
-            hook(self, (), {})
         resume_recording()
         return loss
 
@@ -163,27 +204,31 @@ class Optimizer:
         id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
                           chain.from_iterable(g["params"] for g in groups)))
 
-        def cast(param, value, key=None):
+        def cast(param, value, group=None, key=None):
+            # as torch: tensors are cast, not copied (a tensor of the right dtype is shared with the dict)
             if isinstance(value, Tensor):
                 if key == "step":
+                    if group is not None and (group.get("capturable") or group.get("fused")):
+                        return value.to(D.float32)
                     return value
                 if param.is_floating_point():
-                    return value.to(param.dtype).clone()
-                return value.clone()
+                    return value.to(param.dtype)
+                return value
             if _is_foreign_tensor(value):
                 from ..nn.modules.module import _as_mstorch
-                return cast(param, _as_mstorch(value), key)
+                return cast(param, _as_mstorch(value), group, key)
             if isinstance(value, dict):
-                return {k: cast(param, v, key=k) for k, v in value.items()}
+                return {k: cast(param, v, group, key=k) for k, v in value.items()}
             if isinstance(value, (list, tuple)):
-                return type(value)(cast(param, v) for v in value)
+                return type(value)(cast(param, v, group) for v in value)
             return value
 
+        saved_group_of = {i: g for g in state_dict["param_groups"] for i in g["params"]}
         state = defaultdict(dict)
         for k, v in state_dict["state"].items():
             if k in id_map:
                 param = id_map[k]
-                state[param] = cast(param, v)
+                state[param] = cast(param, v, saved_group_of.get(k))
             else:
                 state[k] = v
 
