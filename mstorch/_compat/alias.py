@@ -4,6 +4,7 @@ An import hook on sys.meta_path: ``import torch.nn.functional as F`` gives ``mst
 the same module object under both names, so ``isinstance``, pickled class paths
 (``torch.nn.modules.linear.Linear``) and third-party ``import torch`` (einops...) all meet mstorch.
 A name mstorch does not provide fails like a missing module, naming what is missing.
+``safetensors.torch`` resolves to ``mstorch.safetensors`` as well.
 """
 import importlib
 import importlib.abc
@@ -28,6 +29,8 @@ class _AliasLoader(importlib.abc.Loader):
 
 class TorchAliasFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):
+        if fullname == "safetensors.torch":  # mstorch's reader/writer of the format (mstorch/_safetensors.py)
+            return importlib.util.spec_from_loader(fullname, _AliasLoader("mstorch.safetensors"))
         if fullname != TOP and not fullname.startswith(TOP + "."):
             return None
         mapped = "mstorch" + fullname[len(TOP):]
@@ -68,7 +71,7 @@ def install():
 def uninstall():
     if _FINDER in sys.meta_path:
         sys.meta_path.remove(_FINDER)
-    for name in [n for n in sys.modules if n == TOP or n.startswith(TOP + ".")]:
+    for name in [n for n in sys.modules if n == TOP or n.startswith(TOP + ".") or n == "safetensors.torch"]:
         if getattr(sys.modules[name], "__name__", "").startswith("mstorch"):
             del sys.modules[name]
 

@@ -134,11 +134,53 @@ def resolve(module, name):
     check_supported(module, name)
     if module.startswith("torch.nn.modules"):
         obj = _nn_class(module, name)
+    elif module.startswith("torch._C") or module == "torch.functional":
+        obj = _builtin(module, name)
     else:
         obj = _import_mirror("mstorch" + module[len("torch"):], name)
     if obj is None:
         raise AttributeError(f"mstorch.load: the checkpoint needs {path}, which mstorch does not provide")
     return obj
+
+
+# torch's C builtins are pickled under the extension module that defines them
+# (``torch._C._nn.gelu`` is F.gelu, ``torch._C._special.special_erf`` is torch.special.erf);
+# the mstorch modules to look in, and the prefix torch's name carries there
+_C_MODULES = {
+    "torch._C._nn": (("mstorch.nn.functional", "mstorch"), ""),
+    "torch._C._special": (("mstorch.special",), "special_"),
+    "torch._C._linalg": (("mstorch.linalg",), "linalg_"),
+    "torch._C._fft": (("mstorch.fft",), "fft_"),
+    "torch._C._nested": (("mstorch.nested",), "nested_"),
+    "torch._C._VariableFunctions": (("mstorch",), ""),
+    "torch.functional": (("mstorch.functional", "mstorch"), ""),  # torch/functional.py: einsum, split...
+}
+
+
+class _TorchFunctions:
+    """torch._C._VariableFunctionsClass, which pickles name torch's builtin functions through
+    (``getattr(torch._C._VariableFunctionsClass, 'sigmoid')``): attributes are mstorch's functions."""
+
+    def __getattr__(self, name):
+        import mstorch
+        obj = getattr(mstorch, name, None) if not name.startswith("__") else None
+        if obj is None:
+            raise AttributeError(f"mstorch.load: the checkpoint needs torch.{name}, which mstorch does not provide")
+        return obj
+
+
+def _builtin(module, name):
+    if name in ("_VariableFunctionsClass", "_VariableFunctions") and module == "torch._C":
+        return _TorchFunctions()
+    if name in ("TensorBase", "_TensorBase") and module == "torch._C":
+        return Tensor  # tensor methods are pickled as getattr(torch._C.TensorBase, 'add')
+    targets, prefix = _C_MODULES.get(module, ((), ""))
+    short = name[len(prefix):] if prefix and name.startswith(prefix) else name
+    for target in targets:
+        obj = _import_mirror(target, short)
+        if obj is not None:
+            return obj
+    return None
 
 
 def _nn_class(module, name):
@@ -194,9 +236,30 @@ def torch_path(obj, name=None):
     if not isinstance(module, str) or not (module == "mstorch" or module.startswith("mstorch.")):
         return None
     qualname = name or getattr(obj, "__qualname__", None) or obj.__name__
+    if module.startswith("mstorch.ops"):
+        return _public_op_path(obj, qualname)
     if module.startswith("mstorch.nn.modules") and qualname in NN_FILE:
         return ("torch.nn.modules." + NN_FILE[qualname], qualname)
     return ("torch" + module[len("mstorch"):], qualname)
+
+
+def _public_op_path(obj, name):
+    """Functions generated from the op table live in mstorch.ops internals: name them where torch
+    has them (``torch.sigmoid``, ``torch.nn.functional.relu``)."""
+    import mstorch
+    for module, namespace in (("torch", mstorch), ("torch.nn.functional", mstorch.nn.functional)):
+        if getattr(namespace, name, None) is obj:
+            return (module, name)
+    return ("torch" + obj.__module__[len("mstorch"):], name)
+
+
+def tensor_method_name(obj):
+    """The name of the Tensor method ``obj`` is, or None."""
+    import mstorch
+    name = getattr(obj, "__name__", None)
+    if isinstance(name, str) and getattr(Tensor, name, None) is obj and getattr(mstorch, name, None) is not obj:
+        return name  # (a function that is also torch.<name> is pickled under that name)
+    return None
 
 
 def user_global_names(obj):

@@ -69,6 +69,10 @@ def special_reduce(obj):
         return obj._name  # a global: torch.float32, torch.FloatStorage
     if t is _device_cls:
         return (_device_cls, (obj.type,) if obj.index is None else (obj.type, obj.index))
+    if t is types.FunctionType:
+        method = names.tensor_method_name(obj)
+        # torch's form of a tensor method: getattr(torch._C.TensorBase, 'relu'); torch.Tensor serves too
+        return NotImplemented if method is None else (getattr, (names.Tensor, method))
     if _Module is None:
         import mstorch
         from ..nn.modules.module import Module
