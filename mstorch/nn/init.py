@@ -28,14 +28,37 @@ def _no_grad_trunc_normal_(tensor, mean, std, a, b, generator=None):
     if (mean < a - 2 * std) or (mean > b + 2 * std):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
                       "The distribution of values may be incorrect.", stacklevel=2)
+    # torch 2.13 samples by rejection, drawing in this order, so seeded results follow its stream:
+    # a wide [a, b] redraws normal samples that fall outside; a narrow one accepts uniform proposals on
+    # [a, b] with probability pdf(x) / pdf(mode).
+    from .. import where, empty_like
     with no_grad():
-        low = norm_cdf((a - mean) / std)
-        up = norm_cdf((b - mean) / std)
-        tensor.uniform_(2 * low - 1, 2 * up - 1, generator=generator)
-        tensor.erfinv_()
-        tensor.mul_(std * math.sqrt(2.0))
-        tensor.add_(mean)
-        tensor.clamp_(min=a, max=b)
+        if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
+            lo, hi = tensor.new_tensor(a).item(), tensor.new_tensor(b).item()
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                outside = (result < lo) | (result > hi)
+                if not outside.any():
+                    break
+                result = where(outside, empty_like(result).normal_(mean, std, generator=generator), result)
+            if result is not tensor:
+                tensor.copy_(result)
+            return tensor
+        log_peak = -0.5 * ((max(a, min(mean, b)) - mean) / std) ** 2
+
+        def log_ratio(x):
+            return x.sub(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+        tensor.uniform_(a, b, generator=generator)
+        accept = empty_like(tensor)
+        pending = accept.uniform_(generator=generator).log_().gt(log_ratio(tensor))
+        result = tensor
+        candidates = empty_like(tensor)
+        while pending.any():
+            candidates.uniform_(a, b, generator=generator)
+            result = where(pending, candidates, result)
+            pending = where(pending, accept.uniform_(generator=generator).log_().gt(log_ratio(candidates)), pending)
+        if result is not tensor:
+            tensor.copy_(result)
         return tensor
 
 

@@ -8,4 +8,4 @@ __all__ = sorted(_FUNCTIONAL)
 # mstorch.nn.functional.<f>, which checkpoints write as torch.nn.functional.<f>.
 for _name, _fn in _FUNCTIONAL.items():
     if getattr(_fn, "__qualname__", None) in (_name, "nn.functional." + _name):
-        _fn.__module__, _fn.__qualname__ = __name__, _name
+        _fn.__module__, _fn.__qualname__, _fn.__name__ = __name__, _name, _name

@@ -1,7 +1,8 @@
 """Small helpers of torch.nn.Module kept out of module.py: type names for error messages, the
-load_state_dict result, hook handles and repr indentation."""
+load_state_dict result, hook handles, repr indentation, the global module hook tables and the
+register_module_* functions (re-exported by module.py, where torch has them)."""
 import weakref
-from collections import namedtuple
+from collections import OrderedDict, namedtuple
 
 from ..._tensor import Tensor
 
@@ -62,3 +63,124 @@ def _addindent(s_, num_spaces):
     first = s.pop(0)
     s = [(num_spaces * " ") + line for line in s]
     return first + "\n" + "\n".join(s)
+
+
+class _WrappedHook:
+    """A load_state_dict pre-hook, called with its module (held weakly) when ``module`` is given."""
+
+    def __init__(self, hook, module=None):
+        self.hook = hook
+        self.with_module = module is not None
+        if self.with_module:
+            self.module = weakref.ref(module)
+
+    def __call__(self, *args, **kwargs):
+        if self.with_module:
+            module = self.module()
+            if module is None:
+                raise RuntimeError("You are trying to call the hook of a dead Module!")
+            return self.hook(module, *args, **kwargs)
+        return self.hook(*args, **kwargs)
+
+    def __getstate__(self):
+        state = {"hook": self.hook, "with_module": self.with_module}
+        if self.with_module:
+            state["module"] = self.module()
+        return state
+
+    def __setstate__(self, state):
+        self.hook = state["hook"]
+        self.with_module = state["with_module"]
+        if self.with_module:
+            if state["module"] is None:
+                raise RuntimeError("You are trying to revive the hook of a dead Module!")
+            self.module = weakref.ref(state["module"])
+
+
+# --- hooks common to all modules (torch.nn.modules.module.register_module_*) ------------------------
+# The tables are shared with module.py (re-exported there) and read by hooks.py / backward_hooks.py.
+
+_global_forward_pre_hooks = OrderedDict()
+_global_forward_hooks = OrderedDict()
+_global_forward_hooks_with_kwargs = OrderedDict()
+_global_forward_hooks_always_called = OrderedDict()
+_global_backward_pre_hooks = OrderedDict()
+_global_backward_hooks = OrderedDict()
+_global_backward_kind = {"full": None}
+
+
+def register_module_forward_pre_hook(hook):
+    handle = RemovableHandle(_global_forward_pre_hooks)
+    _global_forward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
+    handle = RemovableHandle(_global_forward_hooks, extra_dict=[_global_forward_hooks_with_kwargs,
+                                                                _global_forward_hooks_always_called])
+    _global_forward_hooks[handle.id] = hook
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs[handle.id] = True
+    if always_call:
+        _global_forward_hooks_always_called[handle.id] = True
+    return handle
+
+
+def _global_backward_kind_check(full):
+    if _global_backward_kind["full"] is (not full):
+        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a global Module "
+                           "hook. Please use only one of them.")
+    _global_backward_kind["full"] = full
+
+
+def register_module_full_backward_pre_hook(hook):
+    handle = RemovableHandle(_global_backward_pre_hooks)
+    _global_backward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_full_backward_hook(hook):
+    _global_backward_kind_check(True)
+    handle = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_backward_hook(hook):
+    # mstorch runs module backward hooks with the full-hook semantics (see Module.register_backward_hook)
+    _global_backward_kind_check(False)
+    handle = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[handle.id] = hook
+    return handle
+
+
+# --- load_state_dict helpers -------------------------------------------------------------------------
+
+def _is_tensor_like(x):
+    return isinstance(x, Tensor) or type(x).__name__ == "Tensor" and hasattr(x, "shape")
+
+
+def _as_mstorch(x):
+    if isinstance(x, Tensor):
+        return x
+    import mindspore as ms
+    from ..._tensor import wrap
+    from ...ops.creation import tensor
+    if isinstance(x, ms.Tensor):
+        return wrap(x)
+    # a real torch tensor (tests, interop): go through NumPy
+    import numpy as np
+    if str(getattr(x, "dtype", "")) == "torch.bfloat16":
+        from ... import _dtype as D
+        return tensor(np.asarray(x.float().detach().cpu().numpy())).to(D.bfloat16)
+    return tensor(np.asarray(x.detach().cpu().numpy()))
+
+
+def _copy_no_grad(param, value):
+    from ...autograd.grad_mode import no_grad
+    with no_grad():
+        param.copy_(value)
+
+
+def _rebuild_module(cls):
+    return cls.__new__(cls)

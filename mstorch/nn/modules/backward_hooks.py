@@ -33,12 +33,16 @@ class BackwardHook:
         return grad_inputs
 
     def setup_input_hook(self, args):
-        idx = [i for i in _tensors(args) if args[i].requires_grad]
-        self.n_inputs = len(_tensors(args))
+        tensor_idx = _tensors(args)
+        idx = [i for i in tensor_idx if args[i].requires_grad]
+        self.n_inputs = len(tensor_idx)
         if not idx:
             return args
         self.input_requires = True
         hook = self
+        # torch hands the hooks one gradient per tensor input, zeros for inputs that need none
+        pos = [tensor_idx.index(i) for i in idx]
+        others = [(k, args[i]) for k, i in enumerate(tensor_idx) if i not in idx]
 
         class _InputHook(Function):
             @staticmethod
@@ -47,7 +51,13 @@ class BackwardHook:
 
             @staticmethod
             def backward(ctx, *grads):
-                res = hook._call_hooks(tuple(grads))
+                full = [None] * hook.n_inputs
+                for k, g in zip(pos, grads):
+                    full[k] = g
+                for k, t in others:
+                    full[k] = t.new_zeros(t.shape)
+                res = hook._call_hooks(tuple(full))
+                res = tuple(res[k] for k in pos)
                 return res if len(res) > 1 else res[0]
 
         outs = _InputHook.apply(*(args[i] for i in idx))
@@ -75,7 +85,7 @@ class BackwardHook:
             @staticmethod
             def backward(ctx, *grads):
                 grads = tuple(grads)
-                for pre in hook.module._backward_pre_hooks.values():
+                for pre in (*M._global_backward_pre_hooks.values(), *hook.module._backward_pre_hooks.values()):
                     res = pre(hook.module, grads)
                     if res is not None:
                         grads = tuple(res) if isinstance(res, (tuple, list)) else (res,)

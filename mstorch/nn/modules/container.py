@@ -7,6 +7,7 @@ from itertools import chain, islice
 from ..._tensor import Tensor
 from ..parameter import Parameter
 from .module import Module, _addindent
+from ._module_utils import _typename
 
 
 def _abs_index(idx, size):
@@ -475,9 +476,10 @@ class ParameterDict(Module):
         child_lines = []
         for k, p in self.items():
             if isinstance(p, Tensor):
+                # torch prints the legacy type name here (torch.FloatTensor), the dtype in ParameterList
                 size_str = "x".join(str(size) for size in p.size())
                 parastr = "{} containing: [{} of size {}]".format(
-                    "Parameter" if isinstance(p, Parameter) else "Tensor", p.dtype, size_str)
+                    "Parameter" if isinstance(p, Parameter) else "Tensor", _typename(p), size_str)
                 child_lines.append("  (" + str(k) + "): " + parastr)
             else:
                 child_lines.append("  (" + str(k) + "): Object of type: " + type(p).__name__)

@@ -12,7 +12,8 @@ def _post_hooks(mod):
 
 
 def call_with_hooks(mod, args, kwargs):
-    full_backward = bool(mod._backward_hooks or mod._backward_pre_hooks or M._global_backward_hooks)
+    full_backward = bool(mod._backward_hooks or mod._backward_pre_hooks or M._global_backward_hooks
+                         or M._global_backward_pre_hooks)
     for hook_id, hook in _pre_hooks(mod):
         if hook_id in mod._forward_pre_hooks_with_kwargs:
             result = hook(mod, args, kwargs)
@@ -34,7 +35,7 @@ def call_with_hooks(mod, args, kwargs):
     try:
         result = mod.forward(*args, **kwargs)
         for hook_id, hook in _post_hooks(mod):
-            if hook_id in mod._forward_hooks_with_kwargs:
+            if hook_id in mod._forward_hooks_with_kwargs or hook_id in M._global_forward_hooks_with_kwargs:
                 out = hook(mod, args, kwargs, result)
             else:
                 out = hook(mod, args, result)
@@ -44,9 +45,9 @@ def call_with_hooks(mod, args, kwargs):
     finally:
         if not called_always:
             for hook_id, hook in _post_hooks(mod):
-                if hook_id in mod._forward_hooks_always_called:
+                if hook_id in mod._forward_hooks_always_called or hook_id in M._global_forward_hooks_always_called:
                     try:
-                        if hook_id in mod._forward_hooks_with_kwargs:
+                        if hook_id in mod._forward_hooks_with_kwargs or hook_id in M._global_forward_hooks_with_kwargs:
                             hook(mod, args, kwargs, None)
                         else:
                             hook(mod, args, None)

@@ -6,12 +6,10 @@ Parameter's ``mindspore.Parameter`` sits in the Cell's ``_params`` under the att
 submodule in ``_cells``, and MindSpore parameter names are the torch dotted names, so native MindSpore
 (``mindspore.save_checkpoint(model, ...)``, ``parameters_and_names()``) sees what torch would call them.
 """
-import functools
 import itertools
-import weakref
+import warnings
 from collections import OrderedDict
 
-import mindspore as ms
 from mindspore import nn as ms_nn
 
 from ... import _dtype as D
@@ -19,14 +17,17 @@ from ... import _ms_private as P
 from ..._device import check_available, device as _device_cls
 from ..._tensor import Tensor, wrap, _parse_to
 from ..parameter import Parameter, Buffer
-from ._module_utils import _typename, _IncompatibleKeys, RemovableHandle, _addindent  # noqa: F401
+from ._module_utils import _typename, _IncompatibleKeys, RemovableHandle, _addindent, _WrappedHook  # noqa: F401
+from ._module_utils import (  # noqa: F401 - torch.nn.modules.module's global hook API and tables
+    register_module_forward_pre_hook, register_module_forward_hook, register_module_full_backward_pre_hook,
+    register_module_full_backward_hook, register_module_backward_hook, _global_forward_pre_hooks,
+    _global_forward_hooks, _global_forward_hooks_with_kwargs, _global_forward_hooks_always_called,
+    _global_backward_pre_hooks, _global_backward_hooks)
+from ._module_utils import _is_tensor_like, _as_mstorch, _copy_no_grad, _rebuild_module
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
 _enable_recording = P.enable_recording
-_global_forward_pre_hooks = OrderedDict()
-_global_forward_hooks = OrderedDict()
-_global_backward_hooks = OrderedDict()
 
 
 class Module(ms_nn.Cell):
@@ -270,7 +271,7 @@ class Module(ms_nn.Cell):
                 if isinstance(value, Buffer) or buffers is not None and name in buffers:
                     if value is not None and not isinstance(value, Tensor):
                         raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
-                                        "(torch.Tensor or None expected)")
+                                        "(torch.nn.Buffer, torch.Tensor or None expected)")
                     if isinstance(value, Buffer):
                         persistent = value.persistent
                     else:
@@ -481,7 +482,7 @@ class Module(ms_nn.Cell):
         _enable_recording()
         if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks
                 or self._backward_pre_hooks or _global_forward_hooks or _global_forward_pre_hooks
-                or _global_backward_hooks):
+                or _global_backward_hooks or _global_backward_pre_hooks):
             return self.forward(*args, **kwargs)
         from .hooks import call_with_hooks
         return call_with_hooks(self, args, kwargs)
@@ -544,16 +545,27 @@ class Module(ms_nn.Cell):
         return handle
 
     def register_state_dict_post_hook(self, hook):
+        # torch marks hooks of the public API: they may only edit the state_dict in place
+        hook._from_public_api = True
         handle = RemovableHandle(self._state_dict_hooks)
         self._state_dict_hooks[handle.id] = hook
         return handle
 
-    _register_state_dict_hook = register_state_dict_post_hook
+    def _register_state_dict_hook(self, hook):
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError("Cannot register the same function as the state dict post hook that was "
+                               "previously registered via register_state_dict_post_hook")
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = hook
+        return handle
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        handle = RemovableHandle(self._load_state_dict_pre_hooks)
+        self._load_state_dict_pre_hooks[handle.id] = _WrappedHook(hook, self if with_module else None)
+        return handle
 
     def register_load_state_dict_pre_hook(self, hook):
-        handle = RemovableHandle(self._load_state_dict_pre_hooks)
-        self._load_state_dict_pre_hooks[handle.id] = functools.partial(_with_module, hook, weakref.ref(self))
-        return handle
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
 
     def register_load_state_dict_post_hook(self, hook):
         handle = RemovableHandle(self._load_state_dict_post_hooks)
@@ -575,7 +587,9 @@ class Module(ms_nn.Cell):
 
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
         if args:
-            # torch's deprecated positional form state_dict(destination, prefix, keep_vars)
+            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+                          "https://pytorch.org/docs/main/generated/torch.nn.Module.html#torch.nn.Module.state_dict"
+                          " for details.", FutureWarning, stacklevel=2)
             if destination is None:
                 destination = args[0]
             if len(args) > 1 and prefix == "":
@@ -596,7 +610,10 @@ class Module(ms_nn.Cell):
                 module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
         for hook in self._state_dict_hooks.values():
             hook_result = hook(self, destination, prefix, local_metadata)
-            if hook_result is not None:
+            if getattr(hook, "_from_public_api", False):
+                if hook_result is not None:
+                    raise RuntimeError("state_dict post-hook must return None")
+            elif hook_result is not None:
                 destination = hook_result
         return destination
 
@@ -728,7 +745,9 @@ class Module(ms_nn.Cell):
         main_str += ")"
         return main_str
 
-    __str__ = __repr__
+    def __str__(self):
+        # Cell defines __str__; torch's falls back to the (possibly overridden) __repr__
+        return self.__repr__()
 
     # --- pickling ---------------------------------------------------------------------------------
 
@@ -762,34 +781,3 @@ class Module(ms_nn.Cell):
 
 # Cell's own runtime fields are rebuilt by Cell.__init__ on unpickling, never pickled.
 _CELL_RUNTIME_KEYS = set(ms_nn.Cell().__dict__) - {"training", "_buffers"}
-
-
-def _rebuild_module(cls):
-    return cls.__new__(cls)
-
-
-def _with_module(hook, module_ref, *args, **kwargs):
-    return hook(module_ref(), *args, **kwargs)
-
-
-def _is_tensor_like(x):
-    return isinstance(x, Tensor) or type(x).__name__ == "Tensor" and hasattr(x, "shape")
-
-
-def _as_mstorch(x):
-    if isinstance(x, Tensor):
-        return x
-    from ...ops.creation import tensor
-    if isinstance(x, ms.Tensor):
-        return wrap(x)
-    # a real torch tensor (tests, interop): go through NumPy
-    import numpy as np
-    if str(getattr(x, "dtype", "")) == "torch.bfloat16":
-        return tensor(np.asarray(x.float().detach().cpu().numpy())).to(D.bfloat16)
-    return tensor(np.asarray(x.detach().cpu().numpy()))
-
-
-def _copy_no_grad(param, value):
-    from ...autograd.grad_mode import no_grad
-    with no_grad():
-        param.copy_(value)
