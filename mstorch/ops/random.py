@@ -520,7 +520,10 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         # torch's Gumbel trick: argmax / topk of p / q with q ~ Exp(1), drawn like exponential_
         q = R.to_host(R.exponential(gen, probs.size, 1.0), dt).reshape(probs.shape)
         key = _apply(probs.astype(q.dtype), dt, lambda v: v / q)
-        idx = np.argsort(-key.astype(np.float64), axis=1, kind="stable")[:, :num_samples]
+        if num_samples == 1:        # torch takes argmax here: the first of equal maxima, as the sort below
+            idx = np.argmax(key, axis=1)[:, None]
+        else:
+            idx = np.argsort(-key.astype(np.float64), axis=1, kind="stable")[:, :num_samples]
     else:
         if not (probs >= 0).all():
             raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")

@@ -1,0 +1,319 @@
+"""torch's CPU distributions over MT19937 draws, vectorised: uniform, integers, bernoulli, exponential,
+cauchy, log-normal, geometric, multinomial with replacement and poisson. (Normal is in boxmuller.py,
+randperm in perm.py.) Each function returns a NumPy array of ``n`` values and consumes the generator
+stream exactly as torch's kernel does.
+"""
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from .. import _dtype as D
+from .boxmuller import normal_raw_scalar
+from .exact import _CAPABILITY, _MATH, _libm, _mad64, f32, f64, to_host
+
+_CHUNK = 1 << 15   # values per pass: temporaries stay in cache
+_MASK64 = (1 << 64) - 1
+
+
+def chunked(n, dtype, fill):
+    """``out = empty(n)``; ``fill(count, out_part)`` over consecutive parts (each draws the next stretch)."""
+    out = np.empty(n, dtype)
+    for s in range(0, n, _CHUNK):
+        fill(min(_CHUNK, n - s), out[s:s + _CHUNK])
+    return out
+
+
+# --- uniform --------------------------------------------------------------------------------------
+
+def uniform(gen, n, dt, low, high):
+    """uniform_kernel: (bits * 2**-k) * (to - from) + from, one rounding, clamped below ``to``."""
+    if dt is D.float64:
+        x = chunked(n, f64, _uniform_fill(gen, 53, f64(low), f64(high)))
+        return _clamp(x, _uniform_top(53, f64(low), f64(high)), f64(high), f64(low))
+    lo, hi = f32(low), f32(high)
+    fill = _uniform_fill(gen, 24, lo, hi)
+    to, frm = to_host(np.array([high, low], f64), dt)
+    top = to_host(_uniform_top(24, lo, hi), dt)[0]
+    if dt is D.float32:
+        x = chunked(n, f32, fill)
+    else:     # half and bfloat16 compute in float, then round each stretch while it is in cache
+        buf = np.empty(min(n, _CHUNK), f32)
+
+        def cast(c, o):
+            fill(c, buf[:c])
+            o[...] = to_host(buf[:c], dt)
+        x = chunked(n, np.float16 if dt is D.float16 else f32, cast)
+    return _clamp(x, top, to, frm)
+
+
+def _offset(lo, rng, digits):
+    """Q with lo == Q * 2**-digits * rng exactly and -2**digits <= Q <= 0, else None.
+
+    Then u * rng + lo == (k + Q) * (2**-digits * rng) for u = k * 2**-digits, and the right side is one
+    product of exact operands: the kernel's fused multiply-add, rounded once, without emulating it.
+    (uniform_(0, b) and the symmetric uniform_(-a, a) of the nn.init functions take this path.)
+    """
+    if not (rng > 0 and math.isfinite(rng)) or abs(float(rng) * 2.0 ** -digits) < 2.0 ** -120:
+        return None
+    q = Fraction(float(lo)) / Fraction(float(rng)) * (1 << digits)
+    if q.denominator != 1 or not -(1 << digits) <= q <= 0:
+        return None
+    return int(q)
+
+
+def _uniform_fill(gen, digits, lo, hi):
+    ft = f64 if digits == 53 else f32
+    rng = hi - lo
+    q = _offset(lo, rng, digits) if _CAPABILITY["fused"] else None
+    if q is not None:
+        scale = ft(rng * ft(2.0 ** -digits))
+        itype = np.int64 if digits == 53 else np.int32
+
+        def fill(c, o):
+            k = gen._low_bits(c, digits).view(itype)
+            if q:
+                k += itype(q)
+            np.multiply(k, scale, out=o, dtype=ft)
+        return fill
+    if digits == 53:
+        return lambda c, o: np.copyto(o, _mad64(gen._unif_f64(c), rng, lo))
+    if _CAPABILITY["fused"]:
+        # k * 2**-24 * (to - from) is exact in float64, so one cast rounds like the FMA
+        scale = f64(rng) * 2.0 ** -24
+
+        def fill(c, o):
+            t = np.multiply(gen._bits24(c), scale, dtype=f64)
+            np.add(t, f64(lo), out=o, casting="unsafe")
+        return fill
+
+    def fill(c, o):
+        gen._unif_f32(c, out=o)
+        o *= rng
+        o += lo
+    return fill
+
+
+class _Top:
+    """A stand-in generator whose draws are all ones: the kernel's largest value (its map is monotone)."""
+    _fresh_next = None
+
+    def _low_bits(self, n, k):
+        return np.full(n, (1 << k) - 1, np.uint64 if k > 32 else np.uint32)
+
+    def _bits24(self, n):
+        return self._low_bits(n, 24)
+
+    def _unif_f32(self, n, out=None):
+        return np.multiply(self._low_bits(n, 24), f32(2.0 ** -24), out=out, dtype=f32)
+
+    def _unif_f64(self, n, out=None):
+        return np.multiply(self._low_bits(n, 53).view(np.int64), 2.0 ** -53, out=out, dtype=f64)
+
+
+def _uniform_top(digits, lo, hi):
+    out = np.empty(1, f64 if digits == 53 else f32)
+    _uniform_fill(_Top(), digits, lo, hi)(1, out)
+    return out
+
+
+def _clamp(x, top, to, frm):
+    """Rounding may reach ``to``; torch returns ``from`` there. ``top`` is the largest reachable value."""
+    if top >= to:
+        if x.dtype == np.float16:    # NumPy compares half floats one by one: compare the bits
+            bits = x.view(np.uint16)
+            hit = (bits & 0x7FFF) == 0 if to == 0 else bits == np.float16(to).view(np.uint16)
+        else:
+            hit = x == to
+        if hit.any():
+            x[hit] = frm
+    return x
+
+
+# --- integers -------------------------------------------------------------------------------------
+
+def _int_out(v, dt):
+    """static_cast<T>(static_cast<int64_t>(v)) for int64 values v."""
+    if dt is D.bool_:
+        return v != 0
+    if dt is D.float64:
+        return v.astype(f64)
+    if dt.is_floating_point:
+        return to_host(v.astype(f32), dt)
+    return v.astype(dt._np, copy=False)
+
+
+def _mod(v, r):
+    # NumPy divides by a scalar fast (libdivide) but its remainder is slow: v - (v // r) * r in place
+    r = v.dtype.type(r)
+    q = v // r
+    q *= r
+    np.subtract(v, q, out=q)
+    return q
+
+
+def _host_dtype(dt):
+    # what _int_out returns for dt, so chunks can be written into one array
+    if dt is D.bool_:
+        return np.bool_
+    if dt.is_floating_point:
+        return f64 if dt is D.float64 else f32
+    return dt._np
+
+
+def random_from_to(gen, n, dt, rng, base):
+    """uniform_int_from_to_distribution: (draw % range) + from; 64-bit draws once range >= 2**28."""
+    wide = rng >= 1 << 28
+    small = rng <= 1 << 62 and -(1 << 62) <= base <= 1 << 62
+
+    def fill(c, o):
+        v = _mod(gen._u64(c) if wide else gen._u32(c), rng)
+        if small:
+            v = v.astype(np.int64)
+            v += base
+        else:
+            v = v.astype(np.uint64)
+            v += np.uint64(base & _MASK64)
+            v = v.view(np.int64)
+        o[...] = _int_out(v, dt)
+    return chunked(n, _host_dtype(dt), fill)
+
+
+def random_full64(gen, n, dt):
+    return chunked(n, _host_dtype(dt), lambda c, o: np.copyto(o, _int_out(gen._u64(c).view(np.int64), dt)))
+
+
+_DEFAULT_MOD = {D.float32: (1 << 24) + 1, D.float16: (1 << 11) + 1, D.bfloat16: (1 << 8) + 1, D.uint8: 256,
+                D.int8: 128, D.int16: 1 << 15, D.int32: 1 << 31}
+
+
+def random_default(gen, n, dt):
+    """uniform_int_distribution: [0, max(T)] for integers, [0, 2**digits] for floating types."""
+    if dt is D.bool_:
+        return chunked(n, np.bool_, lambda c, o: np.copyto(o, gen._low_bits(c, 1), casting="unsafe"))
+    if dt is D.int64:
+        return chunked(n, np.int64, lambda c, o: np.copyto(o, gen._low_bits(c, 63).view(np.int64)))
+    if dt is D.float64:
+        return chunked(n, f64, lambda c, o: np.copyto(o, _mod(gen._u64(c), (1 << 53) + 1), casting="unsafe"))
+    mod = _DEFAULT_MOD[dt]
+    return chunked(n, _host_dtype(dt),
+                   lambda c, o: np.copyto(o, _int_out(_mod(gen._u32(c), mod).astype(np.int64), dt)))
+
+
+# --- bernoulli and the transcendental families ----------------------------------------------------
+
+def bernoulli_scalar(gen, n, p):
+    """bernoulli_distribution<double>(p): a 53-bit uniform below p (torch's portable CPU path).
+
+    u = v * 2**-53 < p compares the integer v with p * 2**-53 scaled back, exactly: v < ceil(p * 2**53).
+    """
+    thr = np.uint64(math.ceil(p * 2.0 ** 53))
+    return chunked(n, np.bool_, lambda c, o: np.less(gen._low_bits(c, 53), thr, out=o))
+
+
+def bernoulli_tensor(gen, p):
+    """bernoulli with per-element probabilities ``p`` (already broadcast, in output order)."""
+    if p.dtype == f64:
+        flat = np.ascontiguousarray(p).ravel()
+        unif = gen._unif_f64
+    else:
+        flat = np.ascontiguousarray(p, dtype=f32).ravel()
+        unif = gen._unif_f32
+    out = np.empty(flat.size, np.bool_)
+    for s in range(0, flat.size, _CHUNK):
+        part = flat[s:s + _CHUNK]
+        np.less(unif(part.size), part, out=out[s:s + _CHUNK])
+    return out
+
+
+def exponential(gen, n, lambd):
+    if n <= 2048:
+        return (-1.0 / lambd) * _libm("log1p", -gen._unif_f64(n))
+
+    def fill(c, o):          # large arrays take NumPy's log1p (see _libm)
+        u = gen._unif_f64(c)
+        np.negative(u, out=u)
+        np.log1p(u, out=o)
+        o *= -1.0 / lambd
+    return chunked(n, f64, fill)
+
+
+def cauchy(gen, n, median, sigma):
+    u = gen._unif_f64(n)
+    return _mad64(_libm("tan", math.pi * (u - 0.5)), f64(sigma), f64(median))
+
+
+def log_normal(gen, n, mean, std):
+    return _libm("exp", _mad64(normal_raw_scalar(gen, n), f64(std), f64(mean)))
+
+
+def geometric(gen, n, p):
+    return np.ceil(_libm("log", gen._unif_f64(n)) / math.log1p(-p))
+
+
+def multinomial_with_replacement(gen, probs, n_sample):
+    """probs: (n_dist, n_categories) in the accumulation dtype; returns int64 (n_dist, n_sample)."""
+    n_dist, n_cat = probs.shape
+    cum = np.cumsum(probs, axis=1, dtype=probs.dtype)      # sequential, like the kernel's loop
+    cum /= cum[:, -1:]
+    cum[:, -1] = 1
+    cum = cum.astype(f64)
+    u = gen._unif_f64(n_dist * n_sample).reshape(n_dist, n_sample)
+    out = np.empty((n_dist, n_sample), np.int64)
+    for i in range(n_dist):
+        out[i] = np.searchsorted(cum[i], u[i], side="left")
+    return out
+
+
+def poisson(gen, lam):
+    """sample_poisson for each rate in ``lam`` (float64, flat): a data-dependent number of draws."""
+    saved = gen._bg.state
+    buf, pos, used = [], 0, 0
+    out = np.empty(lam.size, f64)
+
+    def uni():
+        nonlocal buf, pos, used
+        if pos == len(buf):
+            buf, pos = gen._unif_f64(256).tolist(), 0
+        pos += 1
+        used += 1
+        return buf[pos - 1]
+
+    for idx, lmb in enumerate(lam.tolist()):
+        out[idx] = _poisson_one(lmb, uni)
+    gen._bg.state = saved         # give back the draws read ahead but not consumed
+    if used:
+        gen._u64(used)
+    return out
+
+
+def _poisson_one(lmb, uni):
+    if lmb >= 10:
+        # transformed rejection (Hoermann 1993), as ATen's sample_poisson
+        slam, loglam = math.sqrt(lmb), math.log(lmb)
+        b = 0.931 + 2.53 * slam
+        a = -0.059 + 0.02483 * b
+        invalpha = 1.1239 + 1.1328 / (b - 3.4)
+        vr = 0.9277 - 3.6224 / (b - 2)
+        while True:
+            u = uni() - 0.5
+            v = uni()
+            us = 0.5 - abs(u)
+            k = math.floor((2 * a / us + b) * u + lmb + 0.43)
+            if us >= 0.07 and v <= vr:
+                return k
+            if k < 0 or (us < 0.013 and v > us):
+                continue
+            if (_MATH["log"](v) + math.log(invalpha) - math.log(a / (us * us) + b)
+                    <= -lmb + k * loglam - math.lgamma(k + 1.0)):
+                return k
+    if lmb == 0:
+        return 0
+    enlam = math.exp(-lmb)
+    x, prod = 0, 1.0
+    while True:
+        prod *= uni()
+        if prod > enlam:
+            x += 1
+        else:
+            return x
