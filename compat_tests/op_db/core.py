@@ -25,7 +25,7 @@ OPS = [
     OpInfo("linear", [S(rand(4, 3), rand(5, 3, seed=1), rand(5, seed=2)), S(rand(2, 4, 3), rand(5, 3, seed=1)),
                       S(rand(3), rand(2, 3, seed=1), rand(2, seed=2)),
                       E(rand(4, 3), rand(5, 4, seed=1)), E(rand(4, 3), rand(5, 3, seed=1, dtype="float64"))],
-           method=False, function=False),
+           method=False),
     OpInfo("bilinear", [S(rand(4, 3), rand(4, 2, seed=1), rand(5, 3, 2, seed=2), rand(5, seed=3)),
                         S(rand(2, 4, 3), rand(2, 4, 2, seed=1), rand(5, 3, 2, seed=2))],
            method=False),

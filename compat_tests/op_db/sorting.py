@@ -6,7 +6,7 @@ inputs) the samples have no ties; sort samples with ties check torch's stable or
 import numpy as np
 
 from harness import rand
-from .common import OpInfo, S, E
+from .common import OpInfo, S, E, EType
 
 X = rand(3, 5)
 X3 = rand(2, 3, 4)
@@ -40,7 +40,8 @@ OPS = [
         S(X.astype(np.float64), 1), S(X.astype(np.float16), 1), E(X, 2)]),
     OpInfo("argsort", grad=False, samples=[
         S(X), S(X, 0), S(X, 1, True), S(TIES), S(TIES, descending=True), S(TIES, stable=True, dim=0),
-        S(ITIES, 1, True), S(NAN), S(SCALAR), E(X, 3), E(X, 0, True, True)]),
+        # too many positional arguments: torch's parser counts them differently in the function and method forms
+        S(ITIES, 1, True), S(NAN), S(SCALAR), E(X, 3), EType(X, 0, True, True)]),
     OpInfo("msort", samples=[S(X), S(X3), S(TIES), S(V), S(_nan(NAN))]),
     OpInfo("topk", samples=[
         S(X, 2), S(X, 3, 0), S(X, 1, largest=False), S(X, 2, 1, False, True), S(X3, 2, -2), S(V, 7),

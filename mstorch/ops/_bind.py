@@ -4,15 +4,19 @@ The generated wrapper is the per-op hot path: unwrap mstorch Tensors to mindspor
 implementation chosen for the device target once at bind time, wrap the result. MindSpore's own
 exceptions are re-raised as torch's exception types with the first, readable line of the message.
 """
+import re
+
 import mindspore as ms
 
 from .. import _ms_private as _P
 from .. import _runtime
+from .._cast import cast as _cast
 from .._tensor import Tensor, wrap
 from ._registry import OPS
 
 _MsTensor = ms.Tensor
 _TRACE = [False]   # MSTORCH_TRACE: print every dispatched op
+_MS_BROADCAST = re.compile(r"need to broadcast.*but got \w+\.shape = \[([^\]]*)\] and \w+\.shape = \[([^\]]*)\]")
 
 
 def _unwrap(a):
@@ -47,6 +51,13 @@ def translate_error(exc, name):
     if "C++ Call Stack" not in text and "mindspore" not in text.lower() and "For '" not in text:
         return None
     first = text.strip().split("\n")[0].strip()
+    shapes = _MS_BROADCAST.search(first)
+    if shapes:   # a kernel's operands do not broadcast: torch's message for the two shapes
+        from ._views import infer_size
+        try:
+            infer_size(*(tuple(int(v) for v in g.split(",") if v.strip()) for g in shapes.groups()))
+        except RuntimeError as err:
+            return err
     msg = f"mstorch.{name}: {first}"
     if isinstance(exc, TypeError):
         return TypeError(msg)
@@ -103,7 +114,7 @@ def write_out(out, r):
         out._write(r._ms)
     else:
         out._check_inplace()
-        out._ms = r._ms.astype(out._ms.dtype)
+        out._ms = _cast(r._ms, out._ms.dtype)
     return out
 
 

@@ -50,7 +50,7 @@ def promote(a, b):
 
 def to_operand(x, rt):
     if isinstance(x, MsTensor):
-        return x if x.dtype == rt._ms else x.astype(rt._ms)
+        return x if x.dtype == rt._ms else cast(x, rt._ms)
     if isinstance(x, _SCALARS):
         return scalar_tensor(x, rt)
     raise TypeError(f"unsupported operand type: {type(x).__name__}")
@@ -125,7 +125,7 @@ def size_args(size):
 def float_result(t):
     """Integer and bool inputs of float-valued functions (sqrt, exp, mean...) compute in the default dtype."""
     if _FROM_MS[t.dtype]._cat < D._FLOAT:
-        return t.astype(D.get_default_dtype()._ms)
+        return cast(t, D.get_default_dtype()._ms)
     return t
 
 
@@ -142,9 +142,9 @@ def _scalar_name(t):
 def bf16_via_f32(fn):
     """Run a kernel that lacks bfloat16 on this device in float32 and round back, as torch's CPU does."""
     def run(*args, **kwargs):
-        args = [a.astype(ms.float32) if isinstance(a, MsTensor) and a.dtype == ms.bfloat16 else a
+        args = [cast(a, ms.float32) if isinstance(a, MsTensor) and a.dtype == ms.bfloat16 else a
                 for a in args]
-        return fn(*args, **kwargs).astype(ms.bfloat16)
+        return cast(fn(*args, **kwargs), ms.bfloat16)
     return run
 
 

@@ -14,6 +14,7 @@ from mindspore.ops import auto_generate as _gen
 
 from .. import _ms_private as P
 from .._tensor import Tensor, wrap, scalar_type_name
+from .._cast import cast
 
 _copy = _gen.copy   # Copy: a real copy for every dtype, but it has no gradient
 _strided_slice = ops.StridedSlice()
@@ -24,12 +25,20 @@ def make_view(base, new_ms, writeback, derive):
     """Wrap ``new_ms`` as a view of the mstorch Tensor ``base``."""
     v = wrap(new_ms)
     v._view = (base, writeback, derive)
+    gen = base.__dict__.get("_layout_gen")
+    if gen is not None:   # the base changed its layout in place before (shape_inplace.py)
+        v._layout_gen_seen = gen
     return v
 
 
 def write_view(view, new):
     """``Tensor._write`` for a view: ``new`` (already of the view's shape and dtype) becomes its value."""
     base, writeback, derive = view._view[:3]
+    gen = base.__dict__.get("_layout_gen")
+    if gen is not None and view.__dict__.get("_layout_gen_seen") != gen:
+        raise RuntimeError(
+            "mstorch: this view was taken before an in-place shape op (t_, transpose_, squeeze_, unsqueeze_, "
+            "resize_, as_strided_) changed its base's layout; writing through it is not supported")
     if len(view._view) > 3 and P.grad_enabled() and P.requires_grad(view._ms):
         i, fn = view._view[3]
         raise RuntimeError(
@@ -183,8 +192,8 @@ def scatter_positions(t, positions, values):
     if positions.size:
         idx, vals = positions.reshape(-1, 1), values.reshape(-1)
         if flat.dtype == ms.bfloat16:   # no bfloat16 TensorScatterUpdate on CPU; exact through float32
-            flat = ops.tensor_scatter_update(flat.astype(ms.float32), idx, vals.astype(ms.float32))
-            flat = flat.astype(ms.bfloat16)
+            flat = ops.tensor_scatter_update(cast(flat, ms.float32), idx, cast(vals, ms.float32))
+            flat = cast(flat, ms.bfloat16)
         else:
             flat = ops.tensor_scatter_update(flat, idx, vals)
     return flat.reshape(t.shape)
@@ -320,18 +329,28 @@ def infer_shape(shape, numel):
 def shape_args(shape, name="view"):
     if not shape:
         raise TypeError(f'{name}() missing 1 required positional arguments: "shape"')
+    arg = "shape" if name == "reshape" else "size"
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = shape[0]
+    elif len(shape) == 1 and not _is_index(shape[0]):
+        if name == "view":   # view(dtype) is its other signature
+            from ._argerr import invalid_args
+            raise invalid_args("view", shape, signatures=("torch.dtype dtype", "tuple of ints size"))
+        raise TypeError(f"{name}(): argument '{arg}' (position 1) must be tuple of ints, not "
+                        f"{type(shape[0]).__name__}")
     out = []
-    for s in shape:
+    for i, s in enumerate(shape):
         if type(s) is not int:
-            if isinstance(s, Tensor) or hasattr(s, "__index__") and not isinstance(s, bool):
-                s = s.__index__()
-            else:
-                raise TypeError(f"{name}(): argument 'size' must be tuple of ints, but found element of "
-                                f"type {type(s).__name__}")
+            if not _is_index(s):
+                raise TypeError(f"{name}(): argument '{arg}' failed to unpack the object at pos {i + 1} with error "
+                                f"\"type must be tuple of ints,but got {type(s).__name__}\"")
+            s = s.__index__()
         out.append(s)
     return out
+
+
+def _is_index(s):
+    return type(s) is int or isinstance(s, Tensor) or hasattr(s, "__index__") and not isinstance(s, bool)
 
 
 def reshape_view(input, shape):
@@ -375,15 +394,25 @@ def _legacy(t):
     return scalar_type_name(t.dtype) + "Tensor"
 
 
-def broadcast_shape(shapes):
-    n = max(len(s) for s in shapes)
-    out = [1] * n
-    for s in shapes:
-        for i, v in enumerate(s, n - len(s)):
-            if v != 1:
-                if out[i] != 1 and out[i] != v:
-                    raise RuntimeError(
-                        f"The size of tensor a ({out[i]}) must match the size of tensor b ({v}) at "
-                        f"non-singleton dimension {i}")
-                out[i] = v
+def infer_size(a, b):
+    """torch's infer_size: the broadcast of two shapes; the first mismatch from the right is reported."""
+    na, nb = len(a), len(b)
+    n = max(na, nb)
+    out = [0] * n
+    for i in range(n - 1, -1, -1):
+        k = n - 1 - i
+        sa = a[na - 1 - k] if k < na else 1
+        sb = b[nb - 1 - k] if k < nb else 1
+        if sa != sb and sa != 1 and sb != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at non-singleton dimension {i}")
+        out[i] = sb if sa == 1 else sa
     return tuple(out)
+
+
+def broadcast_shape(shapes):
+    """The broadcast of several shapes, folded left to right as torch's TensorIterator does."""
+    out = tuple(shapes[0])
+    for s in shapes[1:]:
+        out = infer_size(out, tuple(s))
+    return out

@@ -5,7 +5,8 @@ import mindspore as ms
 from mindspore import ops
 
 from .. import _dtype as D
-from ._helpers import promote, dtype_of, to_operand, result_type, scalar_tensor
+from ._argerr import invalid_args, BINARY
+from ._helpers import promote, dtype_of, to_operand, result_type, scalar_tensor, cast
 from .._tensor import Tensor, wrap
 from ._views import fresh
 from .pointwise import F, register, _need_tensor, _not_impl, _T
@@ -20,10 +21,11 @@ def clamp(input, min=None, max=None):
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     kinds = {isinstance(x, _T) for x in (min, max) if x is not None}
     if len(kinds) > 1 or not all(isinstance(x, (_T, bool, int, float)) for x in (min, max) if x is not None):
-        raise TypeError(f"clamp() received an invalid combination of arguments - got (Tensor, "
-                        f"{type(min).__name__}, {type(max).__name__})")
+        raise invalid_args("clamp", (input, min) + ((max,) if max is not None else ()), signatures=(
+            "Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None",
+            "Tensor input, Number min = None, Number max = None, *, Tensor out = None"))
     rt = result_type(*(x for x in (input, min, max) if x is not None))
-    x = input if input.dtype is rt._ms else input.astype(rt._ms)
+    x = input if input.dtype is rt._ms else cast(input, rt._ms)
     # selects, not Maximum/Minimum: NaN passes through and, at x == bound, the gradient goes to x (torch)
     nan_bounds = rt._cat >= D._FLOAT and kinds == {True}   # a NaN in a tensor bound propagates too
     if min is not None:
@@ -91,8 +93,7 @@ _fminmax("fmin", ops.less_equal)
 def _compare(name, fn, aliases=()):
     def impl(input, other):
         if not isinstance(input, _T):
-            raise TypeError(f"{name}() received an invalid combination of arguments - got "
-                            f"({type(input).__name__}, {type(other).__name__})")
+            raise invalid_args(name, (input, other), signatures=BINARY)
         if isinstance(other, _T) and input.dtype is other.dtype:
             return fn(input, other)
         a, b, rt = promote(input, other)
@@ -144,12 +145,15 @@ def logical_not(input):
     return ops.logical_not(_as_bool(input))
 
 
+_KERNELS = {"bitwise_left_shift": "lshift", "bitwise_right_shift": "rshift"}
+
+
 def _bitwise_operands(name, input, other):
     if not isinstance(input, _T) and not isinstance(other, _T):
         _need_tensor(name, input, 1, "input")
     a, b, rt = promote(input, other)
     if rt._cat >= D._FLOAT:
-        _not_impl(f"{name}_cpu", a)
+        _not_impl(f"{_KERNELS.get(name, name)}_cpu", a)
     return a, b, rt
 
 
@@ -179,7 +183,7 @@ def _shift(name, left):
     def impl(input, other):
         a, b, rt = _bitwise_operands(name, input, other)
         if rt is D.bool_:
-            a, b = a.astype(ms.uint8), b.astype(ms.uint8)
+            a, b = cast(a, ms.uint8), cast(b, ms.uint8)
         bits = 8 * dtype_of(a).itemsize
         # torch: shifting by a negative amount or by the bit width or more gives 0 (left, or right on
         # unsigned) or the sign fill (right on signed); C leaves it undefined
@@ -193,7 +197,7 @@ def _shift(name, left):
             r = ops.bitwise_right_shift(a, ops.where(out_of_range, cap, b))
             if not dtype_of(a).is_signed:
                 r = ops.where(out_of_range, ops.zeros_like(r), r)
-        return r.astype(_bool) if rt is D.bool_ else r
+        return cast(r, _bool) if rt is D.bool_ else r
     impl.__name__ = name
     register(name, family=F, inplace=name + "_", out=True)(impl)
 
@@ -236,9 +240,9 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         raise RuntimeError(f"{scalar_type_name(dtype_of(input))} did not match "
                            f"{scalar_type_name(dtype_of(other))}")
     if rtol < 0:
-        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol:g}")
     if atol < 0:
-        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol:g}")
     close = ops.equal(input, other)
     d = dtype_of(input)
     if equal_nan and d._cat >= D._FLOAT:
@@ -247,7 +251,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         return close
     a, b = input, other
     if d._cat < D._FLOAT:   # torch compares integers with tolerances in the default float dtype
-        a, b = a.astype(D.get_default_dtype()._ms), b.astype(D.get_default_dtype()._ms)
+        a, b = cast(a, D.get_default_dtype()._ms), cast(b, D.get_default_dtype()._ms)
     fd = dtype_of(a)
     allowed = ops.add(ops.abs(ops.mul(b, scalar_tensor(rtol, fd))), scalar_tensor(atol, fd))
     actual = ops.abs(ops.sub(a, b))

@@ -13,9 +13,11 @@ from mindspore import ops
 
 from .. import _dtype as D
 from .. import _ms_private as P
+from .._cast import cast, NP_BF16
 from .._device import check_available
 from .._size import Size
 from .._tensor import Tensor, wrap
+from ._argerr import invalid_args
 from ._helpers import size_args
 from ._registry import register
 
@@ -29,6 +31,8 @@ def _finish(t, requires_grad, device=None):
         check_available(device)
     w = wrap(t)
     if requires_grad:
+        if not D._FROM_MS[t.dtype].is_floating_point and not D._FROM_MS[t.dtype].is_complex:
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         w.requires_grad_(True)
     return w
 
@@ -252,7 +256,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if isinstance(data, Tensor):
         t = P.detach(data._ms).copy()
         if dtype is not None and t.dtype != dtype._ms:
-            t = t.astype(dtype._ms)
+            t = cast(t, dtype._ms)
         return _finish(t, requires_grad, device)
     return _finish(_data_to_ms(data, dtype), requires_grad, device)
 
@@ -296,7 +300,11 @@ def _name(d):
 def from_numpy(ndarray):
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
-    D.from_numpy_dtype(ndarray.dtype)
+    try:
+        D.from_numpy_dtype(ndarray.dtype)
+    except TypeError as exc:   # torch names the NumPy scalar type (numpy.str_), not the dtype (<U1)
+        raise TypeError(str(exc).replace(f"type {ndarray.dtype}.", f"type numpy.{ndarray.dtype.type.__name__}.", 1)) \
+            from None
     if any(s < 0 for s in ndarray.strides):
         raise ValueError(
             "At least one stride in the given numpy array is negative, and tensors with negative strides are "
@@ -320,7 +328,7 @@ def _filled(shape, fill, dt):
             return ms.Tensor(np.full(shape, fill, np.float32), dtype=ms.bfloat16)
         return ms.Tensor(np.full(shape, fill, dt._np))
     if dt is D.bfloat16:
-        return ops.fill(ms.float32, shape, fill).astype(ms.bfloat16)
+        return cast(ops.fill(ms.float32, shape, fill), ms.bfloat16)
     return ops.fill(dt._ms, shape, fill)
 
 
@@ -344,6 +352,9 @@ def _factory(shape, fill, dtype, requires_grad, device, name):
 
 @register("zeros", family=F, method=False, raw=True, out=True)
 def zeros(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    shape = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+    if any(isinstance(s, int) and s < 0 for s in shape):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
     return _factory(_sized(size, "zeros"), 0, dtype, requires_grad, device, "zeros")
 
 
@@ -421,9 +432,15 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=Fals
 
 @register("eye", family=F, method=False, raw=True, out=True)
 def eye(n, m=None, *, dtype=None, layout=None, device=None, requires_grad=False):
-    for arg, v in (("n", n), ("m", m)):
+    for pos, (arg, v) in enumerate((("n", n), ("m", m)), 1):
         if v is not None and (not isinstance(v, int) or isinstance(v, bool)):
-            raise TypeError(f"eye(): argument '{arg}' must be int, not {type(v).__name__}")
+            if m is None:
+                raise TypeError(f"eye(): argument '{arg}' (position {pos}) must be int, not {type(v).__name__}")
+            raise invalid_args("eye", (n, m), signatures=(
+                "int n, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device "
+                "device = None, bool pin_memory = False, bool requires_grad = False",
+                "int n, int m, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
+                "torch.device device = None, bool pin_memory = False, bool requires_grad = False"))
         if v is not None and v < 0:
             raise RuntimeError(f"{arg} must be greater or equal to 0, got {v}")
     _check_dtype(dtype, "eye")
@@ -447,7 +464,7 @@ def _acc_dtype(dt):
 def _round_to(values, dt):
     """Round host values to ``dt`` as C++ conversions do (half and bfloat16 through float)."""
     if dt is D.bfloat16:
-        return ms.Tensor(values.astype(np.float32), dtype=ms.bfloat16).astype(ms.float32).asnumpy()
+        return values.astype(np.float32).astype(NP_BF16).astype(np.float32)
     if dt is D.float16:
         return values.astype(np.float32).astype(np.float16)
     return values.astype(dt._np)
@@ -592,7 +609,9 @@ def _linspace_values(start, end, steps, dt):
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None, requires_grad=False):
     start, end = _linspace_point(start, "start"), _linspace_point(end, "end")
     if not isinstance(steps, int) or isinstance(steps, bool):
-        raise TypeError(f"linspace(): argument 'steps' must be int, not {type(steps).__name__}")
+        raise invalid_args("linspace", (start, end, steps), signatures=(
+            "Tensor start, Tensor end, int steps, *, Tensor out = None, torch.dtype dtype = None, torch.layout "
+            "layout = None, torch.device device = None, bool pin_memory = False, bool requires_grad = False",))
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     _check_dtype(dtype, "linspace")

@@ -12,9 +12,9 @@ from mindspore import ops
 from .. import _dtype as D
 from .. import _ms_private as P
 from .._tensor import Tensor, wrap, scalar_type_name
-from ._helpers import wrap_dim, dtype_of, promote, scalar_tensor
+from ._helpers import wrap_dim, dtype_of, promote, scalar_tensor, cast
 from ._registry import register
-from ._views import BasicIndex, index_view, fresh, solid, empty_from, scatter_positions, grad_source
+from ._views import BasicIndex, index_view, fresh, solid, empty_from, scatter_positions, grad_source, broadcast_shape
 
 F = "indexing"
 _COMPLEX = (ms.complex64, ms.complex128)
@@ -26,7 +26,7 @@ _ALL = slice(None)
 def _kern(fn, t, *args):
     """Kernels without bfloat16 on CPU: exact through float32 (data movement only)."""
     if t.dtype == ms.bfloat16:
-        return fn(t.astype(ms.float32), *args).astype(ms.bfloat16)
+        return cast(fn(cast(t, ms.float32), *args), ms.bfloat16)
     return fn(t, *args)
 
 
@@ -74,7 +74,7 @@ def _parse(index, shape):
         if isinstance(item, Tensor):
             t = item._ms
             if t.dtype == ms.uint8:
-                t = t.astype(ms.bool_)
+                t = cast(t, ms.bool_)
             if t.dtype == ms.bool_:
                 conv.append(("mask", t))
                 consumed += t.ndim
@@ -271,14 +271,14 @@ def setitem(self, index, value):
     key, adv, _ = _parse(index, t.shape)
     if not adv:
         plan = BasicIndex(t.shape, key)
-        v = _fit(v if v.dtype == t.dtype else v.astype(t.dtype), plan.out, False)
+        v = _fit(v if v.dtype == t.dtype else cast(v, t.dtype), plan.out, False)
         self._write(plan.write(t, v), check_cast=False)
         return
     if len(adv) == 1 and adv[0][0] == 0 and adv[0][1].dtype == ms.bool_ and v.size == 1 and _is_noop(key):
         # x[mask] = scalar: torch's masked_fill path (any value dtype casts)
         mask = adv[0][1]
         mask = mask.reshape(tuple(mask.shape) + (1,) * (t.ndim - mask.ndim))
-        self._write(_where(mask, v.reshape(()).astype(t.dtype), t), check_cast=False)
+        self._write(_where(mask, cast(v.reshape(()), t.dtype), t), check_cast=False)
         return
     if isinstance(value, Tensor) and v.dtype != t.dtype:
         raise RuntimeError(
@@ -289,16 +289,17 @@ def setitem(self, index, value):
     if not _is_noop(key):
         positions = BasicIndex(t.shape, key).read(positions)
     positions = _advanced(positions, adv)
-    v = _fit(v if v.dtype == t.dtype else v.astype(t.dtype), positions.shape, True)
+    v = _fit(v if v.dtype == t.dtype else cast(v, t.dtype), positions.shape, True)
     self._write(scatter_positions(grad_source(t), positions, v), check_cast=False)
 
 
 # --- masked_fill / where ---------------------------------------------------------------------------
 
-def _check_mask(mask, name):
+def _check_mask(mask, name, c_names=True):
     if mask.dtype != ms.bool_:
+        # masked_fill_ names the C++ type (unsigned char), masked_scatter_ torch's scalar type (Byte)
         raise RuntimeError(f"{name} only supports boolean masks, but got mask with dtype "
-                           f"{_c_name(mask)}")
+                           f"{_c_name(mask) if c_names else scalar_type_name(dtype_of(mask))}")
 
 
 def _c_name(t):
@@ -308,19 +309,19 @@ def _c_name(t):
 
 def _where(cond, a, b):
     if a.dtype == ms.bfloat16:
-        return ops.where(cond, a.astype(ms.float32), b.astype(ms.float32)).astype(ms.bfloat16)
+        return cast(ops.where(cond, cast(a, ms.float32), cast(b, ms.float32)), ms.bfloat16)
     return ops.where(cond, a, b)
 
 
 @register("masked_fill", family=F, inplace="masked_fill_")
 def masked_fill(input, mask, value):
     _check_mask(mask, "masked_fill_")
-    _bshape(input.shape, mask.shape)
+    _bshape(mask.shape, input.shape)   # torch expands the mask against the input
     if isinstance(value, ms.Tensor):
         if value.ndim != 0:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value.ndim} dimension(s).")
-        v = value if value.dtype == input.dtype else value.astype(input.dtype)
+        v = value if value.dtype == input.dtype else cast(value, input.dtype)
     else:
         if isinstance(value, float) and dtype_of(input)._cat < D._FLOAT:
             value = int(value)
@@ -340,13 +341,11 @@ def where(condition, input=None, other=None):
     return _where(condition, a, b)
 
 
-def _where_method(self, condition, y):
-    """Tensor.where(condition, y) is torch.where(condition, self, y)."""
-    from .. import where as fn
-    return fn(condition, self, y)
-
-
-Tensor.where = _where_method   # the method's receiver is not the function's first argument
+@register("Tensor.where", family=F, function=False, method="where")
+def where_method(self, condition, other):
+    # self.where(condition, other) is torch.where(condition, self, other): the receiver is not the
+    # function's first argument, so the method is an entry of its own
+    return where(condition, self, other)
 
 
 # --- gather / scatter --------------------------------------------------------------------------------
@@ -382,10 +381,9 @@ def _check_gather_shapes(input, index, src, d, name):
         if max(src.ndim, 1) != n:
             raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
         sshape = _shape1(src)
-        for k in range(n):
-            if ishape[k] > sshape[k]:
-                raise RuntimeError(f"Size does not match at dimension {k} expected index {list(index.shape)} to "
-                                   f"be no larger than src {list(src.shape)}")
+        if any(ishape[k] > sshape[k] for k in range(n)):
+            raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self {list(input.shape)} "
+                               f"apart from dimension {d} and to be no larger size than src {list(src.shape)}")
 
 
 def _shape1(t):
@@ -436,7 +434,7 @@ def _scatter_prep(input, dim, index, src, name):
     if isinstance(src, ms.Tensor):
         src = _crop(src, index.shape)
         if src.dtype != input.dtype:
-            src = src.astype(input.dtype)
+            src = cast(src, input.dtype)
     else:
         src = ops.broadcast_to(ms.Tensor(src, input.dtype), index.shape)
     return d, src
@@ -446,7 +444,7 @@ def _scatter_elements(input, index, src, d, reduction="none"):
     def run(a, b):
         return ops.tensor_scatter_elements(a, index, b, d, reduction)
     if input.dtype == ms.bfloat16:
-        return run(input.astype(ms.float32), src.astype(ms.float32)).astype(ms.bfloat16)
+        return cast(run(cast(input, ms.float32), cast(src, ms.float32)), ms.bfloat16)
     if input.dtype in _COMPLEX:
         return _make_complex(run(ops.real(input), ops.real(src)), run(ops.imag(input), ops.imag(src)))
     return run(input, src)
@@ -469,7 +467,7 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
         pos = _linear_positions(input, d, index)
         prod = ops.unsorted_segment_prod(src.reshape(-1), pos, input.size).reshape(input.shape)
         return ops.mul(input, prod)
-    raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce}")
+    raise RuntimeError("reduce argument must be either add or multiply.")
 
 
 @register("scatter_add", family=F, inplace="scatter_add_")
@@ -496,8 +494,8 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     if input.ndim == 0:
         input, index, src = input.reshape(1), index.reshape(1), src.reshape(1)
     wide = input.dtype in (ms.bfloat16, ms.bool_)
-    x = input.astype(ms.float32) if wide else input
-    s = src.astype(x.dtype)
+    x = cast(input, ms.float32) if wide else input
+    s = cast(src, x.dtype)
     pos = _linear_positions(input, d, index)
     n = input.size
     flat_x, flat_s = x.reshape(-1), s.reshape(-1)
@@ -510,7 +508,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
         out = ops.mul(flat_x if include_self else ops.where(hit, ops.ones_like(flat_x), flat_x), seg)
     elif reduce == "mean":
         total = ops.add(flat_x, seg) if include_self else seg
-        cnt = (count + 1 if include_self else ops.maximum(count, ops.ones_like(count))).astype(x.dtype)
+        cnt = cast(count + 1 if include_self else ops.maximum(count, ops.ones_like(count)), x.dtype)
         mean = ops.floor_div(total, cnt) if dtype_of(x)._cat < D._FLOAT else ops.div(total, cnt)
         out = ops.where(hit, mean, flat_x)
     else:
@@ -519,15 +517,15 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
         if P.grad_enabled() and (P.requires_grad(input) or P.requires_grad(src)):
             out = _tied(out, flat_x, flat_s, pos, hit, include_self)
     out = out.reshape(shape)
-    return out.astype(input.dtype) if wide else out
+    return cast(out, input.dtype) if wide else out
 
 
 def _tied(result, x, s, pos, hit, include_self):
     """The same values, rebuilt so that autograd spreads the gradient evenly over the elements equal
     to each max/min, counting ``x``'s element even when it is excluded (torch's formula)."""
     m = ops.stop_gradient(result)
-    self_is = ops.equal(x, m).astype(x.dtype)
-    src_is = ops.equal(s, ops.gather(m, pos, 0)).astype(x.dtype)
+    self_is = cast(ops.equal(x, m), x.dtype)
+    src_is = cast(ops.equal(s, ops.gather(m, pos, 0)), x.dtype)
     n = ops.add(self_is, ops.unsorted_segment_sum(src_is, pos, x.size))
     xs = x if include_self else ops.stop_gradient(x)
     total = ops.add(ops.mul(xs, self_is), ops.unsorted_segment_sum(ops.mul(s, src_is), pos, x.size))
@@ -540,7 +538,9 @@ def _check_vector(index, name):
     if index.ndim > 1:
         raise IndexError(f"{name}(): Index is supposed to be a vector")
     if index.dtype not in (ms.int64, ms.int32):
-        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+        if name == "index_select":
+            raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index but got: {scalar_type_name(dtype_of(index))}")
 
 
 @register("index_select", family=F, out=True)
@@ -564,8 +564,11 @@ def _along_front(input, source, d, index, name, kernel, err=RuntimeError):
         input, source = input.reshape(1), source.reshape(1)
     n = index.size
     if source.ndim and source.shape[d] != n or not source.ndim and n != 1:
-        raise err(f"{name}(): Number of indices ({n}) should be equal to source.size(dim) "
-                  f"({source.shape[d] if source.ndim else 1})")
+        size = source.shape[d] if source.ndim else 1
+        if name == "index_add_":
+            raise err(f"index_add_(): Number of indices ({n}) should be equal to source.size(dim): ({size}), "
+                      f"for dim: {d}")
+        raise err(f"{name}(): Number of indices ({n}) should be equal to source.size(dim) ({size})")
     if source.ndim != input.ndim or any(a != b for k, (a, b) in enumerate(zip(input.shape, source.shape)) if k != d):
         raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
                            f"Got self.shape = {list(input.shape)} source.shape = {list(source.shape)}")
@@ -574,13 +577,13 @@ def _along_front(input, source, d, index, name, kernel, err=RuntimeError):
             return ops.concat((input, source), d)
         return fresh(input)
     x, s = ops.movedim(input, d, 0), ops.movedim(source, d, 0)
-    idx = index.reshape(-1, 1).astype(ms.int64)
+    idx = cast(index.reshape(-1, 1), ms.int64)
     if input.dtype == ms.bfloat16:
-        out = kernel(x.astype(ms.float32), idx, s.astype(ms.float32)).astype(ms.bfloat16)
+        out = cast(kernel(cast(x, ms.float32), idx, cast(s, ms.float32)), ms.bfloat16)
     elif input.dtype in _COMPLEX:
         out = _make_complex(kernel(ops.real(x), idx, ops.real(s)), kernel(ops.imag(x), idx, ops.imag(s)))
     elif input.dtype == ms.bool_:
-        out = kernel(x.astype(ms.int8), idx, s.astype(ms.int8)).astype(ms.bool_)
+        out = cast(kernel(cast(x, ms.int8), idx, cast(s, ms.int8)), ms.bool_)
     else:
         out = kernel(x, idx, s)
     return solid(ops.movedim(out, 0, d)) if d else out
@@ -592,7 +595,7 @@ def index_add(input, dim, index, source, *, alpha=1):
     _check_vector(index, "index_add_")
     _check_range(index, input.shape[d] if input.ndim else 1, d)
     if source.dtype != input.dtype:
-        source = source.astype(input.dtype)
+        source = cast(source, input.dtype)
     if alpha != 1:
         source = ops.mul(source, scalar_tensor(alpha, dtype_of(source)))
     return _along_front(input, source, d, index, "index_add_", ops.tensor_scatter_add)
@@ -635,7 +638,7 @@ def index_fill(input, dim, index, value):
         if value.ndim:
             raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value.ndim} dimension(s).")
-        v = value.astype(input.dtype)
+        v = cast(value, input.dtype)
     else:
         v = ms.Tensor(int(value) if isinstance(value, float) and dtype_of(input)._cat < D._FLOAT else value,
                       input.dtype)
@@ -653,21 +656,14 @@ def index_fill(input, dim, index, value):
 # --- masked_select / masked_scatter / nonzero / take -------------------------------------------------
 
 def _bshape(*shapes):
-    out = []
-    for dims in zip(*[(1,) * (max(map(len, shapes)) - len(s)) + tuple(s) for s in shapes]):
-        m = max(dims)
-        if any(x != 1 and x != m for x in dims):
-            raise RuntimeError(f"The size of tensor a ({dims[0]}) must match the size of tensor b ({dims[1]}) at "
-                               f"non-singleton dimension {len(out)}")
-        out.append(m if 0 not in dims else 0)
-    return tuple(out)
+    return broadcast_shape(shapes)
 
 
 @register("masked_select", family=F, out=True)
 def masked_select(input, mask):
     if mask.dtype != ms.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
-    shape = _bshape(input.shape, mask.shape)
+    shape = _bshape(mask.shape, input.shape)
     x = ops.broadcast_to(input, shape) if tuple(input.shape) != shape else input
     m = ops.broadcast_to(mask, shape) if tuple(mask.shape) != shape else mask
     if x.size == 0:
@@ -679,16 +675,16 @@ def masked_select(input, mask):
 
 @register("masked_scatter", family=F, inplace="masked_scatter_")
 def masked_scatter(input, mask, source):
-    _check_mask(mask, "masked_scatter_")
-    shape = _bshape(input.shape, mask.shape)
+    _check_mask(mask, "masked_scatter_", c_names=False)
+    shape = _bshape(mask.shape, input.shape)
     x = ops.broadcast_to(input, shape) if tuple(input.shape) != shape else input
     m = ops.broadcast_to(mask, shape).reshape(-1)
     if source.dtype != input.dtype:
-        raise RuntimeError(f"masked_scatter_: expected self and source to have same dtypes but got "
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
                            f"{scalar_type_name(dtype_of(input))} and {scalar_type_name(dtype_of(source))}")
     if m.size == 0:
         return fresh(x)
-    order = ops.cumsum(m.astype(ms.int64), 0)
+    order = ops.cumsum(cast(m, ms.int64), 0)
     if int(order[-1]) > source.size:
         raise RuntimeError("Number of elements of source < number of ones in mask")
     if source.size == 0:
@@ -700,11 +696,11 @@ def masked_scatter(input, mask, source):
 @register("nonzero", family=F, out=True)
 def nonzero(input, *, as_tuple=False):
     if input.dtype == ms.bfloat16:
-        input = input.astype(ms.float32)
+        input = cast(input, ms.float32)
     if input.dtype in _COMPLEX:   # its cast to bool reads the real part only
         t = ops.ne(input, ms.Tensor(0, input.dtype))
     else:
-        t = input if input.dtype == ms.bool_ else input.astype(ms.bool_)
+        t = input if input.dtype == ms.bool_ else cast(input, ms.bool_)
     if t.ndim == 0:
         n = 1 if bool(t) else 0
         if as_tuple:
@@ -715,7 +711,7 @@ def nonzero(input, *, as_tuple=False):
     else:
         idx = ops.nonzero(t)
         if idx.dtype != ms.int64:
-            idx = idx.astype(ms.int64)
+            idx = cast(idx, ms.int64)
     if as_tuple:
         return tuple(solid(idx[:, k]) for k in range(t.ndim))
     return idx
@@ -745,15 +741,15 @@ def take(input, index):
 
 @register("take_along_dim", family=F, out=True)
 def take_along_dim(input, indices, dim=None):
+    if dim is not None and input.ndim != indices.ndim:
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           f"but got {input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")
     if indices.dtype != ms.int64:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
                            f"{scalar_type_name(dtype_of(indices))}")
     if dim is None:
         return gather(input.reshape(-1), 0, indices.reshape(-1))
     d = wrap_dim(dim, input.ndim)
-    if input.ndim != indices.ndim:
-        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
-                           f"but got {input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")
     xs, js = list(input.shape), list(indices.shape)
     xs[d] = js[d] = 1
     b = list(_bshape(xs, js))

@@ -11,7 +11,7 @@ import mindspore as ms
 from mindspore import ops
 
 from .. import _dtype as D
-from ._helpers import promote, dtype_of, wrap_dim, _scalar_name
+from ._helpers import promote, dtype_of, wrap_dim, _scalar_name, cast
 from ._views import fresh
 from ._registry import register
 from .reduction import return_type
@@ -48,7 +48,7 @@ _MATMUL = ops.MatMul()
 def _mm(a, b):
     """torch.matmul's broadcasting over MindSpore kernels; bfloat16 computed in float32."""
     if a.dtype == _bf16:
-        return _mm(a.astype(_f32), b.astype(_f32)).astype(_bf16)
+        return cast(_mm(cast(a, _f32), cast(b, _f32)), _bf16)
     if a.ndim == 2 and b.ndim == 2:
         # the classic MatMul primitive: its backward records completely, so double backward
         # (gradient penalties) is right; ops.matmul's MatMulExt loses an edge (measured, 2.10 CPU)
@@ -202,7 +202,7 @@ def _mul(a, b):
     if a.dtype == ms.bool_:
         return ops.logical_and(a, b)
     if a.dtype == _bf16:
-        return ops.mul(a.astype(_f32), b.astype(_f32)).astype(_bf16)
+        return cast(ops.mul(cast(a, _f32), cast(b, _f32)), _bf16)
     return ops.mul(a, b)
 
 
@@ -223,7 +223,7 @@ def _scaled(t, s):
     if d._cat <= D._INT:
         s = int(s)
     if t.dtype == _bf16:
-        return ops.mul(t.astype(_f32), s).astype(_bf16)
+        return cast(ops.mul(cast(t, _f32), s), _bf16)
     if d is D.bool_:
         return t if s else ops.zeros_like(t)
     return ops.mul(t, ms.Tensor(s, t.dtype))
@@ -242,7 +242,7 @@ def _add_scaled(input, product, beta, alpha, target_shape, name):
         return out
     x = _scaled(input, beta)
     if x.dtype == _bf16:
-        return ops.add(x.astype(_f32), out.astype(_f32)).astype(_bf16)
+        return cast(ops.add(cast(x, _f32), cast(out, _f32)), _bf16)
     return ops.logical_or(x, out) if x.dtype == ms.bool_ else ops.add(x, out)
 
 
@@ -294,8 +294,24 @@ def _check_batches(b1, b2):
 
 @register("addbmm", family=F, out=True, inplace="addbmm_")
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
-    _check_batches(batch1, batch2)
+    # torch's order: size(1)/size(2) read, input expanded to the result, then rank, batches, matrix sizes
+    for t in (batch1, batch2):
+        if t.ndim < 3:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-max(t.ndim, 1)}, "
+                             f"{max(t.ndim, 1) - 1}], but got 2)")
     n, p = batch1.shape[1], batch2.shape[2]
+    if tuple(input.shape) != (n, p):
+        _expandable(input.shape, (n, p))
+    for t, name in ((batch1, "batch1"), (batch2, "batch2")):
+        if t.ndim != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    if batch1.shape[0] != batch2.shape[0]:
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {batch1.shape[0]} and "
+                           f"{batch2.shape[0]}")
+    if batch1.shape[2] != batch2.shape[1]:
+        raise RuntimeError(f"Incompatible matrix sizes for bmm ({batch1.shape[1]}x{batch1.shape[2]} and "
+                           f"{batch2.shape[1]}x{batch2.shape[2]})")
+    _check_batches(batch1, batch2)
     # sum_b b1[b] @ b2[b] is one matmul over the concatenated inner dimension
     a = batch1.transpose(1, 0, 2).reshape(n, -1)
     b = batch2.reshape(-1, p)
@@ -400,9 +416,9 @@ def trace(input):
     _no_bool(input, "trace")
     d = ops.diagonal(input)
     if input.dtype == _bf16:
-        return ops.sum(d.astype(_f32)).astype(_bf16)
+        return cast(ops.sum(cast(d, _f32)), _bf16)
     if dtype_of(input)._cat == D._INT:
-        d = d.astype(ms.int64)   # torch sums integers in int64
+        d = cast(d, ms.int64)   # torch sums integers in int64
     return ops.sum(d)
 
 
@@ -423,7 +439,7 @@ def cross(input, other, dim=None):
                            f"{other.shape[dim - len(shape) + other.ndim]}")
     a, b = ops.broadcast_to(input, shape), ops.broadcast_to(other, shape)
     if a.dtype == _bf16:
-        return cross(a.astype(_f32), b.astype(_f32), dim).astype(_bf16)
+        return cast(cross(cast(a, _f32), cast(b, _f32), dim), _bf16)
     x = [ops.narrow(a, dim, i, 1) for i in range(3)]
     y = [ops.narrow(b, dim, i, 1) for i in range(3)]
     c = [ops.sub(ops.mul(x[1], y[2]), ops.mul(x[2], y[1])),
@@ -454,7 +470,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     diff = ops.sub(ops.expand_dims(a, -2), ops.expand_dims(b, -3))   # (..., P, R, M)
     absd = ops.abs(diff)
     if p == 0:
-        return ops.sum(ops.ne(diff, 0).astype(diff.dtype), -1)
+        return ops.sum(cast(ops.ne(diff, 0), diff.dtype), -1)
     if p == 1:
         return ops.sum(absd, -1)
     if math.isinf(p):
@@ -707,7 +723,7 @@ def einsum(*args):
     if operands and operands[0].dtype == ms.bool_:
         _no_bool(operands[0], "bmm")
     bf16 = bool(operands) and operands[0].dtype == _bf16
-    ts = [o.astype(_f32) if bf16 else o for o in operands]
+    ts = [cast(o, _f32) if bf16 else o for o in operands]
     items = [_diagonalize(t, ls) for t, ls in zip(ts, labels)]
     # drop labels no one else needs before contracting, then contract left to right
     for k in range(len(items)):
@@ -724,4 +740,4 @@ def einsum(*args):
         t = t.transpose(*[ls.index(l) for l in out]) if ls else t
     if tuple(t.shape) != shape:
         t = ops.broadcast_to(t, shape)
-    return t.astype(_bf16) if bf16 else t
+    return cast(t, _bf16) if bf16 else t

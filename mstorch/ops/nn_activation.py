@@ -7,7 +7,8 @@ keyed ``nn.functional.<name>``, that call those implementations.
 MindSpore 2.10 CPU kernels checked against torch (forward and gradient, x in [-30, 30]): Elu (alpha 1),
 GeLU (tanh form), SiLU, Sigmoid, HSigmoid, Softplus, Softsign, SoftShrink (float32/16 only) match. Not used:
 ReLU6/HardTanh/LeakyReLU/HSwish (gradient differs from torch's exactly at the kinks), SeLU and Mish
-(wrong gradient), LogSigmoid (log(sigmoid(x)): -inf below -104), Tanh (1e-4 relative error for |x| > 4).
+(wrong gradient), LogSigmoid (log(sigmoid(x)): -inf below -104), Tanh (1e-4 relative error for
+|x| > 2: torch.tanh's accurate composition is used).
 bfloat16 has no CPU kernels: half types compute in float32 and round once, as torch's opmath does.
 """
 import math
@@ -21,10 +22,10 @@ from mindspore.ops import operations as P
 from .. import _dtype as D
 from .. import random as R
 from .._tensor import Tensor, wrap, scalar_type_name
-from ._helpers import dtype_of, float_result, scalar_tensor, wrap_dim
+from ._helpers import dtype_of, float_result, scalar_tensor, wrap_dim, cast
 from ._registry import OPS, register
 from . import activation as _top
-from .pointwise import _not_impl
+from .pointwise import _not_impl, tanh_accurate
 from .reduction import vector_norm
 from ._views import grad_source
 
@@ -60,7 +61,7 @@ def _float_only(x, kernel):
 def _in_float(fn, x, *args):
     """Half types compute in float32 and round once (torch's opmath; MindSpore has no bfloat16 CPU kernels)."""
     if x.dtype in _HALF:
-        return fn(x.astype(_f32), *args).astype(x.dtype)
+        return cast(fn(cast(x, _f32), *args), x.dtype)
     return fn(x, *args)
 
 
@@ -131,8 +132,8 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     if input.dtype is _bool:
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
                            "invert a mask, use the `~` or `logical_not()` operator instead.")
-    if dtype is None and input.dtype is _bf16:
-        return _top.softmax(ops.neg(input.astype(_f32)), dim, None).astype(_bf16)
+    if dtype is None and input.dtype is _bf16:   # no bfloat16 Neg kernel; the negation is exact in float32
+        return cast(_top.softmax(ops.neg(cast(input, _f32)), dim, None), _bf16)
     return _top.softmax(ops.neg(input), dim, dtype)
 
 
@@ -305,21 +306,13 @@ def logsigmoid(input):
     return _in_float(_logsigmoid32, input)
 
 
-def _tanh_accurate(x):
-    # MindSpore's Tanh is exact below |x| = 2 and up to 1e-4 off above; there 1 - 2 sigmoid(-2|x|)
-    # is exact (the sigmoid is small, so its relative error barely reaches the result)
-    ax = ops.abs(x)
-    tail = ops.mul(ops.sign(x), ops.sub(_c(1.0, x), ops.mul(ops.sigmoid(ops.mul(ax, _c(-2.0, x))), _c(2.0, x))))
-    return ops.where(ops.less(ax, _c(2.0, x)), ops.tanh(x), tail)
-
-
 @register("tanhshrink", family=F, function=False, method=False, functional=True)
 def tanhshrink(input):
     if input.dtype is _bool:
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
                            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
     x = float_result(input)
-    return _in_float(lambda v: ops.sub(v, _tanh_accurate(v)), x)
+    return _in_float(lambda v: ops.sub(v, tanh_accurate(v)), x)
 
 
 def _softshrink(x, lambd):
@@ -364,7 +357,7 @@ def _rrelu(input, lower, upper, training, generator, inplace):
     if not training:
         return _leaky_relu(x, (lower + upper) / 2)
     _float_only(x, "rrelu_with_noise_out_cpu")
-    host = (x.astype(_f32) if x.dtype in _HALF else x).asnumpy()
+    host = (cast(x, _f32) if x.dtype in _HALF else x).asnumpy()
     neg = host <= 0
     noise = np.ones(host.shape, np.float64 if x.dtype is _f64 else np.float32)
     k = int(neg.sum())
@@ -372,7 +365,7 @@ def _rrelu(input, lower, upper, training, generator, inplace):
         noise[neg] = R.uniform(R._check_generator(generator), k, D.float64, float(lower), float(upper))
     n = ms.Tensor(noise)
     if x.dtype in _HALF:
-        return ops.mul(x.astype(_f32), n).astype(x.dtype)
+        return cast(ops.mul(cast(x, _f32), n), x.dtype)
     return ops.mul(x, n)
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import mindspore as ms
 from mindspore import ops
 
-from ._helpers import dtype_of
+from ._helpers import dtype_of, cast
 from ._registry import register
 from .nn_linear import linear as _linear_op
 
@@ -132,7 +132,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa)
     out_dt = query.dtype
     if out_dt in _LOW:
-        query, key, value = (t.astype(ms.float32) for t in (query, key, value))
+        query, key, value = (cast(t, ms.float32) for t in (query, key, value))
     dt = query.dtype
     if enable_gqa and query.ndim >= 3:
         hq = query.shape[-3]
@@ -151,14 +151,14 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             dead = ops.logical_not(ops.any(attn_mask, -1, keep_dims=True))
             attn_mask = _additive(attn_mask, dt, keep_true=True)
         else:
-            attn_mask = attn_mask if attn_mask.dtype == dt else attn_mask.astype(dt)
+            attn_mask = attn_mask if attn_mask.dtype == dt else cast(attn_mask, dt)
             dead = ops.all(ops.equal(attn_mask, _NEG_INF), -1, keep_dims=True)
         scores = ops.add(scores, attn_mask)
     p = _safe_softmax(scores, dead)
     if dropout_p > 0:
         p = _dropout(p, dropout_p)
     out = ops.matmul(p, value)
-    return out if out_dt == dt else out.astype(out_dt)
+    return out if out_dt == dt else cast(out, out_dt)
 
 
 # --- multi_head_attention_forward ---------------------------------------------------------------------

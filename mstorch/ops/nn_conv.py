@@ -15,7 +15,7 @@ import mindspore as ms
 from mindspore import ops
 from mindspore.ops import operations as P
 
-from ._helpers import dtype_of
+from ._helpers import dtype_of, cast
 from ._registry import register
 
 F = "nn.conv"
@@ -69,6 +69,13 @@ def _check_common(input, weight, bias, stride, padding, dilation, groups, n):
     if bias is not None and bias.dtype != input.dtype:
         raise RuntimeError(f"Input type ({_name(input).lower()}) and bias type ({_name(bias).lower()}) "
                            f"should be the same")
+    if weight.ndim != n + 2 and weight.ndim >= 3 and n > 1:
+        # torch sizes the convolution by the weight, then checks the stride given for the input's rank
+        raise RuntimeError(f"expected stride to be a single integer value or a list of {weight.ndim - 2} values to "
+                           f"match the convolution dimensions, but got stride={list(stride)}")
+    if weight.ndim > n + 2:
+        raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight "
+                           f"{_sizes(weight)}, but got {input.ndim}-dimensional input of size {_sizes(input)} instead")
     if weight.ndim != n + 2:
         raise RuntimeError(f"Expected {n + 2}-dimensional weight for {n + 2}-dimensional input "
                            f"{_sizes(input)}, but got {weight.ndim}-dimensional weight of size "
@@ -146,8 +153,8 @@ def _conv_run(x, w, b, stride, pad, dilation, groups, n):
     """A validated convolution with symmetric padding ``pad`` on batched input."""
     dt = x.dtype
     if dt == ms.bfloat16:
-        x, w = x.astype(ms.float32), w.astype(ms.float32)
-        b = None if b is None else b.astype(ms.float32)
+        x, w = cast(x, ms.float32), cast(w, ms.float32)
+        b = None if b is None else cast(b, ms.float32)
     elif dt not in _NATIVE:
         return _conv_im2col(x, w, b, stride, pad, dilation, groups)
     mode = "pad" if any(pad) else "valid"
@@ -157,7 +164,7 @@ def _conv_run(x, w, b, stride, pad, dilation, groups, n):
         out = ops.conv2d(x, w, b, stride, mode, pad, dilation, groups)
     else:
         out = ops.conv3d(x, w, b, stride, mode, pad, dilation, groups)
-    return out.astype(dt) if dt == ms.bfloat16 else out
+    return cast(out, dt) if dt == ms.bfloat16 else out
 
 
 def _conv_im2col(x, w, b, stride, pad, dilation, groups):
@@ -238,12 +245,13 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     out = [(s - 1) * st - 2 * p + d * (k - 1) + op + 1
            for s, st, p, d, k, op in zip(input.shape[2:], stride, padding, dilation, kernel, output_padding)]
     if any(o <= 0 for o in out):
-        raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, input.shape[2:]))}). "
-                           f"Calculated output size per channel: ({' x '.join(map(str, out))}). "
+        lead = [1] if n == 1 else []   # torch runs 1-d convolutions as 2-d ones of height 1
+        raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, lead + list(input.shape[2:])))}). "
+                           f"Calculated output size per channel: ({' x '.join(map(str, lead + out))}). "
                            f"Output size is too small")
     y = _transpose_run(input, weight, stride, padding, output_padding, groups, dilation, out, n)
     if bias is not None:
-        y = y + bias.astype(y.dtype).reshape((1, cout) + (1,) * n)
+        y = y + cast(bias, y.dtype).reshape((1, cout) + (1,) * n)
     return y.squeeze(0) if unbatched else y
 
 
@@ -262,7 +270,7 @@ def _transpose3d(cin, cout, kernel, pad, stride, dilation, groups, output_paddin
 def _transpose_run(x, w, stride, padding, output_padding, groups, dilation, out, n):
     dt = x.dtype
     if dt == ms.bfloat16:
-        x, w = x.astype(ms.float32), w.astype(ms.float32)
+        x, w = cast(x, ms.float32), cast(w, ms.float32)
     elif dt not in _NATIVE:
         return _transpose_composed(x, w, stride, padding, output_padding, groups, dilation, n)
     cout = w.shape[1] * groups
@@ -280,7 +288,7 @@ def _transpose_run(x, w, stride, padding, output_padding, groups, dilation, out,
                          output_padding)(x, w)
     else:
         y = _transpose_composed(x, w, stride, padding, output_padding, groups, dilation, n)
-    return y.astype(dt) if dt == ms.bfloat16 else y
+    return cast(y, dt) if dt == ms.bfloat16 else y
 
 
 def _transpose_composed(x, w, stride, padding, output_padding, groups, dilation, n):

@@ -2,7 +2,7 @@
 from mindspore import ops
 
 from .. import _dtype as D
-from ._helpers import promote, wrap_dim
+from ._helpers import promote, wrap_dim, cast
 from ._registry import register
 from .nn_loss import F, _c, _float_only, _in_float, _mode, _pair, _reduce, _sg, _tname
 from .reduction import vector_norm
@@ -15,7 +15,7 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     nd = max(a.ndim, b.ndim)
     d = ops.add(ops.sub(a, b), _c(eps, a))
     if d.ndim == 0:
-        return ops.abs(d) if p != 0 else ops.ne(d, _c(0, d)).astype(d.dtype)
+        return ops.abs(d) if p != 0 else cast(ops.ne(d, _c(0, d)), d.dtype)
     return _in_float(lambda v: vector_norm(v, p, (max(nd - 1, 0),), keepdim), d)
 
 

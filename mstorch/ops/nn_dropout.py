@@ -17,6 +17,7 @@ from mindspore import ops
 from .. import _dtype as D
 from .. import random as R
 from .._tensor import wrap, scalar_type_name
+from .._cast import cast
 from ._registry import register
 
 F = "nn.dropout"
@@ -41,7 +42,7 @@ def _round(arr, dt):
 def _device(arr, dt):
     arr = np.ascontiguousarray(arr)
     if dt is D.bfloat16:
-        return ms.Tensor(arr.astype(_f32)).astype(ms.bfloat16)
+        return cast(ms.Tensor(arr.astype(_f32)), ms.bfloat16)
     return ms.Tensor(arr.astype(dt._np, copy=False))
 
 

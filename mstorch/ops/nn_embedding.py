@@ -12,6 +12,7 @@ from mindspore import ops
 
 from .. import _dtype as D
 from .._tensor import wrap
+from .._cast import cast
 from ._registry import register
 
 F = "nn.embedding"
@@ -41,7 +42,7 @@ def _renorm_(weight, rows, max_norm, norm_type):
         return
     w = weight._ms
     sub = ops.gather(w, ms.Tensor(rows.astype(np.int64)), 0)
-    vals = sub.astype(ms.float32).asnumpy().astype(np.float64) if w.dtype == ms.bfloat16 else \
+    vals = cast(sub, ms.float32).asnumpy().astype(np.float64) if w.dtype == ms.bfloat16 else \
         sub.asnumpy().astype(np.float64)
     if norm_type == float("inf"):
         norms = np.abs(vals).max(1)
@@ -53,7 +54,7 @@ def _renorm_(weight, rows, max_norm, norm_type):
     if not big.any():
         return
     scale = np.where(big, max_norm / (norms + 1e-7), 1.0)[:, None]
-    new = ops.mul(sub, ms.Tensor(scale.astype(np.float32)).astype(w.dtype))
+    new = ops.mul(sub, cast(ms.Tensor(scale.astype(np.float32)), w.dtype))
     updated = ops.tensor_scatter_update(w, ms.Tensor(rows[big].astype(np.int64)[:, None]),
                                         new[ms.Tensor(np.nonzero(big)[0].astype(np.int64))])
     with no_grad():
@@ -101,7 +102,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         s = 1.0 / counts[host]
         if padding_idx is not None:
             s = np.where(host == padding_idx, 0.0, s)
-        out = _grad_scale(out, ms.Tensor(s[..., None].astype(np.float32)).astype(out.dtype))
+        out = _grad_scale(out, cast(ms.Tensor(s[..., None].astype(np.float32)), out.dtype))
     elif padding_idx is not None and (host == padding_idx).any():
         mask = ms.Tensor((host == padding_idx)[..., None])
         out = ops.select(mask.broadcast_to(out.shape), ops.stop_gradient(out), out)
@@ -180,7 +181,12 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if off.size and off[-1] > total:
         raise RuntimeError(f"offsets[-1] can not be greater than input's length {total} but got offsets[-1] of "
                            f"{int(off[-1])}")
-    if np.any(np.diff(off) < 0) or host.size and (host.min() < 0 or host.max() >= n):
+    flat = host.reshape(-1)
+    bad = np.nonzero((flat < 0) | (flat >= n))[0]
+    if bad.size:
+        i = int(bad[0])
+        raise RuntimeError(f"Index {i} of input takes value {int(flat[i])} which is not in the valid range [0, {n})")
+    if np.any(np.diff(off) < 0):
         raise RuntimeError("Expected i < index_size to be true, but got false.  (Could this error message be "
                            "improved?  If so, please report an enhancement request to PyTorch.)")
     nbags = off.size - 1 if include_last_offset else off.size
@@ -193,7 +199,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         if scale_grad_by_freq:
             rows = _freq_scale(rows, host, n)
         if psw is not None:
-            rows = rows * psw.astype(rows.dtype)[:, None]
+            rows = rows * cast(psw, rows.dtype)[:, None]
         rows = rows.reshape(nbags, fixed, dim)
         if mode == "sum":
             return wrap(ops.sum(rows, 1))
@@ -213,7 +219,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         rows = _freq_scale(rows, host[pos], n)
     if psw is not None:
         p = psw if pos.size == total else ops.gather(psw, ms.Tensor(pos.astype(np.int64)), 0)
-        rows = rows * p.astype(rows.dtype)[:, None]
+        rows = rows * cast(p, rows.dtype)[:, None]
     seg = ms.Tensor(bag[pos].astype(np.int32))
     if mode == "max":
         out = ops.unsorted_segment_max(rows, seg, nbags)
@@ -223,13 +229,13 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         return wrap(out)
     out = ops.unsorted_segment_sum(rows, seg, nbags)
     if mode == "mean":
-        out = out / ms.Tensor(np.maximum(counts, 1).astype(np.float32)[:, None]).astype(out.dtype)
+        out = out / cast(ms.Tensor(np.maximum(counts, 1).astype(np.float32)[:, None]), out.dtype)
     return wrap(out)
 
 
 def _freq_scale(rows, host, n):
     counts = np.bincount(host, minlength=n)
-    return _grad_scale(rows, ms.Tensor((1.0 / counts[host])[:, None].astype(np.float32)).astype(rows.dtype))
+    return _grad_scale(rows, cast(ms.Tensor((1.0 / counts[host])[:, None].astype(np.float32)), rows.dtype))
 
 
 @register("one_hot", family=F, function=False, method=False, functional=True)
@@ -249,4 +255,4 @@ def one_hot(tensor, num_classes=-1):
     elif num_classes < 0:
         raise RuntimeError("Class values must be smaller than num_classes.")
     classes = ms.Tensor(np.arange(num_classes, dtype=np.int64))
-    return ops.equal(tensor.reshape(tuple(tensor.shape) + (1,)), classes).astype(ms.int64)
+    return cast(ops.equal(tensor.reshape(tuple(tensor.shape) + (1,)), classes), ms.int64)

@@ -9,9 +9,8 @@ F = "nn.linear"
 
 @register("linear", family=F, function=False, method=False, functional=True)
 def linear(input, weight, bias=None):
-    if input.dtype != weight.dtype:
-        raise RuntimeError(
-            f"mat1 and mat2 must have the same dtype, but got {_n(input)} and {_n(weight)}")
+    if input.dtype != weight.dtype or bias is not None and input.ndim == 2 and bias.dtype != weight.dtype:
+        _dtype_error(input, weight, bias)
     if input.shape[-1] != weight.shape[-1]:
         rows = 1
         for s in input.shape[:-1]:
@@ -28,6 +27,17 @@ def linear(input, weight, bias=None):
 
 
 _MATMUL_T = ops.MatMul(transpose_b=True)
+
+
+def _dtype_error(input, weight, bias):
+    # the message of the torch kernel that meets the mismatch: addmm for 2-D input with bias, else matmul
+    if bias is not None and input.ndim == 2:
+        if bias.dtype != weight.dtype:
+            raise RuntimeError(f"self and mat2 must have the same dtype, but got {_n(bias)} and {_n(weight)}")
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_n(input)} and {_n(weight)}")
+    from .pointwise import _c_name
+    raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_c_name(dtype_of(input))} != "
+                       f"{_c_name(dtype_of(weight))}")
 
 
 def _n(t):

@@ -17,7 +17,8 @@ from mindspore.ops import operations as P
 from .. import _dtype as D
 from .. import _ms_private as _P
 from .._tensor import scalar_type_name
-from ._helpers import dtype_of, promote, scalar_tensor
+from ._helpers import dtype_of, promote, scalar_tensor, cast
+from ._views import infer_size
 from ._registry import OPS, register
 from .pointwise import _not_impl
 
@@ -77,7 +78,7 @@ def _float_only(t, kernel):
 
 
 def _upcast(x):
-    return x.astype(_f32) if x.dtype in _HALF else x
+    return cast(x, _f32) if x.dtype in _HALF else x
 
 
 def _sg(t):
@@ -290,7 +291,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if scale is not None:
         rows = ops.mul(rows, scale)
     out = _finish_rows(rows, mode, tg, target.shape)
-    return out.astype(x.dtype) if x.dtype in _HALF else out
+    return cast(out, x.dtype) if x.dtype in _HALF else out
 
 
 def _cross_entropy_prob(input, target, weight, mode, ignore_index, smoothing, C):
@@ -308,7 +309,7 @@ def _cross_entropy_prob(input, target, weight, mode, ignore_index, smoothing, C)
     if smoothing > 0:
         t = ops.add(ops.mul(t, _c(1 - smoothing, t)), _c(smoothing / C, t))
     if weight is not None:
-        w = weight.astype(t.dtype)
+        w = cast(weight, t.dtype)
         t = ops.mul(t, w.reshape((C,) + (1,) * (t.ndim - 2)) if t.ndim > 1 else w)
     if input.size == 0:
         return _empty_loss(x, (x.shape[0],) + tuple(x.shape[2:]), mode)
@@ -320,7 +321,7 @@ def _cross_entropy_prob(input, target, weight, mode, ignore_index, smoothing, C)
         out = rows.reshape(lead)
     else:
         out = ops.mean(rows) if mode == "mean" else ops.sum(rows)
-    return out.astype(x.dtype) if x.dtype in _HALF else out
+    return cast(out, x.dtype) if x.dtype in _HALF else out
 
 
 @register("nll_loss", family=F, function=False, method=False, functional=True)
@@ -339,7 +340,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         picked = ops.mul(picked, ms.from_numpy(tg.row_w.astype(dtype_of(x)._np)))
     rows = ops.neg(picked)
     out = _finish_rows(rows, mode, tg, target.shape)
-    return out.astype(input.dtype) if input.dtype in _HALF else out
+    return cast(out, input.dtype) if input.dtype in _HALF else out
 
 
 # --- binary cross-entropy ---------------------------------------------------------------------------
@@ -354,7 +355,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise RuntimeError(f"Found dtype {_tname(target)} but expected {_tname(input)}")
     _float_only(input, "binary_cross_entropy")
     _no_grad_weight(weight, "binary_cross_entropy")
-    host = (input.astype(_f32) if input.dtype is _bf16 else input).asnumpy()
+    host = (cast(input, _f32) if input.dtype is _bf16 else input).asnumpy()
     lo, hi = (host.min(), host.max()) if host.size else (0.5, 0.5)
     if not (lo >= 0 and hi <= 1) or np.isnan(host).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
@@ -363,7 +364,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         prim = _BCE.get(mode)
         if prim is None:
             prim = _BCE[mode] = P.BinaryCrossEntropy(mode)
-        w = None if weight is None else weight.astype(_f32).broadcast_to(input.shape)
+        w = None if weight is None else cast(weight, _f32).broadcast_to(input.shape)
         return prim(input, target, w)
     x, t = _upcast(input), _upcast(target)
     one, floor = _c(1, x), _c(-100.0, x)
@@ -379,7 +380,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if weight is not None:
         loss = ops.mul(loss, _upcast(weight).broadcast_to(np.broadcast_shapes(tuple(weight.shape), tuple(t.shape))))
     out = _reduce(loss, mode)
-    return out.astype(input.dtype) if input.dtype in _HALF else out
+    return cast(out, input.dtype) if input.dtype in _HALF else out
 
 
 @register("binary_cross_entropy_with_logits", family=F, function=False, method=False, functional=True)
@@ -397,13 +398,12 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                            f"{_tname(target)}")
     if x.dtype is not target.dtype:
         # torch's result has the target's dtype ((1 - target) is computed in place)
-        return binary_cross_entropy_with_logits(x, t, weight, reduction=mode, pos_weight=pos_weight).astype(
-            target.dtype)
+        return cast(binary_cross_entropy_with_logits(x, t, weight, reduction=mode, pos_weight=pos_weight), target.dtype)
     fused = x.dtype is _f32 and not _needs_grad(target) and not (weight is not None and _needs_grad(weight)) \
         and not (pos_weight is not None and _needs_grad(pos_weight))
     if fused:
-        w = _ones(x) if weight is None else weight.astype(_f32)
-        pw = _ones(x) if pos_weight is None else pos_weight.astype(_f32)
+        w = _ones(x) if weight is None else cast(weight, _f32)
+        pw = _ones(x) if pos_weight is None else cast(pos_weight, _f32)
         prim = _BCE_LOGITS.get(mode)
         if prim is None:
             prim = _BCE_LOGITS[mode] = P.BCEWithLogitsLoss(mode)
@@ -417,7 +417,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if weight is not None:
         loss = ops.mul(loss, _upcast(weight))
     out = _reduce(loss, mode)
-    return out.astype(x.dtype) if x.dtype in _HALF else out
+    return cast(out, x.dtype) if x.dtype in _HALF else out
 
 
 _ONES = {}
@@ -479,7 +479,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     _float_only(x, "smooth_l1_cpu")
     if x.dtype is _bf16:
-        return smooth_l1_loss(x.astype(_f32), t.astype(_f32), reduction=mode, beta=beta).astype(_bf16)
+        return cast(smooth_l1_loss(cast(x, _f32), cast(t, _f32), reduction=mode, beta=beta), _bf16)
     key = (float(beta), mode)
     prim = _SMOOTH_L1.get(key)
     if prim is None:
@@ -573,9 +573,8 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     if input1.ndim != input2.ndim or input1.ndim != target.ndim:
         raise RuntimeError("margin_ranking_loss : All input tensors should have same dimension but got sizes: "
                            f"input1: {_size(input1)}, input2: {_size(input2)}, target: {_size(target)} ")
-    if not (tuple(input1.shape) == tuple(input2.shape) == tuple(target.shape)):
-        raise RuntimeError("margin_ranking_loss: all input tensors should have same size but got sizes: "
-                           f"input1: {list(input1.shape)}, input2: {list(input2.shape)}, target: {list(target.shape)}")
+    # torch computes (-target * (input1 - input2) + margin).clamp_min_(0): its broadcasting and messages
+    infer_size(tuple(target.shape), infer_size(tuple(input1.shape), tuple(input2.shape)))
     a, b, _ = promote(input1, input2)
     d, t, _ = promote(ops.sub(a, b), target)
     loss = ops.clamp(ops.add(ops.mul(ops.neg(t), d), _c(margin, d)), 0.0)
@@ -599,12 +598,12 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     x, t, _ = promote(input, target)
     _float_only(x, "soft_margin_loss")
     out = _reduce(_in_float(lambda v, w: _SOFTPLUS(ops.neg(ops.mul(w, v))), x, t), mode)
-    return out if out.dtype == input.dtype else out.astype(input.dtype)
+    return out if out.dtype == input.dtype else cast(out, input.dtype)
 
 
 def _in_float(fn, x, *rest):
     if x.dtype in _HALF:
-        return fn(x.astype(_f32), *(r.astype(_f32) for r in rest)).astype(x.dtype)
+        return cast(fn(cast(x, _f32), *(cast(r, _f32) for r in rest)), x.dtype)
     return fn(x, *rest)
 
 
@@ -673,7 +672,9 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     x = input.reshape(1, -1) if input.ndim < 2 else input
     N, C = x.shape
     if not (target.ndim <= 1 and target.size == N):
-        raise RuntimeError(f"inconsistent target size, expected {N} but got {list(target.shape)}")
+        raise RuntimeError("multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
+                           f"samples (batch size). Expected target size [{N}], but got {list(target.shape)}. Input "
+                           f"has shape {list(input.shape)}.")
     _no_grad_weight(weight, "multi_margin_loss")
     if input.dtype in _HALF:
         _not_impl("multi_margin_loss_cpu_kernel", input)
@@ -691,12 +692,12 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     others[np.arange(N), tn] = 0
     h = ops.mul(h, ms.Tensor(others))
     if weight is not None:
-        h = ops.mul(h, ops.gather(_upcast(weight).astype(xu.dtype), ms.Tensor(tn), 0).reshape(-1, 1))
+        h = ops.mul(h, ops.gather(cast(_upcast(weight), xu.dtype), ms.Tensor(tn), 0).reshape(-1, 1))
     loss = ops.div(ops.sum(h, 1), _c(C, h))
     if input.ndim < 2:
         loss = loss.reshape(())
     out = _reduce(loss, mode)
-    return out.astype(input.dtype) if input.dtype in _HALF else out
+    return cast(out, input.dtype) if input.dtype in _HALF else out
 
 
 @register("multilabel_margin_loss", family=F, function=False, method=False, functional=True)
@@ -719,7 +720,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
             if j < 0:
                 break
             if j >= C:
-                raise RuntimeError(f"Target {j} is out of bounds.")
+                raise RuntimeError("argument #2 'target' is out of range")
             counts[n, j] += 1
             is_target[n, j] = True
     _float_only(x, "multilabel_margin_loss_forward_out_frame")
@@ -732,7 +733,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     if input.ndim < 2:
         loss = loss.reshape(())
     out = _reduce(loss, mode)
-    return out.astype(input.dtype) if input.dtype in _HALF else out
+    return cast(out, input.dtype) if input.dtype in _HALF else out
 
 
 # --- CTC: MindSpore's CTCLossV2 CPU kernel matches torch's values and gradients ---------------------

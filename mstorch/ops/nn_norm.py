@@ -16,6 +16,7 @@ from mindspore.ops import operations as P
 from .. import _dtype as D
 from .. import _ms_private as _P
 from .._tensor import wrap, scalar_type_name
+from .._cast import cast
 from ._registry import register
 
 F = "nn.norm"
@@ -64,7 +65,7 @@ def _not_float(x, kernel):
 
 
 def _f32(t):
-    return t if t.dtype == _F32 else t.astype(_F32)
+    return t if t.dtype == _F32 else cast(t, _F32)
 
 
 def _ms(t):
@@ -111,7 +112,7 @@ def _bn_fused(xm, w, b, rmean, rvar, training, momentum, eps, update, c):
     shape = xm.shape
     x4 = xm if xm.ndim <= 4 else xm.reshape(shape[0], c, -1, 1)
     if dt != _F32:
-        x4 = x4.astype(_F32)
+        x4 = cast(x4, _F32)
     w = _const((c,), 1.0) if w is None else _f32(w)
     b = _const((c,), 0.0) if b is None else _f32(b)
     if rmean is None:   # batch statistics only: the kernel updates these scratch stats, then they are dropped
@@ -129,7 +130,7 @@ def _bn_fused(xm, w, b, rmean, rvar, training, momentum, eps, update, c):
         if rv is not rvar._ms:
             rvar._write(rv)
     if dt != _F32:
-        out = out.astype(dt)
+        out = cast(out, dt)
     return out.reshape(shape) if out.shape != shape else out
 
 
@@ -146,11 +147,11 @@ def _bn_composed(xm, w, b, rmean, rvar, training, momentum, eps, update):
             m = _P.detach(mean).reshape(-1)
             v = _P.detach(var).reshape(-1) * (n / (n - 1) if n > 1 else float("nan"))
             rm, rv = rmean._ms, rvar._ms
-            rmean._write((rm * (1 - momentum) + m.astype(rm.dtype) * momentum).astype(rm.dtype))
-            rvar._write((rv * (1 - momentum) + v.astype(rv.dtype) * momentum).astype(rv.dtype))
+            rmean._write(cast(rm * (1 - momentum) + cast(m, rm.dtype) * momentum, rm.dtype))
+            rvar._write(cast(rv * (1 - momentum) + cast(v, rv.dtype) * momentum, rv.dtype))
     else:
-        mean = rmean._ms.astype(xm.dtype).reshape(shape)
-        out = (xm - mean) * ops.rsqrt(rvar._ms.astype(xm.dtype).reshape(shape) + eps)
+        mean = cast(rmean._ms, xm.dtype).reshape(shape)
+        out = (xm - mean) * ops.rsqrt(cast(rvar._ms, xm.dtype).reshape(shape) + eps)
     if w is not None:
         out = out * w.reshape(shape)
     if b is not None:
@@ -241,7 +242,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
         w = _const(ns, 1.0) if weight is None else _f32(weight)
         b = _const(ns, 0.0) if bias is None else _f32(bias)
         out = _ln_prim(axis, float(eps))(_f32(input), w, b)[0]
-        return out if dt == _F32 else out.astype(dt)
+        return out if dt == _F32 else cast(out, dt)
     axes = tuple(range(axis, input.ndim))
     mean = ops.mean(input, axes, keep_dims=True)
     cen = input - mean
@@ -265,7 +266,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     r = ops.rsqrt(ops.mean(x * x, axes, keep_dims=True) + eps)
     out = x * r
     if out.dtype != dt:
-        out = out.astype(dt)
+        out = cast(out, dt)
     return out if weight is None else out * weight
 
 
@@ -292,11 +293,11 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enable
     dt = input.dtype
     x = _f32(input) if dt in _LOW else input
     x3 = x.reshape(shape[0], c, -1) if input.ndim != 3 else x
-    w = ops.ones(c, x.dtype) if weight is None else weight.astype(x.dtype)
-    b = ops.zeros(c, x.dtype) if bias is None else bias.astype(x.dtype)
+    w = ops.ones(c, x.dtype) if weight is None else cast(weight, x.dtype)
+    b = ops.zeros(c, x.dtype) if bias is None else cast(bias, x.dtype)
     out = ops.group_norm(x3, num_groups, w, b, float(eps))
     out = out.reshape(shape) if input.ndim != 3 else out
-    return out if out.dtype == dt else out.astype(dt)
+    return out if out.dtype == dt else cast(out, dt)
 
 
 # --- local response norm ---------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import numpy as np
 import mindspore as ms
 from mindspore import ops
 
-from ._helpers import dtype_of
+from ._helpers import dtype_of, cast
 from ._registry import register
 
 F = "nn.pad"
@@ -70,7 +70,7 @@ def pad(input, pad, mode="constant", value=None):
         if size + lo + hi < 0 or mode != "circular" and size + lo + hi <= 0:
             raise RuntimeError(f"input (W: {size}) is too small. Calculated output W: {size + lo + hi}")
     dt = input.dtype
-    x = input.astype(ms.float32) if dt == ms.bfloat16 else input.astype(ms.uint8) if dt == ms.bool_ else input
+    x = cast(input, ms.float32) if dt == ms.bfloat16 else cast(input, ms.uint8) if dt == ms.bool_ else input
     if mode == "circular" and any(lo < 0 or hi < 0 for _, lo, hi in dims):
         # torch crops first, then wraps around the cropped tensor
         x = ops.pad(x, tuple(min(p, 0) for p in pad))
@@ -84,17 +84,17 @@ def pad(input, pad, mode="constant", value=None):
         for dim, lo, hi in dims:
             if lo or hi:
                 out = ops.gather(out, _indices(mode, out.shape[dim], lo, hi), dim)
-    return out.astype(dt) if out.dtype != dt else out
+    return cast(out, dt) if out.dtype != dt else out
 
 
 def _constant(input, pad, value):
-    for i in range(len(pad) // 2):
-        dim = input.ndim - 1 - i
-        size = input.shape[dim]
-        if size + pad[2 * i] + pad[2 * i + 1] < 0:
-            raise RuntimeError(f"The input size {size}, plus negative padding {pad[2 * i]} and {pad[2 * i + 1]} "
-                               f"resulted in a negative output size, which is invalid. Check dimension {dim} "
-                               f"of your input.")
+    # torch first narrows the input by the negative pads, outer dims first, left pad before right
+    for i in reversed(range(len(pad) // 2)):
+        size = input.shape[input.ndim - 1 - i]
+        for p in pad[2 * i:2 * i + 2]:
+            size += min(p, 0)
+            if size < 0:
+                raise RuntimeError("narrow(): length must be non-negative.")
     dt = input.dtype
     d = dtype_of(input)
     if dt == ms.bool_:
@@ -102,7 +102,7 @@ def _constant(input, pad, value):
     elif not (d.is_floating_point or d.is_complex):
         value = int(value)
     if dt == ms.bfloat16:
-        return ops.pad(input.astype(ms.float32), tuple(pad), "constant", value).astype(dt)
+        return cast(ops.pad(cast(input, ms.float32), tuple(pad), "constant", value), dt)
     return ops.pad(input, tuple(pad), "constant", value)
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import mindspore as ms
 from mindspore import ops
 
-from ._helpers import dtype_of
+from ._helpers import dtype_of, cast
 from ._registry import register
 from .nn_conv import _name, pad_tuple
 
@@ -102,8 +102,36 @@ def _check_dtype(x, fn, ints=True):
 
 # --- max pooling -------------------------------------------------------------------------------
 
+def _one(v):
+    return v[0] if isinstance(v, (tuple, list)) and len(v) == 1 else v
+
+
+def _check_max_pool1d(x, kernel_size, stride, padding, dilation, ceil_mode):
+    """torch's checks of max_pool1d without indices (its own kernel, its own messages)."""
+    k, p, d = _one(kernel_size), _one(padding), _one(dilation)
+    s = k if stride is None or stride == () or stride == [] else _one(stride)
+    if not all(isinstance(v, int) for v in (k, s, p, d)):
+        return
+    if k <= 0:
+        raise RuntimeError(f"max_pool1d() kernel_size must be greater than zero, but got {k}")
+    if s <= 0:
+        raise RuntimeError(f"max_pool1d() stride must be greater than zero, but got {s}")
+    if p < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p}")
+    if p > k // 2:
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got padding={p} and "
+                           f"kernel_size={k}")
+    if d <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d}")
+    out = _out_size(x.shape[-1], k, p, s, d, ceil_mode)
+    if out <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
+
+
 def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, n):
     fn = f"max_pool{n}d"
+    if n == 1 and not return_indices and input.ndim in (2, 3):
+        _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
     k, s, p, d = _pool_args(kernel_size, stride, padding, dilation, n, fn)
     x, unbatched = _batched(input, n, fn)
     _check_dtype(x, fn)
@@ -112,7 +140,7 @@ def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_i
     _check_output(x, k, s, p, d, ceil_mode)
     dt = x.dtype
     if dt == ms.bfloat16:
-        x = x.astype(ms.float32)
+        x = cast(x, ms.float32)
     if n == 1:
         r = ops.max_pool2d(x.expand_dims(2), (1, k[0]), (1, s[0]), (0, p[0]), (1, d[0]), return_indices, ceil_mode)
         r = tuple(t.squeeze(2) for t in r) if return_indices else r.squeeze(2)
@@ -123,11 +151,11 @@ def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_i
     if return_indices:
         out, idx = r
         if idx.dtype != ms.int64:
-            idx = idx.astype(ms.int64)
+            idx = cast(idx, ms.int64)
     else:
         out, idx = r, None
     if dt == ms.bfloat16:
-        out = out.astype(dt)
+        out = cast(out, dt)
     if unbatched:
         out = out.squeeze(0)
         idx = None if idx is None else idx.squeeze(0)
@@ -184,9 +212,9 @@ def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
         _check_dtype(x, fn, ints=False)
     _check_output(x, k, s, p, (1,) * n, ceil_mode)
     if dt == ms.bfloat16:
-        x = x.astype(ms.float32)
+        x = cast(x, ms.float32)
     elif dt == ms.int64:
-        x = x.astype(ms.float64)
+        x = cast(x, ms.float64)
     div = divisor_override or 0
     if dt == ms.float64:
         out = _avg_pool_composed(x, k, s, p, ceil_mode, count_include_pad, div)
@@ -200,7 +228,7 @@ def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
     if dt == ms.int64:
         out = ops.trunc(out)
     if out.dtype != dt:
-        out = out.astype(dt)
+        out = cast(out, dt)
     return out.squeeze(0) if unbatched else out
 
 
@@ -297,7 +325,7 @@ def _adaptive_avg(input, output_size, n):
     x, unbatched = _adaptive_input(input, n, fn, "avg")
     dt = x.dtype
     if dt == ms.bfloat16:
-        x = x.astype(ms.float32)
+        x = cast(x, ms.float32)
     if n == 1:
         out = ops.adaptive_avg_pool2d(x.expand_dims(2), (1, size[0])).squeeze(2)
     elif n == 2:
@@ -305,7 +333,7 @@ def _adaptive_avg(input, output_size, n):
     else:
         out = ops.adaptive_avg_pool3d(x, size)
     if out.dtype != dt:
-        out = out.astype(dt)
+        out = cast(out, dt)
     return out.squeeze(0) if unbatched else out
 
 
@@ -330,7 +358,7 @@ def _adaptive_max(input, output_size, return_indices, n):
     x, unbatched = _adaptive_input(input, n, fn, "max")
     dt = x.dtype
     if dt == ms.bfloat16:
-        x = x.astype(ms.float32)
+        x = cast(x, ms.float32)
     if n == 1:
         out, idx = ops.adaptive_max_pool2d(x.expand_dims(2), (1, size[0]), True)
         out, idx = out.squeeze(2), idx.squeeze(2)
@@ -339,9 +367,9 @@ def _adaptive_max(input, output_size, return_indices, n):
     else:
         out, idx = ops.adaptive_max_pool3d(x, size, True)
     if out.dtype != dt:
-        out = out.astype(dt)
+        out = cast(out, dt)
     if idx.dtype != ms.int64:
-        idx = idx.astype(ms.int64)
+        idx = cast(idx, ms.int64)
     if unbatched:
         out, idx = out.squeeze(0), idx.squeeze(0)
     return (out, idx) if return_indices else out
@@ -447,7 +475,7 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n):
         if lo < 0 or hi >= total:
             bad = hi if hi >= total else lo
             raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size "
-                               f"{'x'.join(map(str, size))}")
+                               f"{'x'.join(map(str, size))})")
     lead = tuple(input.shape[:input.ndim - n])
     flat_x = input.reshape(lead + (-1,))
     flat_i = indices.reshape(lead + (-1,))

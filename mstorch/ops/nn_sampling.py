@@ -15,7 +15,7 @@ import numpy as np
 import mindspore as ms
 from mindspore import ops
 
-from ._helpers import dtype_of
+from ._helpers import dtype_of, cast
 from ._registry import register
 from .nn_conv import _name
 from .nn_pool import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
@@ -109,10 +109,13 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 
 
 def _kernel_name(mode, dim, antialias):
-    base = {"nearest": "upsample_nearest", "nearest-exact": "_upsample_nearest_exact", "linear": "upsample_linear",
-            "bilinear": "upsample_bilinear", "trilinear": "upsample_trilinear", "bicubic": "upsample_bicubic",
-            "lanczos": "_upsample_lanczos"}[mode]
-    return f"{base}{dim}d{'_aa' if antialias else ''}"
+    # the kernel whose dtype dispatch refuses a non-float input first in torch's CPU upsampling
+    if antialias:
+        return "compute_index_ranges_weights"
+    if dim == 2 and mode in ("nearest", "nearest-exact", "bilinear"):
+        return f"upsample_{'bilinear' if mode == 'bilinear' else 'nearest'}2d_channels_last"
+    kind = {"linear": "linear", "bilinear": "linear", "trilinear": "linear", "bicubic": "cubic"}.get(mode, "nearest")
+    return f"compute_indices_weights_{kind}"
 
 
 def _resize(x, out_size, scales, mode, align_corners, antialias):
@@ -133,7 +136,7 @@ def _resize(x, out_size, scales, mode, align_corners, antialias):
         return ops.interpolate(x, size=tuple(out_size), mode=mode, align_corners=align_corners)
     dt = x.dtype
     if dt in (ms.float16, ms.bfloat16):
-        x = x.astype(ms.float32)
+        x = cast(x, ms.float32)
     np_dt = np.float64 if x.dtype == ms.float64 else np.float32
     for i in range(dim):
         scale = None if scales is None else scales[i]
@@ -143,7 +146,7 @@ def _resize(x, out_size, scales, mode, align_corners, antialias):
         else:
             taps = _taps(mode, in_size[i], out_size[i], scale, bool(align_corners), bool(antialias), np_dt)
             x = _apply_taps(x, 2 + i, taps)
-    return x.astype(dt) if x.dtype != dt else x
+    return cast(x, dt) if x.dtype != dt else x
 
 
 def _apply_taps(x, axis, taps):
@@ -306,9 +309,9 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         raise NotImplementedError(f"\"grid_sampler_{n}d_cpu_kernel_impl\" not implemented for '{_name(input)}'")
     dt = input.dtype
     if dt in (ms.float16, ms.bfloat16):
-        input, grid = input.astype(ms.float32), grid.astype(ms.float32)
+        input, grid = cast(input, ms.float32), cast(grid, ms.float32)
     out = _grid_sample(input, grid, mode, padding_mode, bool(align_corners))
-    return out.astype(dt) if out.dtype != dt else out
+    return cast(out, dt) if out.dtype != dt else out
 
 
 def _unnormalize(coord, size, align_corners):
@@ -355,11 +358,11 @@ def _grid_sample(x, grid, mode, padding_mode, align_corners):
         for p, s, st in zip(points, sizes, strides):
             ok = ops.logical_and(p >= 0, p <= s - 1)
             valid = ok if valid is None else ops.logical_and(valid, ok)
-            term = ops.clamp(p, 0, s - 1).astype(ms.int32) * st
+            term = cast(ops.clamp(p, 0, s - 1), ms.int32) * st
             lin = term if lin is None else lin + term
         idx = ops.broadcast_to(lin.expand_dims(1), (N, C, P))
         vals = ops.gather_elements(flat, 2, idx)
-        return vals, valid.astype(x.dtype).expand_dims(1)
+        return vals, cast(valid, x.dtype).expand_dims(1)
 
     if mode == "bicubic":
         base = [ops.floor(c) for c in coords]
@@ -438,11 +441,11 @@ def affine_grid(theta, size, align_corners=None):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{size[0]}, "
                            f"{theta.shape[-1]}] but got: [{theta.shape[0]}, {theta.shape[-1]}].")
     dt = theta.dtype
-    work = theta.astype(ms.float32) if dt in (ms.float16, ms.bfloat16) else theta
+    work = cast(theta, ms.float32) if dt in (ms.float16, ms.bfloat16) else theta
     base = _base_grid(spatial, bool(align_corners), np.float64 if dt == ms.float64 else np.float32)
     grid = ops.matmul(base, work.swapaxes(1, 2))          # (N, prod(spatial), n)
     grid = grid.reshape((size[0],) + spatial + (len(spatial),))
-    return grid.astype(dt) if grid.dtype != dt else grid
+    return cast(grid, dt) if grid.dtype != dt else grid
 
 
 @functools.lru_cache(maxsize=64)
@@ -505,11 +508,11 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     x = input if input.ndim == 4 else input.expand_dims(0)
     dt = x.dtype
     if dt == ms.bfloat16:
-        x = x.astype(ms.float32)
+        x = cast(x, ms.float32)
     out = ops.unfold(x, kernel, dilation, padding, stride)
     out = out.reshape(out.shape[0], out.shape[1], -1)
     if out.dtype != dt:
-        out = out.astype(dt)
+        out = cast(out, dt)
     return out if input.ndim == 4 else out.squeeze(0)
 
 
@@ -539,10 +542,10 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     x = input if input.ndim == 3 else input.expand_dims(0)
     dt = x.dtype
     if dt == ms.bfloat16:
-        x = x.astype(ms.float32)
+        x = cast(x, ms.float32)
     out = ops.fold(x, ms.Tensor(output_size, ms.int32), kernel, dilation, padding, stride)
     if out.dtype != dt:
-        out = out.astype(dt)
+        out = cast(out, dt)
     return out if input.ndim == 3 else out.squeeze(0)
 
 

@@ -16,7 +16,8 @@ from mindspore import ops
 from .. import _dtype as D
 from .. import _ms_private as P
 from .. import _runtime
-from ._helpers import wrap_dims, wrap_dim, promote, result_type, MsTensor, _scalar_name
+from ._argerr import invalid_args
+from ._helpers import wrap_dims, wrap_dim, promote, result_type, MsTensor, _scalar_name, cast
 from ._registry import register
 
 F = "reduction"
@@ -81,14 +82,14 @@ def has_nan(t):
 def comparable(x):
     """A dtype MindSpore's CPU compare/select kernels accept, and the cast back (bool, bfloat16)."""
     if x.dtype == ms.bool_:
-        return x.astype(ms.uint8), ms.bool_
+        return cast(x, ms.uint8), ms.bool_
     if x.dtype == ms.bfloat16:
-        return x.astype(ms.float32), ms.bfloat16
+        return cast(x, ms.float32), ms.bfloat16
     return x, None
 
 
 def _back(t, dt):
-    return t if dt is None else t.astype(dt)
+    return t if dt is None else cast(t, dt)
 
 
 def nan_scalar(dt):
@@ -102,7 +103,7 @@ def as_int64(t):
         return t
     if _runtime.device_target() == "CPU":
         return ms.Tensor.from_numpy(t.asnumpy().astype(np.int64))
-    return t.astype(ms.int64)
+    return cast(t, ms.int64)
 
 
 _CONSTS = {}
@@ -153,13 +154,13 @@ def _acc_dtype(input, dtype):
 
 def _reduce_sum(x, axes, keepdim, out_dt):
     if x.dtype != out_dt:
-        x = x.astype(out_dt)
+        x = cast(x, out_dt)
     if x.size == 0:
         return empty_result(x, _out_shape(x.shape, axes, keepdim))
     if out_dt == ms.bfloat16:       # no CPU kernel: accumulate in float32 as torch's CPU does
-        return ops.sum(x.astype(ms.float32), axes, keepdim).astype(ms.bfloat16)
+        return cast(ops.sum(cast(x, ms.float32), axes, keepdim), ms.bfloat16)
     r = ops.sum(x, axes, keepdim)
-    return r if r.dtype == out_dt else r.astype(out_dt)   # MindSpore widens integer sums to int64
+    return r if r.dtype == out_dt else cast(r, out_dt)   # MindSpore widens integer sums to int64
 
 
 @register("sum", family=F, out=True)
@@ -170,7 +171,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 @register("nansum", family=F, out=True)
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     out_dt = _acc_dtype(input, dtype)
-    x = input.astype(out_dt) if input.dtype != out_dt else input
+    x = cast(input, out_dt) if input.dtype != out_dt else input
     if is_float(x):
         x = ops.where(ops.isnan(x), const(0, x.dtype), x)
     return _reduce_sum(x, _axes(input, dim), keepdim, out_dt)
@@ -182,8 +183,11 @@ def _mean_input(input, dtype, name="mean"):
             raise RuntimeError(
                 f"{name}(): could not infer output dtype. Optional dtype must be either a floating point or "
                 f"complex dtype. Got: {_scalar_name(ops.zeros((), dtype._ms))}")
-        return input.astype(dtype._ms) if input.dtype != dtype._ms else input
+        return cast(input, dtype._ms) if input.dtype != dtype._ms else input
     if not is_float(input):
+        if name == "nanmean":
+            raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
+                               f"{_scalar_name(input)}")
         raise RuntimeError(
             f"{name}(): could not infer output dtype. Input dtype must be either a floating point or complex "
             f"dtype. Got: {_scalar_name(input)}")
@@ -196,7 +200,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     if x.size == 0:
         return empty_result(x, _out_shape(x.shape, _axes(input, dim), keepdim), math.nan)
     if x.dtype == ms.bfloat16:
-        return ops.mean(x.astype(ms.float32), _axes(input, dim), keepdim).astype(ms.bfloat16)
+        return cast(ops.mean(cast(x, ms.float32), _axes(input, dim), keepdim), ms.bfloat16)
     return ops.mean(x, _axes(input, dim), keepdim)
 
 
@@ -213,18 +217,21 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     out_dt = _acc_dtype(input, dtype)
     if dim is not None and not isinstance(dim, int):
-        raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
+        raise invalid_args("prod", (input, dim), signatures=(
+            "Tensor input, *, torch.dtype dtype = None", "Tensor input, int dim, bool keepdim = False, *, "
+            "torch.dtype dtype = None, Tensor out = None", "Tensor input, name dim, bool keepdim = False, *, "
+            "torch.dtype dtype = None, Tensor out = None"))
     axes = () if dim is None else (wrap_dim(dim, input.ndim),)
     if input.size == 0:          # MindSpore's kernel gives zeros where torch gives the identity
         return ops.ones(_out_shape(input.shape, axes, keepdim and dim is not None), out_dt)
-    x = input.astype(out_dt) if input.dtype != out_dt else input
+    x = cast(input, out_dt) if input.dtype != out_dt else input
     if x.dtype == ms.bfloat16:
-        x = x.astype(ms.float32)
+        x = cast(x, ms.float32)
     if dim is None:
         r = ops.prod(x.reshape(-1), 0, False) if x.ndim else x.copy()
     else:
         r = ops.prod(x, axes[0], keepdim) if x.ndim else x.copy()
-    return r if r.dtype == out_dt else r.astype(out_dt)
+    return r if r.dtype == out_dt else cast(r, out_dt)
 
 
 # --- max / min ----------------------------------------------------------------------------------
@@ -372,8 +379,8 @@ def all(input, dim=None, keepdim=False):
     if input.size == 0:
         r = ops.ones(_out_shape(input.shape, _axes(input, dim), keepdim), ms.bool_)
     else:
-        r = ops.all(input.astype(ms.bool_), _axes(input, dim), keepdim)
-    return r.astype(ms.uint8) if input.dtype == ms.uint8 else r   # torch keeps uint8 here
+        r = ops.all(cast(input, ms.bool_), _axes(input, dim), keepdim)
+    return cast(r, ms.uint8) if input.dtype == ms.uint8 else r   # torch keeps uint8 here
 
 
 @register("any", family=F, out=True)
@@ -381,8 +388,8 @@ def any(input, dim=None, keepdim=False):
     if input.size == 0:
         r = ops.zeros(_out_shape(input.shape, _axes(input, dim), keepdim), ms.bool_)
     else:
-        r = ops.any(input.astype(ms.bool_), _axes(input, dim), keepdim)
-    return r.astype(ms.uint8) if input.dtype == ms.uint8 else r
+        r = ops.any(cast(input, ms.bool_), _axes(input, dim), keepdim)
+    return cast(r, ms.uint8) if input.dtype == ms.uint8 else r
 
 
 @register("count_nonzero", family=F)
@@ -397,16 +404,17 @@ def _var_args(name, input, dim, unbiased, keepdim, correction):
     if isinstance(dim, bool):            # legacy std(input, unbiased)
         dim, unbiased = None, dim
     if unbiased is not None and correction is not None:
-        raise TypeError(f"{name}() received an invalid combination of arguments - got both unbiased and "
-                        "correction")
+        raise invalid_args(name, (input,) + ((dim,) if dim is not None else ()),
+                           {"correction": correction, "unbiased": unbiased})
     if not is_float(input):
-        raise RuntimeError("std and var only support floating point and complex dtypes")
+        kind = name if name in ("var_mean", "std_mean") else "std and var"
+        raise RuntimeError(f"{kind} only support floating point and complex dtypes")
     c = correction if correction is not None else (0 if unbiased is False else 1)
     return _axes(input, dim), c, keepdim
 
 
 def _var_mean(input, axes, c, keepdim):
-    x = input.astype(ms.float32) if input.dtype in (ms.bfloat16, ms.float16) else input
+    x = cast(input, ms.float32) if input.dtype in (ms.bfloat16, ms.float16) else input
     if x.size == 0:
         m = empty_result(x, _out_shape(x.shape, axes, True), math.nan)
     else:
@@ -420,7 +428,7 @@ def _var_mean(input, axes, c, keepdim):
     if not keepdim:
         m = m.reshape(_out_shape(x.shape, axes, False))
     if x.dtype != input.dtype:
-        var, m = var.astype(input.dtype), m.astype(input.dtype)
+        var, m = cast(var, input.dtype), cast(m, input.dtype)
     return var, m
 
 
@@ -475,7 +483,7 @@ def vector_norm(x, p, axes, keepdim):
 @register("norm", family=F, out=True)
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if dtype is not None:
-        input = input.astype(dtype._ms)
+        input = cast(input, dtype._ms)
     if isinstance(dim, int):
         dim = (dim,)
     if isinstance(p, str):
@@ -492,9 +500,9 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if not is_float(input):
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. "
                            f"Got {_scalar_name(input)}")
-    x = input.astype(ms.float32) if input.dtype == ms.bfloat16 else input
+    x = cast(input, ms.float32) if input.dtype == ms.bfloat16 else input
     r = vector_norm(x, p, _axes(x, dim), keepdim)
-    return r.astype(input.dtype) if input.dtype == ms.bfloat16 else r
+    return cast(r, input.dtype) if input.dtype == ms.bfloat16 else r
 
 
 def _nuclear(input, dim, keepdim):
@@ -517,7 +525,7 @@ def _nuclear(input, dim, keepdim):
 
 @register("logsumexp", family=F, out=True)
 def logsumexp(input, dim, keepdim=False):
-    x = input if is_float(input) else input.astype(D.get_default_dtype()._ms)
+    x = input if is_float(input) else cast(input, D.get_default_dtype()._ms)
     axes = _axes(x, dim)
     if x.size == 0:
         return empty_result(x, _out_shape(x.shape, axes, keepdim), -math.inf)
@@ -533,22 +541,22 @@ def logsumexp(input, dim, keepdim=False):
 def _cum_input(input, dim, dtype):
     d = wrap_dim(dim, input.ndim)
     out_dt = _acc_dtype(input, dtype)
-    x = input.astype(out_dt) if input.dtype != out_dt else input
+    x = cast(input, out_dt) if input.dtype != out_dt else input
     if x.dtype == ms.bfloat16:
-        x = x.astype(ms.float32)
+        x = cast(x, ms.float32)
     return (x.reshape(1) if x.ndim == 0 else x), d, out_dt
 
 
 def _cum_run(fn, x, d, input, out_dt):
     if x.size == 0:                  # MindSpore's kernels fail on empty input
-        return x.astype(out_dt) if x.dtype != out_dt else x.copy()
+        return cast(x, out_dt) if x.dtype != out_dt else x.copy()
     return _cum_finish(fn(x, d), input, out_dt)
 
 
 def _cum_finish(r, input, out_dt):
     if input.ndim == 0:
         r = r.reshape(())
-    return r if r.dtype == out_dt else r.astype(out_dt)
+    return r if r.dtype == out_dt else cast(r, out_dt)
 
 
 @register("cumsum", family=F, out=True)
@@ -568,8 +576,9 @@ def _cum_inplace(name, fn):
     # refuses a different dtype= (the generic form would cast the result back silently)
     def impl(self, dim, *, dtype=None):
         if dtype is not None and dtype is not self.dtype:
-            raise RuntimeError(f"Bad in-place call: input tensor dtype {self.dtype} and output tensor dtype "
-                               f"{dtype} should match")
+            from .pointwise import _c_name
+            raise RuntimeError(f"Bad in-place call: input tensor dtype {_c_name(self.dtype)} and output tensor dtype "
+                               f"{_c_name(dtype)} should match")
         if self.dtype is D.bool_:
             raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
         return self._write(fn(self._ms, dim, dtype=self.dtype))
@@ -616,7 +625,7 @@ cummin = _cum_extreme("cummin", ops.cummin, cummin_rt)
 
 @register("logcumsumexp", family=F, out=True)
 def logcumsumexp(input, dim):
-    x = input if is_float(input) else input.astype(D.get_default_dtype()._ms)
+    x = input if is_float(input) else cast(input, D.get_default_dtype()._ms)
     d = wrap_dim(dim, x.ndim)
     if x.size == 0:
         return x.copy()
@@ -640,7 +649,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
             raise RuntimeError("diff expects prepend or append to be the same dimension as input")
     if len(parts) > 1:
         rt = result_type(*parts)._ms
-        x = ops.cat([t if t.dtype == rt else t.astype(rt) for t in parts], d)
+        x = ops.cat([t if t.dtype == rt else cast(t, rt) for t in parts], d)
     else:
         x = input
     if n == 0:

@@ -29,7 +29,7 @@ def _kern(fn, t, *args, complex_parts=False):
     """Run a data-movement kernel; CPU lacks bfloat16 (exact through float32) and, for some, complex."""
     dt = t.dtype
     if dt == ms.bfloat16:
-        return fn(t.astype(ms.float32), *args).astype(ms.bfloat16)
+        return cast(fn(cast(t, ms.float32), *args), ms.bfloat16)
     if complex_parts and dt in _COMPLEX:
         return _make_complex(fn(ops.real(t), *args), fn(ops.imag(t), *args))
     return fn(t, *args)
@@ -119,7 +119,7 @@ def unflatten(input, dim, sizes):
         raise RuntimeError("unflatten: sizes must be non-empty")
     known = math.prod(s for s in sizes if s != -1)
     if sizes.count(-1) > 1:
-        raise RuntimeError("only one dimension can be inferred")
+        raise RuntimeError("unflatten got an unexpected error:\nonly one dimension can be inferred")
     if -1 in sizes:
         if known == 0 or shape[d] % known:
             raise RuntimeError(f"shape '{sizes}' is invalid for input of size {shape[d]}")
@@ -267,7 +267,7 @@ def expand_as(self, other):
 
 @register("broadcast_to", family=F, raw=True)
 def broadcast_to(input, size):
-    return expand_view(input, shape_args((size,), "broadcast_to"), "broadcast_to")
+    return expand_view(input, shape_args((size,), "broadcast_to"))   # torch's messages name expand
 
 
 @register("broadcast_tensors", family=F, method=False, raw=True)
@@ -630,9 +630,11 @@ def repeat(input, *sizes):
     if len(sizes) < input.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions "
                            "of tensor")
-    if any(s < 0 for s in sizes):
-        raise RuntimeError(f"Trying to create tensor with negative dimension {min(sizes)}: {list(sizes)}")
     t = input.reshape((1,) * (len(sizes) - input.ndim) + tuple(input.shape))
+    target = [r * n for r, n in zip(sizes, t.shape)]
+    if any(s < 0 for s in sizes):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {next(s for s in target if s < 0)}: "
+                           f"{target}")
     if not sizes:
         return fresh(t)
     return _kern(ops.tile, t, sizes)
@@ -751,6 +753,10 @@ def stack(tensors, dim=0):
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(ref)} at entry 0 "
                                f"and {list(t.shape)} at entry {i}")
     d = wrap_dim(dim, len(ref) + 1)
+    if tensors[0].dtype == ms.bfloat16:   # no bfloat16 Stack kernel on CPU; Concat has one (exact, differentiable)
+        shape = tuple(ref[:d]) + (1,) + tuple(ref[d:])
+        parts = [t.reshape(shape) for t in tensors]
+        return ops.concat(parts, d) if len(parts) > 1 else fresh(parts[0])
     return ops.stack(tensors, d)
 
 

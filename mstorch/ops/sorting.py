@@ -11,7 +11,8 @@ import mindspore as ms
 from mindspore import ops
 
 from .. import _dtype as D
-from ._helpers import wrap_dim, MsTensor, result_type
+from ._argerr import invalid_args
+from ._helpers import wrap_dim, MsTensor, result_type, cast
 from ._registry import register
 from .reduction import (return_type, comparable, _back, has_nan, needs_grad, nan_scalar, _out_shape,
                         _check_nonempty_dims, empty_result, const, as_int64)
@@ -34,7 +35,7 @@ def sort_last(x, d, descending=False):
     if has_nan(x):
         nan = ops.isnan(x)
         # least significant key first: NaN-ness, then the value with NaN read as +inf
-        _, p1 = ops.sort(nan.astype(ms.uint8), d, descending)
+        _, p1 = ops.sort(cast(nan, ms.uint8), d, descending)
         p1 = as_int64(p1)
         key = ops.gather_elements(ops.where(nan, const(math.inf, x.dtype), x), d, p1)
         _, p2 = ops.sort(key, d, descending)
@@ -49,7 +50,11 @@ def _empty_pair(x, shape):
 
 
 @register("sort", family=F, out=True)
-def sort(input, dim=-1, descending=False, *, stable=False):
+def sort(input, dim=-1, descending=False, *args, stable=False):
+    if args:
+        raise invalid_args("sort", (input, dim, descending) + args, signatures=(
+            "Tensor input, *, bool stable, int dim = -1, bool descending = False, tuple of Tensors out = None",
+            "Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None"))
     d = wrap_dim(dim, input.ndim)
     if input.ndim == 0:
         return sort_rt(input.copy(), ops.zeros((), ms.int64))
@@ -118,7 +123,7 @@ def _even_share(x, value, nan_value):
     median/nanmedian backward (evenly_distribute_backward)."""
     mask = ops.isnan(x) if nan_value else ops.equal(x, ops.stop_gradient(value))
     picked = ops.sum(ops.where(mask, x, const(0, x.dtype)))
-    count = ops.sum(mask.astype(x.dtype))
+    count = ops.sum(cast(mask, x.dtype))
     return ops.stop_gradient(value) + (picked - ops.stop_gradient(picked)) / count
 
 
@@ -128,7 +133,7 @@ def _median_full(input, ignore_nan):
     x, dt = comparable(input.reshape(-1))
     n, nan_value = x.shape[0], False
     if has_nan(x):
-        valid = n - int(ops.isnan(x).astype(ms.int32).sum().asnumpy())
+        valid = n - int(cast(ops.isnan(x), ms.int32).sum().asnumpy())
         if not ignore_nan or valid == 0:
             value, nan_value = nan_scalar(x.dtype), True
         else:
@@ -144,7 +149,7 @@ def _median_dim(input, dim, keepdim, ignore_nan, rt, name):
     d = wrap_dim(dim, input.ndim)
     if input.ndim == 0:
         return rt(input.copy(), ops.zeros((), ms.int64))
-    _check_nonempty_dims(name, input, (d,))
+    _check_nonempty_dims("median", input, (d,))   # torch's nanmedian reports itself as median()
     if input.size == 0:
         return rt(*_empty_pair(input, _out_shape(input.shape, (d,), keepdim)))
     x, dt = comparable(input)
@@ -154,7 +159,7 @@ def _median_dim(input, dim, keepdim, ignore_nan, rt, name):
         idx = as_int64(ops.narrow(order, d, (n - 1) // 2, 1))
     elif ignore_nan:
         _, order = sort_last(x, d)
-        valid = ops.sum(ops.logical_not(ops.isnan(x)).astype(ms.int64), d, True)
+        valid = ops.sum(cast(ops.logical_not(ops.isnan(x)), ms.int64), d, True)
         pos = ops.maximum(valid - 1, const(0, ms.int64)) // 2
         idx = ops.gather_elements(order, d, pos)
     else:      # a row holding NaN has median NaN, at its first NaN
@@ -220,6 +225,7 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
+    name = "quantile"   # torch's nanquantile reports itself as quantile()
     if input.dtype not in (ms.float32, ms.float64):
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
     if input.size == 0:
@@ -252,7 +258,7 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     n = s.shape[-1]
     nan = ops.isnan(s)
     if ignore_nan:
-        last = ops.sum(ops.logical_not(nan).astype(s.dtype), -1, True) - 1
+        last = ops.sum(cast(ops.logical_not(nan), s.dtype), -1, True) - 1
     else:
         last = ops.full(s.shape[:-1] + (1,), n - 1, dtype=s.dtype)
     ranks = qt * last                                            # (..., Q)
@@ -369,8 +375,8 @@ def _search(boundaries, values, out_int32, right, sorter):
     if not isinstance(values, MsTensor):
         values = ms.Tensor(values, result_type(values)._ms)
     rt = result_type(boundaries, values)
-    b = boundaries if boundaries.dtype == rt._ms else boundaries.astype(rt._ms)
-    v = values if values.dtype == rt._ms else values.astype(rt._ms)
+    b = boundaries if boundaries.dtype == rt._ms else cast(boundaries, rt._ms)
+    v = values if values.dtype == rt._ms else cast(values, rt._ms)
     b, dt = comparable(b)
     v, _ = comparable(v)
     scalar = v.ndim == 0
@@ -386,7 +392,7 @@ def _search(boundaries, values, out_int32, right, sorter):
     # int64 then cast: an out_int32 call after an int64 one fails in MindSpore 2.10's cached kernel
     r = ops.searchsorted(b, v, right=right)
     if out_int32:
-        r = r.astype(ms.int32)
+        r = cast(r, ms.int32)
     return r.reshape(()) if scalar else r
 
 
