@@ -338,3 +338,51 @@ def test_cuda_default_device_unavailable():
         with T.device("cuda"):
             return T.get_default_device()
     check_raises(fn)
+
+
+# --- Python operators with non-tensor operands -------------------------------------------------
+
+_OPERATORS = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and_", "or_", "xor",
+              "lshift", "rshift", "lt", "ge", "eq", "ne", "iadd", "itruediv", "imatmul")
+_ODD_OPERANDS = {"str": "x", "None": None, "list": [1, 2], "tuple": (1, 2), "object": object(),
+                 "ndarray": np.array([3, 2]), "float": 2.5, "complex": 2 + 1j, "bool": True}
+
+
+def _operator_outcome(T, op, other, reflected):
+    import operator
+    t = T.tensor([3.0, 7.0])
+    a, b = (other, t) if reflected else (t, other)
+    try:
+        r = getattr(operator, op)(a, b)
+    except Exception as exc:  # noqa: BLE001 - the exception is the outcome
+        # the text is Python's own ("unsupported operand type(s) for +: 'Tensor' and 'str'") when the
+        # operator returned NotImplemented, so it must match torch's word for word
+        return type(exc).__name__ if isinstance(exc, NotImplementedError) else f"{type(exc).__name__}: {exc}"
+    return (type(r).__name__, r.tolist() if hasattr(r, "tolist") else r, str(getattr(r, "dtype", "")))
+
+
+@pytest.mark.parametrize("op", _OPERATORS)
+def test_operator_odd_operands(op):
+    import torch
+    import mstorch
+    for name, other in _ODD_OPERANDS.items():
+        for reflected in (False, True):
+            ref = _operator_outcome(torch, op, other, reflected)
+            got = _operator_outcome(mstorch, op, other, reflected)
+            assert got == ref, f"{op} with {name} (reflected={reflected}): torch {ref}, mstorch {got}"
+
+
+def test_rtruediv_is_reciprocal_times_number():
+    # torch evaluates number / tensor as reciprocal(tensor) * number: one more rounding than a division
+    def fn(T):
+        out = []
+        for dt in (T.float16, T.bfloat16, T.float32, T.float64):
+            t = T.tensor([3.0, 7.0, 0.1, 11.0, 13.0, 1e-3], dtype=dt)
+            out.append(2.5 / t)
+            out.append(3 / t)
+        out.append(2 / T.tensor([3, 7]))
+        out.append(1.5 / T.tensor([True]))
+        x = T.tensor([3.0, 7.0], requires_grad=True)
+        (2.5 / x).sum().backward()
+        return out, x.grad
+    check(fn, rtol=0, atol=0)

@@ -170,7 +170,7 @@ def dtype_of_category(cat):
 def _to_complex(d):
     if d is float16:
         # torch gives complex32 (ComplexHalf), which MindSpore has no dtype for
-        raise TypeError(
+        raise RuntimeError(
             "mstorch: this promotion gives torch.complex32 (float16 with a complex operand), which MindSpore "
             "has no dtype for; cast the float16 operand to float32 first")
     return complex128 if d is float64 else complex64

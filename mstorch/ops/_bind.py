@@ -17,6 +17,12 @@ from ._registry import OPS
 _MsTensor = ms.Tensor
 _TRACE = [False]   # MSTORCH_TRACE: print every dispatched op
 _MS_BROADCAST = re.compile(r"need to broadcast.*but got \w+\.shape = \[([^\]]*)\] and \w+\.shape = \[([^\]]*)\]")
+_MS_NO_KERNEL = re.compile(r"Unsupported data type!.*but get input\[(?:\[const vector\]\{)?(\w+)")
+# MindSpore's dtype names in kernel errors -> torch's ScalarType names (as in `"add" not implemented for 'Half'`)
+_SCALAR_NAMES = {"Float16": "Half", "Float32": "Float", "Float64": "Double", "BFloat16": "BFloat16",
+                 "Complex64": "ComplexFloat", "Complex128": "ComplexDouble", "Bool": "Bool", "Int8": "Char",
+                 "Int16": "Short", "Int32": "Int", "Int64": "Long", "UInt8": "Byte", "UInt16": "UInt16",
+                 "UInt32": "UInt32", "UInt64": "UInt64"}
 
 
 def _unwrap(a):
@@ -50,7 +56,13 @@ def translate_error(exc, name):
     text = str(exc)
     if "C++ Call Stack" not in text and "mindspore" not in text.lower() and "For '" not in text:
         return None
-    first = text.strip().split("\n")[0].strip()
+    no_kernel = _MS_NO_KERNEL.search(text.replace("\n", " "))
+    if no_kernel:   # torch: NotImplementedError: "<kernel>" not implemented for '<ScalarType>'
+        dtype = _SCALAR_NAMES.get(no_kernel.group(1), no_kernel.group(1))
+        return NotImplementedError(f"mstorch.{name}: \"{name}\" not implemented for '{dtype}' (no MindSpore CPU kernel)")
+    lines = [ln.strip() for ln in text.strip().split("\n")]
+    # skip MindSpore's banner lines ("-----", "- Kernel select failed:") to the first readable one
+    first = next((ln for ln in lines if ln.strip("- ") and not ln.startswith("- ")), lines[0])
     shapes = _MS_BROADCAST.search(first)
     if shapes:   # a kernel's operands do not broadcast: torch's message for the two shapes
         from ._views import infer_size
