@@ -210,6 +210,160 @@ def test_set_submodule():
     raises(lambda T: make_net(T).set_submodule("newone", T.nn.ReLU(), strict=True))
 
 
+# --- global registration hooks (torch.nn.modules.module.register_module_*_registration_hook) ----------
+
+_REG_KINDS = ("buffer", "module", "parameter")
+
+
+def _reg_hook(T, kind, hook):
+    return getattr(T.nn.modules.module, f"register_module_{kind}_registration_hook")(hook)
+
+
+def _show(v):
+    return v if v is None or isinstance(v, (str, int)) else (type(v).__name__, getattr(v, "shape", None))
+
+
+def test_registration_hooks_args_and_order():
+    def case(T):
+        log = []
+        handles = [_reg_hook(T, kind, lambda m, n, v, kind=kind: log.append(
+            (kind, type(m).__name__, n, _show(v), isinstance(v, T.nn.Buffer)))) for kind in _REG_KINDS]
+        handles.append(_reg_hook(T, "buffer", lambda m, n, v: log.append("second buffer hook")))
+        try:
+            m = make_net(T)                        # layers register in torch's order
+            m.fc1.bias = None                      # a None parameter runs no hook
+            m.register_parameter("q", None)
+            m.act = None                           # None modules and buffers do
+            m.steps = None
+            m.register_buffer("nb", None, persistent=False)
+            m.add_module("extra", None)
+            m.b2 = T.nn.Buffer(T.ones(1))          # the hook sees the Buffer itself
+            m.t = T.ones(1)                        # a plain attribute: no hook
+            m.seq = T.nn.Sequential(T.nn.Linear(1, 1), T.nn.ReLU())
+            m.seq.append(T.nn.Tanh())
+            m.ml = T.nn.ModuleList([T.nn.ReLU()])
+            m.ml[0] = T.nn.Tanh()
+            m.pl = T.nn.ParameterList([T.nn.Parameter(T.ones(2))])
+            m.md = T.nn.ModuleDict({"a": T.nn.ReLU()})
+            T.nn.BatchNorm1d(2)
+            T.nn.MultiheadAttention(4, 2)
+        finally:
+            for h in handles:
+                h.remove()
+        return log
+    same(case)
+
+
+def test_registration_hooks_replace_values():
+    def case(T):
+        seen = []
+
+        def on_param(m, n, v):
+            if n == "bias":
+                return T.nn.Parameter(T.full(tuple(v.shape), 0.5))
+
+        def on_buffer(m, n, v):
+            return None if v is None else v + 1
+
+        def on_module(m, n, v):
+            seen.append((n, _show(v)))
+            if isinstance(v, T.nn.ReLU) or v is None and n == "act":
+                return T.nn.Tanh()
+
+        handles = [_reg_hook(T, "parameter", on_param), _reg_hook(T, "buffer", on_buffer),
+                   _reg_hook(T, "module", on_module)]
+        try:
+            m = make_net(T)
+            m.fc1.bias = T.nn.Parameter(T.zeros(4))           # replaced again by the hook
+            kept = m.fc1.bias
+            m.register_buffer("extra", T.zeros(2))
+            first = type(m.act).__name__
+            m.act = None                                      # the hook turns None into a module
+        finally:
+            for h in handles:
+                h.remove()
+        y = m(x_in(T, 2, 3))
+        y.sum().backward()
+        return (seen, first, type(m.act).__name__, names(m.named_parameters()), m.state_dict(), y,
+                kept.grad, m.fc1.bias is kept, m.steps)
+    same(case)
+
+
+def test_registration_hook_returning_other_types():
+    def case(T):
+        h = _reg_hook(T, "parameter", lambda m, n, v: v.detach() * 0 + 0.5 if n == "b" else None)
+        try:
+            m = T.nn.Module()
+            m.b = T.nn.Parameter(T.ones(2))                   # torch stores whatever the hook returns
+            m.c = T.nn.Parameter(T.ones(1))
+        finally:
+            h.remove()
+        return type(m.b).__name__, names(m.named_parameters()), list(m.parameters()), m.state_dict()
+    same(case)
+
+
+def test_registration_hook_handles_and_errors():
+    def case(T):
+        log = []
+        h1 = _reg_hook(T, "module", lambda m, n, v: log.append(("h1", n)))
+        h2 = _reg_hook(T, "module", lambda m, n, v: log.append(("h2", n)))
+        m = T.nn.Module()
+        m.a = T.nn.ReLU()
+        h1.remove()
+        h1.remove()                                           # removing twice is harmless
+        m.b = T.nn.ReLU()
+        with h2:
+            m.c = T.nn.ReLU()
+        m.d = T.nn.ReLU()
+
+        def boom(mod, n, v):
+            raise ValueError(f"no {n}")
+        h3 = _reg_hook(T, "parameter", boom)
+        try:
+            try:
+                m.w = T.nn.Parameter(T.ones(1))
+            except ValueError as e:
+                log.append(str(e))
+        finally:
+            h3.remove()
+        m.w = T.nn.Parameter(T.ones(1))
+        return log, names(m.named_parameters()), list(m._modules)
+    same(case)
+
+
+def test_registration_hook_exports():
+    def case(T):
+        mm = T.nn.modules.module
+        api = [f"register_module_{kind}_registration_hook" for kind in _REG_KINDS]
+        tables = [f"_global_{kind}_registration_hooks" for kind in _REG_KINDS]
+        before = [len(getattr(mm, t)) for t in tables]
+        handles = [getattr(mm, a)(lambda m, n, v: None) for a in api]
+        during = [len(getattr(mm, t)) for t in tables]
+        for h in handles:
+            h.remove()
+        return (mm.__all__, [hasattr(T.nn, a) or hasattr(T.nn.modules, a) for a in api], before, during,
+                [len(getattr(mm, t)) for t in tables], [type(h).__name__ for h in handles])
+    same(case)
+
+
+def test_registration_hook_keeps_mindspore_names():
+    # mstorch only: replacements keep the native MindSpore side (Cell._params / _cells, dotted names) in step
+    net = make_net(mstorch)
+    hp = _reg_hook(mstorch, "parameter", lambda m, n, v: mstorch.nn.Parameter(mstorch.zeros(tuple(v.shape))))
+    hm = _reg_hook(mstorch, "module", lambda m, n, v: mstorch.nn.Linear(3, 1) if n == "fc1" else None)
+    try:
+        net.scale = mstorch.nn.Parameter(mstorch.ones(1))
+        net.fc1 = mstorch.nn.Linear(3, 4)
+    finally:
+        hp.remove()
+        hm.remove()
+    assert net.scale.item() == 0 and net.fc1.out_features == 1
+    assert net._cells["fc1"] is net.fc1
+    ms_names = [p.name for _, p in net.parameters_and_names()]
+    assert ms_names == names(net.named_parameters()) == ["scale", "fc1.weight", "fc1.bias", "fc2.weight"]
+    assert dict(net.parameters_and_names())["scale"] is net.scale._ms
+
+
 # --- iteration, naming and shared weights ------------------------------------------------------------
 
 def test_named_parameters_options():
@@ -373,18 +527,6 @@ def test_load_state_dict_assign():
         res = m.load_state_dict(src, assign=True)
         return (repr(res), type(m.fc1.weight).__name__, m.fc1.weight.requires_grad, m.fc2.weight.requires_grad,
                 m.fc1.weight is new_w, m.steps is src["steps"], m.state_dict())
-    same(case)
-
-
-def test_parameter_shares_storage_with_source():
-    # known difference: a mindspore.Parameter owns its storage (see docs/known-differences.md)
-    def case(T):
-        t = T.ones(3)
-        p = T.nn.Parameter(t)
-        m = make_net(T)
-        src = make_net(T).state_dict()
-        m.load_state_dict(src, assign=True)
-        return p.data_ptr() == t.data_ptr(), m.fc1.weight.data_ptr() == src["fc1.weight"].data_ptr()
     same(case)
 
 

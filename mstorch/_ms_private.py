@@ -188,3 +188,26 @@ def child_after_fork():
     """Rebuilds MindSpore's thread pools and context in the child; the caller re-applies mstorch's
     runtime settings and op recording, which the context reset clears."""
     _fork_utils.child_at_fork()
+
+
+# --- a Parameter over existing memory ---------------------------------------------------------
+
+_ms_parameter_class = _lookup("mindspore.common.parameter", "Parameter")
+if not hasattr(_ms_parameter_class, "_get_base_class"):
+    raise UnsupportedMindSporeError(f"mstorch needs MindSpore {' or '.join(SUPPORTED_MINDSPORE)}; its "
+                                    "mindspore.Parameter lacks _get_base_class")
+
+
+def parameter_over(data, name, requires_grad):
+    """A mindspore.Parameter over ``data``'s memory, no copy (torch's nn.Parameter(t) shares t's storage).
+
+    ``mindspore.Parameter(data)`` copies unless nothing else references ``data``, a refcount test no caller
+    can meet; this builds the Parameter the way that no-copy branch of ``Parameter.__new__`` does."""
+    import mindspore
+
+    param = mindspore.Tensor.__new__(_ms_parameter_class._get_base_class(mindspore.Tensor))
+    mindspore.Tensor.__init__(param, data)
+    param.init_mode = None
+    param.is_default_input_init = False
+    _ms_parameter_class.__init__(param, data, name=name, requires_grad=requires_grad)
+    return param

@@ -6,8 +6,7 @@ torch's CPU generator streams (mstorch/random.py), so a seeded model starts from
 import math
 import warnings
 
-
-
+from .. import _dtype as D
 from ..autograd.grad_mode import no_grad
 
 
@@ -217,6 +216,9 @@ def orthogonal_(tensor, gain=1, generator=None):
     rows = tensor.size(0)
     cols = tensor.numel() // rows
     flattened = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)
+    half = {D.float16: "Half", D.bfloat16: "BFloat16"}.get(tensor.dtype)
+    if half:  # torch's CPU QR has no half kernels: it fails after the draw, as here
+        raise NotImplementedError(f"\"geqrf_cpu\" not implemented for '{half}'")
     a = flattened.numpy().astype(np.float64)
     if rows < cols:
         a = a.T
@@ -235,14 +237,18 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     if tensor.ndimension() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape
-    num_zeros = int(math.ceil(sparsity * rows))
-    from ..random import randperm
+    num_zeros = math.ceil(sparsity * rows)
+    import numpy as np
+    from ..ops.creation import tensor as _t
+    from ..ops.random import randperm
     with no_grad():
         tensor.normal_(0, std, generator=generator)
+        # torch draws each column's permutation from the default generator even when `generator` is
+        # given; the zeros go in with one masked write instead of one index assignment per column
+        zero = np.zeros((rows, cols), dtype=bool)
         for col_idx in range(cols):
-            row_indices = randperm(rows, generator=generator)
-            zero_indices = row_indices[:num_zeros]
-            tensor[zero_indices, col_idx] = 0
+            zero[randperm(rows).numpy()[:num_zeros], col_idx] = True
+        tensor.masked_fill_(_t(zero), 0)
     return tensor
 
 

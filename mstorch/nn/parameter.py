@@ -6,12 +6,26 @@ from .._tensor import Tensor, wrap
 from ..ops.creation import empty as _empty
 
 
+def _covers_its_storage(t):
+    # MindSpore's in-place CPU kernels (copy_, the optimizers' writes) do not write a Parameter that is a
+    # strided or offset part of a larger storage ("cannot use CPU inplace copy"): such a source is copied
+    try:
+        return t.is_contiguous() and t.storage_offset() == 0 and t.nbytes == t.untyped_storage().nbytes()
+    except Exception:  # noqa: BLE001 - a storage MindSpore cannot describe: copy
+        return False
+
+
 def _ms_parameter(t, requires_grad):
     if isinstance(t, ms.Parameter):
         P.set_requires_grad(t, requires_grad)
         return t
-    # The name is replaced by the dotted torch name once the parameter is registered in a Module.
-    param = ms.Parameter(P.detach(t), name="param", requires_grad=requires_grad)
+    # Over t's memory, as torch shares it, where MindSpore can write such a Parameter in place; the name becomes
+    # the dotted torch name once a Module registers it.
+    data = P.detach(t)
+    if _covers_its_storage(data):
+        param = P.parameter_over(data, "param", requires_grad)
+    else:
+        param = ms.Parameter(data, name="param", requires_grad=requires_grad)
     # through the accessor, so the leaf gets the same autograd set-up as any tensor that requires grad
     P.set_requires_grad(param, requires_grad)
     return param
@@ -53,19 +67,25 @@ def is_parameter(obj):
     return isinstance(obj, Parameter)
 
 
-class Buffer(Tensor):
-    """Mirrors torch.nn.Buffer: marks a Tensor to be registered as a buffer when assigned to a Module."""
+class _BufferMeta(type):
+    # torch's nn.Buffer(t) is a plain Tensor flagged ``_is_buffer``; isinstance(x, Buffer) reads the flag
+    def __instancecheck__(cls, instance):
+        if cls is Buffer and isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """Mirrors torch.nn.Buffer: returns a detached Tensor marked to be registered as a buffer when assigned to a
+    Module (its type stays Tensor, as in torch)."""
 
     def __new__(cls, data=None, *, persistent=True):
         if data is None:
             data = _empty(0)
-        b = object.__new__(cls)
-        b._ms = data._ms
-        b.persistent = persistent
-        return b
-
-    def __init__(self, data=None, *, persistent=True):
-        pass
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
 
 
 class UninitializedParameter(Parameter):

@@ -154,6 +154,39 @@ def register_module_backward_hook(hook):
     return handle
 
 
+# Registration hooks: hook(module, name, value) may return a replacement value (torch 2.13). torch has no
+# per-module registration hooks, so these are the only ones; Module calls them through run_registration_hooks.
+_global_buffer_registration_hooks = OrderedDict()
+_global_module_registration_hooks = OrderedDict()
+_global_parameter_registration_hooks = OrderedDict()
+
+
+def _add_registration_hook(table, hook):
+    handle = RemovableHandle(table)
+    table[handle.id] = hook
+    return handle
+
+
+def register_module_buffer_registration_hook(hook):
+    return _add_registration_hook(_global_buffer_registration_hooks, hook)
+
+
+def register_module_module_registration_hook(hook):
+    return _add_registration_hook(_global_module_registration_hooks, hook)
+
+
+def register_module_parameter_registration_hook(hook):
+    return _add_registration_hook(_global_parameter_registration_hooks, hook)
+
+
+def run_registration_hooks(table, module, name, value):
+    for hook in table.values():
+        output = hook(module, name, value)
+        if output is not None:
+            value = output
+    return value
+
+
 # --- load_state_dict helpers -------------------------------------------------------------------------
 
 def _is_tensor_like(x):
@@ -180,6 +213,13 @@ def _copy_no_grad(param, value):
     from ...autograd.grad_mode import no_grad
     with no_grad():
         param.copy_(value)
+
+
+def _module_dir(module):
+    """Module.__dir__: class and instance attributes plus the registered members, as torch lists them."""
+    keys = (dir(module.__class__) + list(module.__dict__) + list(module._parameters) + list(module._modules)
+            + list(module._buffers))
+    return sorted(key for key in keys if not key[0].isdigit())
 
 
 def _rebuild_module(cls):

@@ -22,8 +22,16 @@ from ._module_utils import (  # noqa: F401 - torch.nn.modules.module's global ho
     register_module_forward_pre_hook, register_module_forward_hook, register_module_full_backward_pre_hook,
     register_module_full_backward_hook, register_module_backward_hook, _global_forward_pre_hooks,
     _global_forward_hooks, _global_forward_hooks_with_kwargs, _global_forward_hooks_always_called,
-    _global_backward_pre_hooks, _global_backward_hooks)
-from ._module_utils import _is_tensor_like, _as_mstorch, _copy_no_grad, _rebuild_module
+    _global_backward_pre_hooks, _global_backward_hooks, register_module_buffer_registration_hook,
+    register_module_module_registration_hook, register_module_parameter_registration_hook,
+    _global_buffer_registration_hooks, _global_module_registration_hooks, _global_parameter_registration_hooks,
+    run_registration_hooks as _reg_hooks)
+from ._module_utils import _is_tensor_like, _as_mstorch, _copy_no_grad, _rebuild_module, _module_dir
+
+__all__ = ["register_module_forward_pre_hook", "register_module_forward_hook",
+           "register_module_full_backward_pre_hook", "register_module_backward_hook",
+           "register_module_full_backward_hook", "register_module_buffer_registration_hook",
+           "register_module_module_registration_hook", "register_module_parameter_registration_hook", "Module"]
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
@@ -97,8 +105,7 @@ class Module(ms_nn.Cell):
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
-        if isinstance(tensor, Buffer):
-            tensor = wrap(tensor._ms)
+        tensor = _reg_hooks(_global_buffer_registration_hooks, self, name, tensor)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -128,9 +135,11 @@ class Module(ms_nn.Cell):
                 f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be created "
                 "explicitly. To express '{name}' as a function of another Tensor, compute the value in the "
                 "forward() method.")
+        param = _reg_hooks(_global_parameter_registration_hooks, self, name, param)
         self._parameters[name] = param
-        self._params[name] = param._ms
-        param._ms.name = name
+        self._params[name] = param._ms if isinstance(param, Parameter) else None  # a hook may return anything
+        if isinstance(param, Parameter):
+            param._ms.name = name
 
     def add_module(self, name, module):
         if not isinstance(module, Module) and module is not None:
@@ -147,9 +156,10 @@ class Module(ms_nn.Cell):
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
+        module = _reg_hooks(_global_module_registration_hooks, self, name, module)
         self._modules[name] = module
         self._cells[name] = module
-        if module is not None:
+        if isinstance(module, Module):
             module._prefix_ms_names(name + ".")
 
     register_module = add_module
@@ -254,9 +264,10 @@ class Module(ms_nn.Cell):
                 if modules is None:
                     raise AttributeError("cannot assign module before Module.__init__() call")
                 remove_from(d, self._parameters, self._buffers, self._non_persistent_buffers_set)
-                modules[name] = value
-                self._cells[name] = value
-                value._prefix_ms_names(name + ".")
+                value = _reg_hooks(_global_module_registration_hooks, self, name, value)
+                modules[name] = self._cells[name] = value
+                if isinstance(value, Module):
+                    value._prefix_ms_names(name + ".")
             elif isinstance(value, ms_nn.Cell) and modules is not None:
                 remove_from(d, self._parameters, self._buffers, self._non_persistent_buffers_set)
                 self.add_module(name, value)
@@ -264,8 +275,7 @@ class Module(ms_nn.Cell):
                 if value is not None:
                     raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
                                     "(torch.nn.Module or None expected)")
-                modules[name] = value
-                self._cells[name] = None
+                modules[name] = self._cells[name] = _reg_hooks(_global_module_registration_hooks, self, name, value)
             else:
                 buffers = d.get("_buffers")
                 if isinstance(value, Buffer) or buffers is not None and name in buffers:
@@ -294,15 +304,7 @@ class Module(ms_nn.Cell):
         else:
             object.__delattr__(self, name)
 
-    def __dir__(self):
-        module_attrs = dir(self.__class__)
-        attrs = list(self.__dict__.keys())
-        parameters = list(self._parameters.keys())
-        modules = list(self._modules.keys())
-        buffers = list(self._buffers.keys())
-        keys = module_attrs + attrs + parameters + modules + buffers
-        keys = [key for key in keys if not key[0].isdigit()]
-        return sorted(keys)
+    __dir__ = _module_dir
 
     # --- iteration ------------------------------------------------------------------------------
 
