@@ -45,9 +45,25 @@ def _to_ms(arr, dt, shape):
     return ms.from_numpy(arr)
 
 
+def _memory_order(self):
+    """The dimensions of ``self`` from the largest stride to the smallest, or None when that is the
+    logical order. torch's samplers visit a tensor's elements in this (memory) order, so a transposed
+    view is filled along its storage."""
+    strides = self.stride()
+    if len(strides) < 2:
+        return None
+    order = sorted(range(len(strides)), key=lambda d: -strides[d] if self.shape[d] > 1 else 0)
+    return None if order == sorted(order) else order
+
+
 def _fill(self, values):
-    """Write sampled host values into ``self`` in place (torch's ``*_`` samplers)."""
-    self._write(_to_ms(values, self.dtype, tuple(self._ms.shape)))
+    """Write sampled host values into ``self`` in place (torch's ``*_`` samplers); ``values`` come in
+    the order the stream produced them, which is memory order."""
+    shape = tuple(self._ms.shape)
+    order = _memory_order(self)
+    if order is not None:
+        values = np.asarray(values).reshape([shape[d] for d in order]).transpose(np.argsort(order))
+    self._write(_to_ms(values, self.dtype, shape))
     return self
 
 
@@ -82,11 +98,11 @@ def _uniform_values(gen, n, dt, low, high):
     return R.uniform(gen, n, dt, low, high)
 
 
-def _normal_values(gen, n, dt, mean, std):
+def _normal_values(gen, n, dt, mean, std, contiguous=True):
     if dt.is_complex:
         real = dt.to_real()
-        return R.normal(gen, 2 * n, real, mean, std / math.sqrt(2)).astype(real._np).view(dt._np)
-    return R.normal(gen, n, dt, mean, std)
+        return R.normal(gen, 2 * n, real, mean, std / math.sqrt(2), contiguous).astype(real._np).view(dt._np)
+    return R.normal(gen, n, dt, mean, std, contiguous)
 
 
 def _check_uniform(dt, low, high):
@@ -125,7 +141,9 @@ def normal_(self, mean=0, std=1, *, generator=None):
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
     _float_only(self.dtype, "normal_kernel_cpu")
-    return _fill(self, _normal_values(gen, self.numel(), self.dtype, float(mean), float(std)))
+    # torch's vectorised normal_fill needs a contiguous tensor; otherwise one draw per element
+    return _fill(self, _normal_values(gen, self.numel(), self.dtype, float(mean), float(std),
+                                      self.is_contiguous()))
 
 
 def _update_from(dt, frm):
@@ -257,6 +275,9 @@ def bernoulli_(self, p=0.5, *, generator=None):
         except ValueError:
             raise RuntimeError(f"The expanded size of the tensor must match the existing size. Target sizes: "
                                f"{list(shape)}.  Tensor sizes: {list(arr.shape)}") from None
+        order = _memory_order(self)
+        if order is not None:   # draws follow self's memory order, each against its own p
+            arr = arr.transpose(order)
         return _fill(self, R.to_host(R.bernoulli_tensor(gen, arr), self.dtype))
     _check_p(p)
     return _fill(self, R.to_host(R.bernoulli_scalar(gen, self.numel(), float(p)), self.dtype))
