@@ -1,6 +1,7 @@
 """Small helpers of torch.nn.Module kept out of module.py: type names for error messages, the
 load_state_dict result, hook handles, repr indentation, the global module hook tables and the
 register_module_* functions (re-exported by module.py, where torch has them)."""
+import inspect
 import weakref
 from collections import OrderedDict, namedtuple
 
@@ -224,3 +225,85 @@ def _module_dir(module):
 
 def _rebuild_module(cls):
     return cls.__new__(cls)
+
+
+# --- MindSpore Cell names that torch's Module does not have ------------------------------------------
+
+class _CellOnlyName:
+    """A public attribute of mindspore.nn.Cell that torch's Module lacks (``cells``, ``phase``, ``offload``,
+    ``shard``...). A torch model is free to use such a name for a submodule, parameter or buffer
+    (``self.cells = nn.ModuleList(...)``); the model's own entry wins, as it would in torch, and the Cell
+    attribute is seen otherwise (MindSpore's machinery keeps working). Plain values a model assigns to a
+    method name land in the instance dictionary, which Python already prefers to a method."""
+
+    def __init__(self, name, cell_attr):
+        self.name = name
+        self.cell_attr = cell_attr
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self.cell_attr
+        d = obj.__dict__
+        for registry in ("_parameters", "_buffers", "_modules"):
+            entries = d.get(registry)
+            if entries is not None and self.name in entries:
+                return entries[self.name]
+        return self.cell_attr.__get__(obj, objtype)
+
+
+class _CellOnlyProperty(_CellOnlyName):
+    """The same for a Cell property (``phase``, ``compiled``...): a model's plain value of any type is kept
+    in the instance dictionary instead of going through MindSpore's type-checked setter."""
+
+    def __get__(self, obj, objtype=None):
+        if obj is not None and self.name in obj.__dict__:
+            return obj.__dict__[self.name]
+        return super().__get__(obj, objtype)
+
+    def __set__(self, obj, value):
+        obj.__dict__[self.name] = value
+
+    def __delete__(self, obj):
+        if self.name not in obj.__dict__:
+            raise AttributeError(self.name)
+        del obj.__dict__[self.name]
+
+
+# torch.nn.Module's public names (torch 2.13; compat_tests/test_module_names.py checks the list)
+TORCH_MODULE_NAMES = frozenset((
+    "T_destination", "add_module", "apply", "bfloat16", "buffers", "call_super_init", "children", "compile",
+    "cpu", "cuda", "double", "dump_patches", "eval", "extra_repr", "float", "forward", "get_buffer",
+    "get_extra_state", "get_parameter", "get_submodule", "half", "ipu", "load_state_dict", "modules", "mtia",
+    "named_buffers", "named_children", "named_modules", "named_parameters", "parameters",
+    "register_backward_hook", "register_buffer", "register_forward_hook", "register_forward_pre_hook",
+    "register_full_backward_hook", "register_full_backward_pre_hook", "register_load_state_dict_post_hook",
+    "register_load_state_dict_pre_hook", "register_module", "register_parameter",
+    "register_state_dict_post_hook", "register_state_dict_pre_hook", "requires_grad_", "set_extra_state",
+    "set_submodule", "share_memory", "state_dict", "to", "to_empty", "train", "type", "xpu", "zero_grad"))
+
+
+def shadow_cell_only_names(module_cls):
+    """Install the descriptors above on ``module_cls`` for every public method or property it has (from
+    Cell, or our own Cell-side overrides such as ``construct``) that torch's Module does not; returns
+    the set of those names (for the "attribute already exists" checks)."""
+    names = set()
+    for name in dir(module_cls):
+        if name.startswith("_") or name in TORCH_MODULE_NAMES:
+            continue
+        attr = inspect.getattr_static(module_cls, name)
+        if isinstance(attr, property):
+            setattr(module_cls, name, _CellOnlyProperty(name, attr))
+        elif inspect.isfunction(attr):
+            setattr(module_cls, name, _CellOnlyName(name, attr))
+        else:
+            continue
+        names.add(name)
+    return frozenset(names)
+
+
+def attribute_exists(module, name, cell_only_names):
+    """torch's ``hasattr(self, name)`` test of register_buffer/register_parameter/add_module, blind to
+    the Cell-only names a model has not used itself."""
+    if name in cell_only_names:
+        return name in module.__dict__
+    return hasattr(module, name)

@@ -27,6 +27,7 @@ from ._module_utils import (  # noqa: F401 - torch.nn.modules.module's global ho
     _global_buffer_registration_hooks, _global_module_registration_hooks, _global_parameter_registration_hooks,
     run_registration_hooks as _reg_hooks)
 from ._module_utils import _is_tensor_like, _as_mstorch, _copy_no_grad, _rebuild_module, _module_dir
+from ._module_utils import shadow_cell_only_names, attribute_exists
 
 __all__ = ["register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_full_backward_pre_hook", "register_module_backward_hook",
@@ -100,7 +101,7 @@ class Module(ms_nn.Cell):
             raise KeyError('buffer name can\'t contain "."')
         if name == "":
             raise KeyError('buffer name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._buffers:
+        if attribute_exists(self, name, _CELL_ONLY) and name not in self._buffers:
             raise KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
@@ -121,7 +122,7 @@ class Module(ms_nn.Cell):
             raise KeyError('parameter name can\'t contain "."')
         if name == "":
             raise KeyError('parameter name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._parameters:
+        if attribute_exists(self, name, _CELL_ONLY) and name not in self._parameters:
             raise KeyError(f"attribute '{name}' already exists")
         if param is None:
             self._parameters[name] = None
@@ -150,7 +151,7 @@ class Module(ms_nn.Cell):
                 raise TypeError(f"{_typename(module)} is not a Module subclass")
         if not isinstance(name, str):
             raise TypeError(f"module name should be a string. Got {_typename(name)}")
-        if hasattr(self, name) and name not in self._modules:
+        if attribute_exists(self, name, _CELL_ONLY) and name not in self._modules:
             raise KeyError(f"attribute '{name}' already exists")
         if "." in name:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
@@ -781,5 +782,6 @@ class Module(ms_nn.Cell):
         return None
 
 
+_CELL_ONLY = shadow_cell_only_names(Module)
 # Cell's own runtime fields are rebuilt by Cell.__init__ on unpickling, never pickled.
 _CELL_RUNTIME_KEYS = set(ms_nn.Cell().__dict__) - {"training", "_buffers"}
