@@ -20,11 +20,15 @@ Measured on the CPU host (MindSpore 2.10, 20 parameters of (64, 64) and (64,), s
   identity and data pointer (0.2 us): ``p.data = ...``, ``load_state_dict`` or a replaced state tensor
   are picked up. NumPy writes do not bump MindSpore's version counters, so the step bumps them in one
   call at the end: a backward through a graph that saved a parameter before ``step()`` still raises.
+- float16/bfloat16 on the host: float32 copies of the parameter and its states, each op rounded
+  once to the dtype (``_reduced_ops``; NumPy has no bfloat16 to share memory with), written back at
+  the end of the step. Bit for bit with torch's vectorised loops; torch's scalar tail loop can differ
+  by an ulp.
 - Elsewhere, the same update on MindSpore ops (``DeviceOps``), each in-place op computed and then
   written with ``copy_`` (MindSpore's own ``add_``/``mul_`` leave the receiver unchanged on CPU): on
-  GPU/Ascend (``asnumpy`` copies there), for float16/bfloat16 (torch rounds once per fused op, NumPy
-  once per ufunc), and for parameters whose memory NumPy cannot reach (views of other tensors, which
-  are written back through ``Tensor._write``). ``MSTORCH_OPTIM_HOST=0`` forces this path.
+  GPU/Ascend (``asnumpy`` copies there), and for parameters whose memory NumPy cannot reach (views of
+  other tensors, which are written back through ``Tensor._write``). ``MSTORCH_OPTIM_HOST=0`` forces
+  this path.
 
 How an optimizer uses it (see sgd.py and adam.py)::
 
@@ -214,6 +218,57 @@ class HostOps:
         return a
 
 
+def _round_bf16(a):
+    """Round float32 values in ``a`` to the nearest bfloat16 (ties to even), in place."""
+    bits = a.view(np.uint32)
+    nan = np.isnan(a)
+    bits += np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))
+    bits &= np.uint32(0xFFFF0000)
+    if nan.any():
+        a[nan] = np.nan
+    return a
+
+
+def _round_f16(a):
+    np.copyto(a, a.astype(np.float16))
+    return a
+
+
+def _reduced_ops(round_):
+    """``HostOps`` over float32 arrays holding float16/bfloat16 values: every op computes in float32 and
+    rounds its result once to the parameter's dtype, as torch's reduced-precision kernels do (opmath).
+    Python scalars stay float32 (opmath) except in ``add``, whose scalar operand and ``alpha`` torch
+    first rounds to the tensor's dtype (measured on 4096 elements: 0 mismatches this way)."""
+    def scalar(v):
+        return float(round_(np.array([v], np.float32))[0]) if isinstance(v, (int, float)) else v
+
+    ns = {}
+    for name, f in vars(HostOps).items():
+        if name.startswith("__"):
+            continue
+        f = f.__func__
+        if name in ("add", "add_"):
+            def op(a, b, alpha=1, _f=f):
+                return round_(_f(a, scalar(b), scalar(alpha)))
+        elif name.endswith("_"):
+            def op(a, *args, _f=f, **kwargs):
+                return round_(_f(a, *args, **kwargs))
+        else:
+            def op(*args, _f=f, **kwargs):
+                return round_(_f(*args, **kwargs))
+        ns[name] = staticmethod(op)
+    return type("ReducedHostOps", (HostOps,), ns)
+
+
+_REDUCED = {ms.float16: (_reduced_ops(_round_f16), np.float16),
+            ms.bfloat16: (_reduced_ops(_round_bf16), None)}
+
+
+def _f32_copy(t):
+    a = np.array(t.astype(ms.float32).asnumpy(), copy=True)
+    return a.reshape(1) if a.ndim == 0 else a
+
+
 def _w(a, new):
     a.copy_(new)
     return a
@@ -360,6 +415,8 @@ class Step:
                 init(p, state)
         else:
             state = self.opt.state.get(p) if keys else None
+        if self.host and pm.dtype in _REDUCED:
+            return self._take_reduced(p, pm, g, state, keys)
         e = self.cache.get(p)
         if (e is None or e.pm is not pm or e.ptr != pm.data_ptr() or e.keys != keys
                 or not _states_unchanged(e, state)):
@@ -375,6 +432,29 @@ class Step:
             self.writeback.append((p, param))
         return DeviceOps, param, g, e.bufs
 
+    def _take_reduced(self, p, pm, g, state, keys):
+        """float16/bfloat16 on the host: float32 copies of the parameter and its states, updated with
+        one rounding per op and written back by finish() (NumPy has no bfloat16 to share memory with)."""
+        bufs = []
+        for k in keys:
+            t = None if state is None else state.get(k)
+            if t is None:
+                bufs.append(None)
+            elif k in SCALAR_STATES:
+                a = host_array(t._ms) if t._view is None else None
+                if a is None:
+                    t = state[k] = wrap(_own_copy(t._ms))
+                    a = host_array(t._ms)
+                self.touched.append(t._ms)
+                bufs.append(a)
+            else:
+                a = _f32_copy(t._ms)
+                self.writeback.append((t, a))
+                bufs.append(a)
+        param = _f32_copy(pm)
+        self.writeback.append((p, param))
+        return _REDUCED[pm.dtype][0], param, _f32_copy(g), tuple(bufs)
+
     def new_state(self, p, key, value):
         """``state[key]`` = a new tensor holding a copy of ``value`` (an array handed out by ``take`` or
         computed from one, of p's shape); returns its array for the rest of this update."""
@@ -384,6 +464,11 @@ class Step:
             self.opt.state[p][key] = wrap(t)
             return t
         t = ms.Tensor(np.array(value, copy=True).reshape(p._ms.shape))
+        if p._ms.dtype in _REDUCED:   # a state of the parameter's dtype, updated as a float32 copy
+            self.opt.state[p][key] = state = wrap(t.astype(p._ms.dtype))
+            a = np.array(value, dtype=np.float32, copy=True)
+            self.writeback.append((state, a))
+            return a
         self.opt.state[p][key] = state = wrap(t)
         a = host_array(t)
         if a is None:   # no shared memory: the array is copied into the tensor by finish()

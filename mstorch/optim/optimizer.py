@@ -3,6 +3,8 @@ from collections import OrderedDict, defaultdict
 from copy import deepcopy
 from itertools import chain
 
+import numpy as np
+
 from .. import _dtype as D
 from .. import _ms_private as P
 from .._tensor import Tensor
@@ -161,7 +163,7 @@ class Optimizer:
             from ..autograd.grad_mode import enable_grad
             with enable_grad():
                 loss = closure()
-        with no_grad():
+        with no_grad(), np.errstate(all="ignore"):   # torch's tensor math does not warn on inf/nan
             self._update()
         resume_recording()
         return loss

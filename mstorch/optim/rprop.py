@@ -20,7 +20,9 @@ def _initializer(lr):
         state["step"] = _fast.step_tensor()
         state["prev"] = _fast.zeros_state(p)
         g = p.grad
-        state["step_size"] = wrap(ops.fill(g._ms.dtype, tuple(g.shape), lr))
+        dt = g._ms.dtype   # MindSpore's fill has no bfloat16 CPU kernel: fill in float32 and round once
+        wide = ms.float64 if dt == ms.float64 else ms.float32
+        state["step_size"] = wrap(ops.fill(wide, tuple(g.shape), lr).astype(dt))
     return init
 
 
@@ -30,16 +32,19 @@ def _host_sign(x):
     return s
 
 
-def _host_rprop(param, grad, prev, step_size, etaminus, etaplus, lo, hi):
-    sign = _host_sign(grad * prev)
+def _host_rprop(X, param, grad, prev, step_size, etaminus, etaplus, lo, hi):
+    # X rounds each result to a float16/bfloat16 parameter's dtype (the etas too, as torch's sign
+    # tensor holds them in that dtype)
+    sign = _host_sign(X.mul(grad, prev))
     sign[sign > 0] = etaplus
     sign[sign < 0] = etaminus
     sign[sign == 0] = 1
-    np.multiply(step_size, sign, out=step_size)
-    np.clip(step_size, lo, hi, out=step_size)
+    sign = X.clone(sign)
+    X.mul_(step_size, sign)
+    X.clamp_(step_size, lo, hi)
     grad = grad.copy()
-    grad[sign == etaminus] = 0
-    _fast.HostOps.addcmul_(param, _host_sign(grad), step_size, -1)
+    grad[sign == X.clone(np.array([etaminus], sign.dtype))] = 0
+    X.addcmul_(param, _host_sign(grad), step_size, -1)
     np.copyto(prev, grad)
 
 
@@ -105,8 +110,8 @@ class Rprop(Optimizer):
                 step_t += 1
                 if maximize:
                     grad = X.neg(grad)
-                if X is _fast.HostOps:
-                    _host_rprop(param, grad, prev, step_size, etaminus, etaplus, lo, hi)
+                if issubclass(X, _fast.HostOps):
+                    _host_rprop(X, param, grad, prev, step_size, etaminus, etaplus, lo, hi)
                 else:
                     _device_rprop(X, param, grad, prev, step_size, etaminus, etaplus, lo, hi)
         step.finish()
