@@ -292,6 +292,7 @@ OPS += [
     OpInfo("positive", samples=[S(A), S(I), E(BO)]),
     # torch's gradient of sgn on real tensors is a ZeroTensor, which has no host copy to compare
     OpInfo("sgn", samples=[S(A), S(I), S(BO), S(SPECIAL), S(CPLX)], grad=False),
+    OpInfo("abs", samples=[S(CPLX), S(CPLX.astype(np.complex128))]),   # a float magnitude; abs_ refuses
     OpInfo("signbit", samples=[S(NEG0), S(I), S(U8), S(BO), S(D64), S(H)]),
     OpInfo("copysign", samples=[S(A, B), S(A, ROW), S(A, -1.0), S(I, NZ), S(I, -2), S(D64, A), S(A, ZF),
                                 E(A, NEG0), E(2, A)]),

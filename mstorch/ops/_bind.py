@@ -130,10 +130,20 @@ def write_out(out, r):
     return out
 
 
+_COMPLEX = (ms.complex64, ms.complex128)
+_REAL_OF_COMPLEX = (ms.float32, ms.float64)
+
+
 def _make_inplace(fn, name):
+    op = getattr(fn, "__name__", name[:-1])   # aliases report the op's own name (absolute_ -> abs)
+
     def inplace(self, *args, **kwargs):
         r = fn(self, *args, **kwargs)
-        return self._write(r._ms)
+        rm = r._ms
+        if rm.dtype != self._ms.dtype and rm.dtype in _REAL_OF_COMPLEX and self._ms.dtype in _COMPLEX:
+            # a complex tensor's op with a real result (abs): torch refuses to write it back
+            raise RuntimeError(f"In-place {op} is not supported for complex tensors.")
+        return self._write(rm)
     inplace.__name__ = name
     inplace.__qualname__ = f"Tensor.{name}"
     return inplace

@@ -387,7 +387,14 @@ def positive(input):
 def abs(input):
     if input.dtype is _bool:
         _not_impl("abs_cpu", input)
+    if input.dtype is ms.complex64:   # the magnitude, a float (via double: ComplexAbs is not hypot)
+        return _complex_abs(input.astype(ms.complex128)).astype(ms.float32)
+    if input.dtype is ms.complex128:
+        return _complex_abs(input)
     return ops.abs(input)
+
+
+_complex_abs = ops.ComplexAbs()
 
 
 @register("sign", family=F, inplace="sign_", out=True)
