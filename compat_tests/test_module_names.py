@@ -83,3 +83,35 @@ def test_torch_module_name_list():
     import torch
     from mstorch.nn.modules._module_utils import TORCH_MODULE_NAMES
     assert TORCH_MODULE_NAMES == {n for n in dir(torch.nn.Module) if not n.startswith("_")}
+
+
+def _mutated(T):
+    class N(T.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = T.nn.Linear(2, 2)
+            self.seq = T.nn.Sequential(T.nn.Linear(2, 2))
+            self.ml = T.nn.ModuleList([T.nn.Linear(1, 1)])
+            self.pl = T.nn.ParameterList([T.nn.Parameter(T.ones(1))])
+    n = N()
+    n.fc1.weight = T.nn.Parameter(T.ones(2, 2))
+    n.seq[0].register_parameter("extra", T.nn.Parameter(T.ones(1)))
+    n.seq.append(T.nn.Linear(2, 3))
+    n.seq.insert(0, T.nn.Linear(2, 2))
+    n.ml.insert(0, T.nn.Linear(1, 1))
+    del n.seq[1]
+    n.ml.extend([T.nn.Linear(1, 1)])
+    n.seq[0] = T.nn.Linear(2, 2)
+    n.pl.append(T.nn.Parameter(T.zeros(2)))
+    n.fc1.bias = None
+    return n
+
+
+def test_native_parameter_names_follow_torch_names():
+    """mindspore.save_checkpoint writes the torch dotted names, also after parameters and submodules
+    are replaced, inserted, deleted and appended below the top level."""
+    import torch
+    expected = [k for k, _ in _mutated(torch).named_parameters()]
+    net = _mutated(mstorch)
+    assert [k for k, _ in net.named_parameters()] == expected
+    assert [p.name for p in net.get_parameters()] == expected

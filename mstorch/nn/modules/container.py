@@ -26,6 +26,13 @@ def _renumber(module, items=None):
     for i, m in enumerate(items):
         module._modules[str(i)] = m
         module._cells[str(i)] = m
+    _rename(module)
+
+
+def _rename(module):
+    """The MindSpore names of the parameters below ``module`` after its children moved (``0.weight``
+    becomes ``1.weight``)."""
+    module._prefix_ms_names(module.__dict__.get("_ms_prefix", ""))
 
 
 
@@ -221,6 +228,7 @@ class ModuleList(Module):
             self._cells[str(i)] = self._modules[str(i)]
         self._modules[str(index)] = module
         self._cells[str(index)] = module
+        _rename(self)
 
     def append(self, module):
         self.add_module(str(len(self)), module)

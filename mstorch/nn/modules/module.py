@@ -140,7 +140,7 @@ class Module(ms_nn.Cell):
         self._parameters[name] = param
         self._params[name] = param._ms if isinstance(param, Parameter) else None  # a hook may return anything
         if isinstance(param, Parameter):
-            param._ms.name = name
+            param._ms.name = self.__dict__.get("_ms_prefix", "") + name
 
     def add_module(self, name, module):
         if not isinstance(module, Module) and module is not None:
@@ -161,12 +161,15 @@ class Module(ms_nn.Cell):
         self._modules[name] = module
         self._cells[name] = module
         if isinstance(module, Module):
-            module._prefix_ms_names(name + ".")
+            module._prefix_ms_names(self.__dict__.get("_ms_prefix", "") + name + ".")
 
     register_module = add_module
 
     def _prefix_ms_names(self, prefix):
-        # MindSpore parameter names follow the torch dotted names (save_checkpoint writes these).
+        # MindSpore parameter names follow the torch dotted names (save_checkpoint writes these);
+        # each module keeps its prefix for parameters registered on it later
+        for mod_name, m in self.named_modules(prefix=prefix[:-1]):
+            object.__setattr__(m, "_ms_prefix", mod_name + "." if mod_name else "")
         for name, p in self.named_parameters(remove_duplicate=True):
             p._ms.name = prefix + name
 
@@ -268,7 +271,7 @@ class Module(ms_nn.Cell):
                 value = _reg_hooks(_global_module_registration_hooks, self, name, value)
                 modules[name] = self._cells[name] = value
                 if isinstance(value, Module):
-                    value._prefix_ms_names(name + ".")
+                    value._prefix_ms_names(self.__dict__.get("_ms_prefix", "") + name + ".")
             elif isinstance(value, ms_nn.Cell) and modules is not None:
                 remove_from(d, self._parameters, self._buffers, self._non_persistent_buffers_set)
                 self.add_module(name, value)
