@@ -94,6 +94,20 @@ OPS = [
     OpInfo("cdist", [S(lambda T: T.tensor([[0.0, 1.0], [2.0, 2.0]], requires_grad=True),
                        lambda T: T.tensor([[0.0, 1.0], [1.0, 1.0]]))],
            method=False, call=lambda T, a, b: (T.cdist(a, b), T.autograd.grad(T.cdist(a, b).sum(), a)[0])),
+    # coinciding points for every p (p < 1: |d|**p is not differentiable at 0, torch's gradient is 0)
+    OpInfo("cdist", [S(lambda T: T.tensor([[0.0, 1.0], [2.0, 2.0]], requires_grad=True),
+                       lambda T: T.tensor([[0.0, 1.0], [1.0, 1.0]]), p=p) for p in (0.0, 0.5, 1.0, 1.5, 3.0, float("inf"))],
+           method=False, call=lambda T, a, b, p: (T.cdist(a, b, p=p), T.autograd.grad(T.cdist(a, b, p=p).sum(), a)[0])),
+    OpInfo("pdist", [S(_r(5, 3)), S(_r(4, 3), p=1.0), S(_r(4, 2), p=3.0), S(_r(4, 2), p=0.5), S(_r(3, 2), p=float("inf")),
+                     S(_f64(_r(4, 3))), S(_r(40, 3)),
+                     E(_r(2, 2, 2)), E(_r(3, 2), p=-1.0), E(_i(3, 2)), E(lambda T: T.ones(3, 2, dtype=T.float16))],
+           method=False, rtol=1e-4, atol=1e-5),
+    # fewer than two rows: torch's backward there returns uninitialised memory, so values only
+    OpInfo("pdist", [S(_r(1, 3)), S(_r(0, 3))], method=False, grad=False),
+    OpInfo("pdist", [S(_r(3, 0))], method=False),
+    OpInfo("pdist", [S(lambda T: T.tensor([[1.0, 2.0], [1.0, 2.0], [0.0, 0.0], [3.0, -1.0]], requires_grad=True), p=p)
+                     for p in (0.0, 0.5, 1.0, 2.0, 3.0, float("inf"))],
+           method=False, call=lambda T, a, p: (T.pdist(a, p=p), T.autograd.grad(T.pdist(a, p=p).sum(), a)[0])),
     OpInfo("det", [S(_r(3, 3)), S(_r(2, 3, 3)), S(_f64(_r(4, 4))), S(_r(1, 1)), S(_r(2, 2)),
                    E(_i(2, 2)), E(_r(2, 3)), E(_r(3)), E(lambda T: T.ones(2, 2, dtype=T.float16))], rtol=1e-4, atol=1e-5),
     OpInfo("logdet", [S(_spd(3)), S(_spd(3, batch=(2,))), S(_f64(_spd(2))), S(lambda T: -T.eye(3)),

@@ -8,6 +8,7 @@ torch's CPU kernels effectively do (they accumulate in float). ``ops.einsum`` ha
 import math
 
 import mindspore as ms
+import numpy as np
 from mindspore import ops
 
 from .. import _dtype as D
@@ -468,14 +469,51 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     a = ops.broadcast_to(x1, batch + tuple(x1.shape[-2:])) if batch else x1
     b = ops.broadcast_to(x2, batch + tuple(x2.shape[-2:])) if batch else x2
     diff = ops.sub(ops.expand_dims(a, -2), ops.expand_dims(b, -3))   # (..., P, R, M)
+    return _p_norm_last(diff, p)
+
+
+@register("pdist", family=F, method=False, functional=True)
+def pdist(input, p=2):
+    """The distances between every pair of rows i < j, in torch's order (row-major upper triangle)."""
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if dtype_of(input)._cat != D._FLOAT:
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if input.dtype in (ms.float16, _bf16):
+        raise NotImplementedError(f"\"pdist\" not implemented for '{_scalar_name(input)}'")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    n = input.shape[0]
+    i, j = np.triu_indices(n, 1)
+    if i.size == 0 or input.shape[1] == 0:   # no pairs, or no coordinates: zeros that still lead back
+        return ops.mul(ops.zeros((i.size,), input.dtype), ops.sum(input))   # to input (zero gradient)
+    rows_i = ops.gather(input, ms.Tensor(i.astype(np.int64)), 0)
+    rows_j = ops.gather(input, ms.Tensor(j.astype(np.int64)), 0)
+    return _p_norm_last(ops.sub(rows_i, rows_j), p)
+
+
+def _p_norm_last(diff, p):
+    """The p-norm over the last dimension (p = 0 counts non-zeros), with torch's zero gradient where
+    two points coincide."""
     absd = ops.abs(diff)
-    if p == 0:
-        return ops.sum(cast(ops.ne(diff, 0), diff.dtype), -1)
+    if p == 0:   # a count: torch's gradient is zero (not absent)
+        return ops.add(ops.sum(cast(ops.ne(diff, 0), diff.dtype), -1), ops.mul(ops.sum(diff, -1), 0))
     if p == 1:
         return ops.sum(absd, -1)
     if math.isinf(p):
-        return ops.amax(absd, -1)
-    s = ops.sum(ops.square(diff), -1) if p == 2 else ops.sum(ops.pow(absd, p), -1)
+        # torch's gradient goes in full to every coordinate at the maximum (amax would share it):
+        # the value is the maximum itself, the gradient that of the sum over the maximal coordinates
+        fixed = ops.stop_gradient(absd)
+        top = ops.amax(fixed, -1, True)
+        picked = ops.sum(ops.mul(absd, cast(ops.equal(fixed, top), absd.dtype)), -1)
+        slope = ops.sub(picked, ops.stop_gradient(picked))
+        return ops.add(ops.squeeze(top, -1), ops.where(ops.isfinite(picked), slope, ops.zeros_like(slope)))
+    if p == 2:
+        s = ops.sum(ops.square(diff), -1)
+    else:        # |d|**p has an infinite slope at 0 for p < 1: torch's gradient there is 0
+        nz = ops.gt(absd, 0)
+        powd = ops.pow(ops.where(nz, absd, ops.ones_like(absd)), p)
+        s = ops.sum(ops.where(nz, powd, ops.zeros_like(absd)), -1)
     # torch's backward gives 0 (not NaN) where two points coincide: keep the root off zero
     pos = ops.gt(s, 0)
     safe = ops.where(pos, s, ops.ones_like(s))
