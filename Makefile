@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test venv bench docs clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py mstorch/_random/_fastrng.c
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e ".[test]"

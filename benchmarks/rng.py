@@ -4,6 +4,7 @@ Contenders run interleaved, one call each in turn, in an order shuffled every ro
 another library's is slower on a shared host); medians of wall time are reported with the ratio
 mstorch/torch (target <= 1.5), plus the ratio of process CPU time, which a loaded host distorts less.
 Run: .venv/bin/python benchmarks/rng.py [--rounds N] [--numel N] [--only name,name]
+(MSTORCH_RNG_NATIVE=0 times the NumPy kernels instead of the native library.)
 """
 import argparse
 import os
@@ -74,6 +75,8 @@ def main():
     ap.add_argument("--numel", type=int, default=1 << 20)
     ap.add_argument("--only", default="", help="comma-separated case names (substring match)")
     args = ap.parse_args()
+    from mstorch._random import native
+    print("mstorch kernels:", "native C library" if native.on() else "NumPy (native library not loaded)")
     print(f"{'case (numel=' + str(args.numel) + ')':32s} {'torch ms':>9s} {'mstorch ms':>11s} {'ratio':>6s} "
           f"{'cpu ratio':>10s}")
     worst = 0.0

@@ -290,6 +290,94 @@ def test_errors():
         check_raises(fn)
 
 
+# --- the native kernels (mstorch/_random/_fastrng.c) against the NumPy code they replace ---------------
+
+def _native():
+    from mstorch._random import native
+    if native.LIB is None:
+        pytest.skip("the native random kernels are not built (or MSTORCH_RNG_NATIVE=0)")
+    return native
+
+
+def _stream_sample(T):
+    """Sizes that cross a 624-word twist, the C kernels' 2048-draw passes and blocks of 16 with tails."""
+    out = []
+    for n in (16, 37, 700, 2100, 4111):
+        for name in FLOATS:
+            d = dt(T, name)
+            out += [T.rand(n, dtype=d), T.randn(n, dtype=d), T.empty(n, dtype=d).uniform_(-0.05, 0.05),
+                    T.empty(n, dtype=d).uniform_(-1.7, 2.9), T.empty(n, dtype=d).normal_(0.3, 1.7)]
+        out += [T.randint(0, 1000, (n,)), T.randint(-5, 5, (n,), dtype=T.int32), T.randint(-2 ** 40, 2 ** 40, (n,)),
+                T.randperm(n), T.empty(n).bernoulli_(0.3) if _PORTABLE[0] else T.rand(n, dtype=T.float64)]
+    probs = np.random.RandomState(1).rand(6, 40) * (np.arange(40) % 7 != 3)
+    return out + [T.multinomial(T.tensor(probs.astype(np.float32)), 300, True),
+                  T.multinomial(T.tensor(probs), 70, True), T.get_rng_state()]
+
+
+_PORTABLE = []
+
+
+@pytest.mark.parametrize("capability", ["avx2", "default", "other"])
+def test_native_kernels_match_numpy(capability):
+    """Same bits from both paths on every CPU build mstorch reproduces, and torch's values on this one."""
+    from mstorch import random as R
+    native = _native()
+    if not _PORTABLE:
+        _PORTABLE.append(_torch_bernoulli_is_portable())
+    saved = R._CAPABILITY["name"]
+    R._set_cpu_capability(capability)
+    try:
+        runs = []
+        for flag in (True, False):
+            with native.forced(flag):
+                assert native.on() is flag
+                mstorch.manual_seed(11)
+                runs.append([to_np(t) for t in _stream_sample(mstorch)])
+    finally:
+        R._set_cpu_capability(saved)
+    for a, b in zip(*runs, strict=True):
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+    if capability == saved:
+        torch.manual_seed(11)
+        ref = _stream_sample(torch)
+        for r, g, k in zip(ref, runs[0], range(len(ref))):
+            kernel = k % 25 if k < 125 else None       # position within a size's group of 25
+            if kernel is not None and kernel < 20 and kernel % 5 in (1, 4):
+                close([r], [torch.from_numpy(g).to(r.dtype)])           # normal: <= 2 ulp
+            else:
+                np.testing.assert_array_equal(g, to_np(r))
+
+
+def test_native_half_casts():
+    """float32 -> float16 / bfloat16 on special values: NaN payloads, infinities, subnormals, ties."""
+    native = _native()
+    from mstorch._random import exact
+    bits = np.array([0, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00001, 0x7F800001, 0x7FBFFFFF,
+                     0x33000000, 0x33000001, 0x337FFFFF, 0x387FC000, 0x387FE000, 0x38800000, 0x3F801000,
+                     0x3F803000, 0x477FEFFF, 0x477FF000, 0x47800000, 0x7F7FFFFF, 0x3F808000, 0x3F818000,
+                     0x00000001, 0x807FFFFF], np.uint32)
+    x = np.concatenate([bits, np.random.RandomState(0).randint(0, 2 ** 32, 5000, dtype=np.uint64)]
+                       ).astype(np.uint32).view(np.float32)
+    with native.forced(True):
+        h, b = exact.f32_to_f16(x), exact.bf16_round(x)
+    with native.forced(False):
+        h0, b0 = exact.f32_to_f16(x), exact.bf16_round(x)
+    np.testing.assert_array_equal(h.view(np.uint16), h0.view(np.uint16))
+    np.testing.assert_array_equal(b.view(np.uint32), b0.view(np.uint32))
+    finite = np.isfinite(x)
+    np.testing.assert_array_equal(h[finite], torch.from_numpy(x[finite]).half().numpy())
+    np.testing.assert_array_equal(b[finite], torch.from_numpy(x[finite]).bfloat16().float().numpy())
+
+
+def test_native_fma_matches_emulation():
+    """The AVX2 Box-Muller's radius, sine and cosine with hardware FMA equal the emulation, for all 2**24
+    inputs each (what lets the native kernel use the instruction)."""
+    check = _native().LIB.ms_bm_check()
+    if check < 0:
+        pytest.skip("no AVX2+FMA on this machine")
+    assert check == 0
+
+
 _DEFAULT_BUILD = r"""
 import io, sys
 import numpy as np, torch

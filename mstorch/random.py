@@ -5,7 +5,8 @@ joins two outputs, the first as the high word) plus two caches for Box-Muller's 
 ``MT19937`` bit generator produces the same 32-bit stream (and its ``next_uint64`` joins pairs the same
 way), so every distribution draws the raw outputs in bulk and applies torch's per-distribution
 transformation (read from ATen's ``DistributionTemplates.h`` / ``TransformationHelper.h``) vectorised on
-the host: see ``mstorch/_random/``. ``get_rng_state`` uses torch's 5056-byte layout, so states move
+the host: see ``mstorch/_random/`` (NumPy code, and the same computations in C when the optional native
+library is built: ``mstorch/_random/native.py``). ``get_rng_state`` uses torch's 5056-byte layout, so states move
 freely between torch and mstorch.
 
 Kernels return NumPy arrays holding the values of the requested dtype (bfloat16 as float32 values that
@@ -28,6 +29,7 @@ from ._random.kernels import (uniform, random_from_to, random_full64, random_def
                               bernoulli_tensor, exponential, cauchy, log_normal, geometric,
                               multinomial_with_replacement, poisson)
 from ._random.perm import randperm  # noqa: F401
+from ._random import native as _native
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state", "fork_rng"]
@@ -61,6 +63,7 @@ class Generator:
                 f"'{dev}' would need torch's Philox stream, which mstorch does not reproduce")
         self._bg = np.random.MT19937(0)
         self._rs = np.random.RandomState(self._bg)
+        self._mtp, self._bgp = _native.source(self._bg) if _native.LIB is not None else (None, None)
         self._set_seed(_DEFAULT_SEED)
 
     # --- seeding and state --------------------------------------------------------------------
@@ -150,17 +153,19 @@ class Generator:
 
     def _u32(self, n):
         """``n`` outputs of CPUGeneratorImpl::random() (uint32)."""
-        self._fresh_next = None
-        return self._rs.randint(0, 1 << 32, size=n, dtype=np.uint32)
+        return self._low_bits(n, 32)
 
     def _u64(self, n):
         """``n`` outputs of random64() (uint64)."""
-        self._fresh_next = None
-        return self._rs.randint(0, 1 << 64, size=n, dtype=np.uint64)
+        return self._low_bits(n, 64)
 
     def _low_bits(self, n, k):
         """The low ``k`` bits of ``n`` draws: random() for k <= 32 (uint32), random64() above (uint64)."""
         self._fresh_next = None
+        if _native.on():
+            out = np.empty(n, np.uint32 if k <= 32 else np.uint64)
+            _native.call(self, "ms_bits32" if k <= 32 else "ms_bits64", n, out.ctypes.data, n, (1 << k) - 1)
+            return out
         return self._rs.randint(0, 1 << k, size=n, dtype=np.uint32 if k <= 32 else np.uint64)
 
     def _bits24(self, n):

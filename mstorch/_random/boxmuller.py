@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from .. import _dtype as D
+from . import native as N
 from .exact import _CAPABILITY, _fma32, _fma64, _libm, _mad64, f32, f64, to_host
 
 i32 = np.int32
@@ -194,6 +195,8 @@ def normal(gen, n, dt, mean, std, contiguous=True):
     """normal_kernel: blocks of 16 (vectorised Box-Muller) for n >= 16, else the scalar path."""
     if n < 16 or not contiguous:
         return to_host(_mad64(normal_raw_scalar(gen, n), f64(std), f64(mean)), dt)
+    if N.on():
+        return _normal_native(gen, n, dt, mean, std)
     tail = n % 16
     if dt is D.float64:
         out = np.empty(n, f64)
@@ -212,6 +215,27 @@ def normal(gen, n, dt, mean, std, contiguous=True):
     if tail:                            # (half/bfloat16 fill a 16-float buffer per block instead)
         _fill16_f32(gen._bits24(16), mean, std, out[n - 16:])
     return out if dt is D.float32 else to_host(out, dt)
+
+
+def _normal_native(gen, n, dt, mean, std):
+    """normal() for n >= 16 in _fastrng.c: the same draws, blocks and casts."""
+    tail = n % 16
+    if dt is D.float64:
+        out = np.empty(n, f64)
+        N.call(gen, "ms_normal_f64", n, out.ctypes.data, n // 16, mean, std)
+        if tail:
+            gen._u64(tail)
+            N.call(gen, "ms_normal_f64", 16, out[n - 16:].ctypes.data, 1, mean, std)
+        return out
+    out = np.empty(n, np.float16 if dt is D.float16 else f32)
+    kind = N.BF16 if dt is D.bfloat16 else N.KIND[out.dtype]
+    variant = 0 if _CAPABILITY["avx2_normal"] else 1
+    N.call(gen, "ms_normal_f32", n, out.ctypes.data, 0, n // 16, variant, mean, std, kind)
+    if dt is D.float32 and tail:
+        gen._u32(tail)
+    if tail:
+        N.call(gen, "ms_normal_f32", 16, out.ctypes.data, n - 16, 1, variant, mean, std, kind)
+    return out
 
 
 def _normal_fill16_f64(u, mean, std, out):

@@ -11,6 +11,7 @@ import mindspore as ms
 
 from .. import _dtype as D
 from .. import _runtime
+from . import native as N
 
 f32, f64 = np.float32, np.float64
 
@@ -121,6 +122,11 @@ def _libm(name, x):
 def bf16_round(x):
     """float32 -> the nearest bfloat16 value (round half to even), kept as float32."""
     x = np.asarray(x, f32)
+    if N.on():
+        x = np.ascontiguousarray(x)
+        out = np.empty(x.shape, f32)
+        N.LIB.ms_to_bf16(x.ctypes.data, out.ctypes.data, x.size)
+        return out
     b = x.view(np.uint32)
     r = b >> 16
     r &= 1
@@ -141,6 +147,10 @@ def f32_to_f16(x):
     65504 reaches inf); zeros, subnormals, huge values and NaN go through NumPy's cast.
     """
     x = np.ascontiguousarray(x, f32)
+    if N.on():
+        out = np.empty(x.shape, np.float16)
+        N.LIB.ms_to_f16(x.ctypes.data, out.ctypes.data, x.size)
+        return out
     if x.size < 4096:
         with np.errstate(over="ignore"):
             return x.astype(np.float16)

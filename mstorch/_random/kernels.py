@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .boxmuller import normal_raw_scalar
+from . import native as N
 from .exact import _CAPABILITY, _MATH, _libm, _mad64, f32, f64, to_host
 
 _CHUNK = 1 << 15   # values per pass: temporaries stay in cache
@@ -28,6 +29,8 @@ def chunked(n, dtype, fill):
 
 def uniform(gen, n, dt, low, high):
     """uniform_kernel: (bits * 2**-k) * (to - from) + from, one rounding, clamped below ``to``."""
+    if N.on() and n:
+        return _uniform_native(gen, n, dt, low, high)
     if dt is D.float64:
         x = chunked(n, f64, _uniform_fill(gen, 53, f64(low), f64(high)))
         return _clamp(x, _uniform_top(53, f64(low), f64(high)), f64(high), f64(low))
@@ -45,6 +48,38 @@ def uniform(gen, n, dt, low, high):
             o[...] = to_host(buf[:c], dt)
         x = chunked(n, np.float16 if dt is D.float16 else f32, cast)
     return _clamp(x, top, to, frm)
+
+
+def _uniform_native(gen, n, dt, low, high):
+    """uniform() in _fastrng.c: the modes of _uniform_fill and the clamp, fused into one pass."""
+    if dt is D.float64:
+        lo, hi = f64(low), f64(high)
+        mode, q, a, b = _uniform_mode(53, lo, hi)
+        out = np.empty(n, f64)
+        clamp = _uniform_top(53, lo, hi)[0] >= hi
+        N.call(gen, "ms_uniform_f64", n, n, mode, q, a, b, out.ctypes.data, clamp, float(hi), float(lo))
+        return out
+    lo, hi = f32(low), f32(high)
+    mode, q, a, b = _uniform_mode(24, lo, hi)
+    to, frm = to_host(np.array([high, low], f64), dt)
+    top = to_host(_uniform_top(24, lo, hi), dt)[0]
+    out = np.empty(n, np.float16 if dt is D.float16 else f32)
+    kind = N.BF16 if dt is D.bfloat16 else N.KIND[out.dtype]
+    N.call(gen, "ms_uniform_f32", n, n, mode, q, a, b, kind, out.ctypes.data, bool(top >= to), float(to),
+           float(frm))
+    return out
+
+
+def _uniform_mode(digits, lo, hi):
+    """(mode, q, a, b) of ms_uniform_*: the branch _uniform_fill takes and its constants."""
+    ft = f64 if digits == 53 else f32
+    rng = hi - lo
+    q = _offset(lo, rng, digits) if _CAPABILITY["fused"] else None
+    if q is not None:
+        return 0, q, float(ft(rng * ft(2.0 ** -digits))), 0.0
+    if digits == 24 and _CAPABILITY["fused"]:
+        return 1, 0, float(f64(rng) * 2.0 ** -24), float(lo)
+    return (1 if digits == 53 and _CAPABILITY["fused"] else 2), 0, float(rng), float(lo)
 
 
 def _offset(lo, rng, digits):
@@ -164,6 +199,10 @@ def _host_dtype(dt):
 def random_from_to(gen, n, dt, rng, base):
     """uniform_int_from_to_distribution: (draw % range) + from; 64-bit draws once range >= 2**28."""
     wide = rng >= 1 << 28
+    if N.on() and n and dt in (D.int64, D.int32):
+        out = np.empty(n, dt._np)
+        N.call(gen, "ms_randint", n, out.ctypes.data, n, rng, base, wide, dt is D.int32)
+        return out
     small = rng <= 1 << 62 and -(1 << 62) <= base <= 1 << 62
 
     def fill(c, o):
@@ -260,6 +299,10 @@ def multinomial_with_replacement(gen, probs, n_sample):
     cum = cum.astype(f64)
     u = gen._unif_f64(n_dist * n_sample).reshape(n_dist, n_sample)
     out = np.empty((n_dist, n_sample), np.int64)
+    if N.on() and n_cat:
+        N.LIB.ms_searchsorted(np.ascontiguousarray(cum).ctypes.data, n_dist, n_cat, u.ctypes.data, n_sample,
+                              out.ctypes.data)
+        return out
     for i in range(n_dist):
         out[i] = np.searchsorted(cum[i], u[i], side="left")
     return out

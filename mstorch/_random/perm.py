@@ -19,6 +19,8 @@ import array
 
 import numpy as np
 
+from . import native as N
+
 _TAIL = 2048        # the last swaps run one at a time
 _FRACTION = 12      # block length: (n - s) / _FRACTION swaps, so ~1/_FRACTION of them conflict
 _SHIFT = 28         # key = target << _SHIFT | step (n < 2**28 here)
@@ -30,6 +32,10 @@ def randperm(gen, n):
         return np.arange(n, dtype=np.int64)
     if n >= 0xFFFFFFFF // 20:
         raise RuntimeError(f"mstorch.randperm: n={n} takes torch's random64 algorithm, not reproduced")
+    if N.on():
+        out = np.empty(n, np.int64)
+        N.call(gen, "ms_randperm", n - 1, out.ctypes.data, n)
+        return out
     r = gen._u32(n - 1)
     steps = np.arange(n, dtype=np.intp)
     j = np.remainder(r, np.arange(n, 1, -1, dtype=np.uint32)).astype(np.intp)
