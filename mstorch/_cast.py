@@ -20,6 +20,17 @@ _NP = {ms.float32: np.float32, ms.float64: np.float64, ms.float16: np.float16, m
 _DEVICE = [None]
 
 
+def bf16_bits(value):
+    """The bits of the number ``value`` rounded to bfloat16 (to nearest, ties to even; NaN stays NaN):
+    ``ms.from_numpy(np.full(shape, bits, np.uint16)).view(ms.bfloat16)`` builds a bfloat16 tensor
+    without MindSpore's slow float32 -> bfloat16 cast."""
+    f = np.array([value], np.float32)
+    if np.isnan(f[0]):
+        return np.uint16(0x7FC0)
+    u = int(f.view(np.uint32)[0])
+    return np.uint16(((u + 0x7FFF + ((u >> 16) & 1)) >> 16) & 0xFFFF)
+
+
 def cast(t, ms_dtype):
     """``t`` converted to ``ms_dtype``; differentiable when ``t`` requires grad."""
     src = t.dtype
