@@ -2,7 +2,7 @@
 import numpy as np
 
 from harness import rand
-from .common import OpInfo, S, E
+from .common import OpInfo, S, E, EType
 
 
 def _i(*shape):
@@ -116,5 +116,5 @@ OPS = [
 ]
 
 # layer constructor errors whose message embeds a set (order varies with the hash seed): compared by type
-OPS += [OpInfo("conv1d", [E(rand(1), "zero")], method=False, grad=False,
+OPS += [OpInfo("conv1d", [EType(rand(1), "zero")], method=False, grad=False,
                call=lambda T, x, mode: T.nn.Conv1d(2, 4, 3, padding_mode=mode))]

@@ -1,2 +1,3 @@
 """torch.utils: the parts mstorch provides."""
 from . import data  # noqa: F401
+from . import checkpoint  # noqa: F401

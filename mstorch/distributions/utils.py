@@ -1,0 +1,73 @@
+"""torch.distributions.utils: broadcasting of parameters, probs <-> logits, lazy_property."""
+from functools import update_wrapper
+
+import mstorch as torch
+from ..nn import functional as F
+
+euler_constant = 0.57721566490153286060
+
+__all__ = ["broadcast_all", "logits_to_probs", "clamp_probs", "probs_to_logits", "lazy_property"]
+
+_Number = (int, float, bool)
+
+
+def broadcast_all(*values):
+    """Mirrors torch.distributions.utils.broadcast_all: numbers become tensors of the first tensor's
+    dtype (else the default dtype), then everything is broadcast together."""
+    if not all(isinstance(v, (torch.Tensor,) + _Number) for v in values):
+        raise ValueError("Input arguments must all be instances of Number, torch.Tensor or objects "
+                         "implementing __torch_function__.")
+    if not all(isinstance(v, torch.Tensor) for v in values):
+        dtype = next((v.dtype for v in values if isinstance(v, torch.Tensor)), torch.get_default_dtype())
+        values = [v if isinstance(v, torch.Tensor) else torch.tensor(v, dtype=dtype) for v in values]
+    return torch.broadcast_tensors(*values)
+
+
+def _standard_normal(shape, dtype, device):
+    return torch.empty(shape, dtype=dtype, device=device).normal_()
+
+
+def _sum_rightmost(value, dim):
+    if dim == 0:
+        return value
+    return value.reshape(value.shape[:-dim] + (-1,)).sum(-1)
+
+
+def logits_to_probs(logits, is_binary=False):
+    if is_binary:
+        return torch.sigmoid(logits)
+    return F.softmax(logits, dim=-1)
+
+
+def clamp_probs(probs):
+    eps = torch.finfo(probs.dtype).eps
+    return probs.clamp(min=eps, max=1 - eps)
+
+
+def probs_to_logits(probs, is_binary=False):
+    ps_clamped = clamp_probs(probs)
+    if is_binary:
+        return torch.log(ps_clamped) - torch.log1p(-ps_clamped)
+    return torch.log(ps_clamped)
+
+
+class lazy_property:
+    """Mirrors torch.distributions.utils.lazy_property: computed once (with grad enabled), then cached
+    as an instance attribute."""
+
+    def __init__(self, wrapped):
+        self.wrapped = wrapped
+        update_wrapper(self, wrapped)
+
+    def __get__(self, instance, obj_type=None):
+        if instance is None:
+            return _lazy_property_and_property(self.wrapped)
+        with torch.enable_grad():
+            value = self.wrapped(instance)
+        setattr(instance, self.wrapped.__name__, value)
+        return value
+
+
+class _lazy_property_and_property(lazy_property, property):
+    def __init__(self, wrapped):
+        property.__init__(self, wrapped)
