@@ -124,3 +124,12 @@ from ._runtime import (set_num_threads, get_num_threads, set_num_interop_threads
                        use_deterministic_algorithms, are_deterministic_algorithms_enabled,
                        is_deterministic_algorithms_warn_only_enabled)
 from . import optim  # noqa: E402,F401
+from . import distributions  # noqa: E402,F401
+from . import amp, cpu  # noqa: E402,F401
+from .amp import autocast  # noqa: E402,F401
+from .amp.autocast_mode import (get_autocast_dtype, set_autocast_dtype, is_autocast_enabled,  # noqa: E402,F401
+                                set_autocast_enabled, is_autocast_cache_enabled, set_autocast_cache_enabled,
+                                autocast_increment_nesting, autocast_decrement_nesting, clear_autocast_cache,
+                                get_autocast_cpu_dtype, get_autocast_gpu_dtype, set_autocast_cpu_dtype,
+                                set_autocast_gpu_dtype, is_autocast_cpu_enabled, set_autocast_cpu_enabled)
+from ._compile import compile  # noqa: E402,F401,A001

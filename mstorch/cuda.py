@@ -136,3 +136,11 @@ class device:
 
     def __exit__(self, *exc):
         return False
+
+
+# torch.cuda.amp (deprecated spellings of torch.amp): cuda.py is a module, so the submodule is
+# registered by name for ``import torch.cuda.amp`` / ``from torch.cuda.amp import GradScaler``.
+from .amp import cuda_amp as amp  # noqa: E402
+import sys as _sys  # noqa: E402
+
+_sys.modules.setdefault(__name__ + ".amp", amp)

@@ -12,6 +12,7 @@ from .. import _ms_private as _P
 from .. import _runtime
 from .._cast import cast as _cast
 from .._tensor import Tensor, wrap
+from . import _autocast
 from ._registry import OPS
 
 _MsTensor = ms.Tensor
@@ -113,6 +114,8 @@ def _make_function(opdef, impl):
     fn.__name__ = name
     fn.__qualname__ = name
     fn.__doc__ = f"Mirrors torch.{name}." + (f"\n\nDifference: {opdef.note}" if opdef.note else "")
+    if opdef.autocast:   # only the tagged ops pay for the autocast check
+        fn = _autocast.hook(fn, opdef.autocast)
     return fn
 
 
@@ -164,6 +167,7 @@ def bind_all(namespace):
     device = _runtime.device_target()
     functions = {}
     FUNCTIONAL.clear()
+    _autocast.tag(OPS)
     for name, opdef in OPS.items():
         fn = _make_function(opdef, opdef.impl_for(device))
         if _TRACE[0]:
@@ -182,6 +186,7 @@ def bind_all(namespace):
                 if not _defined_on_class(alias):
                     setattr(Tensor, alias, fn)
         if opdef.inplace and not _defined_on_class(opdef.inplace):
+            fn = getattr(fn, "without_autocast", fn)   # torch's autocast lists only out-of-place ops
             setattr(Tensor, opdef.inplace, _make_inplace(fn, opdef.inplace))
             for alias in opdef.aliases:
                 if not _defined_on_class(alias + "_"):

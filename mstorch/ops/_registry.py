@@ -37,6 +37,7 @@ class OpDef:
     note: str = ""               # a known difference from torch, shown in docs/coverage.md
     aliases: tuple = ()          # other torch names for the same op (e.g. "absolute" for "abs")
     functional: bool | str = False  # also torch.nn.functional.<name> (or the given name there)
+    autocast: str | None = None  # "lower" / "fp32": torch's autocast cast policy (set from ops/_autocast.py)
 
     def on(self, device: str):
         """Register the implementation used on one MindSpore device target."""
