@@ -4,9 +4,11 @@ Run: .venv/bin/python tools/gen_coverage.py [--check]
 With --check, exit 1 when docs/coverage.md is stale (the test suite runs this).
 """
 import collections
+import importlib
 import pathlib
 import sys
 
+_NAMESPACES = ("linalg", "special")   # torch sub-namespaces built from table entries "<ns>.<name>"
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -30,9 +32,17 @@ def render():
         for op in ops:
             names = op.name + "".join(f", {a}" for a in op.aliases)
             method = op.method if isinstance(op.method, str) else ("yes" if op.method else "")
-            lines.append(f"| `{names}` | {'yes' if op.function else ''} | {method} | "
+            # torch.linalg.X / torch.special.X: table entries keyed by the sub-namespace, served by mstorch.linalg...
+            function = op.function or op.name.split(".")[0] in _NAMESPACES
+            lines.append(f"| `{names}` | {'yes' if function else ''} | {method} | "
                          f"{'`' + op.inplace + '`' if op.inplace else ''} | {'yes' if op.out else ''} | {op.note} |")
         lines.append("")
+    for ns in _NAMESPACES:
+        missing = getattr(importlib.import_module(f"mstorch.{ns}"), "_MISSING", {})
+        if missing:
+            lines += [f"## Not provided in torch.{ns} ({len(missing)})", "", "| torch name | reason |", "|---|---|"]
+            lines += [f"| `{ns}.{name}` | {reason} |" for name, reason in sorted(missing.items())]
+            lines.append("")
     if UNSUPPORTED:
         lines += ["## Refused on purpose", "", "| torch name | reason |", "|---|---|"]
         for name, (reason, _family) in sorted(UNSUPPORTED.items()):

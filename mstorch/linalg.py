@@ -1,0 +1,26 @@
+"""torch.linalg on MindSpore. The functions come from the op table (``mstorch/ops/linalg_ns.py`` and
+``linalg_decomp.py``, entries keyed ``linalg.<name>``); names torch has and mstorch lacks raise an
+AttributeError that says so."""
+from . import _namespace
+from .ops.linalg_decomp import LinAlgError  # noqa: F401
+
+globals().update(_namespace.functions("linalg"))
+
+_NO_KERNEL = "MindSpore 2.10 has no CPU kernel for it"
+_MISSING = {
+    "cholesky_ex": "use linalg.cholesky (the partial factorisation of a failed cholesky_ex is not reproduced)",
+    "lu": _NO_KERNEL + " (no LU factorisation)",
+    "lu_factor": _NO_KERNEL + " (no LU factorisation)",
+    "lu_factor_ex": _NO_KERNEL + " (no LU factorisation)",
+    "lu_solve": _NO_KERNEL + " (no LU factorisation)",
+    "ldl_factor": _NO_KERNEL,
+    "ldl_factor_ex": _NO_KERNEL,
+    "ldl_solve": _NO_KERNEL,
+    "matrix_exp": "MindSpore 2.10's MatrixExp kernel fails on CPU",
+    "householder_product": "not implemented yet",
+    "tensorinv": "not implemented yet",
+    "tensorsolve": "not implemented yet",
+    "vander": "not implemented yet",
+}
+
+__getattr__ = _namespace.missing_getattr(__name__, _MISSING)

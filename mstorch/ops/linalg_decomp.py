@@ -1,0 +1,513 @@
+"""torch.linalg decompositions: cholesky, qr, svd/svdvals, eigh/eigvalsh, eig/eigvals, solve_triangular,
+pinv, matrix_rank, lstsq.
+
+MindSpore 2.10's CPU kernels: Cholesky, Qr, Svd, Eig, MatrixTriangularSolve exist; Cholesky, Qr and Eig
+have no usable backward, so those get an autograd node of ours (``_node``) with torch's formulas. There is
+no symmetric eigensolver kernel: ``eigh`` runs LAPACK's through NumPy on the host (a synchronisation) and
+its backward is MindSpore ops. Singular and eigen vectors are unique only up to sign (LAPACK's choice is
+not MindSpore's); values, reconstructions and sign-invariant gradients match torch.
+"""
+import math
+
+import mindspore as ms
+import numpy as np
+from mindspore import ops
+from mindspore.ops.operations.math_ops import MatrixTriangularSolve
+
+from .. import _dtype as D
+from .. import _ms_private as P
+from ._helpers import dtype_of, _scalar_name, cast
+from ._registry import register
+from .linalg import _broadcast_batch, _mm
+from .reduction import return_type, needs_grad
+
+F = "torch.linalg"
+_COMPLEX = (ms.complex64, ms.complex128)
+
+qr_rt = return_type("linalg_qr", ("Q", "R"))
+svd_rt = return_type("linalg_svd", ("U", "S", "Vh"))
+eigh_rt = return_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
+eig_rt = return_type("linalg_eig", ("eigenvalues", "eigenvectors"))
+lstsq_rt = return_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
+cholesky_ex_rt = return_type("linalg_cholesky_ex", ("L", "info"))
+
+
+class LinAlgError(RuntimeError):
+    """torch.linalg.LinAlgError: a RuntimeError raised for singular or non-definite inputs."""
+
+
+LinAlgError.__module__ = "torch.linalg"
+
+
+# --- shared checks and helpers ------------------------------------------------------------------
+
+def check_matrix(t, name, square=False, low_precision=False, arg="A", kernel=None):
+    """torch's checks: rank, floating dtype, low precision (``kernel``: torch's CPU kernel name, which
+    torch reports as NotImplementedError for half types), squareness."""
+    if t.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor {arg} must have at least 2 dimensions.")
+    d = dtype_of(t)
+    if d._cat < D._FLOAT:
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_scalar_name(t)}")
+    if not low_precision and d in (D.float16, D.bfloat16):
+        if kernel:
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{_scalar_name(t)}'")
+        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {_scalar_name(t)}")
+    if square and t.shape[-1] != t.shape[-2]:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {t.shape[-2]} by "
+                           f"{t.shape[-1]} matrices")
+
+
+def mT(x):
+    return ops.swapaxes(x, -1, -2)
+
+
+def mH(x):
+    return ops.conj(mT(x)) if x.dtype in _COMPLEX else mT(x)
+
+
+def eye_like(x, n=None):
+    n = x.shape[-1] if n is None else n
+    e = ops.eye(n, n, x.dtype)
+    return ops.broadcast_to(e, tuple(x.shape[:-2]) + (n, n)) if x.ndim > 2 else e
+
+
+def trsolve(a, b, upper, left=True, unitriangular=False):
+    """Solve A X = B (or X A = B) for triangular A, batches broadcast; only A's triangle is read."""
+    if unitriangular:
+        a = (ops.triu(a, 1) if upper else ops.tril(a, -1)) + eye_like(a)
+    else:
+        a = ops.triu(a) if upper else ops.tril(a)
+    if not left:   # X A = B  <=>  A^T X^T = B^T
+        return mT(trsolve(mT(a), mT(b), not upper))
+    batch = _broadcast_batch(a.shape[:-2], b.shape[:-2])
+    if tuple(a.shape[:-2]) != batch:
+        a = ops.broadcast_to(a, batch + tuple(a.shape[-2:]))
+    if tuple(b.shape[:-2]) != batch:
+        b = ops.broadcast_to(b, batch + tuple(b.shape[-2:]))
+    return MatrixTriangularSolve(lower=not upper, adjoint=False)(a, b)
+
+
+def _node(name, fwd, bwd):
+    """An autograd node of ours: ``fwd(*tensors) -> (outputs, saved)``, ``bwd(saved, *grads) -> grads``."""
+    def forward(node, *args):
+        outs, saved = fwd(*args)
+        node.save_for_backward(*saved)
+        return outs
+
+    def backward(node, *grads):
+        r = bwd(node.saved_tensors, *grads)
+        return r if isinstance(r, tuple) else (r,)
+    cls = type(name, (P.FunctionBase,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+    return cls.apply
+
+
+def _batch_prefix(t, index):
+    return f"(Batch element {index}): " if t.ndim > 2 else ""
+
+
+# --- cholesky -----------------------------------------------------------------------------------
+
+def _cholesky_backward(saved, gl):
+    # torch's formula (Murray 2016): gA = L^-H sym(tril(L^H gL)) L^-1, sym halving the diagonal
+    (l,) = saved
+    ga = ops.tril(_mm(mH(l), gl))
+    ga = ops.mul(ops.add(ga, mH(ops.tril(ga, -1))), 0.5)
+    ga = trsolve(mH(l), ga, upper=True)
+    return trsolve(l, ga, upper=False, left=False)
+
+
+def _cholesky_fwd(a):
+    l = ops.cholesky(a)
+    return l, (l,)
+
+
+_cholesky_node = _node("LinalgCholeskyBackward0", _cholesky_fwd, _cholesky_backward)
+
+
+def _leading_minor_failure(a):
+    """(batch index, order) of the first matrix that is not positive-definite, found on the host."""
+    flat = a.asnumpy().reshape((-1,) + tuple(a.shape[-2:]))
+    for b, m in enumerate(flat):
+        for k in range(1, m.shape[-1] + 1):
+            try:
+                np.linalg.cholesky(m[:k, :k])
+            except np.linalg.LinAlgError:
+                return b, k
+    return None
+
+
+@register("linalg.cholesky", family=F, function=False, method=False, out=True)
+def cholesky(A, *, upper=False):
+    check_matrix(A, "linalg.cholesky", square=True, kernel="cholesky_cpu")
+    if A.shape[-1] == 0:
+        return A.copy()
+    bad = _leading_minor_failure(A) if not _cholesky_ok(A) else None
+    if bad is not None:
+        raise LinAlgError(f"linalg.cholesky: {_batch_prefix(A, bad[0])}The factorization could not be completed "
+                          f"because the input is not positive-definite (the leading minor of order {bad[1]} is "
+                          "not positive-definite).")
+    l = _cholesky_node(A) if needs_grad(A) else ops.cholesky(A)
+    return mH(l) if upper else l
+
+
+def _cholesky_ok(a):
+    try:
+        flat = a.asnumpy()
+        np.linalg.cholesky(np.tril(flat) + np.swapaxes(np.tril(flat, -1), -1, -2).conj())
+        return True
+    except np.linalg.LinAlgError:
+        return False
+
+
+# --- qr -----------------------------------------------------------------------------------------
+
+def _copyltu(m):
+    lower = ops.tril(m, -1)
+    return ops.add(ops.add(lower, mH(lower)), ops.mul(m, eye_like(m)))
+
+
+def _qr_square_backward(q, r, gq, gr):
+    """A = QR with R square (m >= n, reduced): gA = (gQ + Q copyltu(M)) R^-H, M = R gR^H - gQ^H Q."""
+    m = ops.sub(_mm(r, mH(gr)), _mm(mH(gq), q))
+    b = ops.add(gq, _mm(q, _copyltu(m)))
+    return mH(trsolve(r, mH(b), upper=True))
+
+
+def _qr_backward(saved, gq, gr):
+    a, q, r = saved
+    m, n = a.shape[-2], a.shape[-1]
+    if m >= n:
+        if q.shape[-1] != n:
+            raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+        return _qr_square_backward(q, r, gq, gr)
+    # wide A = [X | Y], R = [U | V]: X = QU is square, Y = QV
+    y, u, gu, gv = a[..., m:], r[..., :m], gr[..., :m], gr[..., m:]
+    gx = _qr_square_backward(q, u, ops.add(gq, _mm(y, mH(gv))), gu)
+    return ops.cat((gx, _mm(q, gv)), -1)
+
+
+def _qr_fwd(mode):
+    def fwd(a):
+        q, r = ops.qr(a, mode)
+        return (q, r), (a, q, r)
+    return fwd
+
+
+_qr_nodes = {mode: _node("LinalgQrBackward0", _qr_fwd(mode), _qr_backward) for mode in ("reduced", "complete")}
+
+
+@register("linalg.qr", family=F, function=False, method=False, out=True)
+def qr(A, mode="reduced"):
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
+                           "'r', or 'complete'")
+    check_matrix(A, "linalg.qr", kernel="geqrf_cpu")
+    if mode == "r":
+        r = ops.qr(ops.stop_gradient(A), "reduced")[1]
+        if needs_grad(A):   # torch: R alone is not differentiable through linalg.qr
+            r = _qr_r_only(A, r)
+        return qr_rt(ops.zeros((0,), A.dtype), r)
+    if needs_grad(A):
+        return qr_rt(*_qr_nodes[mode](A))
+    return qr_rt(*ops.qr(A, mode))
+
+
+def _qr_r_only(a, r):
+    def bwd(saved, gr):
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please "
+                           "use linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.")
+    return _node("LinalgQrBackward0", lambda x: (ops.qr(x, "reduced")[1], ()), bwd)(a)
+
+
+# --- svd ----------------------------------------------------------------------------------------
+
+def _svd_check(A, driver, name="linalg.svd"):
+    if driver is not None:
+        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
+                           "cuSOLVER backend.")
+    check_matrix(A, "linalg.svd", kernel="linalg_svd_cpu")
+
+
+@register("linalg.svd", family=F, function=False, method=False, out=True,
+          note="singular vectors may differ from torch's by sign (U, Vh columns/rows flipped together)")
+def svd(A, full_matrices=True, *, driver=None):
+    _svd_check(A, driver)
+    k = min(A.shape[-2], A.shape[-1])
+    if k == 0:
+        m, n = A.shape[-2], A.shape[-1]
+        b = tuple(A.shape[:-2])
+        um, vn = (m, n) if full_matrices else (0, 0)
+        u = eye_like(A, m) if um else ops.zeros(b + (m, 0), A.dtype)
+        vh = eye_like(A, n) if vn else ops.zeros(b + (0, n), A.dtype)
+        return svd_rt(u, ops.zeros(b + (0,), _real(A.dtype)), vh)
+    m, n = A.shape[-2], A.shape[-1]
+    if full_matrices and m != n and needs_grad(A):
+        # MindSpore's Svd backward is wrong for the completed bases; torch's ignores the gradient of the
+        # columns beyond min(m, n) (they span a fixed complement), so they come from a detached call
+        s, u, v = ops.svd(A, full_matrices=False, compute_uv=True)
+        _, uf, vf = ops.svd(ops.stop_gradient(A), full_matrices=True, compute_uv=True)
+        u = ops.cat((u, uf[..., k:]), -1) if m > k else u
+        v = ops.cat((v, vf[..., k:]), -1) if n > k else v
+        return svd_rt(u, s, mH(v))
+    s, u, v = ops.svd(A, full_matrices=full_matrices, compute_uv=True)
+    return svd_rt(u, s, mH(v))
+
+
+def _real(dt):
+    return {ms.complex64: ms.float32, ms.complex128: ms.float64}.get(dt, dt)
+
+
+def svdvals_ms(A):
+    if min(A.shape[-2], A.shape[-1]) == 0:
+        return ops.zeros(tuple(A.shape[:-2]) + (0,), _real(A.dtype))
+    return ops.svd(A, compute_uv=False)
+
+
+@register("linalg.svdvals", family=F, function=False, method=False, out=True)
+def svdvals(A, *, driver=None):
+    _svd_check(A, driver)
+    return svdvals_ms(A)
+
+
+# --- eigh / eigvalsh (LAPACK through NumPy on the host) -------------------------------------------
+
+def _eigh_host(a, uplo):
+    w, v = np.linalg.eigh(a.asnumpy(), UPLO=uplo)
+    return ms.Tensor(np.ascontiguousarray(w).astype(_real_np(a))), ms.Tensor(np.ascontiguousarray(v).astype(
+        a.asnumpy().dtype))
+
+
+def _real_np(a):
+    return np.float32 if a.dtype in (ms.float32, ms.complex64) else np.float64
+
+
+def _eigh_backward(saved, gw, gv):
+    # gA = V (diag(gL) + sym-part of V^H gV divided by (L_j - L_i)) V^H, torch's formula for real inputs
+    w, v = saved
+    vhgv = _mm(mH(v), gv)
+    diff = ops.sub(ops.expand_dims(w, -2), ops.expand_dims(w, -1))   # E_ij = L_j - L_i
+    eye = eye_like(vhgv)
+    inner = ops.div(ops.mul(ops.sub(vhgv, mH(vhgv)), 0.5), ops.add(diff, eye))
+    inner = ops.add(ops.mul(inner, ops.sub(1, eye)), ops.mul(ops.expand_dims(gw, -1), eye))
+    return _mm(_mm(v, inner), mH(v))
+
+
+def _eigh_fwd(uplo):
+    def fwd(a):
+        w, v = _eigh_host(a, uplo)
+        return (w, v), (w, v)
+    return fwd
+
+
+_eigh_nodes = {u: _node("LinalgEighBackward0", _eigh_fwd(u), _eigh_backward) for u in ("L", "U")}
+
+
+def _eigh_check(A, UPLO, name):
+    if UPLO not in ("L", "U", "l", "u"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    if dtype_of(A)._cat < D._FLOAT or A.dtype in (ms.float16, ms.bfloat16):
+        raise NotImplementedError(f"\"linalg_eigh_cpu\" not implemented for '{_scalar_name(A)}'")
+    check_matrix(A, name, square=True)
+    return UPLO.upper()
+
+
+@register("linalg.eigh", family=F, function=False, method=False, out=True,
+          note="computed by LAPACK through NumPy on the host; eigenvectors may differ from torch's by sign")
+def eigh(A, UPLO="L"):
+    uplo = _eigh_check(A, UPLO, "linalg.eigh")
+    if needs_grad(A):
+        return eigh_rt(*_eigh_nodes[uplo](A))
+    return eigh_rt(*_eigh_host(A, uplo))
+
+
+@register("linalg.eigvalsh", family=F, function=False, method=False, out=True)
+def eigvalsh(A, UPLO="L"):
+    uplo = _eigh_check(A, UPLO, "linalg.eigvalsh")
+    if needs_grad(A):
+        return _eigh_nodes[uplo](A)[0]
+    return _eigh_host(A, uplo)[0]
+
+
+# --- eig / eigvals (MindSpore's Eig kernel; no backward) ----------------------------------------
+
+def _eig_check(A, name):
+    if dtype_of(A)._cat < D._FLOAT:
+        raise RuntimeError(f"Unknown Complex ScalarType for {_scalar_name(A)}")
+    check_matrix(A, name, square=True)
+    if needs_grad(A):
+        # (no backend name in the text: _bind would take it for a backend error and rewrap it)
+        raise NotImplementedError(f"mstorch.{name}: the gradient of torch.{name} is not supported (the Eig "
+                                  "kernel has no backward); call it under torch.no_grad() or on a detached tensor")
+
+
+_TO_COMPLEX = {ms.float32: ms.complex64, ms.float64: ms.complex128}
+
+
+@register("linalg.eig", family=F, function=False, method=False, out=True,
+          note="no gradient; eigenvalues may come in another order than torch's (LAPACK's order is unspecified)")
+def eig(A):
+    _eig_check(A, "linalg.eig")
+    w, v = ops.eig(A)
+    # MindSpore's vectors are not normalised as LAPACK's: unit 2-norm columns
+    norms = ops.sqrt(ops.sum(ops.real(ops.mul(v, ops.conj(v))), -2, True))
+    return eig_rt(w, ops.div(v, cast(norms, v.dtype)))
+
+
+@register("linalg.eigvals", family=F, function=False, method=False, out=True,
+          note="no gradient; eigenvalues may come in another order than torch's")
+def eigvals(A):
+    _eig_check(A, "linalg.eigvals")
+    return ops.eigvals(A)
+
+
+# --- solve_triangular ---------------------------------------------------------------------------
+
+@register("linalg.solve_triangular", family=F, function=False, method=False, out=True)
+def solve_triangular(A, B, *, upper=None, left=True, unitriangular=False):
+    if upper is None:
+        raise TypeError('linalg_solve_triangular() missing 1 required positional arguments: "upper"')
+    for t, arg in ((A, "A"), (B, "B")):
+        if t.ndim < 2:
+            raise RuntimeError(f"linalg.solve_triangular: The input tensor {arg} must have at least 2 dimensions.")
+    if dtype_of(A)._cat < D._FLOAT or A.dtype in (ms.float16, ms.bfloat16):
+        raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for '{_scalar_name(A)}'")
+    if A.dtype != B.dtype:
+        raise RuntimeError(f"linalg.solve_triangular: Expected A and B to have the same dtype, but found A of type "
+                           f"{_scalar_name(A)} and B of type {_scalar_name(B)} instead")
+    check_matrix(A, "linalg.solve_triangular", square=True)
+    k = B.shape[-2] if left else B.shape[-1]
+    if A.shape[-1] != k:
+        eq = "AX = B" if left else "XA = B"
+        raise RuntimeError(f"linalg.solve_triangular: Incompatible shapes of A and B for the equation {eq} "
+                           f"({A.shape[-2]}x{A.shape[-1]} and {B.shape[-2]}x{B.shape[-1]})")
+    return trsolve(A, B, upper, left, unitriangular)
+
+
+# --- pinv, matrix_rank, lstsq (compositions over SVD / eigh) -----------------------------------------
+
+_EPS = {ms.float32: float(np.finfo(np.float32).eps), ms.float64: float(np.finfo(np.float64).eps),
+        ms.complex64: float(np.finfo(np.float32).eps), ms.complex128: float(np.finfo(np.float64).eps)}
+
+
+def _tol(s_max, A, atol, rtol):
+    """torch's cutoff max(atol, rtol * sigma_max); rtol defaults to eps * max(m, n) unless atol > 0."""
+    def as_t(x):
+        return x if isinstance(x, ms.Tensor) else ms.Tensor(float(x), s_max.dtype)
+    if rtol is None:
+        zero_atol = atol is None or (not isinstance(atol, ms.Tensor) and atol <= 0)
+        rtol = _EPS[A.dtype] * max(A.shape[-2], A.shape[-1]) if zero_atol else 0.0
+    tol = ops.mul(as_t(rtol), s_max)
+    if atol is not None:
+        tol = ops.maximum(as_t(atol), tol)
+    return tol
+
+
+def _pinv_value(A, atol, rtol, hermitian):
+    if hermitian:
+        w, v = _eigh_host(A, "L")
+        absw = ops.abs(w)
+        tol = _tol(ops.amax(absw, -1, True), A, atol, rtol)
+        keep = ops.gt(absw, tol)
+        inv = ops.where(keep, ops.div(1, ops.where(keep, w, ops.ones_like(w))), ops.zeros_like(w))
+        return _mm(ops.mul(v, ops.expand_dims(cast(inv, v.dtype), -2)), mH(v))
+    s, u, v = ops.svd(A, full_matrices=False, compute_uv=True)
+    tol = _tol(ops.amax(s, -1, True), A, atol, rtol)
+    keep = ops.gt(s, tol)
+    inv = ops.where(keep, ops.div(1, ops.where(keep, s, ops.ones_like(s))), ops.zeros_like(s))
+    return _mm(ops.mul(v, ops.expand_dims(cast(inv, v.dtype), -2)), mH(u))
+
+
+def pinv_backward(g, p, a):
+    """torch's gradient of P = pinv(A), which treats P as the exact pseudo-inverse at A (so also for
+    cut-off singular values and hermitian=True)."""
+    m, n = a.shape[-2], a.shape[-1]
+    ph, gh = mH(p), mH(g)
+    if m <= n:
+        k = _mm(gh, p)
+        kph = _mm(k, ph)
+        r = ops.add(ops.sub(kph, mH(_mm(p, k))), _mm(_mm(ph, p), ops.sub(gh, _mm(k, a))))
+        return ops.sub(r, _mm(_mm(a, p), kph))
+    k = _mm(p, gh)
+    phk = _mm(ph, k)
+    r = ops.add(ops.sub(_mm(_mm(ops.sub(gh, _mm(a, k)), p), ph), mH(_mm(k, p))), phk)
+    return ops.sub(r, _mm(_mm(phk, p), a))
+
+
+@register("linalg.pinv", family=F, function=False, method=False, out=True)
+def pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None):
+    if dtype_of(A)._cat < D._FLOAT or A.ndim < 2 or A.dtype in (ms.float16, ms.bfloat16):
+        raise RuntimeError(f"linalg.pinv({_scalar_name(A)}{{{list(A.shape)}}}): expected a tensor with 2 or more "
+                           "dimensions of float, double, cfloat or cdouble types")
+    if rcond is not None:
+        rtol = rcond
+    if min(A.shape[-2:]) == 0:
+        return ops.zeros(tuple(A.shape[:-2]) + (A.shape[-1], A.shape[-2]), A.dtype)
+    if not needs_grad(A):
+        return _pinv_value(A, atol, rtol, hermitian)
+
+    def fwd(a):
+        p = _pinv_value(a, atol, rtol, hermitian)
+        return p, (a, p)
+    return _node("LinalgPinvBackward0", fwd, lambda saved, g: pinv_backward(g, saved[1], saved[0]))(A)
+
+
+@register("linalg.matrix_rank", family=F, function=False, method=False, out=True)
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
+    if A.dtype not in (ms.float32, ms.float64, ms.complex64, ms.complex128):
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    check_matrix(A, "torch.linalg.matrix_rank")
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    a = ops.stop_gradient(A)
+    if min(A.shape[-2:]) == 0:
+        return ops.zeros(tuple(A.shape[:-2]), ms.int64)
+    s = ops.abs(eigvalsh(a)) if hermitian else svdvals_ms(a)
+    tol_ = _tol(ops.amax(s, -1, True), A, atol, rtol)
+    return ops.sum(cast(ops.gt(s, tol_), ms.int64), -1)
+
+
+_LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+
+
+@register("linalg.lstsq", family=F, function=False, method=False,
+          note="solved through the SVD (the minimum-norm solution, as gelsy/gelsd/gelss give)")
+def lstsq(A, B, rcond=None, *, driver=None):
+    if driver is not None and driver not in _LSTSQ_DRIVERS:
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+    if A.dtype not in (ms.float32, ms.float64, ms.complex64, ms.complex128):
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    check_matrix(A, "torch.linalg.lstsq")
+    if A.dtype != B.dtype:
+        raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same dtype, but got "
+                           f"input's dtype {_scalar_name(A)} and other's dtype {_scalar_name(B)}")
+    vector = B.ndim == A.ndim - 1
+    b = ops.expand_dims(B, -1) if vector else B
+    if b.ndim < 2:
+        raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
+                           "(input.dim() - other.dim()) <= 1")
+    if A.shape[-2] != b.shape[-2]:
+        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+    driver = driver or "gelsy"
+    m, n = A.shape[-2], A.shape[-1]
+    if rcond is None or rcond < 0:
+        rtol = _EPS[A.dtype] * max(m, n)
+    else:
+        rtol = rcond
+    s, u, v = ops.svd(A, full_matrices=False, compute_uv=True)
+    keep = ops.gt(s, ops.mul(ops.amax(ops.stop_gradient(s), -1, True), rtol))
+    inv = ops.where(keep, ops.div(1, ops.where(keep, s, ops.ones_like(s))), ops.zeros_like(s))
+    x = _mm(ops.mul(v, ops.expand_dims(cast(inv, v.dtype), -2)), _mm(mH(u), b))
+    rank = ops.sum(cast(keep, ms.int64), -1)
+    empty = ops.zeros((0,), _real(A.dtype))
+    if driver == "gels":
+        rank = ops.zeros((0,), ms.int64)
+    svals = ops.stop_gradient(s) if driver in ("gelsd", "gelss") else empty
+    residuals = empty
+    # residuals only where LAPACK gives them: m > n, a full-rank A, and a driver other than gelsy
+    if m > n and driver != "gelsy" and (driver == "gels" or bool(ops.all(ops.equal(rank, n)))):
+        r = ops.sub(_mm(A, x), b)
+        residuals = ops.sum(ops.real(ops.mul(r, ops.conj(r))) if r.dtype in _COMPLEX else ops.square(r), -2)
+    if vector:
+        x = ops.squeeze(x, -1)
+    return lstsq_rt(x, residuals, rank, svals)

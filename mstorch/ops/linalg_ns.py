@@ -1,0 +1,366 @@
+"""torch.linalg: norms, det/slogdet/inv, solve, matrix_power, multi_dot, vecdot, cross, diagonal, matmul,
+cond. Table entries keyed ``linalg.<name>``; ``mstorch/linalg.py`` turns them into the module's functions.
+
+Where torch.linalg.X is torch.X under another name (det, inv, matmul), the entry binds the same
+implementation as the top-level op. Decompositions live in linalg_decomp.py.
+"""
+import math
+
+import mindspore as ms
+from mindspore import ops
+
+from .. import _dtype as D
+from ._helpers import dtype_of, wrap_dim, wrap_dims, _scalar_name, cast
+from ._registry import register, OPS
+from . import linalg as _top
+from .linalg import _broadcast_batch, _mm, _CPP
+from .linalg_decomp import LinAlgError, check_matrix, eye_like, mT, svdvals_ms, _node
+from .reduction import needs_grad, return_type, vector_norm as _vector_norm_math, amax, amin, _out_shape
+from .shape import diagonal as _diagonal
+
+F = "torch.linalg"
+_COMPLEX = (ms.complex64, ms.complex128)
+
+_ABS = OPS["abs"].impls["any"]
+slogdet_rt = return_type("linalg_slogdet", ("sign", "logabsdet"))
+inv_ex_rt = return_type("linalg_inv_ex", ("inverse", "info"))
+solve_ex_rt = return_type("linalg_solve_ex", ("result", "info"))
+
+
+def _same(name, opdef, **kw):
+    """torch.linalg.<name> is the top-level op under another name: bind the same implementation."""
+    return register(f"linalg.{name}", family=F, function=False, method=False, **kw)(opdef.impls["any"])
+
+
+_same("det", _top.det)
+_same("inv", _top.inverse, out=True)
+_same("matmul", _top.matmul, out=True)
+
+
+@register("linalg.slogdet", family=F, function=False, method=False, out=True)
+def slogdet(A):
+    return slogdet_rt(*_top.slogdet(A))
+
+
+# --- norms --------------------------------------------------------------------------------------
+
+def _fmt(x):
+    """A Scalar as torch prints it in messages (2, -1, inf, 0.5)."""
+    if isinstance(x, float) and x.is_integer():
+        return str(int(x))
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+def _norm_dtype(x, dtype, name):
+    """Apply torch's dtype= rules of the norms: the input is converted to dtype before the reduction."""
+    if dtype is None:
+        return x
+    dt = dtype
+    if dt._cat < D._FLOAT:
+        raise RuntimeError(f"{name}: dtype should be floating point or complex, but got {_scalar_name(ops.zeros((), dt._ms))}")
+    src = dtype_of(x)
+    if src._cat == D._COMPLEX and dt._cat != D._COMPLEX:
+        raise RuntimeError(f"{name}: dtype should be complex for complex inputs, but got "
+                           f"{_scalar_name(ops.zeros((), dt._ms))}")
+    if D.promote_types(src, dt) is not dt:
+        raise RuntimeError(f"{name}: the dtype of the input ({_scalar_name(x)}) should be convertible without "
+                           f"narrowing to the specified dtype ({_scalar_name(ops.zeros((), dt._ms))})")
+    return cast(x, dt._ms) if x.dtype != dt._ms else x
+
+
+def _check_float(x, name):
+    if dtype_of(x)._cat < D._FLOAT:
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_scalar_name(x)}")
+
+
+@register("linalg.vector_norm", family=F, function=False, method=False, out=True)
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    if isinstance(ord, str) or not isinstance(ord, (int, float)):
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not {type(ord).__name__}")
+    _check_float(x, "linalg.vector_norm")
+    x = _norm_dtype(x, dtype, "linalg.vector_norm")
+    axes = () if dim is None else wrap_dims(dim, x.ndim)
+    if x.size == 0 and (ord < 0 or ord == math.inf):
+        if not axes:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {_fmt(ord)} norm on an empty tensor because "
+                               "the operation does not have an identity")
+        for d in (dim if isinstance(dim, (tuple, list)) else (dim,)):
+            if x.shape[wrap_dim(d, x.ndim)] == 0:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {_fmt(ord)} norm on the dimension {d}"
+                                   "because this dimension is empty and the operation does not have an identity")
+    if x.dtype in _COMPLEX:   # MindSpore's Abs of a complex tensor stays complex
+        x = _ABS(x)
+    low = x.dtype in (ms.float16, ms.bfloat16)
+    xc = cast(x, ms.float32) if low else x
+    r = _vector_norm_math(xc, ord, axes, keepdim)
+    return cast(r, x.dtype) if low else r
+
+
+def _matrix_dims(A, dim):
+    if len(dim) != 2:
+        raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got " + " ".join(map(str, dim)))
+    d0, d1 = wrap_dim(dim[0], A.ndim), wrap_dim(dim[1], A.ndim)
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
+    return d0, d1
+
+
+def _keep(r, d0, d1, keepdim):
+    if keepdim:
+        for d in sorted((d0, d1)):
+            r = ops.expand_dims(r, d)
+    return r
+
+
+def _svd_norm(A, d0, d1, keepdim, fn):
+    x = ops.moveaxis(A, (d0, d1), (-2, -1))
+    return _keep(fn(svdvals_ms(x), -1), d0, d1, keepdim)
+
+
+@register("linalg.matrix_norm", family=F, function=False, method=False, out=True)
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    name = "linalg.matrix_norm"
+    if isinstance(ord, str):
+        if ord not in ("fro", "nuc"):
+            raise RuntimeError(f"{name}: Order {ord} not supported.")
+    elif abs(ord) not in (1, 2, math.inf):
+        raise RuntimeError(f"{name}: Order {_fmt(ord)} not supported.")
+    if A.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    _check_float(A, name)
+    if ord in ("nuc", 2, -2) and A.dtype in (ms.float16, ms.bfloat16):
+        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {_scalar_name(A)}")
+    dim = (dim,) if isinstance(dim, int) else tuple(dim)
+    d0, d1 = _matrix_dims(A, dim)
+    A = _norm_dtype(A, dtype, name)
+    if ord == "fro":
+        return vector_norm(A, 2, (d0, d1), keepdim)
+    if ord == "nuc":
+        return _svd_norm(A, d0, d1, keepdim, lambda s, d: ops.sum(s, d))
+    if ord in (2, -2):
+        return _svd_norm(A, d0, d1, keepdim, lambda s, d: (amax if ord > 0 else amin)(s, d, False))
+    # 1 / inf: the largest column / row sum of |A|
+    inner, outer = (d0, d1) if abs(ord) == 1 else (d1, d0)
+    sums = vector_norm(A, 1, inner, True)
+    r = (amax if ord > 0 else amin)(sums, outer, True)
+    if not keepdim:
+        r = r.reshape(_out_shape(r.shape, (d0, d1), False))
+    return r
+
+
+@register("linalg.norm", family=F, function=False, method=False, out=True)
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    if dim is not None:
+        dims = [dim] if isinstance(dim, int) else list(dim)
+        if len(dims) not in (1, 2):
+            raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {dims}")
+    elif ord is not None and A.ndim not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
+                           f"{A.ndim}D.")
+    if isinstance(ord, str):
+        return matrix_norm(A, ord, (0, 1) if dim is None else dim, keepdim, dtype=dtype)
+    if ord is not None and ((dim is not None and len(dims) == 2) or (dim is None and A.ndim == 2)):
+        return matrix_norm(A, ord, (0, 1) if dim is None else dims, keepdim, dtype=dtype)
+    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+
+
+@register("linalg.cond", family=F, function=False, method=False, out=True)
+def cond(A, p=None):
+    if A.ndim < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    if p in (None, 2, -2):
+        check_matrix(A, "linalg.cond")
+        s = svdvals_ms(A)
+        big, small = amax(s, -1, False), amin(s, -1, False)
+        return ops.div(small, big) if p == -2 else ops.div(big, small)
+    check_matrix(A, f"linalg.cond(ord={_fmt(p)})", square=True)
+    return ops.mul(matrix_norm(A, p), matrix_norm(_top.inverse(A), p))
+
+
+# --- inverses and solves ------------------------------------------------------------------------
+
+def _singular(A):
+    """A bool per matrix: singular (log|det| = -inf), as the zero pivot torch's LU meets."""
+    n = A.shape[-1]
+    logabs = ops.log(ops.abs(A.reshape(tuple(A.shape[:-2])))) if n == 1 else ops.slogdet(A)[1]
+    return ops.logical_and(ops.isinf(logabs), ops.lt(logabs, 0))
+
+
+@register("linalg.inv_ex", family=F, function=False, method=False, out=True,
+          note="info is 1 for a singular matrix (torch gives the index of LU's zero pivot)")
+def inv_ex(A, *, check_errors=False):
+    check_matrix(A, "linalg.inv", square=True)
+    if A.shape[-1] == 0:
+        return inv_ex_rt(A.copy(), ops.zeros(tuple(A.shape[:-2]), ms.int32))
+    bad = _singular(A)
+    info = cast(bad, ms.int32)
+    if not bool(bad.any()):
+        return inv_ex_rt(_top.inverse(A), info)
+    if check_errors:
+        i = int(bad.reshape(-1).asnumpy().nonzero()[0][0])
+        where = f"(Batch element {i}): " if A.ndim > 2 else ""
+        raise LinAlgError(f"linalg.inv_ex: {where}The diagonal element 1 is zero, the inversion could not be "
+                          "completed because the input matrix is singular.")
+    nan = ops.full(tuple(A.shape), math.nan, dtype=A.dtype)
+    safe = ops.where(ops.expand_dims(ops.expand_dims(bad, -1), -1), eye_like(A), A)
+    return inv_ex_rt(ops.where(ops.expand_dims(ops.expand_dims(bad, -1), -1), nan, ops.inverse(safe)), info)
+
+
+def _solve_args(A, B, left, name="linalg.solve"):
+    check_matrix(A, name, square=True, kernel="lu_cpu")
+    if A.dtype != B.dtype:
+        raise RuntimeError(f"{name}: Expected A and B to have the same dtype, but found A of type "
+                           f"{_scalar_name(A)} and B of type {_scalar_name(B)} instead")
+    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    b = ops.expand_dims(B, -1) if vector else B
+    if vector and not left:   # torch compares A with B seen as a column
+        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation XA = B "
+                           f"({A.shape[-2]}x{A.shape[-1]} and {b.shape[-2]}x{b.shape[-1]})")
+    if not left:
+        A, b = mT(A), mT(b)
+    if A.shape[-1] != b.shape[-2]:
+        rows, cols = (b.shape[-2], b.shape[-1]) if left else (b.shape[-1], b.shape[-2])
+        eq = "AX = B" if left else "XA = B"
+        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation {eq} "
+                           f"({A.shape[-2]}x{A.shape[-1]} and {rows}x{cols})")
+    batch = _broadcast_batch(A.shape[:-2], b.shape[:-2])
+    if tuple(A.shape[:-2]) != batch:
+        A = ops.broadcast_to(A, batch + tuple(A.shape[-2:]))
+    if tuple(b.shape[:-2]) != batch:
+        b = ops.broadcast_to(b, batch + tuple(b.shape[-2:]))
+    return A, b, vector
+
+
+def _finish_solve(x, vector, left):
+    if vector:
+        return ops.squeeze(x, -1)
+    return x if left else mT(x)
+
+
+@register("linalg.solve", family=F, function=False, method=False, out=True)
+def solve(A, B, *, left=True):
+    a, b, vector = _solve_args(A, B, left)
+    if a.shape[-1] == 0 or b.size == 0:
+        return _finish_solve(ops.zeros(tuple(b.shape), b.dtype), vector, left)
+    if bool(_singular(a).any()):
+        raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.")
+    return _finish_solve(_solve_node(a, b) if needs_grad(a) or needs_grad(b) else ops.matrix_solve(a, b),
+                         vector, left)
+
+
+def _solve_fwd(a, b):
+    x = ops.matrix_solve(a, b)
+    return x, (a, x)
+
+
+def _solve_backward(saved, gx):
+    # MindSpore's MatrixSolve backward returns float32 gradients for float64 inputs: X = A^-1 B gives
+    # gB = A^-H gX, gA = -gB X^H
+    a, x = saved
+    gb = ops.matrix_solve(mT(a), gx)
+    return ops.neg(_mm(gb, mT(x))), gb
+
+
+_solve_node = _node("LinalgSolveExBackward0", _solve_fwd, _solve_backward)
+
+
+@register("linalg.solve_ex", family=F, function=False, method=False, out=True,
+          note="a singular system gives info = 1 and a result of NaN (torch: LU's pivot index and its partial result)")
+def solve_ex(A, B, *, left=True, check_errors=False):
+    a, b, vector = _solve_args(A, B, left)
+    bad = _singular(a) if a.shape[-1] else ops.zeros(tuple(a.shape[:-2]), ms.bool_)
+    info = cast(bad, ms.int32)
+    if not bool(bad.any()):
+        return solve_ex_rt(solve(A, B, left=left), info)
+    if check_errors:
+        raise LinAlgError("torch.linalg.solve_ex: The solver failed because the input matrix is singular.")
+    mask = ops.expand_dims(ops.expand_dims(bad, -1), -1)
+    x = ops.matrix_solve(ops.where(mask, eye_like(a), a), b)
+    x = ops.where(mask, ops.full(tuple(x.shape), math.nan, dtype=x.dtype), x)
+    return solve_ex_rt(_finish_solve(x, vector, left), info)
+
+
+# --- products -----------------------------------------------------------------------------------
+
+@register("linalg.matrix_power", family=F, function=False, method=False, out=True)
+def matrix_power(A, n):
+    name = "linalg.matrix_power"
+    if A.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {A.shape[-2]} by "
+                           f"{A.shape[-1]} matrices")
+    if n == 0:   # the identity, on A's graph (torch's gradient is zero, not absent)
+        return ops.add(ops.mul(A, 0), eye_like(A)) if A.dtype != ms.bool_ else ops.logical_or(eye_like(A), False)
+    if n < 0:
+        A, n = _top.inverse(A), -n
+    if n == 1:
+        return A.copy()
+    result, base = None, A
+    while n:
+        if n & 1:
+            result = base if result is None else _mm(result, base)
+        n >>= 1
+        if n:
+            base = _mm(base, base)
+    return result
+
+
+@register("linalg.multi_dot", family=F, function=False, method=False, out=True)
+def multi_dot(tensors):
+    ts = list(tensors)
+    n = len(ts)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    first, last = ts[0], ts[-1]
+    if first.ndim not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the first tensor must be 1D or 2D but got {first.ndim}D")
+    if last.ndim not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the last tensor must be 1D or 2D but got {last.ndim}D")
+    for i in range(1, n - 1):
+        if ts[i].ndim != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {ts[i].ndim}D")
+    out_shape = ([first.shape[0]] if first.ndim == 2 else []) + ([last.shape[1]] if last.ndim == 2 else [])
+    ts[0] = first.reshape(1, -1) if first.ndim == 1 else first
+    ts[-1] = last.reshape(-1, 1) if last.ndim == 1 else last
+    for i in range(1, n):
+        if ts[i].dtype != ts[0].dtype:
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                               f"{_CPP[ts[0].dtype]} and tensor {i} {_CPP[ts[i].dtype]}")
+        if ts[i - 1].shape[-1] != ts[i].shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i - 1} and {i} with shapes {list(ts[i - 1].shape)} and "
+                               f"{list(ts[i].shape)} cannot be multiplied")
+    r = ts[0]
+    for t in ts[1:]:
+        r = _mm(r, t)
+    return r.reshape(tuple(out_shape))
+
+
+@register("linalg.vecdot", family=F, function=False, method=False, out=True)
+def vecdot(x, y, *, dim=-1):
+    _check_float(x, "linalg.vecdot")
+    if x.dtype != y.dtype:
+        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+                           f"{_scalar_name(x)} and y of type {_scalar_name(y)} instead")
+    shape = _broadcast_batch(x.shape, y.shape)
+    d = wrap_dim(dim, len(shape))
+    xc = ops.conj(x) if x.dtype in _COMPLEX else x
+    p = ops.mul(xc, y)
+    if p.dtype in (ms.float16, ms.bfloat16):
+        return cast(ops.sum(cast(p, ms.float32), d), p.dtype)
+    return ops.sum(p, d)
+
+
+@register("linalg.cross", family=F, function=False, method=False, out=True)
+def cross(input, other, *, dim=-1):
+    shape = _broadcast_batch(input.shape, other.shape)
+    d = wrap_dim(dim, len(shape))
+    ni, no = input.shape[d - len(shape) + input.ndim], other.shape[d - len(shape) + other.ndim]
+    if ni != 3 or no != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {ni} and {no}")
+    return _top.cross(input, other, d)
+
+
+@register("linalg.diagonal", family=F, function=False, method=False, raw=True)
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    return _diagonal.impls["any"](A, offset, dim1, dim2)

@@ -1,0 +1,205 @@
+"""torch.special: table entries keyed ``special.<name>``; ``mstorch/special.py`` makes the module.
+
+Most are a top-level op under torch.special's name (expit is sigmoid, gammaln is lgamma...) and bind
+the same implementation. The rest use MindSpore's Bessel/Zeta/Igamma kernels or short compositions:
+ndtr, ndtri, log_ndtr and erfcx compute in float64 (erfc is accurate deep into its tail there) with an
+asymptotic series beyond it. torch gives the Bessel family (bessel_j0, modified_bessel_k0...) no
+gradient: their outputs here do not require grad either.
+"""
+import math
+
+import mindspore as ms
+from mindspore import ops
+
+from ._helpers import float_result, promote, dtype_of, cast, scalar_tensor
+from ._argerr import invalid_args, BINARY_SCALAR_SELF
+from ._registry import register, OPS
+from .pointwise import _log1p, _float_operands
+from .linalg_decomp import _node
+from .reduction import needs_grad
+
+F = "torch.special"
+_f64 = ms.float64
+
+
+def _same(name, top):
+    return register(f"special.{name}", family=F, function=False, method=False, out=True)(OPS[top].impls["any"])
+
+
+for _name, _top in [("expit", "sigmoid"), ("logit", "logit"), ("erf", "erf"), ("erfc", "erfc"), ("erfinv", "erfinv"),
+                    ("gammaln", "lgamma"), ("digamma", "digamma"), ("psi", "digamma"), ("polygamma", "polygamma"),
+                    ("multigammaln", "mvlgamma"), ("xlogy", "xlogy"), ("i0", "i0"), ("log1p", "log1p"),
+                    ("expm1", "expm1"), ("exp2", "exp2"), ("round", "round"), ("sinc", "sinc"),
+                    ("logsumexp", "logsumexp")]:
+    _same(_name, _top)
+
+
+@register("special.softmax", family=F, function=False, method=False)
+def softmax(input, dim, *, dtype=None):
+    return OPS["softmax"].impls["any"](input, dim, dtype)
+
+
+@register("special.log_softmax", family=F, function=False, method=False)
+def log_softmax(input, dim, *, dtype=None):
+    return OPS["log_softmax"].impls["any"](input, dim, dtype)
+
+
+def _unary(name, fn, differentiable=True):
+    def impl(input):
+        x = float_result(input)
+        if x.dtype == ms.bfloat16:
+            r = cast(fn(cast(x, ms.float32)), ms.bfloat16)
+        else:
+            r = fn(x)
+        return r if differentiable else ops.stop_gradient(r)
+    impl.__name__ = name
+    register(f"special.{name}", family=F, function=False, method=False, out=True)(impl)
+
+
+for _name, _fn, _grad in [
+    ("i0e", ops.bessel_i0e, True), ("i1", ops.bessel_i1, True), ("i1e", ops.bessel_i1e, True),
+    ("bessel_j0", ops.bessel_j0, False), ("bessel_j1", ops.bessel_j1, False),
+    ("bessel_y0", ops.bessel_y0, False), ("bessel_y1", ops.bessel_y1, False),
+    ("modified_bessel_i0", ops.bessel_i0, False), ("modified_bessel_i1", ops.bessel_i1, False),
+    ("modified_bessel_k0", ops.bessel_k0, False), ("modified_bessel_k1", ops.bessel_k1, False),
+    ("scaled_modified_bessel_k0", ops.bessel_k0e, False), ("scaled_modified_bessel_k1", ops.bessel_k1e, False),
+]:
+    _unary(_name, _fn, _grad)
+
+
+def _spherical_j0(x):
+    zero = ops.equal(x, 0)
+    safe = ops.where(zero, ops.ones_like(x), x)
+    return ops.where(zero, ops.ones_like(x), ops.div(ops.sin(safe), safe))
+
+
+_unary("spherical_bessel_j0", _spherical_j0, False)
+
+
+def _entr(x):
+    pos = ops.gt(x, 0)
+    safe = ops.where(pos, x, ops.ones_like(x))
+    neg_inf = ops.full(x.shape, -math.inf, dtype=x.dtype)
+    inner = ops.where(ops.equal(x, 0), ops.zeros_like(x), neg_inf)
+    inner = ops.where(ops.isnan(x), x, inner)
+    return ops.where(pos, ops.neg(ops.mul(safe, ops.log(safe))), inner)
+
+
+_unary("entr", _entr)
+
+_SQRT1_2 = 1 / math.sqrt(2)
+_LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
+
+
+def _in_f64(fn):
+    def run(x):
+        return cast(fn(cast(x, _f64)), x.dtype) if x.dtype != _f64 else fn(x)
+    return run
+
+
+def _ndtr(x):
+    return ops.mul(ops.erfc(ops.mul(x, -_SQRT1_2)), 0.5)
+
+
+_unary("ndtr", _in_f64(_ndtr))
+
+
+def _log_ndtr(x):
+    # x > 0: log1p(-Q(x)); -37 < x <= 0: log(P(x)) (float64 erfc holds down to ~1e-300); below, the
+    # asymptotic series of log P(x). Each branch sees a clamped x so its unused gradient stays finite.
+    hi = ops.clamp(x, min=0.0)
+    upper = _log1p(ops.neg(ops.mul(ops.erfc(ops.mul(hi, _SQRT1_2)), 0.5)))
+    mid_x = ops.clamp(x, -37.0, 0.0)
+    mid = ops.log(_ndtr(mid_x))
+    lo = ops.clamp(x, max=-37.0)
+    z = ops.reciprocal(ops.square(lo))
+    series = ops.mul(z, -1.0)   # 1 - 1/x^2 + 3/x^4 - 15/x^6 + 105/x^8 - 945/x^10, minus the 1
+    term, coeff = z, -1.0
+    for k in range(2, 6):
+        term = ops.mul(term, z)
+        coeff = -coeff * (2 * k - 1)
+        series = ops.add(series, ops.mul(term, coeff))
+    low = ops.sub(ops.sub(ops.mul(ops.square(lo), -0.5), ops.log(ops.neg(lo))), _LOG_SQRT_2PI)
+    low = ops.add(low, _log1p(series))
+    return ops.where(ops.gt(x, 0), upper, ops.where(ops.gt(x, -37.0), mid, low))
+
+
+_unary("log_ndtr", _in_f64(_log_ndtr))
+
+
+def _erfcx(x):
+    # exp(x^2) erfc(x) directly up to x = 25 (float64 erfc is accurate there); beyond it the asymptotic
+    # series 1/(x sqrt(pi)) (1 - 1/(2x^2) + 3/(4x^4) - ...), which is exact to float64 there
+    direct_x = ops.clamp(x, max=25.0)
+    direct = ops.mul(ops.exp(ops.square(direct_x)), ops.erfc(direct_x))
+    big = ops.clamp(x, min=25.0)
+    z = ops.reciprocal(ops.mul(ops.square(big), 2.0))
+    series, term, coeff = ops.ones_like(big), ops.ones_like(big), 1.0
+    for k in range(1, 6):
+        term = ops.mul(term, z)
+        coeff = -coeff * (2 * k - 1)
+        series = ops.add(series, ops.mul(term, coeff))
+    asym = ops.div(series, ops.mul(big, math.sqrt(math.pi)))
+    return ops.where(ops.gt(x, 25.0), asym, direct)
+
+
+_unary("erfcx", _in_f64(_erfcx))
+
+
+def _ndtri(p):
+    # z = ndtri(q) for q = min(p, 1 - p) (1 - p is exact for p >= 0.5): Abramowitz-Stegun 26.2.23 as the
+    # start (error < 5e-4), then Newton steps on log ndtr(z) = log q, which keep the relative precision
+    # of tiny q; the result is z or -z
+    upper = ops.gt(p, 0.5)
+    q = ops.where(upper, ops.sub(1.0, p), p)
+    qs = ops.clamp(q, 1e-300, 0.5)
+    t = ops.sqrt(ops.mul(ops.log(qs), -2.0))
+    num = ops.add(ops.mul(ops.add(ops.mul(t, 0.010328), 0.802853), t), 2.515517)
+    den = ops.add(ops.mul(ops.add(ops.mul(ops.add(ops.mul(t, 0.001308), 0.189269), t), 1.432788), t), 1.0)
+    z = ops.neg(ops.sub(t, ops.div(num, den)))
+    log_q = ops.log(qs)
+    for _ in range(4):
+        cdf = _ndtr(z)
+        pdf = ops.exp(ops.sub(ops.mul(ops.square(z), -0.5), _LOG_SQRT_2PI))
+        z = ops.sub(z, ops.mul(ops.sub(ops.log(cdf), log_q), ops.div(cdf, pdf)))
+    y = ops.where(upper, ops.neg(z), z)
+    inf = ops.full(p.shape, math.inf, dtype=p.dtype)
+    y = ops.where(ops.equal(p, 0.0), ops.neg(inf), ops.where(ops.equal(p, 1.0), inf, y))
+    outside = ops.logical_or(ops.logical_or(ops.lt(p, 0.0), ops.gt(p, 1.0)), ops.isnan(p))
+    return ops.where(outside, ops.full(p.shape, math.nan, dtype=p.dtype), y)
+
+
+_unary("ndtri", _in_f64(_ndtri))
+
+
+def _no_derivative(what, fn):
+    def bwd(saved, g):
+        raise NotImplementedError(f"the derivative for '{what}' is not implemented.")
+    return _node(f"{what.split(':')[0].capitalize()}Backward0", lambda a, b: (fn(a, b), ()), bwd)
+
+
+def _binary_float(name, fn, no_grad_first=None):
+    def impl(input, other):
+        if not isinstance(input, ms.Tensor) and not isinstance(other, ms.Tensor):
+            raise invalid_args(f"special_{name}", (input, other), signatures=BINARY_SCALAR_SELF)
+        a, b, rt = promote(input, other)
+        a, b = _float_operands(a, b, rt)
+        if a.dtype == ms.bfloat16:
+            return cast(fn(cast(a, ms.float32), cast(b, ms.float32)), ms.bfloat16)
+        if no_grad_first and needs_grad(a):   # torch has no derivative for this argument: backward raises
+            return _no_derivative(no_grad_first, fn)(a, b)
+        return fn(a, b)
+    impl.__name__ = name
+    register(f"special.{name}", family=F, function=False, method=False, out=True)(impl)
+
+
+def _xlog1py(a, b):
+    d = dtype_of(a)
+    use_zero = ops.logical_and(ops.equal(a, scalar_tensor(0, d)), ops.logical_not(ops.isnan(b)))
+    return ops.mul(a, _log1p(ops.where(use_zero, ops.zeros_like(b), b)))
+
+
+_binary_float("xlog1py", _xlog1py)
+_binary_float("zeta", ops.zeta, no_grad_first="zeta")
+_binary_float("gammainc", ops.igamma, no_grad_first="igamma: input")
+_binary_float("gammaincc", ops.igammac, no_grad_first="igammac: input")
