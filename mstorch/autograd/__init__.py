@@ -15,6 +15,7 @@ from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, 
 from .function import Function, FunctionCtx, once_differentiable
 from . import graph, grad_mode, function, hooks
 from ._higher_order import check_create_graph
+from . import functional  # noqa: E402  (torch.autograd.functional; needs the names above)
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "Function", "is_grad_enabled", "is_inference_mode_enabled", "once_differentiable"]

@@ -77,7 +77,9 @@ def _classify(node, name, constant):
             _refuse(name)
         return True
     if name in _MATMUL:
-        if sum(child is not None for child, _ in node.next_functions) > 1:
+        # both operands need grad, or the incoming gradient itself is recorded (a 1-D @ 2-D product
+        # then returns a gradient without a graph: second order silently zero, measured)
+        if not constant or sum(child is not None for child, _ in node.next_functions) > 1:
             _refuse(name)
         return constant
     if name not in _SAFE:
