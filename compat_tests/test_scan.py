@@ -72,3 +72,12 @@ def test_scan_of_the_repos_examples_finds_everything_supported():
     assert [r for r in rows if r[1] == _scan.MISSING] == []
     for name, st, detail, _ in rows:
         assert (st, detail) == _scan.status(name)
+
+
+def test_marked_functions_report_their_difference():
+    # functions that exist only to raise torch-style errors are missing; eager stand-ins differ
+    assert _scan.status("torch.jit.save")[0] == _scan.MISSING
+    assert _scan.status("torch.jit.load")[0] == _scan.MISSING
+    assert _scan.status("torch.jit.script")[0] == _scan.DIFFERENT
+    assert _scan.status("torch.compile")[0] == _scan.DIFFERENT
+    assert _scan.status("torch.linalg.norm")[0] == _scan.SUPPORTED

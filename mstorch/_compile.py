@@ -147,3 +147,6 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=Non
         return model(*args, **kwargs)
     compiled._torchdynamo_orig_callable = model
     return compiled
+
+
+compile.mstorch_difference = "returns torch's OptimizedModule wrapper, but the model runs eagerly (no graph capture)"

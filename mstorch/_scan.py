@@ -104,6 +104,12 @@ def status(name):
         if nxt is None:
             return MISSING, f"mstorch has no {'.'.join(['torch'] + parts[1:parts.index(p) + 1])}"
         obj = nxt
+    unsupported = getattr(obj, "mstorch_unsupported", None)
+    if isinstance(unsupported, str):   # present only to raise torch-style errors (e.g. torch.jit.save)
+        return MISSING, unsupported
+    difference = getattr(obj, "mstorch_difference", None)
+    if isinstance(difference, str):
+        return DIFFERENT, difference
     op = OPS.get(leaf)
     if op is not None and op.note and (len(parts) == 2 or parts[1:3] == ["nn", "functional"]):
         return DIFFERENT, op.note

@@ -607,6 +607,15 @@ def jit_module_from_flatbuffer(f):
     raise _no_archive("jit_module_from_flatbuffer", "it cannot read a TorchScript flatbuffer.")
 
 
+# ... and these as supported with a difference
+script.mstorch_difference = "runs the function or module eagerly (no TorchScript compilation)"
+trace.mstorch_difference = "runs the function once, then eagerly (no TorchScript graph)"
+
+# the scanner (python -m mstorch scan) reports these as missing, with the reason
+for _fn in (save, load, save_jit_module_to_flatbuffer, jit_module_from_flatbuffer):
+    _fn.mstorch_unsupported = "TorchScript archives cannot be written or read without torch"
+
+
 def export_opnames(m):
     raise RuntimeError("torch.jit.export_opnames is not supported by mstorch: there is no TorchScript bytecode "
                        "to list the operators of (mstorch runs models eagerly on MindSpore).")
