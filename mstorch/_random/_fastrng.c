@@ -470,3 +470,76 @@ void ms_normal_f64(void *mt, void *bg, double *out, int64_t nblocks, double mean
         }
     }
 }
+
+/* --- half-precision dropout: out = round(float(x) * (keep ? s : 0)) (nn_dropout.py: _scale_numpy) ---
+ * torch's float16/bfloat16 mul widens both operands to float32, multiplies and rounds once. The product
+ * of a half value and the two-valued noise is exact in float32 (bfloat16 subnormals aside, which round
+ * there as in torch). NaN results: float16 keeps the quiet payload (F16C and torch's scalar conversion
+ * agree); bfloat16 is 0xffff in ATen's vectorised loop and 0x7fc0 in its scalar remainder, so the caller
+ * passes ATen's split: chunks of `chunk` elements, each vectorised over whole blocks of `block` (0: none). */
+
+INLINE float f16_value(uint16_t h) {             /* exact, payload kept; branch-free */
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, em = h & 0x7fffu;
+    uint32_t normal = (em << 13) + 0x38000000u;                        /* rebias 15 -> 127 */
+    uint32_t special = (em << 13) | 0x7f800000u;                       /* inf, NaN */
+    float sub = u2f(0x3f000000u + em) - 0.5f;                          /* zero, subnormal: em * 2**-24 */
+    uint32_t sp = 0u - (uint32_t)(em >= 0x7c00u), nm = 0u - (uint32_t)(em >= 0x0400u);   /* masks */
+    return u2f(sign | (special & sp) | (normal & nm & ~sp) | (f2u(sub) & ~nm));
+}
+
+HOT static void scale_f16_soft(const uint16_t *x, const uint8_t *keep, float s, uint16_t *out, int64_t n) {
+    for (int64_t i = 0; i < n; i++) out[i] = half_bits(f2u(f16_value(x[i]) * (keep[i] ? s : 0.0f)));
+}
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#include <immintrin.h>
+/* F16C converts as f16_value and half_bits do (the product's NaNs are quiet, so both keep the payload) */
+__attribute__((target("avx2,f16c"))) static int64_t scale_f16_f16c(const uint16_t *x, const uint8_t *keep,
+                                                                   float s, uint16_t *out, int64_t n) {
+    const __m256 vs = _mm256_set1_ps(s);
+    const __m256i zero = _mm256_setzero_si256();
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + i)));
+        __m256i k = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(keep + i)));
+        __m256 noise = _mm256_and_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(k, zero)), vs);
+        _mm_storeu_si128((__m128i *)(out + i), _mm256_cvtps_ph(_mm256_mul_ps(v, noise), _MM_FROUND_TO_NEAREST_INT));
+    }
+    return i;
+}
+
+static int have_f16c(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+}
+#else
+#define scale_f16_f16c(x, keep, s, out, n) ((int64_t)0)
+static int have_f16c(void) { return 0; }
+#endif
+
+void ms_scale_f16(const uint16_t *x, const uint8_t *keep, float s, uint16_t *out, int64_t n) {
+    static int fast = -1;
+    if (fast < 0) fast = have_f16c();
+    int64_t done = fast ? scale_f16_f16c(x, keep, s, out, n) : 0;
+    scale_f16_soft(x + done, keep + done, s, out + done, n - done);
+}
+
+INLINE uint16_t bf16_mul(uint16_t x, uint8_t k, float s, uint32_t nan) {
+    uint32_t b = f2u(u2f((uint32_t)x << 16) * (k ? s : 0.0f));
+    uint32_t r = (b + 0x7fffu + ((b >> 16) & 1u)) >> 16;
+    return (uint16_t)((b & 0x7fffffffu) > 0x7f800000u ? nan : r);
+}
+
+HOT static void bf16_run(const uint16_t *x, const uint8_t *keep, float s, uint16_t *out, int64_t n,
+                         uint32_t nan) {
+    for (int64_t i = 0; i < n; i++) out[i] = bf16_mul(x[i], keep[i], s, nan);
+}
+
+void ms_scale_bf16(const uint16_t *x, const uint8_t *keep, float s, uint16_t *out, int64_t n, int64_t chunk,
+                   int64_t block) {
+    for (int64_t c = 0; c < n; c += chunk) {
+        int64_t len = n - c < chunk ? n - c : chunk, body = block > 0 ? len - len % block : 0;
+        bf16_run(x + c, keep + c, s, out + c, body, 0xffffu);
+        bf16_run(x + c + body, keep + c + body, s, out + c + body, len - body, 0x7fc0u);
+    }
+}

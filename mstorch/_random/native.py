@@ -29,6 +29,8 @@ _SIGNATURES = {
     "ms_normal_f64": (_P, _P, _P, _I64, _F64, _F64),
     "ms_searchsorted": (_P, _I64, _I64, _P, _I64, _P),
     "ms_bm_check": (),
+    "ms_scale_f16": (_P, _P, ctypes.c_float, _P, _I64),
+    "ms_scale_bf16": (_P, _P, ctypes.c_float, _P, _I64, _I64, _I64),
 }
 KIND = {np.dtype(np.float32): 0, np.dtype(np.float16): 1}     # output kinds of the float32 kernels
 BF16 = 2
