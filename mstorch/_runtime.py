@@ -27,9 +27,15 @@ def configure():
     ms.set_context(mode=ms.PYNATIVE_MODE)
     device = ms.get_context("device_target")
     _state["device_target"] = device
-    if _env_flag("MSTORCH_LAUNCH_BLOCKING", device == "CPU"):
+    _state["blocking"] = _env_flag("MSTORCH_LAUNCH_BLOCKING", device == "CPU")
+    if _state["blocking"]:
         ms.runtime.launch_blocking()
     return device
+
+
+def launch_is_blocking():
+    """Whether kernels finish before the op returns (then host memory can be read without a sync)."""
+    return _state.get("blocking", False)
 
 
 def device_target():
