@@ -7,12 +7,15 @@ indexing, autograd entry points and the in-place write-back every ``*_`` method 
 """
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 import mindspore as ms
 from mindspore import ops as _ms_ops
 
 from . import _dtype as D
 from . import _ms_private as P
+from . import _runtime
 from ._device import device as _device_cls, current_device, check_available
 from ._size import Size, from_shape as _size
 from ._warnings import warn_once
@@ -179,7 +182,7 @@ class Tensor:
         if not force and self.requires_grad:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        return self._ms.asnumpy() if self._view is None else _strided_numpy(self)
+        return host_view(self._ms) if self._view is None else _strided_numpy(self)
 
     def __array__(self, dtype=None, copy=None):
         arr = self.numpy()
@@ -662,7 +665,25 @@ def _host(t):
     """NumPy copy of a mindspore tensor (bfloat16 goes through float32, as torch's tolist does)."""
     if t.dtype == ms.bfloat16:
         t = t.astype(ms.float32)
-    return t.asnumpy()
+    return host_view(t)
+
+
+def host_view(ms_t):
+    """``ms_t.asnumpy()``: for a contiguous CPU tensor, an array over the tensor's own memory, which it
+    keeps alive. Built here from the data pointer while kernels complete before returning (CPU's
+    blocking launch): ``asnumpy()`` spends ~7 us parsing a PEP 3118 format string in Python, which
+    ``loss.item()`` paid every step."""
+    if _runtime.device_target() == "CPU" and _runtime.launch_is_blocking() and ms_t.is_contiguous():
+        d = D._FROM_MS.get(ms_t.dtype)
+        n = ms_t.size
+        if n and d is not None and d._np is not None and d is not D.bfloat16:
+            ptr = ms_t.data_ptr()
+            if ptr:
+                dt = np.dtype(d._np)
+                buf = (ctypes.c_char * (n * dt.itemsize)).from_address(ptr)
+                buf.owner = ms_t
+                return np.frombuffer(buf, dt).reshape(ms_t.shape)
+    return ms_t.asnumpy()
 
 
 from ._cast import cast as _cast  # noqa: E402
