@@ -8,7 +8,7 @@ import importlib
 import pathlib
 import sys
 
-_NAMESPACES = ("linalg", "special")   # torch sub-namespaces built from table entries "<ns>.<name>"
+_NAMESPACES = ("linalg", "special", "fft")   # torch sub-namespaces built from table entries "<ns>.<name>"
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 

@@ -88,11 +88,83 @@ class Buffer(Tensor, metaclass=_BufferMeta):
         return t
 
 
-class UninitializedParameter(Parameter):
-    """Lazy modules are not supported in mstorch; constructing one says so."""
+class UninitializedTensorMixin:
+    """Mirrors torch.nn.parameter.UninitializedTensorMixin: a 0-element placeholder whose shape is set by
+    ``materialize`` (lazy modules call it on their first forward), which also turns it into its
+    ``cls_to_become``. Operations on it are not intercepted as torch's ``__torch_function__`` does: they see
+    an empty tensor."""
 
-    def __new__(cls, *args, **kwargs):
-        raise NotImplementedError(
-            "torch.nn.UninitializedParameter (lazy modules) is not supported by mstorch: MindSpore "
-            "parameters need their shape at creation")
+    __slots__ = ()
 
+    def materialize(self, shape, device=None, dtype=None):
+        if device is not None:
+            from .._device import check_available
+            check_available(device)
+        dtype = self.dtype if dtype is None else dtype
+        self.data = _empty(shape, dtype=dtype)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error usually happens in "
+            "`load_state_dict` when trying to load an uninitialized parameter into an initialized one. Call "
+            "`forward` to initialize the parameters before accessing their attributes.")
+
+    def share_memory_(self):
+        raise RuntimeError(
+            "Can't share memory on an uninitialized parameter or buffer. Call `forward` to initialize the "
+            "parameters before calling `module.share_memory()`.")
+
+    def __repr__(self):
+        return f"<{self.__class__.__name__}>"
+
+    def __reduce_ex__(self, protocol):
+        return (self.__class__, (self.requires_grad,))
+
+
+def is_lazy(param):
+    return isinstance(param, UninitializedTensorMixin)
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """Mirrors torch.nn.UninitializedParameter."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        p = object.__new__(cls)
+        p._ms = _ms_parameter(_empty(0, dtype=dtype, device=device)._ms, bool(requires_grad))
+        return p
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, None, self.dtype)
+        return memo[id(self)]
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """Mirrors torch.nn.UninitializedBuffer: registered as a buffer when assigned to a Module."""
+
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        t = object.__new__(cls)
+        t._ms = _empty(0, dtype=dtype, device=device, requires_grad=requires_grad)._ms
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
+
+    def __init__(self, requires_grad=False, device=None, dtype=None, persistent=True):
+        pass
+
+    def __deepcopy__(self, memo):
+        # torch reaches Tensor.__deepcopy__, which its uninitialised-tensor guard refuses
+        raise ValueError(
+            "Attempted to use an uninitialized parameter in Tensor.__deepcopy__. This error happens when you are "
+            "using a `LazyModule` or explicitly manipulating `torch.nn.parameter.UninitializedBuffer` objects. "
+            "When using LazyModules Call `forward` with a dummy batch to initialize the parameters before calling "
+            "torch functions")

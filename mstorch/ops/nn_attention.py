@@ -18,6 +18,7 @@ from mindspore import ops
 from ._helpers import dtype_of, cast
 from ._registry import register
 from .nn_linear import linear as _linear_op
+from ..backends.cuda import sdp_backend_for as _sdp_backend_for
 
 F = "nn.attention"
 _FLOATS = (ms.float32, ms.float64, ms.float16, ms.bfloat16)
@@ -101,6 +102,7 @@ def _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa):
         if is_causal:
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
                                "is_causal=True")
+    _sdp_backend_for(query, key, value, dropout_p)  # torch's backend switches (nn.attention.sdpa_kernel)
     if query.dtype not in _FLOATS:
         raise RuntimeError(f"expected scalar type Float but found {_cname(query)}")
     if dropout_p > 1:

@@ -1,0 +1,9 @@
+"""torch.fft on MindSpore. The functions come from the op table (``mstorch/ops/fft.py``, entries keyed
+``fft.<name>``)."""
+from . import _namespace
+
+globals().update(_namespace.functions("fft"))
+
+_MISSING = {}
+
+__getattr__ = _namespace.missing_getattr(__name__, _MISSING)
