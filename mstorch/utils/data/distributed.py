@@ -10,11 +10,8 @@ __all__ = ["DistributedSampler"]
 
 def _default_group(what):
     """World size or rank of the default process group, as ``torch.distributed`` reports them."""
-    try:
-        from ... import distributed as dist
-    except ImportError:
-        dist = None
-    if dist is None or not dist.is_available():
+    from ... import distributed as dist
+    if not dist.is_available():
         raise RuntimeError("Requires distributed package to be available")
     return dist.get_world_size() if what == "world_size" else dist.get_rank()
 
