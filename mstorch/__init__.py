@@ -138,3 +138,4 @@ from . import jit, testing  # noqa: E402,F401
 from . import distributed, multiprocessing  # noqa: E402,F401
 from . import hub  # noqa: E402,F401
 from . import fft  # noqa: E402,F401  (torch.fft: from the op table)
+from ._toplevel_nn import batch_norm, instance_norm, embedding  # noqa: E402,F401  (ATen argument order)
