@@ -61,6 +61,9 @@ class _Layout:
 strided = _Layout("strided")
 sparse_coo = _Layout("sparse_coo")
 Tensor.layout = strided
+from ._sparse_tensor import sparse_coo_tensor  # noqa: E402
+from . import sparse  # noqa: E402  (torch.sparse; hooks mm/matmul for sparse COO operands)
+sparse.install(globals())
 
 
 class _MemoryFormat:

@@ -104,6 +104,18 @@ class Tensor:
         return current_device().type == "cpu"
 
     is_sparse = False
+
+    def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+        """A coalesced COO tensor of the non-zero entries (mstorch has the sparse_coo layout only)."""
+        if (layout is not None and repr(layout) != "torch.sparse_coo") or blocksize is not None:
+            raise NotImplementedError(f"mstorch: to_sparse(layout={layout}) is not supported (COO only)")
+        from ._sparse_tensor import dense_to_sparse
+        if dense_dim is not None:
+            sparse_dim = self._ms.ndim - dense_dim
+        return dense_to_sparse(self, sparse_dim)
+
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        return self if dtype is None else self.to(dtype)
     is_quantized = False
     is_meta = False
     is_mkldnn = False
