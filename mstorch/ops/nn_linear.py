@@ -35,7 +35,7 @@ def _dtype_error(input, weight, bias):
         if bias.dtype != weight.dtype:
             raise RuntimeError(f"self and mat2 must have the same dtype, but got {_n(bias)} and {_n(weight)}")
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_n(input)} and {_n(weight)}")
-    from .pointwise import _c_name
+    from .pointwise_binary import _c_name
     raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_c_name(dtype_of(input))} != "
                        f"{_c_name(dtype_of(weight))}")
 

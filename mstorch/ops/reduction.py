@@ -576,7 +576,7 @@ def _cum_inplace(name, fn):
     # refuses a different dtype= (the generic form would cast the result back silently)
     def impl(self, dim, *, dtype=None):
         if dtype is not None and dtype is not self.dtype:
-            from .pointwise import _c_name
+            from .pointwise_binary import _c_name
             raise RuntimeError(f"Bad in-place call: input tensor dtype {_c_name(self.dtype)} and output tensor dtype "
                                f"{_c_name(dtype)} should match")
         if self.dtype is D.bool_:
