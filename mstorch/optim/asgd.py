@@ -38,20 +38,13 @@ class ASGD(Optimizer):
                         maximize=maximize, differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)
 
+    _group_flags = dict(foreach=None, maximize=False, differentiable=False, capturable=False)
+
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
         steps_to_tensors(self, ("step", "eta", "mu"))
 
     def _update(self):
-        with np.errstate(all="ignore"):   # torch's tensor math does not warn on inf/nan
-            self._update_groups()
-
-    def _update_groups(self):
         step = _fast.Step(self)
         for group in self.param_groups:
             lr = _fast.scalar(group["lr"])

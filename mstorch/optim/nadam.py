@@ -30,14 +30,10 @@ class NAdam(Optimizer):
                         capturable=capturable, differentiable=differentiable)
         super().__init__(params, defaults)
 
+    _group_flags = dict(maximize=False, foreach=None, capturable=False, differentiable=False, decoupled_weight_decay=False)
+
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
         upgrade_scalar_states(self, ("step", "mu_product"))
 
     def _update(self):

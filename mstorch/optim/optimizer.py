@@ -43,10 +43,17 @@ class Optimizer:
     def __getstate__(self):
         return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
 
+    # flags a param_group pickled by an older torch may lack: filled in on unpickling (torch's
+    # optimizers each do this in their own __setstate__)
+    _group_flags = {}
+
     def __setstate__(self, state):
         self.__dict__.update(state)
         self.__dict__.setdefault("_optimizer_step_pre_hooks", OrderedDict())
         self.__dict__.setdefault("_optimizer_step_post_hooks", OrderedDict())
+        for group in self.__dict__.get("param_groups", ()):
+            for name, default in self._group_flags.items():
+                group.setdefault(name, default)
 
     def __repr__(self):
         format_string = self.__class__.__name__ + " ("

@@ -25,14 +25,10 @@ class RAdam(Optimizer):
                         differentiable=differentiable)
         super().__init__(params, defaults)
 
+    _group_flags = dict(foreach=None, maximize=False, differentiable=False, decoupled_weight_decay=False, capturable=False)
+
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            group.setdefault("capturable", False)
         upgrade_scalar_states(self, ("step",))
 
     def _update(self):

@@ -40,15 +40,10 @@ class RMSprop(Optimizer):
                         capturable=capturable, foreach=foreach, maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
 
+    _group_flags = dict(momentum=0, centered=False, foreach=None, maximize=False, differentiable=False, capturable=False)
+
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("momentum", 0)
-            group.setdefault("centered", False)
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
         upgrade_scalar_states(self, ("step",))
 
     def _update(self):
