@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test venv bench docs clean
+.PHONY: demo test lint venv bench docs clean
 
 $(STAMP): pyproject.toml setup.py mstorch/_random/_fastrng.c
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -17,7 +17,10 @@ venv: $(STAMP)
 demo: $(STAMP)
 	$(PY) -m mstorch run examples/train_digits.py
 
-test: $(STAMP)
+lint: $(STAMP)
+	$(VENV)/bin/ruff check --quiet mstorch compat_tests tools benchmarks examples
+
+test: $(STAMP) lint
 	$(PY) -m pytest -n 2 compat_tests -p no:randomly
 
 bench: $(STAMP)

@@ -3,7 +3,6 @@ legacy constructors (torch.Tensor(2, 3), torch.FloatTensor) and Tensor.new_* met
 import numpy as np
 import pytest
 
-import mstorch
 from harness import check
 
 NP_DTYPES = [np.bool_, np.uint8, np.int8, np.int16, np.int32, np.int64, np.uint16, np.float16, np.float32,

@@ -3,11 +3,9 @@ the method and in-place forms, and for bad input (E samples) the exception type 
 its message."""
 import numpy as np
 import pytest
-import torch
 
-import mstorch
 from mstorch.ops._registry import OPS
-from harness import check, check_grad, Raised
+from harness import check, Raised
 from op_db import ALL, BY_NAME, E, EType
 
 

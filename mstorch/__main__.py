@@ -25,7 +25,7 @@ def _run(argv):
             return 2
         sys.argv = argv[1:]
         sys.path.insert(0, os.getcwd())
-        target, runner = argv[1], lambda: runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+        runner = lambda: runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
     else:
         script = argv[0]
         if not os.path.exists(script):
@@ -34,7 +34,7 @@ def _run(argv):
             return 2
         sys.argv = list(argv)
         sys.path[0] = os.path.dirname(os.path.abspath(script))
-        target, runner = script, lambda: runpy.run_path(script, run_name="__main__")
+        runner = lambda: runpy.run_path(script, run_name="__main__")
     try:
         runner()
     except SystemExit:

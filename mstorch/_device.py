@@ -124,12 +124,6 @@ def check_available(dev):
                        f"{_runtime.device_target()}")
 
 
-def default_device():
-    """The device set by ``set_default_device`` or ``with torch.device(...)``, or None.
-    Factory functions pass it to ``check_available`` when no ``device=`` is given."""
-    return _default[0]
-
-
 def get_default_device():
     """torch.get_default_device."""
     dev = _default[0]

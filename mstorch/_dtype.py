@@ -65,16 +65,25 @@ ALIASES = {
     "bool": bool_, "cfloat": complex64, "cdouble": complex128,
 }
 
+# torch's ScalarType names: error messages, legacy tensor types (torch.FloatTensor), storage classes
+SCALAR_TYPE_NAMES = {
+    float32: "Float", float64: "Double", float16: "Half", bfloat16: "BFloat16", uint8: "Byte",
+    int8: "Char", int16: "Short", int32: "Int", int64: "Long", bool_: "Bool",
+    complex64: "ComplexFloat", complex128: "ComplexDouble", uint16: "UInt16", uint32: "UInt32",
+    uint64: "UInt64",
+}
+
+
+def scalar_type_name(d):
+    return SCALAR_TYPE_NAMES[d]
+
+
 _FROM_MS = {d._ms: d for d in ALL}
 # MindSpore dtypes are singletons; hashing one costs ~0.3 us, id() ~0.05 us (hot path: Tensor.dtype)
 _FROM_MS_ID = {id(d._ms): d for d in ALL}
 _FROM_NP = {np.dtype(d._np): d for d in ALL if d._np is not None}
 
 _default = [float32]
-
-
-def from_ms(ms_dtype):
-    return _FROM_MS[ms_dtype]
 
 
 def from_numpy_dtype(np_dtype):
@@ -133,7 +142,7 @@ _PROMOTE = {(a, b): _promote_pair(a, b) for a in ALL for b in ALL}
 def promote_types(a, b):
     r = _PROMOTE[(a, b)]
     if r is None:
-        from ._tensor import scalar_type_name as n
+        n = scalar_type_name
         raise RuntimeError(
             f"Promotion for uint16, uint32, uint64 types is not supported, attempted to promote {n(a)} and {n(b)}")
     return r

@@ -24,7 +24,7 @@ class finfo:
         _check_dtype("finfo", type_)
         if type_._cat < D._FLOAT:
             raise TypeError(
-                f"torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'")
+                "torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'")
         real = type_.to_real()
         if real is D.bfloat16:
             v = _BF16

@@ -119,10 +119,6 @@ def version(t):
     return t._version
 
 
-def remove_hook(t, handle):
-    t._remove_hook(handle)
-
-
 _set_version_counters = _lookup("mindspore._c_expression", "_unsafe_set_version_counter")
 
 

@@ -12,7 +12,6 @@ import math
 import numpy as np
 
 from . import _dtype as D
-from . import _ms_private as P
 
 _DEFAULTS = {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80}
 _PROFILES = {

@@ -14,10 +14,11 @@ import mindspore as ms
 from mindspore import ops as _ms_ops
 
 from . import _dtype as D
+from ._dtype import scalar_type_name  # noqa: F401  (re-exported for the op families)
 from . import _ms_private as P
 from . import _runtime
 from ._device import device as _device_cls, current_device, check_available
-from ._size import Size, from_shape as _size
+from ._size import from_shape as _size
 from ._warnings import warn_once
 
 _MsTensor = ms.Tensor
@@ -497,8 +498,8 @@ class Tensor:
             src, dst = D._FROM_MS[new.dtype], D._FROM_MS[t.dtype]
             if check_cast and not D.can_cast(src, dst):
                 raise RuntimeError(
-                    f"result type {_SCALAR_TYPE_NAMES[src]} can't be cast to the desired output type "
-                    f"{_SCALAR_TYPE_NAMES[dst]}")
+                    f"result type {D.SCALAR_TYPE_NAMES[src]} can't be cast to the desired output type "
+                    f"{D.SCALAR_TYPE_NAMES[dst]}")
             new = _cast(new, t.dtype)
         if new.shape != t.shape:
             if not _broadcastable_to(new.shape, t.shape):
@@ -745,19 +746,9 @@ def _parse_to(args, kwargs):
     return dtype, dev, copy
 
 
-_SCALAR_TYPE_NAMES = {
-    D.float32: "Float", D.float64: "Double", D.float16: "Half", D.bfloat16: "BFloat16", D.uint8: "Byte",
-    D.int8: "Char", D.int16: "Short", D.int32: "Int", D.int64: "Long", D.bool_: "Bool",
-    D.complex64: "ComplexFloat", D.complex128: "ComplexDouble", D.uint16: "UInt16", D.uint32: "UInt32",
-    D.uint64: "UInt64",
-}
-_LEGACY_TYPE_NAMES = {d: f"torch.{n}Tensor" for d, n in _SCALAR_TYPE_NAMES.items()}
+_LEGACY_TYPE_NAMES = {d: f"torch.{n}Tensor" for d, n in D.SCALAR_TYPE_NAMES.items()}
 _LEGACY_NAME_TO_DTYPE = {v: k for k, v in _LEGACY_TYPE_NAMES.items()}
-_LEGACY_NAME_TO_DTYPE.update({f"torch.cuda.{n}Tensor": d for d, n in _SCALAR_TYPE_NAMES.items()})
-
-
-def scalar_type_name(d):
-    return _SCALAR_TYPE_NAMES[d]
+_LEGACY_NAME_TO_DTYPE.update({f"torch.cuda.{n}Tensor": d for d, n in D.SCALAR_TYPE_NAMES.items()})
 
 
 def is_tensor(obj):

@@ -123,4 +123,3 @@ Tensor.__lt__ = _binary(fn["lt"])
 Tensor.__le__ = _binary(fn["le"])
 Tensor.__gt__ = _binary(fn["gt"])
 Tensor.__ge__ = _binary(fn["ge"])
-Tensor.__hash__ = object.__hash__

@@ -1,7 +1,7 @@
 """Samples for the reduction family (mstorch/ops/reduction.py)."""
 import numpy as np
 
-from harness import rand, positive
+from harness import rand
 from .common import OpInfo, S, E
 
 X = rand(3, 4)

@@ -39,9 +39,8 @@ class StorageType:
     __repr__ = __str__
 
 
-_TYPED_NAMES = {D.float64: "Double", D.float32: "Float", D.float16: "Half", D.bfloat16: "BFloat16",
-                D.int64: "Long", D.int32: "Int", D.int16: "Short", D.int8: "Char", D.uint8: "Byte",
-                D.bool_: "Bool", D.complex64: "ComplexFloat", D.complex128: "ComplexDouble"}
+# typed storages exist for the dtypes of torch 2.0; the later ones (uint16/32/64) have none
+_TYPED_NAMES = {d: n for d, n in D.SCALAR_TYPE_NAMES.items() if d not in (D.uint16, D.uint32, D.uint64)}
 STORAGE_TYPES = {f"{n}Storage": StorageType(f"{n}Storage", d) for d, n in _TYPED_NAMES.items()}
 _STORAGE_OF_DTYPE = {st.dtype: st for st in STORAGE_TYPES.values()}
 # torch writes the dtypes it added after 2.0 (uint16/32/64 here) over an UntypedStorage, with

@@ -8,6 +8,7 @@ import re
 
 import mindspore as ms
 
+from .. import _dtype as _D
 from .. import _ms_private as _P
 from .. import _runtime
 from .._cast import cast as _cast
@@ -19,11 +20,9 @@ _MsTensor = ms.Tensor
 _TRACE = [False]   # MSTORCH_TRACE: print every dispatched op
 _MS_BROADCAST = re.compile(r"need to broadcast.*but got \w+\.shape = \[([^\]]*)\] and \w+\.shape = \[([^\]]*)\]")
 _MS_NO_KERNEL = re.compile(r"Unsupported data type!.*but get input\[(?:\[const vector\]\{)?(\w+)")
-# MindSpore's dtype names in kernel errors -> torch's ScalarType names (as in `"add" not implemented for 'Half'`)
-_SCALAR_NAMES = {"Float16": "Half", "Float32": "Float", "Float64": "Double", "BFloat16": "BFloat16",
-                 "Complex64": "ComplexFloat", "Complex128": "ComplexDouble", "Bool": "Bool", "Int8": "Char",
-                 "Int16": "Short", "Int32": "Int", "Int64": "Long", "UInt8": "Byte", "UInt16": "UInt16",
-                 "UInt32": "UInt32", "UInt64": "UInt64"}
+# MindSpore's dtype names in kernel errors ("Float16") -> torch's ScalarType names (as in
+# `"add" not implemented for 'Half'`)
+_SCALAR_NAMES = {str(d._ms): name for d, name in _D.SCALAR_TYPE_NAMES.items()}
 
 
 def _unwrap(a):

@@ -3,7 +3,6 @@
 Type promotion, dim normalisation, dtype arguments: written once here and used by every family.
 """
 import mindspore as ms
-from mindspore import ops
 
 from .. import _dtype as D
 
@@ -129,24 +128,6 @@ def float_result(t):
     return t
 
 
-def check_floating(t, name):
-    if _FROM_MS[t.dtype]._cat < D._FLOAT:
-        raise RuntimeError(f'"{name}" not implemented for \'{_scalar_name(t)}\'')
-
-
 def _scalar_name(t):
     from .._tensor import scalar_type_name
     return scalar_type_name(_FROM_MS[t.dtype])
-
-
-def bf16_via_f32(fn):
-    """Run a kernel that lacks bfloat16 on this device in float32 and round back, as torch's CPU does."""
-    def run(*args, **kwargs):
-        args = [cast(a, ms.float32) if isinstance(a, MsTensor) and a.dtype == ms.bfloat16 else a
-                for a in args]
-        return cast(fn(*args, **kwargs), ms.bfloat16)
-    return run
-
-
-def zeros_ms(shape, ms_dt):
-    return ops.zeros(tuple(shape), ms_dt)

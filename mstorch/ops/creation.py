@@ -200,9 +200,9 @@ def _sequence_to_np(data, dtype):
         if any(isinstance(v, int) and not -2 ** 63 <= v < 2 ** 63 for v in _flat_ints(values)):
             raise ValueError("Overflow when unpacking long long")
         _sequence_error(data)
-        raise ValueError(f"could not convert the nested sequence to a tensor")
+        raise ValueError("could not convert the nested sequence to a tensor")
     if arr.dtype.kind in "US":
-        raise TypeError(f"new(): invalid data type 'str'")
+        raise TypeError("new(): invalid data type 'str'")
     if arr.dtype == np.uint64 and target._np != np.uint64:
         raise ValueError("Overflow when unpacking long long")
     return _cast_checked(arr, target), target

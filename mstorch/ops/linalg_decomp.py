@@ -7,7 +7,6 @@ no symmetric eigensolver kernel: ``eigh`` runs LAPACK's through NumPy on the hos
 its backward is MindSpore ops. Singular and eigen vectors are unique only up to sign (LAPACK's choice is
 not MindSpore's); values, reconstructions and sign-invariant gradients match torch.
 """
-import math
 
 import mindspore as ms
 import numpy as np

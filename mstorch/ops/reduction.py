@@ -510,7 +510,7 @@ def _nuclear(input, dim, keepdim):
         raise RuntimeError("linalg.matrix_norm: nuclear norm of this dtype is not supported by mstorch "
                            f"(got {_scalar_name(input)})")
     if input.ndim < 2:
-        raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
     dims = tuple(range(input.ndim)) if dim is None else tuple(dim)
     if len(dims) != 2:
         raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got " + " ".join(map(str, dims)))

@@ -419,8 +419,8 @@ def unbind(input, dim=0):
 def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indices=None):
     shape = input._ms.shape
     if not shape:
-        raise RuntimeError(f"tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 "
-                           f"dims")
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 "
+                           "dims")
     arg = indices_or_sections
     if arg is None:
         arg = sections if sections is not None else list(indices)

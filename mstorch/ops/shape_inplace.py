@@ -18,7 +18,7 @@ from mindspore import ops
 from .. import _ms_private as P
 from .._tensor import Tensor, wrap
 from ._registry import register
-from ._views import make_view, scatter_positions, solid, fresh, empty_from, shape_args
+from ._views import make_view, scatter_positions, fresh, empty_from, shape_args
 from . import shape as _shape
 
 F = "shape"
