@@ -34,8 +34,8 @@ _SOFTPLUS = P.Softplus()
 
 # --- reductions and the legacy size_average / reduce arguments --------------------------------------
 
-def _legacy(size_average, reduce):
-    """torch.nn._reduction.legacy_get_string, with its deprecation warning."""
+def legacy_reduction(size_average, reduce):
+    """torch.nn._reduction.legacy_get_string, with its deprecation warning (functions and loss layers)."""
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
     ret = "mean" if size_average and reduce else "sum" if reduce else "none"
@@ -46,7 +46,7 @@ def _legacy(size_average, reduce):
 
 def _mode(reduction, size_average=None, reduce=None):
     if size_average is not None or reduce is not None:
-        return _legacy(size_average, reduce)
+        return legacy_reduction(size_average, reduce)
     if reduction in ("none", "mean", "sum"):
         return reduction
     if reduction == "elementwise_mean":
@@ -508,7 +508,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 @register("kl_div", family=F, function=False, method=False, functional=True)
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     if size_average is not None or reduce is not None:
-        mode = _legacy(size_average, reduce)
+        mode = legacy_reduction(size_average, reduce)
     else:
         if reduction == "mean":
             warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
@@ -610,7 +610,7 @@ def _in_float(fn, x, *rest):
 @register("multilabel_soft_margin_loss", family=F, function=False, method=False, functional=True)
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     if size_average is not None or reduce is not None:
-        reduction = _legacy(size_average, reduce)
+        reduction = legacy_reduction(size_average, reduce)
     if target.dtype is ms.bool_:
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
                            "to invert a mask, use the `~` or `logical_not()` operator instead.")

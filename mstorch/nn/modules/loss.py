@@ -2,6 +2,7 @@
 mapping, class weights as buffers (in state_dict as torch has them) and the F.* call in forward."""
 import warnings
 
+from ...ops.nn_loss import legacy_reduction
 from .. import functional as F
 from .distance import PairwiseDistance
 from .module import Module
@@ -12,20 +13,11 @@ __all__ = ["L1Loss", "NLLLoss", "NLLLoss2d", "PoissonNLLLoss", "GaussianNLLLoss"
            "MarginRankingLoss", "MultiMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss", "CTCLoss"]
 
 
-def _legacy_reduction(size_average, reduce):
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    ret = "mean" if size_average and reduce else "sum" if reduce else "none"
-    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
-                  stacklevel=4)
-    return ret
-
-
 class _Loss(Module):
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
         if size_average is not None or reduce is not None:
-            self.reduction = _legacy_reduction(size_average, reduce)
+            self.reduction = legacy_reduction(size_average, reduce)
         else:
             self.reduction = reduction
 
