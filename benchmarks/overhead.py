@@ -15,7 +15,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 import mindspore as ms  # noqa: E402
-from mindspore import ops  # noqa: E402
+from mindspore import mint, ops  # noqa: E402
 
 import mstorch  # noqa: E402  (selects PyNative + blocking launch, as the raw contender runs too)
 import torch  # noqa: E402
@@ -73,6 +73,39 @@ def op_contenders(shape=(64, 256)):
             "mindspore": lambda raw=raw: raw(*rm),
             "torch": lambda fn=fn: fn(*tt),
         }
+
+
+# --- per-op dispatch against mindspore.mint (64x64 float32), with Python frames per call -------------
+
+def frames_per_call(fn):
+    """Python-level calls made by one call of ``fn`` (sys.setprofile), MindSpore's own included."""
+    calls = [0]
+
+    def prof(frame, event, arg):
+        if event == "call":
+            calls[0] += 1
+    fn()
+    sys.setprofile(prof)
+    fn()
+    sys.setprofile(None)
+    return calls[0] - 1   # the lambda itself
+
+
+def dispatch_contenders():
+    a = np.random.RandomState(0).standard_normal((64, 64)).astype(np.float32)
+    b = np.random.RandomState(1).standard_normal((64, 64)).astype(np.float32)
+    xm, ym = mstorch.tensor(a), mstorch.tensor(b)
+    xr, yr = ms.Tensor(a), ms.Tensor(b)
+    xt, yt = torch.tensor(a), torch.tensor(b)
+    cases = {
+        "add": (lambda: xm + ym, lambda: mint.add(xr, yr), lambda: xt + yt),
+        "relu": (lambda: xm.relu(), lambda: mint.nn.functional.relu(xr), lambda: xt.relu()),
+        "sum": (lambda: xm.sum(1), lambda: mint.sum(xr, 1), lambda: xt.sum(1)),
+        "view": (lambda: xm.view(-1), lambda: xr.view(-1), lambda: xt.view(-1)),
+        "mm": (lambda: xm @ ym, lambda: mint.matmul(xr, yr), lambda: xt @ yt),
+    }
+    for name, (m, r, t) in cases.items():
+        yield name, {"mstorch": m, "mint": r, "torch": t}
 
 
 # --- MLP training step (784-256-10, batch 64, backward, manual SGD under no_grad) -------------------
@@ -148,6 +181,13 @@ def main():
     args = parser.parse_args()
     print(f"mindspore {ms.__version__}, torch {torch.__version__}, mstorch {mstorch.__version__}, "
           f"{os.cpu_count()} cpus; medians of {args.rounds} shuffled rounds x {args.inner} calls")
+    print(f"\n{'64x64 op':<18}{'mstorch us':>12}{'mint us':>10}{'torch us':>10}{'overhead us':>13}"
+          f"{'frames':>8}{'mint frames':>13}")
+    for name, contenders in dispatch_contenders():
+        r = race(contenders, args.rounds, args.inner)
+        print(f"{name:<18}{r['mstorch'] * 1e6:>12.1f}{r['mint'] * 1e6:>10.1f}{r['torch'] * 1e6:>10.1f}"
+              f"{(r['mstorch'] - r['mint']) * 1e6:>13.1f}{frames_per_call(contenders['mstorch']):>8}"
+              f"{frames_per_call(contenders['mint']):>13}")
     print(f"\n{'op':<18}{'mstorch us':>12}{'mindspore us':>14}{'torch us':>10}{'ms-torch/ms':>13}{'ms-torch/torch':>16}")
     for name, contenders in op_contenders():
         r = race(contenders, args.rounds, args.inner)

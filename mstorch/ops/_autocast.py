@@ -83,20 +83,10 @@ def tag(ops):
             ops[name].autocast = policy
 
 
-def hook(fn, policy):
-    """``fn`` with the autocast cast policy applied while autocast is on in the calling thread."""
-    def autocast_fn(*args, **kwargs):
-        if ACTIVE:
-            ident = _get_ident()
-            if ident in ACTIVE:
-                return _run(fn, policy, ident, args, kwargs)
-        return fn(*args, **kwargs)
-    autocast_fn.__name__, autocast_fn.__qualname__, autocast_fn.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
-    autocast_fn.without_autocast = fn
-    return autocast_fn
-
-
-def _run(fn, policy, ident, args, kwargs):
+def run(fn, policy, args, kwargs):
+    """Call the op ``fn`` under torch's autocast policy for this thread (its generated wrapper calls this
+    while autocast is on)."""
+    ident = _get_ident()
     from .._tensor import Tensor
     target = device_state(tensor_device_type())[1]
     if policy == "fp32":

@@ -5,6 +5,7 @@ implementation chosen for the device target once at bind time, wrap the result. 
 exceptions are re-raised as torch's exception types with the first, readable line of the message.
 """
 import re
+from threading import get_ident as _get_ident
 
 import mindspore as ms
 
@@ -13,11 +14,11 @@ from .. import _ms_private as _P
 from .. import _runtime
 from .._cast import cast as _cast
 from .._tensor import Tensor, wrap
-from . import _autocast
+from . import _autocast, _trace
 from ._registry import OPS
 
 _MsTensor = ms.Tensor
-_TRACE = [False]   # MSTORCH_TRACE: print every dispatched op
+_AUTOCAST_ON = _autocast.ACTIVE   # thread idents with autocast on (a set shared with _autocast)
 _MS_BROADCAST = re.compile(r"need to broadcast.*but got \w+\.shape = \[([^\]]*)\] and \w+\.shape = \[([^\]]*)\]")
 _MS_NO_KERNEL = re.compile(r"Unsupported data type!.*but get input\[(?:\[const vector\]\{)?(\w+)")
 # MindSpore's dtype names in kernel errors ("Float16") -> torch's ScalarType names (as in
@@ -78,43 +79,42 @@ def translate_error(exc, name):
     return RuntimeError(msg)
 
 
-def _make_function(opdef, impl):
+def _make_function(opdef, impl, *, autocast=True):
+    """The one generated wrapper of an op: ``out=``, autocast, unwrap -> impl -> wrap, torch's errors and
+    (under MSTORCH_TRACE) tracing, as a single closure. Each feature is a constant of the closure, so an
+    op pays only a test of a local for the features it does not have."""
     name = opdef.name
-    if opdef.raw:
-        def fn(*args, **kwargs):
-            try:
-                return impl(*args, **kwargs)
-            except (ValueError, TypeError, RuntimeError) as exc:
-                err = translate_error(exc, name)
-                if err is None:
-                    raise
-                raise err from None
-    else:
-        def fn(*args, **kwargs):
-            args = [_unwrap(a) for a in args]
-            if kwargs:
-                kwargs = {k: _unwrap(v) for k, v in kwargs.items()}
-            try:
-                r = impl(*args, **kwargs)
-            except (ValueError, TypeError, RuntimeError) as exc:
-                err = translate_error(exc, name)
-                if err is None:
-                    raise
-                raise err from None
-            return _wrap_out(r)
-    if opdef.out:
-        inner = fn
+    raw = opdef.raw
+    has_out = opdef.out
+    policy = opdef.autocast if autocast else None
+    trace = _trace.tracer(name) if _trace.ENABLED else None
 
-        def fn(*args, out=None, **kwargs):
-            r = inner(*args, **kwargs)
-            if out is None:
-                return r
+    def fn(*args, **kwargs):
+        out = kwargs.pop("out", None) if has_out and kwargs else None
+        if policy is not None and _AUTOCAST_ON and _get_ident() in _AUTOCAST_ON:
+            # casts the inputs, then calls fn again with this thread's autocast off (torch: the op's own
+            # inner calls are not cast again)
+            r = _autocast.run(fn, policy, args, kwargs)
+        else:
+            try:
+                if raw:
+                    r = impl(*args, **kwargs)
+                else:
+                    r = _wrap_out(impl(*[a._ms if type(a) is Tensor else _unwrap(a) for a in args],
+                                       **({k: _unwrap(v) for k, v in kwargs.items()} if kwargs else kwargs)))
+            except (ValueError, TypeError, RuntimeError) as exc:
+                err = translate_error(exc, name)
+                if err is None:
+                    raise
+                raise err from None
+            if trace is not None:
+                trace(args, kwargs, r)
+        if out is not None:
             return write_out(out, r)
+        return r
     fn.__name__ = name
     fn.__qualname__ = name
     fn.__doc__ = f"Mirrors torch.{name}." + (f"\n\nDifference: {opdef.note}" if opdef.note else "")
-    if opdef.autocast:   # only the tagged ops pay for the autocast check
-        fn = _autocast.hook(fn, opdef.autocast)
     return fn
 
 
@@ -151,13 +151,6 @@ def _make_inplace(fn, name):
     return inplace
 
 
-def _traced(fn, name):
-    def traced(*args, **kwargs):
-        print(f"[mstorch] {name}")
-        return fn(*args, **kwargs)
-    return traced
-
-
 FUNCTIONAL = {}   # torch.nn.functional names -> generated functions
 
 
@@ -169,8 +162,6 @@ def bind_all(namespace):
     _autocast.tag(OPS)
     for name, opdef in OPS.items():
         fn = _make_function(opdef, opdef.impl_for(device))
-        if _TRACE[0]:
-            fn = _traced(fn, name)
         if opdef.functional:
             FUNCTIONAL[opdef.functional if isinstance(opdef.functional, str) else name] = fn
         if opdef.function:
@@ -185,7 +176,8 @@ def bind_all(namespace):
                 if not _defined_on_class(alias):
                     setattr(Tensor, alias, fn)
         if opdef.inplace and not _defined_on_class(opdef.inplace):
-            fn = getattr(fn, "without_autocast", fn)   # torch's autocast lists only out-of-place ops
+            if opdef.autocast:   # torch's autocast lists only out-of-place ops
+                fn = _make_function(opdef, opdef.impl_for(device), autocast=False)
             setattr(Tensor, opdef.inplace, _make_inplace(fn, opdef.inplace))
             for alias in opdef.aliases:
                 if not _defined_on_class(alias + "_"):
