@@ -81,3 +81,27 @@ def test_marked_functions_report_their_difference():
     assert _scan.status("torch.jit.script")[0] == _scan.DIFFERENT
     assert _scan.status("torch.compile")[0] == _scan.DIFFERENT
     assert _scan.status("torch.linalg.norm")[0] == _scan.SUPPORTED
+
+
+def test_every_unsupported_entry_is_a_torch_api_that_mstorch_refuses_by_name():
+    """The one table of names mstorch lacks: each is real in torch; mstorch's attribute access or call
+    raises naming it and the table's reason; the scanner reports it as missing with that reason."""
+    import importlib
+    import inspect
+
+    from mstorch.ops._registry import UNSUPPORTED
+    assert UNSUPPORTED
+    for name, reason in UNSUPPORTED.items():
+        module, _, leaf = ("torch." + name).rpartition(".")
+        assert hasattr(importlib.import_module(module), leaf), f"torch.{name} does not exist in torch"
+        ours = importlib.import_module(module.replace("torch", "mstorch", 1))
+        try:
+            fn = getattr(ours, leaf)
+            required = [p for p in inspect.signature(fn).parameters.values()
+                        if p.default is p.empty and p.kind is p.POSITIONAL_OR_KEYWORD]
+            fn(*([None] * len(required)))
+        except (AttributeError, RuntimeError, NotImplementedError) as exc:
+            assert f"torch.{name}" in str(exc), (name, str(exc))
+        else:
+            raise AssertionError(f"mstorch provides torch.{name} though it is listed as unsupported")
+        assert _scan.status("torch." + name) == (_scan.MISSING, reason)

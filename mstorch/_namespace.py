@@ -2,7 +2,7 @@
 ``<prefix>.<name>``: the same generated wrappers as ``mstorch.<name>`` (unwrap, call, wrap, ``out=``)."""
 from . import _runtime
 from .ops import _bind
-from .ops._registry import OPS
+from .ops._registry import OPS, UNSUPPORTED
 
 
 def functions(prefix):
@@ -18,12 +18,14 @@ def functions(prefix):
     return out
 
 
-def missing_getattr(module_name, missing):
-    """A module ``__getattr__`` that names the torch function mstorch lacks, and why."""
+def missing_getattr(module_name):
+    """A module ``__getattr__`` that names the torch function mstorch lacks, and why (``UNSUPPORTED``)."""
     torch_name = "torch" + module_name[len("mstorch"):]
+    prefix = torch_name[len("torch."):] + "."
 
     def __getattr__(name):
-        if name in missing:
-            raise AttributeError(f"{torch_name}.{name} is not provided by mstorch: {missing[name]}")
+        reason = UNSUPPORTED.get(prefix + name)
+        if reason is not None:
+            raise AttributeError(f"{torch_name}.{name} is not provided by mstorch: {reason}")
         raise AttributeError(f"module '{torch_name}' has no attribute '{name}'")
     return __getattr__

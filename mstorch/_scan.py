@@ -90,8 +90,9 @@ def status(name):
     from mstorch.ops._registry import OPS, UNSUPPORTED
     parts = name.split(".")
     leaf = parts[-1]
-    if leaf in UNSUPPORTED and len(parts) == 2:
-        return MISSING, UNSUPPORTED[leaf][0]
+    reason = UNSUPPORTED.get(".".join(parts[1:]))
+    if reason is not None:
+        return MISSING, reason
     obj = sys.modules["mstorch"]
     for p in parts[1:]:
         nxt = getattr(obj, p, None)
@@ -104,9 +105,6 @@ def status(name):
         if nxt is None:
             return MISSING, f"mstorch has no {'.'.join(['torch'] + parts[1:parts.index(p) + 1])}"
         obj = nxt
-    unsupported = getattr(obj, "mstorch_unsupported", None)
-    if isinstance(unsupported, str):   # present only to raise torch-style errors (e.g. torch.jit.save)
-        return MISSING, unsupported
     difference = getattr(obj, "mstorch_difference", None)
     if isinstance(difference, str):
         return DIFFERENT, difference

@@ -4,6 +4,4 @@ from . import _namespace
 
 globals().update(_namespace.functions("fft"))
 
-_MISSING = {}
-
-__getattr__ = _namespace.missing_getattr(__name__, _MISSING)
+__getattr__ = _namespace.missing_getattr(__name__)

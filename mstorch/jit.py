@@ -20,6 +20,7 @@ import warnings
 from typing import Final  # noqa: F401  (torch.jit.Final is typing.Final)
 
 from . import nn as _nn
+from .ops._registry import unsupported
 from ._tensor import Tensor as _Tensor
 
 __all__ = ["Attribute", "Error", "Final", "Future", "ScriptFunction", "ScriptModule", "annotate", "export",
@@ -611,9 +612,9 @@ def jit_module_from_flatbuffer(f):
 script.mstorch_difference = "runs the function or module eagerly (no TorchScript compilation)"
 trace.mstorch_difference = "runs the function once, then eagerly (no TorchScript graph)"
 
-# the scanner (python -m mstorch scan) reports these as missing, with the reason
+# present only to raise torch-style errors: the scanner (python -m mstorch scan) reports them as missing
 for _fn in (save, load, save_jit_module_to_flatbuffer, jit_module_from_flatbuffer):
-    _fn.mstorch_unsupported = "TorchScript archives cannot be written or read without torch"
+    unsupported(f"jit.{_fn.__name__}", "TorchScript archives cannot be written or read without torch")
 
 
 def export_opnames(m):

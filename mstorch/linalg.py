@@ -2,12 +2,13 @@
 ``linalg_decomp.py``, entries keyed ``linalg.<name>``); names torch has and mstorch lacks raise an
 AttributeError that says so."""
 from . import _namespace
+from .ops._registry import unsupported
 from .ops.linalg_decomp import LinAlgError  # noqa: F401
 
 globals().update(_namespace.functions("linalg"))
 
 _NO_KERNEL = "MindSpore 2.10 has no CPU kernel for it"
-_MISSING = {
+_MISSING = {   # torch.linalg names mstorch lacks, and why
     "cholesky_ex": "use linalg.cholesky (the partial factorisation of a failed cholesky_ex is not reproduced)",
     "lu": _NO_KERNEL + " (no LU factorisation)",
     "lu_factor": _NO_KERNEL + " (no LU factorisation)",
@@ -23,4 +24,6 @@ _MISSING = {
     "vander": "not implemented yet",
 }
 
-__getattr__ = _namespace.missing_getattr(__name__, _MISSING)
+for _name, _reason in _MISSING.items():
+    unsupported(f"linalg.{_name}", _reason)
+__getattr__ = _namespace.missing_getattr(__name__)

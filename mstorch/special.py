@@ -1,6 +1,7 @@
 """torch.special on MindSpore. The functions come from the op table (``mstorch/ops/special.py``, entries
 keyed ``special.<name>``); names torch has and mstorch lacks raise an AttributeError that says so."""
 from . import _namespace
+from .ops._registry import unsupported
 
 globals().update(_namespace.functions("special"))
 
@@ -12,4 +13,6 @@ _MISSING = {name: _POLY for name in (
     "legendre_polynomial_p")}
 _MISSING["airy_ai"] = "not implemented in mstorch (MindSpore 2.10 has no Airy function kernel)"
 
-__getattr__ = _namespace.missing_getattr(__name__, _MISSING)
+for _name, _reason in _MISSING.items():
+    unsupported(f"special.{_name}", _reason)
+__getattr__ = _namespace.missing_getattr(__name__)

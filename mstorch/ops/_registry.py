@@ -74,10 +74,15 @@ def register(name, *, family, function=True, method=True, inplace=None, out=Fals
     return deco
 
 
-# Names that torch has but mstorch refuses on purpose, with the reason (shown in coverage and raised
-# when called). Filled by family files via ``unsupported(...)``.
+# Names torch has and mstorch does not provide, with the reason: the one place that says so. Keyed by the
+# dotted name under ``torch.`` (``"linalg.lu"``, ``"jit.save"``); filled by family files and namespace
+# modules via ``unsupported(...)``. The sub-namespaces raise an AttributeError with the reason for a name
+# listed here, functions that exist only to refuse (``torch.jit.save``) raise it when called, the scanner
+# reports these names as missing with the reason, and docs/coverage.md lists them.
 UNSUPPORTED: dict[str, str] = {}
 
 
-def unsupported(name, reason, family):
-    UNSUPPORTED[name] = (reason, family)
+def unsupported(name, reason):
+    if name in UNSUPPORTED or name in OPS:
+        raise RuntimeError(f"{name!r} is both provided and listed as unsupported, or listed twice")
+    UNSUPPORTED[name] = reason
