@@ -6,7 +6,7 @@ import mindspore as ms
 
 from .._tensor import Tensor, wrap
 from . import _fast
-from .adamax import check_group_flags, check_lr, complex_error, scalar_state, with_fma
+from ._shared import check_group_flags, check_lr, complex_error, scalar_state, with_fma
 from .optimizer import Optimizer
 
 _KEYS = ("step", "sum")

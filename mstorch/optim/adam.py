@@ -2,6 +2,7 @@
 written in place through optim/_fast.py."""
 from .._tensor import Tensor
 from . import _fast
+from ._shared import check_adam_args, refuse_complex
 from .optimizer import Optimizer
 
 _KEYS = ("step", "exp_avg", "exp_avg_sq")
@@ -10,10 +11,7 @@ _AMSGRAD_KEYS = _KEYS + ("max_exp_avg_sq",)
 
 def _init_state(amsgrad):
     def init(p, state):
-        if p.is_complex():
-            raise NotImplementedError(
-                "torch.optim.Adam/AdamW on complex parameters (torch updates them as real pairs) is not "
-                "supported by mstorch")
+        refuse_complex("Adam/AdamW", p)
         state["step"] = _fast.step_tensor()
         state["exp_avg"] = _fast.zeros_state(p)
         state["exp_avg_sq"] = _fast.zeros_state(p)
@@ -31,21 +29,9 @@ class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):
-        if isinstance(lr, Tensor):
-            if foreach and not capturable:
-                raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
-            if lr.numel() != 1:
-                raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if isinstance(lr, Tensor) and foreach and not capturable:
+            raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
+        check_adam_args(lr, betas, eps, weight_decay)
         if not ((isinstance(betas[0], float) and isinstance(betas[1], float))
                 or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))):
             raise ValueError("betas must be either both floats or both Tensors")

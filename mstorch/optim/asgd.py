@@ -6,9 +6,8 @@ the average is copied or blended, and the next eta is computed in double or in f
 reproduced, chosen by ``foreach`` as in torch."""
 import numpy as np
 
-from .._tensor import Tensor
 from . import _fast
-from .adadelta import check_group_flags, fma_add, refuse_complex, steps_to_tensors
+from ._shared import check_lr, check_capturable_flags, fma_add, refuse_complex, steps_to_tensors
 from .optimizer import Optimizer
 
 _KEYS = ("step", "eta", "mu", "ax")
@@ -28,10 +27,7 @@ def _initializer(lr):
 class ASGD(Optimizer):
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None,
                  maximize=False, differentiable=False, capturable=False):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        check_lr(lr)
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay, foreach=foreach,
@@ -50,7 +46,7 @@ class ASGD(Optimizer):
             lr = _fast.scalar(group["lr"])
             init = _initializer(lr)
             foreach = bool(group["foreach"])
-            check_group_flags(self, group, init, xla=not foreach, what=_WHAT)
+            check_capturable_flags(self, group, init, xla=not foreach, what=_WHAT)
             lambd, alpha, t0 = group["lambd"], group["alpha"], group["t0"]
             wd, maximize = _fast.scalar(group["weight_decay"]), group["maximize"]
             for p in group["params"]:

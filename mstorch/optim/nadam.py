@@ -2,7 +2,7 @@
 through optim/_fast.py. ``mu_product`` stays a 0-d host tensor as in torch; its float32 value enters the
 Python-float step sizes exactly as torch's ``.item()`` does."""
 from . import _fast
-from .adamax import (capturable_error, check_adam_args, check_group_flags, complex_error, scalar_state,
+from ._shared import (capturable_error, check_adam_args, check_group_flags, complex_error, scalar_state,
                      upgrade_scalar_states, with_fma)
 from .optimizer import Optimizer
 

@@ -1,7 +1,7 @@
 """torch.optim.RAdam: torch's single-tensor update (variance rectification, decoupled decay), written in
 place through optim/_fast.py; the rectification term is Python-float math as in torch."""
 from . import _fast
-from .adamax import (capturable_error, check_adam_args, check_group_flags, complex_error, reciprocal_times,
+from ._shared import (capturable_error, check_adam_args, check_group_flags, complex_error, reciprocal_times,
                      scalar_state, upgrade_scalar_states, with_fma)
 from .optimizer import Optimizer
 

@@ -1,7 +1,7 @@
 """torch.optim.RMSprop: torch's single-tensor update (centered, momentum), written in place through
 optim/_fast.py."""
 from . import _fast
-from .adamax import (capturable_error, check_group_flags, check_lr, complex_error, scalar_state, upgrade_scalar_states,
+from ._shared import (capturable_error, check_group_flags, check_lr, complex_error, scalar_state, upgrade_scalar_states,
                      with_fma)
 from .optimizer import Optimizer
 

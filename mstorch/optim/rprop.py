@@ -6,9 +6,9 @@ import numpy as np
 import mindspore as ms
 from mindspore import ops
 
-from .._tensor import Tensor, wrap
+from .._tensor import wrap
 from . import _fast
-from .adadelta import check_group_flags, refuse_complex, steps_to_tensors
+from ._shared import check_lr, check_capturable_flags, refuse_complex, steps_to_tensors
 from .optimizer import Optimizer
 
 _KEYS = ("step", "prev", "step_size")
@@ -71,10 +71,7 @@ def _device_rprop(X, param, grad, prev, step_size, etaminus, etaplus, lo, hi):
 class Rprop(Optimizer):
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, capturable=False, foreach=None,
                  maximize=False, differentiable=False):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        check_lr(lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
         defaults = dict(lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach, maximize=maximize,
@@ -91,7 +88,7 @@ class Rprop(Optimizer):
         step = _fast.Step(self)
         for group in self.param_groups:
             init = _initializer(_fast.scalar(group["lr"]))
-            check_group_flags(self, group, init)
+            check_capturable_flags(self, group, init)
             etaminus, etaplus = group["etas"]
             lo, hi = group["step_sizes"]
             maximize = group["maximize"]
