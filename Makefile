@@ -28,6 +28,7 @@ bench: $(STAMP)
 
 docs: $(STAMP)
 	$(PY) tools/gen_coverage.py
+	$(PY) tools/api_coverage.py
 
 clean:
 	rm -rf $(VENV)
