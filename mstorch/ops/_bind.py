@@ -12,6 +12,7 @@ from .. import _ms_private as _P
 from .. import _runtime
 from .._cast import cast as _cast
 from .._tensor import Tensor, wrap
+from .._sparse_tensor import SparseOperand, sparse_call, sparse_inplace
 from . import _autocast
 from ._registry import OPS
 
@@ -85,6 +86,8 @@ def _make_function(opdef, impl):
         def fn(*args, **kwargs):
             try:
                 return impl(*args, **kwargs)
+            except SparseOperand:   # an argument is a sparse tensor: the sparse table's implementation
+                return sparse_call(name, args, kwargs)
             except (ValueError, TypeError, RuntimeError) as exc:
                 err = translate_error(exc, name)
                 if err is None:
@@ -92,11 +95,13 @@ def _make_function(opdef, impl):
                 raise err from None
     else:
         def fn(*args, **kwargs):
-            args = [_unwrap(a) for a in args]
-            if kwargs:
-                kwargs = {k: _unwrap(v) for k, v in kwargs.items()}
             try:
-                r = impl(*args, **kwargs)
+                ms_args = [_unwrap(a) for a in args]
+                ms_kwargs = {k: _unwrap(v) for k, v in kwargs.items()} if kwargs else kwargs
+            except SparseOperand:   # an argument is a sparse tensor: the sparse table's implementation
+                return sparse_call(name, args, kwargs)
+            try:
+                r = impl(*ms_args, **ms_kwargs)
             except (ValueError, TypeError, RuntimeError) as exc:
                 err = translate_error(exc, name)
                 if err is None:
@@ -142,7 +147,10 @@ def _make_inplace(fn, name):
 
     def inplace(self, *args, **kwargs):
         r = fn(self, *args, **kwargs)
-        rm = r._ms
+        try:
+            rm = r._ms
+        except SparseOperand:
+            return sparse_inplace(self, r, name)
         if rm.dtype != self._ms.dtype and rm.dtype in _REAL_OF_COMPLEX and self._ms.dtype in _COMPLEX:
             # a complex tensor's op with a real result (abs): torch refuses to write it back
             raise RuntimeError(f"In-place {op} is not supported for complex tensors.")
