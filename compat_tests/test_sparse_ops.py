@@ -323,3 +323,24 @@ def test_csr_mm_grads():
 ])
 def test_csr_errors(bad):
     same_error(bad)
+
+
+# --- hybrid tensors (dense dims in the values) --------------------------------------------------------
+
+def _h1(T):
+    return T.sparse_coo_tensor([[0, 1, 0]], [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], (3, 2))
+
+
+def _h2(T):
+    return T.sparse_coo_tensor([[1, 2]], [[1.0, 1.0], [2.0, 2.0]], (3, 2))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda T: _h1(T) + _h2(T), lambda T: _h1(T).coalesce() + _h2(T).coalesce(), lambda T: _h1(T) * T.ones(3, 2) * 2,
+    lambda T: _h1(T) * T.tensor([1.0, 10.0]), lambda T: _h1(T).coalesce() * _h2(T).coalesce(),
+    lambda T: T.ones(3, 2) + _h1(T), lambda T: T.sparse.sum(_h1(T), 0), lambda T: T.sparse.sum(_h1(T), 1),
+    lambda T: _h1(T).index_select(0, T.tensor([0, 2])), lambda T: _h1(T).index_select(1, T.tensor([1])),
+    lambda T: (-_h1(T)).abs(), lambda T: _h1(T) / 2,
+])
+def test_hybrid(fn):
+    same(*both(fn))
