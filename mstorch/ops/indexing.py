@@ -14,7 +14,7 @@ from .. import _ms_private as P
 from .._tensor import Tensor, wrap, scalar_type_name
 from ._helpers import wrap_dim, dtype_of, promote, scalar_tensor, cast
 from ._registry import register
-from .creation import _infer_sequence_dtype, _data_to_ms, _overflows, _check_fill
+from .creation import _infer_sequence_dtype, _data_to_ms, _check_fill
 from ._views import BasicIndex, index_view, fresh, solid, empty_from, scatter_positions, grad_source, broadcast_shape
 
 F = "indexing"
@@ -79,7 +79,7 @@ def _tp_name(x):
 
 
 def _tensor_index(t):
-    """The parse entry of a tensor index (an mindspore.Tensor): mask, int (0-d integer) or index."""
+    """The parse entry of a tensor index (a mindspore.Tensor): mask, int (0-d integer) or index."""
     if t.dtype in (ms.bool_, ms.uint8):   # a uint8 mask stays uint8 until used: masked_fill refuses it
         return ("mask", t), t.ndim, False
     if t.dtype in _INT_MS:
@@ -393,7 +393,7 @@ def masked_fill(input, mask, value):
 def _fill_unpack_error(value):
     if value < 0:
         return OverflowError("can't convert negative int to unsigned")
-    return RuntimeError(f"value cannot be converted to type int64_t without overflow")
+    return RuntimeError("value cannot be converted to type int64_t without overflow")
 
 
 @register("where", family=F, out=True, method=False)
