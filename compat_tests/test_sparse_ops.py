@@ -344,3 +344,43 @@ def _h2(T):
 ])
 def test_hybrid(fn):
     same(*both(fn))
+
+
+def test_custom_function_saving_a_sparse_tensor():
+    """pyGAT's sparse attention: a custom autograd.Function builds a sparse matrix, saves it for
+    backward and reads its ``_indices()`` there."""
+    rng = np.random.default_rng(0)
+    edges = rng.integers(0, 5, (2, 8))
+    weights = rng.uniform(0.1, 1, 8).astype(np.float32)
+    feats = rng.standard_normal((5, 3)).astype(np.float32)
+
+    def run(T):
+        class SpecialSpmm(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, indices, values, shape, b):
+                a = T.sparse_coo_tensor(indices, values, shape)
+                ctx.save_for_backward(a, b)
+                ctx.N = shape[0]
+                return T.matmul(a, b)
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                a, b = ctx.saved_tensors
+                grad_values = grad_b = None
+                if ctx.needs_input_grad[1]:
+                    edge_idx = a._indices()[0, :] * ctx.N + a._indices()[1, :]
+                    grad_values = grad_output.matmul(b.t()).view(-1)[edge_idx]
+                if ctx.needs_input_grad[3]:
+                    grad_b = a.t().matmul(grad_output)
+                return None, grad_values, None, grad_b
+
+        v = T.tensor(weights, requires_grad=True)
+        b = T.tensor(feats, requires_grad=True)
+        e = T.exp(-T.nn.functional.leaky_relu(v))
+        out = SpecialSpmm.apply(T.tensor(edges), e, T.Size([5, 5]), b)
+        rowsum = SpecialSpmm.apply(T.tensor(edges), e, T.Size([5, 5]), T.ones(5, 1))
+        h = out.div(rowsum + 1e-9)
+        h.sum().backward()
+        return h, v.grad, b.grad
+    for a, b in zip(*both(run)):
+        np.testing.assert_allclose(np_of(b), np_of(a), rtol=1e-5, atol=1e-6)

@@ -202,6 +202,11 @@ class _Sparse(Tensor):
             "mstorch cannot serialize sparse tensors (torch.save of a sparse tensor); save its index and "
             "value tensors and its shape instead, or t.to_dense()")
 
+    def __copy__(self):   # a new object over the same index and value tensors
+        s = _new(type(self))
+        s.__dict__.update(self.__dict__)
+        return s
+
     def __deepcopy__(self, memo):
         vals = self._vals.detach().clone().requires_grad_(self._vals.requires_grad)
         return self._with_values(vals, copy=True)
