@@ -117,6 +117,8 @@ DENSE_CASES = {
     "sparse.addmm": lambda T, s: T.sparse.addmm(T.tensor(D33), s, T.tensor(D33), beta=0.5, alpha=2.0),
     "sparse @ sparse": lambda T, s: s @ sp(T, "v")[0], "sparse.mm sparse": lambda T, s: T.sparse.mm(s, s),
     "mm sparse t": lambda T, s: T.mm(s, s.t()),
+    "sparse.softmax 1": lambda T, s: T.sparse.softmax(s, 1),
+    "sparse.log_softmax 0": lambda T, s: T.sparse.log_softmax(s, 0),
 }
 
 
@@ -129,7 +131,8 @@ def test_sparse_ops(case, which):
 GRAD_CASES = ["dense + sparse", "dense - sparse", "sub(dense, sparse, alpha)", "sparse * dense", "dense * sparse",
               "sparse * col", "sparse * 2", "sparse / 0-d", "neg", "abs", "relu", "square", "pow 2", "t",
               "index_select 0", "index_select 1", "sum", "sum 0", "sparse.sum 1", "mm dense", "dense @ sparse", "mv",
-              "addmm beta alpha", "sparse.addmm", "sparse @ sparse", "sparse.mm sparse", "mm sparse t"]
+              "addmm beta alpha", "sparse.addmm", "sparse @ sparse", "sparse.mm sparse", "mm sparse t",
+              "sparse.softmax 1", "sparse.log_softmax 0"]
 
 
 @pytest.mark.parametrize("case", GRAD_CASES)
@@ -147,7 +150,7 @@ def test_sparse_op_grads(case, which):
 
         def tracked(data, *args, **kwargs):   # the case's dense operands become leaves
             x = real_tensor(data, *args, **kwargs)
-            if isinstance(data, np.ndarray) and data.dtype == np.float32 and x.dtype == T.float32:
+            if any(data is c for c in (D33, ROW, COL)) and x.dtype == T.float32:
                 x.requires_grad_(True)
                 dense[len(dense)] = x
             return x
