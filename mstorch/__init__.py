@@ -60,10 +60,12 @@ class _Layout:
 
 strided = _Layout("strided")
 sparse_coo = _Layout("sparse_coo")
+sparse_csr = _Layout("sparse_csr")
 Tensor.layout = strided
-from ._sparse_tensor import sparse_coo_tensor  # noqa: E402
-from . import sparse  # noqa: E402  (torch.sparse; hooks mm/matmul for sparse COO operands)
-sparse.install(globals())
+from ._sparse_tensor import sparse_coo_tensor, sparse_csr_tensor, SparseCooTensor as _Coo, SparseCsrTensor as _Csr  # noqa: E402,E501
+_Coo.layout, _Csr.layout = sparse_coo, sparse_csr
+from . import sparse  # noqa: E402  (torch.sparse)
+spmm = _functions["mm"]   # torch.spmm: mm with a sparse first operand
 
 
 class _MemoryFormat:

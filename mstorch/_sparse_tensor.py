@@ -1,13 +1,16 @@
-"""Sparse COO tensors: the subset of torch's ``sparse_coo`` layout that graph/GNN scripts use.
+"""Sparse tensors: torch's ``sparse_coo`` layout, and ``sparse_csr`` for construction and conversion.
 
 A ``SparseCooTensor`` is an ``mstorch.Tensor`` (``isinstance`` holds, as in torch) that holds an int64
 ``indices`` tensor of shape (sparse_dim, nnz), a ``values`` tensor of shape (nnz, *dense_shape) and the
 full size. Everything is computed with ordinary dense mstorch ops on those two tensors, so autograd
 flows to ``values`` (a dense gradient on the ``_values()`` leaf; ``.grad`` presents it as a sparse tensor
-with the same indices) and to the dense operand of a product.
+with the same indices) and to the dense operands. A ``SparseCsrTensor`` holds ``crow_indices``,
+``col_indices`` and ``values`` and computes through its COO form.
 
-A sparse tensor has no dense ``_ms``: any op that is not implemented here reads it and raises torch's
-``NotImplementedError: Could not run 'aten::<op>' with arguments from the 'SparseCPU' backend``.
+A sparse tensor has no dense ``_ms``: reading it raises ``SparseOperand``. The generated op wrappers
+(``ops/_bind.py``) catch it and look the op up in the sparse table (``ops/_registry.SPARSE``, filled by
+``ops/sparse.py``); an op that is not there raises torch's ``NotImplementedError: Could not run
+'aten::<op>' with arguments from the 'SparseCPU' backend``.
 """
 import sys
 
@@ -16,6 +19,10 @@ from ._tensor import Tensor, _parse_to
 from ._size import Size
 
 _new = object.__new__
+
+
+class SparseOperand(NotImplementedError):
+    """A sparse tensor's dense storage was read: an op without a sparse implementation met it."""
 
 
 def _calling_op():
@@ -32,12 +39,44 @@ def _calling_op():
     return "unknown"
 
 
+def unsupported(op, t):
+    return NotImplementedError(
+        f"Could not run 'aten::{op}' with arguments from the '{t._backend}' backend. mstorch's sparse tensors "
+        "support construction, coalesce, to_dense, indices/values, add/sub, mul/div, mm/addmm/matmul, "
+        "index_select, transpose, sum, softmax and zero-preserving unary ops; call .to_dense() first for others.")
+
+
 def _no_dense(self):
-    op = _calling_op()
-    raise NotImplementedError(
-        f"Could not run 'aten::{op}' with arguments from the 'SparseCPU' backend. mstorch's sparse COO "
-        "tensors support construction, coalesce, to_dense, t/transpose, scalar mul, sum and mm with a dense "
-        "matrix; call .to_dense() first for other ops.")
+    raise SparseOperand(str(unsupported(_calling_op(), self)))
+
+
+def sparse_call(name, args, kwargs):
+    """Run op ``name`` whose arguments include a sparse tensor: its sparse implementation or torch's error."""
+    from .ops._registry import SPARSE
+    impl = SPARSE.get(name)
+    if impl is None:
+        t = next((a for a in list(args) + list(kwargs.values()) if isinstance(a, _Sparse)), None)
+        if t is None:   # inside a list argument (cat, stack...)
+            t = next(x for a in args if isinstance(a, (list, tuple)) for x in a if isinstance(x, _Sparse))
+        raise unsupported(name, t)
+    return impl(*args, **kwargs)
+
+
+def sparse_inplace(self, result, name):
+    """``self.<op>_(...)`` when the op's result is sparse: the receiver takes the result's structure."""
+    if not isinstance(self, _Sparse) or type(result) is not type(self):
+        raise RuntimeError(f"{name}: in-place result layout {result.layout} differs from the receiver's {self.layout}")
+    from . import _ms_private as P
+    if self.requires_grad and self.is_leaf and P.grad_enabled():
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if result.dtype is not self.dtype:
+        if not D.can_cast(result.dtype, self.dtype):
+            from ._tensor import scalar_type_name
+            raise RuntimeError(f"result type {scalar_type_name(result.dtype)} can't be cast to the desired output "
+                               f"type {scalar_type_name(self.dtype)}")
+        result = result.to(self.dtype)
+    self.__dict__.update(result.__dict__)
+    return self
 
 
 def _long(x):
@@ -52,21 +91,29 @@ def make(indices, values, shape, coalesced):
     s._idx = indices
     s._vals = values
     s._shape = tuple(int(n) for n in shape)
-    s._coalesced = bool(coalesced)
+    s._coalesced = bool(coalesced) or values.shape[0] <= 1   # torch: at most one entry is coalesced
+    s._leaf = not values.requires_grad   # built from values that require grad: a node of their graph
     return s
 
 
-class SparseCooTensor(Tensor):
-    """torch.Tensor with ``layout=torch.sparse_coo``."""
+def make_csr(crow, col, values, shape):
+    s = _new(SparseCsrTensor)
+    s._crow = crow
+    s._col = col
+    s._vals = values
+    s._shape = tuple(int(n) for n in shape)
+    s._leaf = not values.requires_grad
+    return s
+
+
+class _Sparse(Tensor):
+    """What the sparse layouts share: size, dtype, autograd through ``_vals``, conversions, printing."""
 
     _ms = property(_no_dense)
-    is_sparse = True
-    layout = None   # set to mstorch.sparse_coo in mstorch/__init__.py
+    _backend = "SparseCPU"
 
     def __new__(cls, *args, **kwargs):
-        raise TypeError("use mstorch.sparse_coo_tensor(indices, values, size) to build a sparse tensor")
-
-    # --- structure -------------------------------------------------------------------------------
+        raise TypeError("use mstorch.sparse_coo_tensor / sparse_csr_tensor to build a sparse tensor")
 
     @property
     def dtype(self):
@@ -106,14 +153,159 @@ class SparseCooTensor(Tensor):
             raise TypeError("len() of a 0-d tensor")
         return self._shape[0]
 
+    def _nnz(self):
+        return self._vals.shape[0]
+
+    def _values(self):
+        return self._vals
+
+    def is_contiguous(self, memory_format=None):
+        raise RuntimeError(f"is_contiguous is not supported for sparse tensors (layout {self._layout_name})")
+
+    # --- conversions -----------------------------------------------------------------------------
+
+    def to(self, *args, **kwargs):
+        dtype, _dev, _copy = _parse_to(args, kwargs)
+        if dtype is None or dtype is self.dtype:
+            return self
+        return self._with_values(self._vals.to(dtype))
+
+    def double(self):
+        return self.to(D.float64)
+
+    def float(self):
+        return self.to(D.float32)
+
+    def half(self):
+        return self.to(D.float16)
+
+    def long(self):
+        return self.to(D.int64)
+
+    def int(self):
+        return self.to(D.int32)
+
+    def cpu(self):
+        return self
+
+    def detach(self):
+        return self._with_values(self._vals.detach())
+
+    def clone(self, *, memory_format=None):
+        return self._with_values(self._vals.clone(), copy=True)
+
+    def numpy(self, *, force=False):
+        raise TypeError(f"can't convert {self._layout_name} layout tensor to numpy. Use Tensor.to_dense() first.")
+
+    def __reduce_ex__(self, protocol):
+        raise NotImplementedError(
+            "mstorch cannot serialize sparse tensors (torch.save of a sparse tensor); save its index and "
+            "value tensors and its shape instead, or t.to_dense()")
+
+    def __copy__(self):   # a new object over the same index and value tensors
+        s = _new(type(self))
+        s.__dict__.update(self.__dict__)
+        return s
+
+    def __deepcopy__(self, memo):
+        vals = self._vals.detach().clone().requires_grad_(self._vals.requires_grad)
+        return self._with_values(vals, copy=True)
+
+    # --- autograd --------------------------------------------------------------------------------
+
+    @property
+    def requires_grad(self):
+        return self._vals.requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad=True):
+        self._vals.requires_grad_(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self):
+        """torch: a sparse tensor made with requires_grad=True is a leaf; one made from values that
+        require grad is a node of their graph."""
+        return self._leaf
+
+    @property
+    def grad_fn(self):
+        return self._vals.grad_fn
+
+    @property
+    def grad(self):
+        """The gradient of ``_values()``, presented with this tensor's indices (torch's is sparse too)."""
+        g = self._vals.grad
+        return None if g is None else self._with_values(g)
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            raise RuntimeError("mstorch: only None can be assigned to the grad of a sparse tensor")
+        self._vals.grad = None
+
+    # --- printing --------------------------------------------------------------------------------
+
+    def __repr__(self, *, tensor_contents=None):
+        from . import _printing as PR
+        indent = len("tensor(")
+
+        def body(t, prefix):
+            text = PR.tensor_str(PR._host_array(t), indent + len(prefix))
+            if t.numel() == 0:
+                text += f", size={tuple(t.shape)}"
+            return prefix + text + ")"
+
+        parts = [body(t, f"{name}=tensor(") for name, t in self._printed()]
+        text = "tensor(" + (",\n" + " " * indent).join(parts)
+        suffixes = [f"size={self._shape}", f"nnz={self._nnz()}"]
+        if self.dtype not in (D.get_default_dtype(), D.default_complex(), D.int64, D.bool_):
+            suffixes.append(f"dtype={self.dtype}")
+        suffixes.append(f"layout={self.layout}")
+        if self._vals.grad_fn is not None:
+            suffixes.append(f"grad_fn=<{self._vals.grad_fn.name()}>")
+        elif self.requires_grad:
+            suffixes.append("requires_grad=True")
+        # torch starts a COO tensor's suffixes on a new line, then wraps them at linewidth
+        force = self.is_sparse
+        out, last = [text], len(text) - text.rfind("\n") + 1
+        for suffix in suffixes:
+            if force or last + len(suffix) + 2 > PR._opts["linewidth"]:
+                out.append(",\n" + " " * indent + suffix)
+                last = indent + len(suffix)
+                force = False
+            else:
+                out.append(", " + suffix)
+                last += len(suffix) + 2
+        return "".join(out) + ")"
+
+    __str__ = __repr__
+
+
+class SparseCooTensor(_Sparse):
+    """torch.Tensor with ``layout=torch.sparse_coo``; its math lives in the sparse op table (ops/sparse.py)."""
+
+    is_sparse = True
+    is_sparse_csr = False
+    layout = None   # set to mstorch.sparse_coo in mstorch/__init__.py
+    _layout_name = "Sparse"
+
+    def _with_values(self, values, copy=False):
+        s = make(self._idx.clone() if copy else self._idx, values, self._shape, self._coalesced)
+        s._leaf = values.is_leaf   # detach, grad, deepcopy: leaves; computed values: graph nodes
+        return s
+
+    def _printed(self):
+        return (("indices", self._idx), ("values", self._vals.detach()))
+
     def sparse_dim(self):
         return self._idx.shape[0]
 
     def dense_dim(self):
         return len(self._shape) - self._idx.shape[0]
-
-    def _nnz(self):
-        return self._idx.shape[1]
 
     @property
     def nnz(self):   # not a torch attribute; kept for scripts written against older docs
@@ -125,9 +317,6 @@ class SparseCooTensor(Tensor):
     def _indices(self):
         return self._idx
 
-    def _values(self):
-        return self._vals
-
     def indices(self):
         if not self._coalesced:
             raise RuntimeError("Cannot get indices on an uncoalesced tensor, please call .coalesce() first")
@@ -138,13 +327,8 @@ class SparseCooTensor(Tensor):
             raise RuntimeError("Cannot get values on an uncoalesced tensor, please call .coalesce() first")
         return self._vals
 
-    def is_contiguous(self, memory_format=None):
-        raise RuntimeError("is_contiguous is not supported for sparse tensors (layout Sparse)")
-
-    # --- conversions -----------------------------------------------------------------------------
-
-    def _flat_index(self):
-        """Row-major linear index over the sparse dims, one per stored entry (int64)."""
+    def flat_index(self):
+        """Row-major linear index over the sparse dims, one per stored entry (int64), and their count."""
         idx = self._idx
         k = idx.shape[0]
         flat = None
@@ -162,7 +346,7 @@ class SparseCooTensor(Tensor):
         vals = self._vals if dtype is None else self._vals.to(dtype)
         if k == 0:   # a 0-sparse-dim tensor: the sum of its values
             return vals.sum(0) if self._nnz() else zeros(dense_shape, dtype=vals.dtype)
-        flat, rows = self._flat_index()
+        flat, rows = self.flat_index()
         out = zeros((rows,) + tuple(dense_shape), dtype=vals.dtype)
         if self._nnz():
             out = out.index_add(0, flat, vals)
@@ -188,184 +372,87 @@ class SparseCooTensor(Tensor):
         vals = vals.index_add(0, tensor(inverse.reshape(-1).astype(np.int64)), self._vals)
         return make(new_idx, vals, self._shape, True)
 
-    def to_sparse(self, *args, **kwargs):
+    def to_sparse(self, *args, layout=None, **kwargs):
+        if layout is not None and layout is not self.layout:
+            return self.to_sparse_csr() if repr(layout) == "torch.sparse_csr" else _no_layout(layout)
         return self
 
-    def to(self, *args, **kwargs):
-        dtype, _dev, _copy = _parse_to(args, kwargs)
-        if dtype is None or dtype is self.dtype:
-            return self
-        return make(self._idx, self._vals.to(dtype), self._shape, self._coalesced)
-
-    def double(self):
-        return self.to(D.float64)
-
-    def float(self):
-        return self.to(D.float32)
-
-    def half(self):
-        return self.to(D.float16)
-
-    def long(self):
-        return self.to(D.int64)
-
-    def int(self):
-        return self.to(D.int32)
-
-    def cpu(self):
+    def to_sparse_coo(self):
         return self
 
-    def detach(self):
-        return make(self._idx, self._vals.detach(), self._shape, self._coalesced)
+    def to_sparse_csr(self, dense_dim=None):
+        """COO -> CSR (2-D, no dense dims): the coalesced entries, row pointers counted on the host."""
+        import numpy as np
+        from . import tensor
+        if self.sparse_dim() != 2:
+            raise RuntimeError("coo_to_sparse_csr: conversion from Sparse to SparseCsr for input tensors with "
+                               f"sparse_dim()!={2} is not supported")
+        c = self.coalesce()
+        rows = c._idx[0].numpy() if c._nnz() else np.zeros(0, np.int64)
+        crow = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=self._shape[0]))]).astype(np.int64)
+        return make_csr(tensor(crow), c._idx[1], c._vals, self._shape)
 
-    def clone(self, *, memory_format=None):
-        return make(self._idx.clone(), self._vals.clone(), self._shape, self._coalesced)
 
-    def numpy(self, *, force=False):
-        raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
+class SparseCsrTensor(_Sparse):
+    """torch.Tensor with ``layout=torch.sparse_csr`` (2-D): construction, conversion, and the table's
+    ops through the equivalent COO tensor."""
 
-    def __reduce_ex__(self, protocol):
-        raise NotImplementedError(
-            "mstorch cannot serialize sparse tensors (torch.save of a sparse_coo tensor); save "
-            "t._indices(), t._values() and t.shape instead, or t.to_dense()")
+    is_sparse = False
+    is_sparse_csr = True
+    layout = None   # set to mstorch.sparse_csr in mstorch/__init__.py
+    _layout_name = "SparseCsr"
+    _backend = "SparseCsrCPU"
 
-    def __deepcopy__(self, memo):
-        return make(self._idx.clone(), self._vals.detach().clone().requires_grad_(self._vals.requires_grad),
-                    self._shape, self._coalesced)
+    def _with_values(self, values, copy=False):
+        if copy:
+            s = make_csr(self._crow.clone(), self._col.clone(), values, self._shape)
+        else:
+            s = make_csr(self._crow, self._col, values, self._shape)
+        s._leaf = values.is_leaf
+        return s
 
-    # --- autograd --------------------------------------------------------------------------------
+    def _printed(self):
+        return (("crow_indices", self._crow), ("col_indices", self._col), ("values", self._vals.detach()))
 
-    @property
-    def requires_grad(self):
-        return self._vals.requires_grad
+    def crow_indices(self):
+        return self._crow
 
-    @requires_grad.setter
-    def requires_grad(self, flag):
-        self.requires_grad_(flag)
+    def col_indices(self):
+        return self._col
 
-    def requires_grad_(self, requires_grad=True):
-        self._vals.requires_grad_(requires_grad)
+    def values(self):
+        return self._vals
+
+    def sparse_dim(self):
+        return 2
+
+    def dense_dim(self):
+        return len(self._shape) - 2
+
+    def to_sparse(self, *args, layout=None, **kwargs):
+        """The COO form: rows expanded from the row pointers; torch marks it coalesced."""
+        if layout is not None and layout is not SparseCooTensor.layout:
+            return self if layout is self.layout else _no_layout(layout)
+        import numpy as np
+        from . import tensor, stack
+        crow = self._crow.numpy().astype(np.int64)
+        rows = tensor(np.repeat(np.arange(len(crow) - 1, dtype=np.int64), np.diff(crow)))
+        return make(stack([rows, self._col.long()]), self._vals, self._shape, True)
+
+    to_sparse_coo = to_sparse
+
+    def to_sparse_csr(self, dense_dim=None):
         return self
 
-    @property
-    def is_leaf(self):
-        return self._vals.is_leaf
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        return self.to_sparse().to_dense(dtype)
 
-    @property
-    def grad_fn(self):
-        return self._vals.grad_fn
+    def coalesce(self):
+        raise RuntimeError("coalesce expected sparse coordinate tensor layout but got SparseCsr")
 
-    @property
-    def grad(self):
-        """The gradient of ``_values()``, presented with this tensor's indices (torch's is sparse too)."""
-        g = self._vals.grad
-        return None if g is None else make(self._idx, g, self._shape, self._coalesced)
 
-    @grad.setter
-    def grad(self, value):
-        if value is not None:
-            raise RuntimeError("mstorch: only None can be assigned to the grad of a sparse tensor")
-        self._vals.grad = None
-
-    # --- math ------------------------------------------------------------------------------------
-
-    def t(self):
-        if len(self._shape) > 2:
-            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {len(self._shape)}D")
-        if len(self._shape) < 2:
-            return self
-        return self.transpose(0, 1)
-
-    def transpose(self, dim0, dim1):
-        n = len(self._shape)
-        d0, d1 = dim0 % n if n else 0, dim1 % n if n else 0
-        k = self._idx.shape[0]
-        if d0 >= k or d1 >= k:
-            raise RuntimeError("mstorch: transpose of a dense dimension of a hybrid sparse tensor is not supported")
-        if d0 == d1:
-            return self
-        from . import stack
-        rows = [self._idx[i] for i in range(k)]
-        rows[d0], rows[d1] = rows[d1], rows[d0]
-        shape = list(self._shape)
-        shape[d0], shape[d1] = shape[d1], shape[d0]
-        return make(stack(rows), self._vals, shape, False)
-
-    def mul(self, other):
-        if isinstance(other, Tensor) and not (other.ndim == 0 and not other.is_sparse):
-            raise NotImplementedError("mstorch: sparse * tensor is supported only for 0-dim tensors and scalars")
-        return make(self._idx, self._vals * other, self._shape, self._coalesced)
-
-    __mul__ = mul
-    __rmul__ = mul
-
-    def __truediv__(self, other):
-        if isinstance(other, Tensor) and other.ndim != 0:
-            raise NotImplementedError("mstorch: sparse / tensor is supported only for 0-dim tensors and scalars")
-        return make(self._idx, self._vals / other, self._shape, self._coalesced)
-
-    div = __truediv__
-
-    def __neg__(self):
-        return make(self._idx, -self._vals, self._shape, self._coalesced)
-
-    def __add__(self, other):
-        raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
-
-    def sum(self, dim=None, keepdim=False, dtype=None):
-        if dim is None:
-            v = self._vals if dtype is None else self._vals.to(dtype)
-            return v.sum()
-        return self.to_dense(dtype).sum(dim, keepdim)
-
-    def mm(self, mat2):
-        return sparse_mm(self, mat2)
-
-    def matmul(self, other):
-        return sparse_mm(self, other)
-
-    __matmul__ = matmul
-
-    def __rmatmul__(self, other):
-        # dense @ sparse = (sparse^T @ dense^T)^T
-        if other.ndim == 1:
-            return sparse_mm(self.t(), other)
-        return sparse_mm(self.t(), other.t()).t()
-
-    # --- printing --------------------------------------------------------------------------------
-
-    def __repr__(self, *, tensor_contents=None):
-        from . import _printing as PR
-        indent = len("tensor(")
-
-        def body(t, prefix):
-            text = PR.tensor_str(PR._host_array(t), indent + len(prefix))
-            if t.numel() == 0:
-                text += f", size={tuple(t.shape)}"
-            return prefix + text + ")"
-
-        text = ("tensor(" + body(self._idx, "indices=tensor(") + ",\n" + " " * indent
-                + body(self._vals.detach(), "values=tensor("))
-        suffixes = [f"size={self._shape}", f"nnz={self._nnz()}"]
-        if self.dtype not in (D.get_default_dtype(), D.default_complex(), D.int64, D.bool_):
-            suffixes.append(f"dtype={self.dtype}")
-        suffixes.append("layout=torch.sparse_coo")
-        if self._vals.grad_fn is not None:
-            suffixes.append(f"grad_fn=<{self._vals.grad_fn.name()}>")
-        elif self.requires_grad:
-            suffixes.append("requires_grad=True")
-        # torch's sparse repr starts the suffixes on a new line, then wraps them at linewidth
-        parts, last = [text], 0
-        for i, suffix in enumerate(suffixes):
-            if i == 0 or last + len(suffix) + 2 > PR._opts["linewidth"]:
-                parts.append(",\n" + " " * indent + suffix)
-                last = indent + len(suffix)
-            else:
-                parts.append(", " + suffix)
-                last += len(suffix) + 2
-        return "".join(parts) + ")"
-
-    __str__ = __repr__
+def _no_layout(layout):
+    raise NotImplementedError(f"mstorch: conversion to layout {layout} is not supported (COO and CSR only)")
 
 
 def sparse_mm(sparse, dense):
@@ -373,8 +460,6 @@ def sparse_mm(sparse, dense):
     from . import zeros
     if not isinstance(dense, Tensor):
         raise TypeError(f"mm(): argument 'mat2' (position 2) must be Tensor, not {type(dense).__name__}")
-    if isinstance(dense, SparseCooTensor):
-        dense = dense.to_dense()
     if sparse.ndim != 2 or sparse.dense_dim() != 0:
         raise RuntimeError("mstorch: sparse mm supports 2-D sparse tensors with sparse_dim 2 only")
     vec = dense.ndim == 1
@@ -448,7 +533,9 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
         if not (vals.dtype.is_floating_point or vals.dtype.is_complex):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         vals = vals.detach().requires_grad_(True)   # a new leaf, as torch's requires_grad=True makes
-    return make(idx, vals, shape, coalesced)
+    s = make(idx, vals, shape, coalesced)
+    s._leaf = s._leaf or requires_grad
+    return s
 
 
 def dense_to_sparse(t, sparse_dim=None):
@@ -470,3 +557,40 @@ def dense_to_sparse(t, sparse_dim=None):
     rows = t.reshape((-1,) + tuple(t.shape[k:]))
     vals = rows.index_select(0, tensor(np.asarray(flat, np.int64)))
     return make(tensor(idx), vals, t.shape, True)
+
+
+def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
+                      requires_grad=False, check_invariants=None):
+    """torch.sparse_csr_tensor (2-D; the index dtype, int32 or int64, is kept as given)."""
+    from . import tensor, int32, int64
+    crow = crow_indices if isinstance(crow_indices, Tensor) else tensor(crow_indices, dtype=int64)
+    col = col_indices if isinstance(col_indices, Tensor) else tensor(col_indices, dtype=int64)
+    vals = values if isinstance(values, Tensor) else tensor(values)
+    if dtype is not None and vals.dtype is not dtype:
+        vals = vals.to(dtype)
+    for t in (crow, col):
+        if t.dtype not in (int32, int64):
+            raise RuntimeError(f"compressed_indices and plain_indices dtype must be Int or Long, but got "
+                               f"{_scalar(t.dtype)}")
+    if crow.ndim != 1 or col.ndim != 1 or vals.ndim != 1:
+        raise NotImplementedError("mstorch: sparse_csr_tensor supports 1-D crow_indices, col_indices and values "
+                                  "(no batch or dense dimensions)")
+    if col.shape[0] != vals.shape[0]:
+        raise RuntimeError(f"plain_indices.size(-1) == values.size(-dense_dim - 1) is not satisfied: "
+                           f"{col.shape[0]} != {vals.shape[0]}")
+    if size is None:
+        ncols = int(col.max().item()) + 1 if col.shape[0] else 0
+        size = (crow.shape[0] - 1, ncols)
+    shape = tuple(int(s) for s in size)
+    if len(shape) != 2:
+        raise NotImplementedError("mstorch: sparse_csr_tensor supports 2-D tensors only")
+    if crow.shape[0] != shape[0] + 1:
+        raise RuntimeError(f"compressed_indices.size(-1) == size[0] + 1 is not satisfied: "
+                           f"{crow.shape[0]} != {shape[0] + 1}")
+    if requires_grad:
+        if not (vals.dtype.is_floating_point or vals.dtype.is_complex):
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        vals = vals.detach().requires_grad_(True)
+    s = make_csr(crow, col, vals, shape)
+    s._leaf = s._leaf or requires_grad
+    return s

@@ -107,13 +107,20 @@ class Tensor:
     is_sparse = False
 
     def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
-        """A coalesced COO tensor of the non-zero entries (mstorch has the sparse_coo layout only)."""
-        if (layout is not None and repr(layout) != "torch.sparse_coo") or blocksize is not None:
-            raise NotImplementedError(f"mstorch: to_sparse(layout={layout}) is not supported (COO only)")
+        """A coalesced COO (or, with ``layout=torch.sparse_csr``, CSR) tensor of the non-zero entries."""
+        if (layout is not None and repr(layout) not in ("torch.sparse_coo", "torch.sparse_csr")) \
+                or blocksize is not None:
+            raise NotImplementedError(f"mstorch: to_sparse(layout={layout}) is not supported (COO and CSR only)")
         from ._sparse_tensor import dense_to_sparse
         if dense_dim is not None:
             sparse_dim = self._ms.ndim - dense_dim
-        return dense_to_sparse(self, sparse_dim)
+        coo = dense_to_sparse(self, sparse_dim)
+        return coo.to_sparse_csr() if repr(layout) == "torch.sparse_csr" else coo
+
+    def to_sparse_csr(self, dense_dim=None):
+        if self._ms.ndim != 2 or dense_dim:
+            raise NotImplementedError("mstorch: to_sparse_csr supports 2-D tensors without dense dims")
+        return self.to_sparse().to_sparse_csr()
 
     def to_dense(self, dtype=None, *, masked_grad=None):
         return self if dtype is None else self.to(dtype)

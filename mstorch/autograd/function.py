@@ -5,6 +5,7 @@ around the user's static ``forward``/``backward``. MindSpore hands the node itse
 ctx; the user sees a ``FunctionCtx`` instead, kept on the node between forward and backward. Saved
 tensors go to MindSpore's node, so its engine frees them after backward and checks their versions.
 """
+import copy
 import functools
 import inspect
 
@@ -27,11 +28,18 @@ class FunctionCtx:
             if t is not None and not isinstance(t, Tensor):
                 raise TypeError(f"save_for_backward can only save variables, but argument {i} is of type "
                                 f"{type(t).__name__}")
-        self._node.save_for_backward(*(None if t is None else t._ms for t in tensors))
+        # a sparse tensor has no single MindSpore tensor for the node to keep: the ctx keeps a shallow
+        # copy of it (its index and value tensors), as it keeps any other Python object
+        self._sparse = {i: copy.copy(t) for i, t in enumerate(tensors)
+                        if t is not None and t.layout is not Tensor.layout}
+        self._node.save_for_backward(*(None if t is None or i in self._sparse else t._ms
+                                       for i, t in enumerate(tensors)))
 
     @property
     def saved_tensors(self):
-        return tuple(None if s is None else wrap(s) for s in self._node.saved_tensors)
+        sparse = getattr(self, "_sparse", {})
+        return tuple(sparse[i] if i in sparse else None if s is None else wrap(s)
+                     for i, s in enumerate(self._node.saved_tensors))
 
     def mark_dirty(self, *tensors):
         self._dirty = tensors

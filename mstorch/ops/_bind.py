@@ -14,6 +14,7 @@ from .. import _ms_private as _P
 from .. import _runtime
 from .._cast import cast as _cast
 from .._tensor import Tensor, wrap
+from .._sparse_tensor import SparseOperand, sparse_call, sparse_inplace
 from . import _autocast, _trace
 from ._registry import OPS
 
@@ -102,6 +103,8 @@ def _make_function(opdef, impl, *, autocast=True):
                 else:
                     r = _wrap_out(impl(*[a._ms if type(a) is Tensor else _unwrap(a) for a in args],
                                        **({k: _unwrap(v) for k, v in kwargs.items()} if kwargs else kwargs)))
+            except SparseOperand:   # a sparse argument has no dense storage: the sparse table's implementation
+                r = sparse_call(name, args, kwargs)
             except (ValueError, TypeError, RuntimeError) as exc:
                 err = translate_error(exc, name)
                 if err is None:
@@ -141,7 +144,10 @@ def _make_inplace(fn, name):
 
     def inplace(self, *args, **kwargs):
         r = fn(self, *args, **kwargs)
-        rm = r._ms
+        try:
+            rm = r._ms
+        except SparseOperand:
+            return sparse_inplace(self, r, name)
         if rm.dtype != self._ms.dtype and rm.dtype in _REAL_OF_COMPLEX and self._ms.dtype in _COMPLEX:
             # a complex tensor's op with a real result (abs): torch refuses to write it back
             raise RuntimeError(f"In-place {op} is not supported for complex tensors.")

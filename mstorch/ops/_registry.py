@@ -60,6 +60,21 @@ class OpDef:
 
 OPS: dict[str, OpDef] = {}
 
+# torch op name -> implementation for calls with a sparse tensor argument (``ops/sparse.py``). The
+# generated wrapper of the op falls back to it when an argument has no dense storage; it receives the
+# mstorch objects untouched. Ops missing here raise torch's "Could not run 'aten::<op>'" error.
+SPARSE: dict = {}
+
+
+def register_sparse(*names):
+    def deco(fn):
+        for name in names:
+            if name in SPARSE:
+                raise RuntimeError(f"sparse op {name!r} registered twice")
+            SPARSE[name] = fn
+        return fn
+    return deco
+
 
 def register(name, *, family, function=True, method=True, inplace=None, out=False, raw=False,
              note="", aliases=(), functional=False):

@@ -14,6 +14,7 @@ from .. import _ms_private as P
 from .._tensor import Tensor, wrap, scalar_type_name
 from ._helpers import wrap_dim, dtype_of, promote, scalar_tensor, cast
 from ._registry import register
+from .creation import _infer_sequence_dtype, _data_to_ms, _check_fill
 from ._views import BasicIndex, index_view, fresh, solid, empty_from, scatter_positions, grad_source, broadcast_shape
 
 F = "indexing"
@@ -32,26 +33,60 @@ def _kern(fn, t, *args):
 
 # --- parsing an index ------------------------------------------------------------------------------
 
+def _is_sequence(x):
+    """Python's sequence protocol as torch's indexing tests it (PySequence_Check): lists, tuples, ranges,
+    NumPy arrays and any class with ``__getitem__``/``__len__``, but not dicts or NumPy scalars."""
+    if isinstance(x, (list, tuple, range, np.ndarray)):
+        return True
+    if isinstance(x, (dict, np.generic, Tensor)):
+        return False
+    tp = type(x)
+    return hasattr(tp, "__getitem__") and hasattr(tp, "__len__")
+
+
 def _as_tuple(index):
-    if type(index) is tuple:
-        return index
-    if isinstance(index, list) and len(index) < 32:
-        # torch still reads x[[0, slice]] / x[[[0, 1], [1, 2]]] as a tuple of indices
-        for x in index:
-            if x is None or x is Ellipsis or isinstance(x, (slice, Tensor, list, tuple)):
-                return tuple(index)
+    """torch's treatSequenceAsTuple: a short non-tuple sequence holding a slice, None, Ellipsis, a
+    tensor or another sequence is read as a tuple of indices (``x[[0, slice(None)]]``, ``x[[range(2), y]]``)."""
+    if isinstance(index, tuple):
+        return tuple(index)
+    if isinstance(index, (Tensor, np.ndarray, str, bytes)) or not _is_sequence(index) or len(index) >= 32:
+        return (index,)
+    for x in index:
+        if x is None or x is Ellipsis or isinstance(x, (slice, Tensor)) or _is_sequence(x):
+            return tuple(index)
     return (index,)
 
 
 def _seq_index(item):
-    arr = np.array([int(x) if isinstance(x, Tensor) else x for x in item])
-    if arr.size == 0:
-        return ms.Tensor(np.zeros(arr.shape, np.int64))
-    if arr.dtype == np.bool_:
-        return ms.Tensor(arr)
-    if arr.dtype.kind not in "iu":
-        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-    return ms.Tensor(arr.astype(np.int64))
+    """torch's indexing_tensor_from_data: a sequence index becomes an int64 tensor (floats truncate),
+    or a bool/uint8 mask when that is its inferred dtype; NumPy arrays keep their own dtype."""
+    if isinstance(item, np.ndarray):
+        src = D.from_numpy_dtype(item.dtype)
+        target = src if src in (D.bool_, D.uint8) else D.int64
+        return ms.Tensor(np.array(item, dtype=target._np, order="C"))
+    data = item if isinstance(item, (list, tuple, range)) else list(item)
+    inferred, _ = _infer_sequence_dtype(data)
+    return _data_to_ms(data, inferred if inferred in (D.bool_, D.uint8) else D.int64)
+
+
+def _tp_name(x):
+    """CPython's tp_name, which torch's messages print: builtins bare, C types with their module."""
+    tp = type(x)
+    heap = tp.__flags__ & (1 << 9)   # Py_TPFLAGS_HEAPTYPE: classes written in Python print bare
+    if heap or tp.__module__ == "builtins":
+        return tp.__name__
+    return f"{tp.__module__}.{tp.__name__}"
+
+
+def _tensor_index(t):
+    """The parse entry of a tensor index (a mindspore.Tensor): mask, int (0-d integer) or index."""
+    if t.dtype in (ms.bool_, ms.uint8):   # a uint8 mask stays uint8 until used: masked_fill refuses it
+        return ("mask", t), t.ndim, False
+    if t.dtype in _INT_MS:
+        if t.ndim == 0:
+            return ("int", int(t.asnumpy())), 1, True
+        return ("idx", t), 1, False
+    raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
 
 
 def _index_int(x):
@@ -72,21 +107,10 @@ def _parse(index, shape):
     copy = False
     for item in items:
         if isinstance(item, Tensor):
-            t = item._ms
-            if t.dtype == ms.uint8:
-                t = cast(t, ms.bool_)
-            if t.dtype == ms.bool_:
-                conv.append(("mask", t))
-                consumed += t.ndim
-            elif t.dtype in _INT_MS:
-                if t.ndim == 0:
-                    conv.append(("int", int(t.asnumpy())))
-                    copy = True
-                else:
-                    conv.append(("idx", t))
-                consumed += 1
-            else:
-                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            entry, n, copied = _tensor_index(item._ms)
+            conv.append(entry)
+            consumed += n
+            copy = copy or copied
         elif item is None:
             conv.append(("none", None))
         elif item is Ellipsis:
@@ -104,18 +128,22 @@ def _parse(index, shape):
                 raise ValueError("step must be greater than zero")
             conv.append(("slice", slice(_index_int(item.start), _index_int(item.stop), step)))
             consumed += 1
-        elif isinstance(item, (list, tuple, np.ndarray)):
-            t = _seq_index(item.tolist() if isinstance(item, np.ndarray) else item)
-            conv.append(("mask", t) if t.dtype == ms.bool_ else ("idx", t))
-            consumed += t.ndim if t.dtype == ms.bool_ else 1
         elif isinstance(item, (str, bytes)):
             raise TypeError(f"new(): invalid data type '{type(item).__name__}'")
+        elif isinstance(item, np.integer) or isinstance(item, np.bool_):
+            conv.append(("int", int(item)))
+            consumed += 1
+        elif _is_sequence(item):
+            entry, n, copied = _tensor_index(_seq_index(item))
+            conv.append(entry)
+            consumed += n
+            copy = copy or copied
         elif hasattr(item, "__index__"):
             conv.append(("int", item.__index__()))
             consumed += 1
         else:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
-                             f"are valid indices (got {type(item).__name__})")
+                             f"are valid indices (got {_tp_name(item)})")
     if consumed > ndim:
         if ndim == 0:
             raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
@@ -175,6 +203,7 @@ def _advanced(r, adv):
     """Index ``r`` (the basic result) with its advanced indices. Torch's rule: the indexed dims are
     replaced by the broadcast index shape, in place when they are adjacent, in front otherwise.
     Indices are read on the host (torch checks their range too) and become one Gather."""
+    adv = [(pos, cast(t, ms.bool_) if t.dtype == ms.uint8 else t) for pos, t in adv]
     if len(adv) == 1 and adv[0][0] == 0 and adv[0][1].dtype == ms.bool_ and adv[0][1].ndim == r.ndim:
         return _kern(ops.masked_select, r, adv[0][1])
     arrays, dims = [], []
@@ -195,7 +224,7 @@ def _advanced(r, adv):
     except ValueError:
         shapes = ", ".join(str(list(a.shape)) for a in arrays)
         raise IndexError(f"shape mismatch: indexing tensors could not be broadcast together with shapes "
-                         f"[{shapes}]") from None
+                         f"{shapes}") from None
     sizes = [r.shape[d] for d in dims]
     linear = np.zeros(arrays[0].shape, np.int64)
     for a, n in zip(arrays, sizes):
@@ -232,13 +261,36 @@ def _legacy_name(t):
     return f"torch.{scalar_type_name(t.dtype)}Tensor"
 
 
-def _scalar_value(value, self):
-    dt = self.dtype
-    if isinstance(value, complex) and not dt.is_complex:
-        raise RuntimeError(f"value cannot be converted to type {dt} without overflow")
-    if isinstance(value, float) and dt._cat < D._FLOAT:
+_INT64_RANGE = (-2 ** 63, 2 ** 63)
+
+
+def _checked_scalar(value, dtype, unpack_error, unchecked=()):
+    """A Python number converted for a tensor of ``dtype`` as torch's scalar conversion does: range
+    checked (c10::checked_convert), truncated to integers, any non-zero value True for bool."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if type(value) is int and not _INT64_RANGE[0] <= value < _INT64_RANGE[1]:
+        raise unpack_error(value)
+    if dtype not in unchecked:
+        _check_fill(value, dtype)
+    if dtype is D.bool_:
+        return bool(value)
+    if isinstance(value, complex) and not dtype.is_complex:
+        value = value.real
+    if isinstance(value, float) and dtype._cat < D._FLOAT:
         value = int(value) if value == value and abs(value) != float("inf") else 0
-    return ms.Tensor(value, self._ms.dtype)
+    return value
+
+
+def _setitem_unpack_error(value):
+    return ValueError("Overflow when unpacking long long")
+
+
+def _scalar_value(value, self):
+    # torch's index assignment turns the number into a 0-d tensor of the receiver's dtype, checked
+    # except for half and bfloat16, which overflow to inf
+    v = _checked_scalar(value, self.dtype, _setitem_unpack_error, (D.float16, D.bfloat16))
+    return ms.Tensor(v, self._ms.dtype)
 
 
 def _fit(v, shape, advanced):
@@ -264,7 +316,7 @@ def setitem(self, index, value):
     t = self._ms
     if isinstance(value, Tensor):
         v = value._ms
-    elif isinstance(value, (bool, int, float, complex)):
+    elif isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
         v = _scalar_value(value, self)
     else:
         raise TypeError(f"can't assign a {type(value).__name__} to a {_legacy_name(self)}")
@@ -274,10 +326,13 @@ def setitem(self, index, value):
         v = _fit(v if v.dtype == t.dtype else cast(v, t.dtype), plan.out, False)
         self._write(plan.write(t, v), check_cast=False)
         return
-    if len(adv) == 1 and adv[0][0] == 0 and adv[0][1].dtype == ms.bool_ and v.size == 1 and _is_noop(key):
-        # x[mask] = scalar: torch's masked_fill path (any value dtype casts)
-        mask = adv[0][1]
-        mask = mask.reshape(tuple(mask.shape) + (1,) * (t.ndim - mask.ndim))
+    if len(adv) == 1 and adv[0][1].dtype in (ms.bool_, ms.uint8) and v.size == 1 and _is_noop(key):
+        # x[..., mask] = one value: torch's index_put_ dispatches to masked_fill_(mask, value.item())
+        pos, mask = adv[0]
+        _check_mask(mask, "masked_fill_")
+        if isinstance(value, Tensor) and v.dtype != t.dtype:
+            _checked_scalar(value.item(), self.dtype, _setitem_unpack_error)
+        mask = mask.reshape((1,) * pos + tuple(mask.shape) + (1,) * (t.ndim - pos - mask.ndim))
         self._write(_where(mask, cast(v.reshape(()), t.dtype), t), check_cast=False)
         return
     if isinstance(value, Tensor) and v.dtype != t.dtype:
@@ -289,6 +344,12 @@ def setitem(self, index, value):
     if not _is_noop(key):
         positions = BasicIndex(t.shape, key).read(positions)
     positions = _advanced(positions, adv)
+    if positions.size == 0 and P.requires_grad(v) and P.grad_enabled():
+        # nothing is written, but torch keeps the value in the graph (its gradient is zeros); an empty
+        # slice of it does that (the gradient of a broadcast to an empty shape is wrong in MindSpore)
+        _fit(v, positions.shape, True)
+        self._write(ops.concat((grad_source(t).reshape(-1), empty_from(v, (0,)))).reshape(t.shape), check_cast=False)
+        return
     v = _fit(v if v.dtype == t.dtype else cast(v, t.dtype), positions.shape, True)
     self._write(scatter_positions(grad_source(t), positions, v), check_cast=False)
 
@@ -321,12 +382,18 @@ def masked_fill(input, mask, value):
         if value.ndim != 0:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value.ndim} dimension(s).")
+        if value.dtype != input.dtype:   # torch reads the value as a number, then converts it checked
+            _checked_scalar(value.asnumpy().item(), dtype_of(input), _fill_unpack_error)
         v = value if value.dtype == input.dtype else cast(value, input.dtype)
     else:
-        if isinstance(value, float) and dtype_of(input)._cat < D._FLOAT:
-            value = int(value)
-        v = ms.Tensor(value, input.dtype)
+        v = ms.Tensor(_checked_scalar(value, dtype_of(input), _fill_unpack_error), input.dtype)
     return _where(mask, v, input)
+
+
+def _fill_unpack_error(value):
+    if value < 0:
+        return OverflowError("can't convert negative int to unsigned")
+    return RuntimeError("value cannot be converted to type int64_t without overflow")
 
 
 @register("where", family=F, out=True, method=False)

@@ -1,37 +1,33 @@
-"""torch.sparse on mstorch: ``mm``, ``sum`` and ``softmax``/``log_softmax`` for sparse COO tensors.
+"""torch.sparse on mstorch: ``mm``, ``addmm``, ``sum`` and ``softmax``/``log_softmax`` for sparse tensors.
 
-Only the COO layout exists (see ``mstorch/_sparse_tensor.py``); CSR/CSC/BSR/BSC are not supported.
+The COO layout is complete for these; CSR tensors (``torch.sparse_csr_tensor``, ``to_sparse_csr``) work
+through their COO form. The element-wise and product ops live in the sparse op table (``ops/sparse.py``).
 """
-from .._sparse_tensor import SparseCooTensor, sparse_mm, make as _make
-from .._tensor import Tensor
+from .._sparse_tensor import SparseCooTensor, SparseCsrTensor, make as _make, sparse_coo_tensor as _coo_tensor
+from ..ops import sparse as _ops
 
-__all__ = ["mm", "sum", "softmax", "log_softmax"]
+__all__ = ["mm", "addmm", "sum", "softmax", "log_softmax", "FloatTensor", "DoubleTensor", "LongTensor"]
 
 
 def mm(mat1, mat2, reduce="sum"):
-    """torch.sparse.mm(sparse, dense): a dense result; gradients reach the dense operand and values."""
+    """torch.sparse.mm: sparse @ dense is dense, sparse @ sparse is sparse; gradients reach both."""
     if reduce != "sum":
         raise NotImplementedError(f"mstorch: torch.sparse.mm(reduce={reduce!r}) is not supported")
-    if not isinstance(mat1, SparseCooTensor):
-        from .. import mm as dense_mm
-        return dense_mm(mat1, mat2)
-    return sparse_mm(mat1, mat2)
+    from .. import mm as _mm
+    return _mm(mat1, mat2)
+
+
+def addmm(mat, mat1, mat2, *, beta=1.0, alpha=1.0):
+    """torch.sparse.addmm: beta * mat + alpha * (mat1 @ mat2) with a sparse ``mat1``."""
+    from .. import addmm as _addmm
+    return _addmm(mat, mat1, mat2, beta=beta, alpha=alpha)
 
 
 def sum(input, dim=None, dtype=None):  # noqa: A001  (torch's name)
     """torch.sparse.sum: the full reduction is a dense 0-d tensor; over ``dim`` a sparse or dense result."""
-    if not isinstance(input, SparseCooTensor):
+    if not isinstance(input, (SparseCooTensor, SparseCsrTensor)):
         return input.sum() if dim is None else input.sum(dim)
-    if dim is None:
-        return input.sum(dtype=dtype)
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    dense = input.to_dense(dtype).sum(dims)
-    k = input.sparse_dim()
-    n = input.ndim
-    left = k - len({d % n for d in dims if d % n < k})
-    if left == 0:
-        return dense
-    return dense.to_sparse(left)
+    return _ops.sparse_sum(input, dim, False, dtype)
 
 
 def _grouped(input, dim, log):
@@ -80,25 +76,20 @@ def log_softmax(input, dim, *, dtype=None):
     return _grouped(input, dim, True)
 
 
-def _dispatching(dense_fn):
-    """``mstorch.mm``/``matmul`` with a sparse COO first (or second) argument go to the sparse product."""
-    def fn(*args, **kwargs):
-        if args and type(args[0]) is SparseCooTensor or len(args) > 1 and type(args[1]) is SparseCooTensor:
-            if kwargs.get("out") is not None:
-                raise NotImplementedError("mstorch: out= is not supported for products with a sparse operand")
-            a, b = args[0], args[1]
-            return sparse_mm(a, b) if type(a) is SparseCooTensor else b.__rmatmul__(a)
-        return dense_fn(*args, **kwargs)
-    fn.__name__ = dense_fn.__name__
-    fn.__qualname__ = dense_fn.__qualname__
-    fn.__doc__ = dense_fn.__doc__
-    return fn
+def _legacy(dtype_name):
+    """torch.sparse.FloatTensor(indices, values, size) and friends: the pre-1.0 constructors pygcn-era
+    scripts still call."""
+    def ctor(*args):
+        from .. import Size, float32, float64, int64, zeros
+        dtype = {"Float": float32, "Double": float64, "Long": int64}[dtype_name]
+        if all(isinstance(a, int) for a in args):   # FloatTensor(2, 3): an empty sparse tensor of that size
+            return _coo_tensor(zeros(len(args), 0, dtype=int64), zeros(0, dtype=dtype), Size(args))
+        indices, values, *size = args   # torch keeps the values' own dtype here
+        return _coo_tensor(indices, values, *size)
+    ctor.__name__ = ctor.__qualname__ = f"{dtype_name}Tensor"
+    return ctor
 
 
-def install(namespace):
-    """Hook sparse dispatch into ``mstorch.mm``/``mstorch.matmul`` and ``Tensor.to_sparse``."""
-    for name in ("mm", "matmul"):
-        namespace[name] = _dispatching(namespace[name])
-    namespace["spmm"] = namespace["mm"]   # torch.spmm: mm with a sparse first operand
-    SparseCooTensor.layout = namespace["sparse_coo"]
-    assert Tensor.layout is namespace["strided"]
+FloatTensor = _legacy("Float")
+DoubleTensor = _legacy("Double")
+LongTensor = _legacy("Long")
