@@ -108,16 +108,31 @@ def can_cast(from_, to):
 
 
 def is_nonzero(input):
-    if input.numel() != 1:
-        raise RuntimeError(
-            "Boolean value of Tensor with more than one value is ambiguous" if input.numel() else
-            "Boolean value of Tensor with no values is ambiguous")
-    return builtins_bool(input.item())
+    return _tensor_arg("is_nonzero", input).is_nonzero()
 
 
-import builtins as _builtins  # noqa: E402
+def is_signed(input):
+    return _tensor_arg("is_signed", input).is_signed()
 
-builtins_bool = _builtins.bool
+
+def is_same_size(input, other):
+    _tensor_arg("is_same_size", input)
+    if not isinstance(other, Tensor):
+        raise TypeError(f"is_same_size(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    return input.is_same_size(other)
+
+
+def is_inference(input):
+    return _tensor_arg("is_inference", input).is_inference()
+
+
+def is_distributed(input):
+    return _tensor_arg("is_distributed", input).is_distributed()
+
+
+def is_vulkan_available():
+    return False
+
 
 __version__ = "2.13.0+mstorch"
 
