@@ -152,7 +152,7 @@ from .amp.autocast_mode import (get_autocast_dtype, set_autocast_dtype, is_autoc
                                 set_autocast_gpu_dtype, is_autocast_cpu_enabled, set_autocast_cpu_enabled)
 from ._compile import compile  # noqa: E402,F401,A001
 from . import linalg, special  # noqa: E402,F401  (torch.linalg, torch.special: from the op table)
-from . import jit, testing  # noqa: E402,F401
+from . import jit, onnx, testing  # noqa: E402,F401
 from . import distributed, multiprocessing  # noqa: E402,F401
 from . import hub  # noqa: E402,F401
 from . import fft  # noqa: E402,F401  (torch.fft: from the op table)
