@@ -3,9 +3,9 @@
 Class-index cross_entropy and nll_loss read the target on the host once, which validates it as torch does
 (IndexError for a class out of range) and gives the ignore mask and per-row weights. Beyond the logits they
 use O(N + C) memory: the loss picks x[i, t_i] with a gather, never a one-hot or identity matrix (that was
-~9.4 GiB at a 50k vocabulary). float32/half: a mean or sum without class weights runs MindSpore's
-SparseSoftmaxCrossEntropyWithLogits (one kernel, gradient built in) on the rows not ignored; other calls
-with up to 4096 classes run the fused dense-label SoftmaxCrossEntropyWithLogits on label rows built on the
+~9.4 GiB at a 50k vocabulary). float32/half: a mean or sum without class weights (nor label smoothing, up
+to 4096 classes) runs MindSpore's SparseSoftmaxCrossEntropyWithLogits (one kernel, gradient built in) on the
+rows not ignored; other calls with up to 4096 classes run the fused dense-label SoftmaxCrossEntropyWithLogits on label rows built on the
 host (as large as the logits). Everything else composes log_softmax as x - max - log(sum(exp)) (MindSpore's
 LogSoftmax kernel is up to 4e-6 off near 0, and NLLLoss ~1 ms on CPU, so neither is used).
 """
