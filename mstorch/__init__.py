@@ -110,16 +110,31 @@ def can_cast(from_, to):
 
 
 def is_nonzero(input):
-    if input.numel() != 1:
-        raise RuntimeError(
-            "Boolean value of Tensor with more than one value is ambiguous" if input.numel() else
-            "Boolean value of Tensor with no values is ambiguous")
-    return builtins_bool(input.item())
+    return _tensor_arg("is_nonzero", input).is_nonzero()
 
 
-import builtins as _builtins  # noqa: E402
+def is_signed(input):
+    return _tensor_arg("is_signed", input).is_signed()
 
-builtins_bool = _builtins.bool
+
+def is_same_size(input, other):
+    _tensor_arg("is_same_size", input)
+    if not isinstance(other, Tensor):
+        raise TypeError(f"is_same_size(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    return input.is_same_size(other)
+
+
+def is_inference(input):
+    return _tensor_arg("is_inference", input).is_inference()
+
+
+def is_distributed(input):
+    return _tensor_arg("is_distributed", input).is_distributed()
+
+
+def is_vulkan_available():
+    return False
+
 
 __version__ = "2.13.0+mstorch"
 
@@ -139,7 +154,7 @@ from .amp.autocast_mode import (get_autocast_dtype, set_autocast_dtype, is_autoc
                                 set_autocast_gpu_dtype, is_autocast_cpu_enabled, set_autocast_cpu_enabled)
 from ._compile import compile  # noqa: E402,F401,A001
 from . import linalg, special  # noqa: E402,F401  (torch.linalg, torch.special: from the op table)
-from . import jit, testing  # noqa: E402,F401
+from . import jit, onnx, testing  # noqa: E402,F401
 from . import distributed, multiprocessing  # noqa: E402,F401
 from . import hub  # noqa: E402,F401
 from . import fft  # noqa: E402,F401  (torch.fft: from the op table)

@@ -107,6 +107,16 @@ def current_device():
     return CPU if kind == "cpu" else device(kind, 0)
 
 
+# torch's answers for device kinds its CPU build lacks (mstorch never has them either)
+_NOT_COMPILED = {
+    "cuda": "Torch not compiled with CUDA enabled",
+    "xpu": "Torch not compiled with XPU enabled",
+    "mtia": "Torch not compiled with MTIA enabled. Ensure you have `import mtia.host_runtime.torch_mtia."
+            "dynamic_library` in your python src file and include `//mtia/host_runtime/torch_mtia:torch_mtia` "
+            "as your target dependency!",
+}
+
+
 def check_available(dev):
     """Validate a requested device; raise as torch does for one this build cannot reach."""
     if dev is None:
@@ -118,8 +128,10 @@ def check_available(dev):
     acc = _accelerator_type()
     if dev.type in ("cuda", "npu") and acc != "cpu":
         return
-    if dev.type == "cuda":
-        raise AssertionError("Torch not compiled with CUDA enabled")
+    if dev.type in _NOT_COMPILED:
+        raise AssertionError(_NOT_COMPILED[dev.type])
+    if dev.type not in ("npu", "hpu", "privateuseone", "lazy"):
+        raise RuntimeError(f"PyTorch is not linked with support for {dev.type} devices")
     raise RuntimeError(f"mstorch: device '{dev}' is not available; MindSpore's device target is "
                        f"{_runtime.device_target()}")
 

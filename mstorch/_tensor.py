@@ -26,10 +26,17 @@ _FROM_MS_ID = D._FROM_MS_ID
 _DIFFERENTIABLE = frozenset((ms.float16, ms.float32, ms.float64, ms.bfloat16, ms.complex64, ms.complex128))
 
 
+# torch.inference_mode's switch (autograd/grad_mode.py sets it): tensors made while it is on answer
+# is_inference() True; MindSpore has no inference tensors, so the wrapper carries the mark
+inference_state = {"inference": False}
+
+
 def wrap(t):
     """Wrap a mindspore.Tensor (never copies)."""
     w = _new(Tensor)
     w._ms = t
+    if inference_state["inference"]:
+        w._inference = True
     return w
 
 
@@ -96,15 +103,59 @@ class Tensor:
     def device(self):
         return current_device()
 
-    @property
-    def is_cuda(self):
-        return current_device().type == "cuda"
+    # torch's per-device flags: each asks whether the tensor lives on that device type, and mstorch
+    # tensors live on MindSpore's one device target (cpu, cuda or npu), so the other kinds answer False
+    is_cpu = property(lambda self: current_device().type == "cpu", doc="Mirrors torch.Tensor.is_cpu.")
+    is_cuda = property(lambda self: current_device().type == "cuda", doc="Mirrors torch.Tensor.is_cuda.")
+    is_xpu = property(lambda self: current_device().type == "xpu", doc="Mirrors torch.Tensor.is_xpu.")
+    is_mps = property(lambda self: current_device().type == "mps", doc="Mirrors torch.Tensor.is_mps.")
+    is_ipu = property(lambda self: current_device().type == "ipu", doc="Mirrors torch.Tensor.is_ipu.")
+    is_xla = property(lambda self: current_device().type == "xla", doc="Mirrors torch.Tensor.is_xla.")
+    is_maia = property(lambda self: current_device().type == "maia", doc="Mirrors torch.Tensor.is_maia.")
+    is_mtia = property(lambda self: current_device().type == "mtia", doc="Mirrors torch.Tensor.is_mtia.")
+    is_vulkan = property(lambda self: current_device().type == "vulkan", doc="Mirrors torch.Tensor.is_vulkan.")
+    is_meta = property(lambda self: current_device().type == "meta", doc="Mirrors torch.Tensor.is_meta.")
 
-    @property
-    def is_cpu(self):
-        return current_device().type == "cpu"
-
+    # layouts mstorch does not have (dense strided tensors; SparseCooTensor overrides is_sparse)
     is_sparse = False
+    is_sparse_csr = False
+    is_quantized = False
+    is_mkldnn = False
+    is_nested = False
+
+    def is_coalesced(self):
+        raise RuntimeError("is_coalesced expected sparse coordinate tensor layout but got Strided")
+
+    def is_distributed(self):
+        return False
+
+    def is_inference(self):
+        """Mirrors torch.Tensor.is_inference: True for a tensor made inside ``inference_mode``."""
+        return self.__dict__.get("_inference", False)
+
+    def is_nonzero(self):
+        n = self._ms.size
+        if n != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous" if n else
+                               "Boolean value of Tensor with no values is ambiguous")
+        return bool(self.item())
+
+    def is_same_size(self, other):
+        if not isinstance(other, Tensor):
+            raise TypeError(f"is_same_size(): argument 'other' (position 1) must be Tensor, not "
+                            f"{type(other).__name__}")
+        return tuple(self._ms.shape) == tuple(other._ms.shape)
+
+    def is_set_to(self, tensor):
+        """Mirrors torch.Tensor.is_set_to: the same memory, offset, sizes and strides."""
+        if not isinstance(tensor, Tensor):
+            raise TypeError(f"is_set_to(): argument 'tensor' (position 1) must be Tensor, not "
+                            f"{type(tensor).__name__}")
+        a, b = self._ms, tensor._ms
+        if a.size == 0 or b.size == 0:  # empty tensors have no address to compare
+            return a is b
+        return (a.data_ptr() == b.data_ptr() and a.storage_offset() == b.storage_offset()
+                and tuple(a.shape) == tuple(b.shape) and tuple(a.stride()) == tuple(b.stride()))
 
     def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
         """A coalesced COO (or, with ``layout=torch.sparse_csr``, CSR) tensor of the non-zero entries."""
@@ -124,10 +175,7 @@ class Tensor:
 
     def to_dense(self, dtype=None, *, masked_grad=None):
         return self if dtype is None else self.to(dtype)
-    is_quantized = False
-    is_meta = False
-    is_mkldnn = False
-    is_nested = False
+
     layout = None  # set to torch.strided in __init__
 
     def is_floating_point(self):
@@ -344,6 +392,16 @@ class Tensor:
     def npu(self, device=None, non_blocking=False):
         check_available(_device_cls("npu"))
         return self
+
+    # devices MindSpore has no target for: torch's error for a build without them
+    def xpu(self, device=None, non_blocking=False, memory_format=None):
+        check_available(_device_cls("xpu"))
+
+    def ipu(self, device=None, non_blocking=False, memory_format=None):
+        check_available(_device_cls("ipu"))
+
+    def mtia(self, device=None, non_blocking=False, memory_format=None):
+        check_available(_device_cls("mtia"))
 
     def pin_memory(self, device=None):
         # torch pins host memory for faster host->GPU copies; MindSpore manages host memory itself.

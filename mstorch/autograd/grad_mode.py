@@ -2,7 +2,8 @@
 
 Grad mode is MindSpore's own switch (``_ms_private.set_grad_enabled``), so MindSpore code running in
 the same process sees the same mode. inference_mode is grad mode off plus a flag for
-``is_inference_mode_enabled``: MindSpore has no inference tensors (docs/known-differences.md).
+``is_inference_mode_enabled`` and ``Tensor.is_inference``: MindSpore has no inference tensors
+(docs/known-differences.md).
 """
 import functools
 import inspect
@@ -10,8 +11,7 @@ import sys
 import warnings
 
 from .. import _ms_private as P
-
-_state = {"inference": False}
+from .._tensor import inference_state as _state  # read by wrap() to mark inference tensors
 
 
 def _wrap_generator(make_ctx, func):

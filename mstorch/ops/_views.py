@@ -25,6 +25,10 @@ def make_view(base, new_ms, writeback, derive):
     """Wrap ``new_ms`` as a view of the mstorch Tensor ``base``."""
     v = wrap(new_ms)
     v._view = (base, writeback, derive)
+    if base.__dict__.get("_inference"):  # torch: a view is an inference tensor when its base is one
+        v._inference = True
+    else:
+        v.__dict__.pop("_inference", None)
     gen = base.__dict__.get("_layout_gen")
     if gen is not None:   # the base changed its layout in place before (shape_inplace.py)
         v._layout_gen_seen = gen

@@ -303,13 +303,20 @@ def resolve_neg(input):
     return input
 
 
+def _tensor_input(name, input):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+
+
 @register("is_conj", family=F, raw=True)
 def is_conj(input):
+    _tensor_input("is_conj", input)
     return False
 
 
 @register("is_neg", family=F, raw=True)
 def is_neg(input):
+    _tensor_input("is_neg", input)
     return False
 
 

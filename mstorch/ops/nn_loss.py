@@ -1,10 +1,13 @@
 """torch.nn.functional losses: cross_entropy / nll_loss, BCE, regression, margin and embedding losses.
 
-cross_entropy on float32 runs MindSpore's fused SoftmaxCrossEntropyWithLogits kernel (one op forward and
-backward, within float32 rounding of torch's values); the class-index target is read on the host once,
-which validates it as torch does (IndexError for a class out of range) and turns ignore_index, class
-weights and label smoothing into that kernel's dense label rows. MindSpore's LogSoftmax kernel is up to
-4e-6 off near 0 and NLLLoss ~1 ms on CPU, so neither is used. float64 composes x - logsumexp(x).
+Class-index cross_entropy and nll_loss read the target on the host once, which validates it as torch does
+(IndexError for a class out of range) and gives the ignore mask and per-row weights. Beyond the logits they
+use O(N + C) memory: the loss picks x[i, t_i] with a gather, never a one-hot or identity matrix (that was
+~9.4 GiB at a 50k vocabulary). float32/half: a mean or sum without class weights (nor label smoothing, up
+to 4096 classes) runs MindSpore's SparseSoftmaxCrossEntropyWithLogits (one kernel, gradient built in) on the
+rows not ignored; other calls with up to 4096 classes run the fused dense-label SoftmaxCrossEntropyWithLogits on label rows built on the
+host (as large as the logits). Everything else composes log_softmax as x - max - log(sum(exp)) (MindSpore's
+LogSoftmax kernel is up to 4e-6 off near 0, and NLLLoss ~1 ms on CPU, so neither is used).
 """
 import math
 import warnings
@@ -25,7 +28,15 @@ from .pointwise import _not_impl
 F = "nn.loss"
 _f16, _bf16, _f32, _f64 = ms.float16, ms.bfloat16, ms.float32, ms.float64
 _HALF = (_f16, _bf16)
+_SPARSE_SCE = P.SparseSoftmaxCrossEntropyWithLogits()
 _SCE = P.SoftmaxCrossEntropyWithLogits()
+# up to this many classes, calls other than a plain mean/sum run the fused dense-label kernel, whose label
+# rows are as large as the logits: 3-4 ops where the composed log_softmax (or the sparse kernel plus the
+# smoothing terms) takes ~10, ~4x faster while dispatch dominates. Above it, memory stays O(N + C) beyond
+# the logits.
+_DENSE_LABELS_MAX = 4096
+# the row maximum for log_softmax: ArgMaxWithValue was ~5x faster than amax / ReduceMax at 50k classes on CPU
+_ROW_MAX = P.ArgMaxWithValue(axis=1, keep_dims=True)
 _SMOOTH_L1 = {}
 _BCE_LOGITS = {}
 _BCE = {}
@@ -198,43 +209,25 @@ class _Targets:
             self.row_w = np.where(keep, self.w[self.index], 0.0)
             self.total = float(self.row_w.sum())
 
-    def labels(self, C, smoothing, np_dtype, normalized=False):
-        """Dense label rows for a soft-label cross-entropy: torch's class-index loss with weights and
-        label smoothing is -sum_c w_c ((1 - ls) [c == t] + ls / C) log p_c, ignored rows all zero.
-
-        ``normalized``: rows scaled to sum to 1 and the scale returned apart (None when every row sums to
-        1), since the fused kernel's gradient (softmax - labels) assumes unit rows."""
-        plain = self.w is None and not self.any_ignored
-        if plain and not smoothing:
-            L = _eye(C, np_dtype)[self.index]
-            return (ms.from_numpy(L), None) if normalized else ms.from_numpy(L)
-        L = _eye(C, np.float64)[self.index] * (1.0 - smoothing)
+    def label_rows(self, C, smoothing):
+        """float32 label rows for the fused dense-label kernel: torch's class-index loss with weights and
+        smoothing is -sum_c w_c ((1 - ls) [c == t] + ls / C) log p_c (ignored rows 0). The kernel's gradient
+        (softmax - labels) assumes rows summing to 1, so the rows are normalized and the scale returned
+        apart (None when every row already sums to 1). Built directly: N x C, never a C x C identity."""
+        n = self.index.shape[0]
+        L = np.zeros((n, C), np.float64)
+        L[np.arange(n), self.index] = 1.0 - smoothing
         if smoothing:
             L += smoothing / C
+        if self.w is None and not self.any_ignored:
+            return ms.from_numpy(L.astype(np.float32)), None
         if self.w is not None:
             L *= self.w
         if self.any_ignored:
             L[~self.keep] = 0.0
-        if not normalized:
-            return ms.from_numpy(L.astype(np_dtype))
-        if plain:
-            return ms.from_numpy(L.astype(np_dtype)), None
         scale = L.sum(1)
         L /= np.where(scale == 0, 1.0, scale)[:, None]
-        return ms.from_numpy(L.astype(np_dtype)), ms.from_numpy(scale.astype(np_dtype))
-
-
-_EYES = {}
-
-
-def _eye(C, np_dtype):
-    key = (C, np_dtype)
-    e = _EYES.get(key)
-    if e is None:
-        e = np.eye(C, dtype=np_dtype)
-        if C <= 4096:
-            _EYES[key] = e
-    return e
+        return ms.from_numpy(L.astype(np.float32)), ms.from_numpy(scale.astype(np.float32))
 
 
 def _finish_rows(loss_rows, mode, tg, target_shape, total=None):
@@ -262,8 +255,49 @@ def _empty_loss(input, target_shape, mode):
 
 
 def _log_softmax_rows(x):
-    s = ops.sub(x, _sg(ops.amax(x, 1, True)))
+    s = ops.sub(x, _sg(_ROW_MAX(x)[1]))
     return ops.sub(s, ops.log(ops.sum(ops.exp(s), 1, True)))
+
+
+def _picked(x, tg):
+    """x[i, t_i] times the row's class weight (0 for an ignored row): a gather, O(N)."""
+    idx = ms.from_numpy(np.ascontiguousarray(tg.index.reshape(-1, 1)))
+    p = ops.gather_elements(x, 1, idx).reshape(-1)
+    if tg.row_w is not None:
+        p = ops.mul(p, ms.from_numpy(tg.row_w.astype(dtype_of(x)._np)))
+    return p
+
+
+def _class_rows(logp, tg, smoothing, weight, C):
+    """torch's class-index cross-entropy per row: -(1 - ls) w_t logp_t - ls / C sum_c w_c logp_c, 0 where
+    ignored (reduced afterwards by _finish_rows: torch divides both terms by the same weight total)."""
+    rows = ops.neg(_picked(logp, tg))
+    if not smoothing:
+        return rows
+    smooth = ops.sum(logp if weight is None else ops.mul(logp, cast(weight, logp.dtype)), 1)
+    if tg.any_ignored:
+        smooth = ops.mul(smooth, ms.from_numpy(tg.keep.astype(dtype_of(logp)._np)))
+    return ops.sub(ops.mul(rows, _c(1.0 - smoothing, rows)), ops.mul(smooth, _c(smoothing / C, smooth)))
+
+
+def _sparse_softmax_ce(x, tg, mode, smoothing, C):
+    """Mean (or sum) of the unweighted class-index loss over the rows not ignored, by MindSpore's fused
+    SparseSoftmaxCrossEntropyWithLogits (float32; ignored rows get no gradient, as in torch).
+
+    Label smoothing per row is (1 - ls)(lse - x_t) + ls / C (C lse - sum_c x_c) = (lse - x_t) + ls x_t -
+    ls / C sum_c x_c: the fused kernel's value plus two O(N) terms, instead of a composed log_softmax
+    (~5x slower at 50k classes)."""
+    idx = tg.index
+    if tg.any_ignored:
+        kept = np.flatnonzero(tg.keep)
+        x, idx = ops.gather(x, ms.from_numpy(kept), 0), idx[kept]
+    idx = ms.from_numpy(np.ascontiguousarray(idx))
+    out = _SPARSE_SCE(x, idx)
+    if smoothing:
+        picked = ops.mean(ops.gather_elements(x, 1, idx.reshape(-1, 1)))
+        total = ops.mean(ops.sum(x, 1))
+        out = ops.sub(ops.add(out, ops.mul(picked, _c(smoothing, out))), ops.mul(total, _c(smoothing / C, out)))
+    return ops.mul(out, _c(float(idx.shape[0]), out)) if mode == "sum" else out
 
 
 @register("cross_entropy", family=F, function=False, method=False, functional=True)
@@ -282,16 +316,17 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         return _empty_loss(input, target.shape, mode)
     tg = _Targets(target, C, ignore_index, weight)
     ls = max(float(label_smoothing), 0.0)
-    x = _rows(input)
-    if x.dtype is _f64:
-        rows = ops.neg(ops.sum(ops.mul(_log_softmax_rows(x), tg.labels(C, ls, np.float64)), 1))
-        return _finish_rows(rows, mode, tg, target.shape)
-    labels, scale = tg.labels(C, ls, np.float32, normalized=True)
-    rows = _SCE(_upcast(x), labels)[0]
-    if scale is not None:
-        rows = ops.mul(rows, scale)
-    out = _finish_rows(rows, mode, tg, target.shape)
-    return cast(out, x.dtype) if x.dtype in _HALF else out
+    x = _upcast(_rows(input))
+    small = C <= _DENSE_LABELS_MAX
+    if x.dtype is _f32 and weight is None and mode != "none" and tg.total and not (ls and small):
+        out = _sparse_softmax_ce(x, tg, mode, ls, C)
+    elif x.dtype is _f32 and small:
+        labels, scale = tg.label_rows(C, ls)
+        rows = _SCE(x, labels)[0]
+        out = _finish_rows(rows if scale is None else ops.mul(rows, scale), mode, tg, target.shape)
+    else:
+        out = _finish_rows(_class_rows(_log_softmax_rows(x), tg, ls, weight, C), mode, tg, target.shape)
+    return cast(out, input.dtype) if input.dtype in _HALF else out
 
 
 def _cross_entropy_prob(input, target, weight, mode, ignore_index, smoothing, C):
@@ -334,12 +369,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if target.size == 0:
         return _empty_loss(input, target.shape, mode)
     tg = _Targets(target, C, ignore_index, weight)
-    x = _rows(_upcast(input))
-    picked = ops.gather_elements(x, 1, ms.from_numpy(np.ascontiguousarray(tg.index.reshape(-1, 1)))).reshape(-1)
-    if tg.row_w is not None:
-        picked = ops.mul(picked, ms.from_numpy(tg.row_w.astype(dtype_of(x)._np)))
-    rows = ops.neg(picked)
-    out = _finish_rows(rows, mode, tg, target.shape)
+    out = _finish_rows(ops.neg(_picked(_rows(_upcast(input)), tg)), mode, tg, target.shape)
     return cast(out, input.dtype) if input.dtype in _HALF else out
 
 

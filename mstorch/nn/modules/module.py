@@ -457,6 +457,16 @@ class Module(ms_nn.Cell):
         check_available(_device_cls("npu"))
         return self
 
+    # devices MindSpore has no target for: torch's error for a build without them
+    def xpu(self, device=None):
+        check_available(_device_cls("xpu"))
+
+    def ipu(self, device=None):
+        check_available(_device_cls("ipu"))
+
+    def mtia(self, device=None):
+        check_available(_device_cls("mtia"))
+
     def cpu(self):
         return self
 
