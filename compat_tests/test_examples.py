@@ -23,9 +23,7 @@ def _losses(cmd):
     ("dcgan.py", []),
     ("word_language_model.py", ["--tied"]),
     ("word_language_model.py", ["--model", "GRU", "--epochs", "1"]),
-    pytest.param("forward_forward.py", [], marks=pytest.mark.xfail(
-        strict=True, reason="x_[range(n), y] = v needs Python sequences as indices (issue 17 item 4, branch "
-                            "sparseidx); remove this mark once that is merged")),
+    ("forward_forward.py", []),
 ])
 def test_loss_curve_matches_torch(script, args):
     path = str(EXAMPLES / script)

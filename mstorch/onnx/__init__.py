@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 
+from ..ops._registry import unsupported
 from . import errors
 from .errors import OnnxExporterError
 
@@ -58,7 +59,7 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
     raise NotImplementedError(f"mstorch: torch.onnx.export is not supported: {_REASON}")
 
 
-export.mstorch_unsupported = "no ONNX export: " + _REASON
+unsupported("onnx.export", "no ONNX export: " + _REASON)
 
 
 def is_in_onnx_export():
