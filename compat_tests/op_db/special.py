@@ -8,6 +8,9 @@ def _r(*shape, lo=-3.0, hi=3.0, seed=0, dtype=np.float32):
     return np.random.RandomState(seed + sum(shape)).uniform(lo, hi, size=shape).astype(dtype)
 
 
+_OFF_AXIS = np.array([-2.0, -0.0, 0.0, 1.5, np.inf, -np.inf, np.nan], dtype=np.float32)
+
+
 def _pos(*shape, seed=0, dtype=np.float32):
     return _r(*shape, lo=0.2, hi=4.0, seed=seed, dtype=dtype)
 
@@ -75,14 +78,15 @@ OPS = [
     # torch gives the Bessel family no gradient: outputs do not require grad (compared as values)
     _op("bessel_j0", [S(_r(2, 3)), S(_f64(_r(4)))], rtol=1e-5, atol=1e-6),
     _op("bessel_j1", [S(_r(2, 3)), S(_f64(_r(4)))], rtol=1e-5, atol=1e-6),
-    _op("bessel_y0", [S(_pos(2, 3)), S(_f64(_pos(4)))], rtol=1e-5, atol=1e-5),
-    _op("bessel_y1", [S(_pos(2, 3)), S(_f64(_pos(4)))], rtol=1e-5, atol=1e-5),
+    # below 0 and at 0 (found by tools/fuzz.py): NaN and the limit, as torch
+    _op("bessel_y0", [S(_pos(2, 3)), S(_f64(_pos(4))), S(_OFF_AXIS)], rtol=1e-5, atol=1e-5),
+    _op("bessel_y1", [S(_pos(2, 3)), S(_f64(_pos(4))), S(_OFF_AXIS)], rtol=1e-5, atol=1e-5),
     _op("modified_bessel_i0", [S(_r(2, 3)), S(_f64(_r(4)))], rtol=1e-5, atol=1e-6),
     _op("modified_bessel_i1", [S(_r(2, 3)), S(_f64(_r(4)))], rtol=1e-5, atol=1e-6),
-    _op("modified_bessel_k0", [S(_pos(2, 3)), S(_f64(_pos(4)))], rtol=1e-5, atol=1e-6),
-    _op("modified_bessel_k1", [S(_pos(2, 3)), S(_f64(_pos(4)))], rtol=1e-5, atol=1e-6),
-    _op("scaled_modified_bessel_k0", [S(_pos(2, 3)), S(_f64(_pos(4)))], rtol=1e-5, atol=1e-6),
-    _op("scaled_modified_bessel_k1", [S(_pos(2, 3)), S(_f64(_pos(4)))], rtol=1e-5, atol=1e-6),
+    _op("modified_bessel_k0", [S(_pos(2, 3)), S(_f64(_pos(4))), S(_OFF_AXIS)], rtol=1e-5, atol=1e-6),
+    _op("modified_bessel_k1", [S(_pos(2, 3)), S(_f64(_pos(4))), S(_OFF_AXIS)], rtol=1e-5, atol=1e-6),
+    _op("scaled_modified_bessel_k0", [S(_pos(2, 3)), S(_f64(_pos(4))), S(_OFF_AXIS)], rtol=1e-5, atol=1e-6),
+    _op("scaled_modified_bessel_k1", [S(_pos(2, 3)), S(_f64(_pos(4))), S(_OFF_AXIS)], rtol=1e-5, atol=1e-6),
     _op("spherical_bessel_j0", [S(_r(2, 3)), S(lambda T: T.tensor([0.0, 1e-3, 2.0], dtype=T.float64))]),
     # the bessel outputs carry no gradient in either library
     OpInfo("special.bessel_j0", [S(lambda T: T.tensor([0.5, 1.0], requires_grad=True))], grad=False,

@@ -322,6 +322,10 @@ def pow(input, exponent):
         base = input if input.dtype is rt._ms else cast(input, rt._ms)
         if exponent == 2:
             return ops.square(base)
+        if rt in (D.float32, D.float64) and exponent in (0.5, -0.5):
+            # torch computes these as sqrt / rsqrt: -inf ** 0.5 is NaN there (IEEE pow gives inf). Half
+            # precision keeps pow, whose gradient rounds as torch's does.
+            return ops.sqrt(base) if exponent > 0 else ops.rsqrt(base)
         if rt._cat < D._FLOAT and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         return ops.pow(base, to_operand(exponent, rt))
