@@ -171,6 +171,9 @@ OPS = [
     OpInfo("pairwise_distance", samples=[S(Y, Z), S(Y, Z, 1.0), S(Y, Z, 3, 1e-3, True), S(Y, Z[0]), S(Y[0], Z[0]),
                                          S(Y, Z, float("inf")), S(Y, Z, 0), S(rand(2, 3, 4), rand(2, 3, 4, seed=3)),
                                          E(Y, Z[:2])]),
+    # complex inputs give a real distance (tools/fuzz.py)
+    OpInfo("pairwise_distance", samples=[S(Y.astype(np.complex64) * (1 + 2j), Z.astype(np.complex64)),
+                                         S(np.array(0.5 + 1j, np.complex64), np.array(0.5 + 3j, np.complex64))], grad=False),
     OpInfo("cosine_similarity", samples=[S(Y, Z), S(Y, Z, 0), S(Y, Z[0], dim=-1), S(rand(2, 3, 4), rand(2, 3, 4, seed=3), 2),
                                          S(Y, np.zeros((3, 4), np.float32)), S(Y, Z, eps=10.0),
                                          S(Y.astype(np.float64), Z), S(Y, _lng(np.ones((3, 4), np.int64))),
