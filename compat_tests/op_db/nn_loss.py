@@ -109,6 +109,9 @@ def _regression(name, *extra_samples, kernel_errors=True):
     return OpInfo(name, samples=samples)
 
 
+_IY = np.array([[-4, 0, 3, 5], [2, -1, 0, 7]])
+_ISIGN = np.array([[-1, 1, -1, 2], [1, 1, -1, -1]])
+
 OPS = [
     OpInfo("cross_entropy", samples=CE),
     OpInfo("nll_loss", samples=NLL),
@@ -146,7 +149,10 @@ OPS = [
                                            S(Y, Z, SIGN, margin=-0.2, reduction="sum"), S(Y[0], Z[0], SIGN[0], size_average=False),
                                            E(Y, Z[0], SIGN), E(Y, Z, SIGN[:2])]),
     OpInfo("hinge_embedding_loss", samples=[S(Y, SIGN), S(Y, SIGN, 0.5, reduction="none"), S(Y, SIGN, margin=2.0, reduction="sum"),
-                                            S(Y, np.array([1.0, -1.0, 0.0, 2.0], np.float32))]),
+                                            S(Y, np.array([1.0, -1.0, 0.0, 2.0], np.float32)),
+                                            # integer input keeps its dtype, the margin truncated (tools/fuzz.py)
+                                            S(_IY, _ISIGN, margin=2.5, reduction="none"), S(_IY, _ISIGN, -1.5, reduction="sum"),
+                                            E(_IY.astype(np.int16), _ISIGN)]),
     OpInfo("soft_margin_loss", samples=[S(Y, SIGN), *_red(Y, SIGN), S(Y.astype(np.float64), SIGN)]),
     OpInfo("multilabel_soft_margin_loss", samples=[S(Y, T01), E(Y, SIGN > 0), S(Y, T01, _w(np.array([1.0, 2.0, 0.5, 0.1], np.float32))),
                                                    S(Y, T01, reduction="none"), S(Y, T01, reduction="sum"),
