@@ -860,6 +860,7 @@ def fuzz(seed, cases=None, minutes=None, ops=None, chunk=1500, hang_s=120, log=p
     with tempfile.TemporaryDirectory() as tmp:
         while i < total and (deadline is None or time.time() < deadline):
             out = pathlib.Path(tmp) / f"chunk{i}.jsonl"
+            chunk_start = i
             stop = min(total, i + chunk)
             cmd = [sys.executable, str(pathlib.Path(__file__).resolve()), "--worker", "--seed", str(seed),
                    "--start", str(i), "--stop", str(stop), "--out", str(out)] + (["--ops", ops] if ops else [])
@@ -893,7 +894,8 @@ def fuzz(seed, cases=None, minutes=None, ops=None, chunk=1500, hang_s=120, log=p
             else:
                 killed_at_deadline = deadline is not None and time.time() > deadline + 25
                 if started not in done and not killed_at_deadline:
-                    crashes.append((seed, started, proc.returncode, err.strip().splitlines()[-1:] if err else []))
+                    crashes.append((seed, started, proc.returncode, err.strip().splitlines()[-1:] if err else [],
+                                    chunk_start))
                     log(f"  worker died on case {started} (rc {proc.returncode})")
                 i = started + 1
     return results, crashes
@@ -904,16 +906,22 @@ def crash_records(crashes, ops):
     import mstorch  # noqa: F401 - only for the op table
     names, by_name, OPS = _case_list(0, ops)
     recs = []
-    for seed, idx, rc, tail in crashes:
-        name, (lines, tags, form) = case_at(seed, idx, names, by_name, OPS)
-        code = ("import math, torch\nT = torch\nF = T.nn.functional\nnan, inf = math.nan, math.inf\n"
+    def dies(lib, lines):
+        code = (f"import math, {lib}\nT = {lib}\nF = T.nn.functional\nnan, inf = math.nan, math.inf\n"
                 "try:\n" + "\n".join("    " + l for l in lines) + "\nexcept Exception:\n    pass\n")
-        torch_rc = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=300).returncode
-        if torch_rc != 0:
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=300).returncode != 0
+
+    for seed, idx, rc, tail, first in crashes:
+        name, (lines, tags, form) = case_at(seed, idx, names, by_name, OPS)
+        if dies("torch", lines):
             continue   # torch dies on it as well
+        detail = f"worker exit {rc}: {' '.join(tail)[:120]}"
+        if not dies("mstorch", lines):
+            # the case only crashes after the ones before it in its chunk: say how to replay them
+            detail += (f"; alone it passes, replay the chunk: python tools/fuzz.py --worker --seed {seed} "
+                       f"--start {first} --stop {idx + 1} --out /tmp/replay.jsonl")
         recs.append({"i": idx, "status": "differ", "op": _label(name, form, lines),
-                     "kind": "crash", "detail": f"worker exit {rc}: {' '.join(tail)[:120]}",
-                     "repro": one_line(lines), "tags": tags})
+                     "kind": "crash", "detail": detail, "repro": one_line(lines), "tags": tags})
     return recs
 
 
