@@ -205,6 +205,10 @@ OPS = [
         S(A, B), S(A, ROW), S(D64, A), S(A, ZF), S(SPECIAL, SPECIAL2), S(A, I), E(I, NZ), E(A, 2.0), E(BO, BOB),
     ]),
     OpInfo("hypot", samples=[S(H, HB)], rtol=2e-3, atol=2e-3),
+    # squares that overflow or underflow, inf beside NaN (tools/fuzz.py)
+    OpInfo("hypot", samples=[S(np.array([0.1, -3.4e38, 1e-30, 3.0, inf, 0.0, 2e25], np.float32),
+                               np.array([inf, -0.4, 1e-30, 4.0, nan, 0.0, -1e25], np.float32)),
+                             S(np.array([3e200, 1e-200, 2.0]), np.array([4e200, 1e-200, 1e-300]))]),
     OpInfo("lerp", samples=[
         S(A, B, 0.3), S(A, B, ROW), S(A, ROW, 0.7), S(COL, ROW, 0.25), S(D64, D64B, 0.5), S(A, B, 2),
         S(A, B, ZF), S(A, B, np.full((2, 3), 0.9, np.float32)), S(A, B, 1.0), S(A, B, 0.0), E(I, NZ, 0.5),
