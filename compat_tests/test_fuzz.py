@@ -14,22 +14,24 @@ _SPEC = importlib.util.spec_from_file_location(
 fuzz = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(fuzz)
 
-# seeds and case counts sized for ~2 minutes on a loaded 2-core machine
+# fixed seeds, 300 cases each (about 30 s of CPU); each seed stops after MINUTES of wall time on a
+# loaded machine, so the test stays under ~3 minutes (cases are numbered: a shorter run is a prefix)
 SEEDS = (1, 2)
 CASES = 300
+MINUTES = 1.25
 
 
 def test_fixed_seeds_find_no_undocumented_silent_difference():
     results, crashes = [], []
     for seed in SEEDS:
-        r, c = fuzz.fuzz(seed, cases=CASES, minutes=2.5, log=lambda *a: None)
+        r, c = fuzz.fuzz(seed, cases=CASES, minutes=MINUTES, log=lambda *a: None)
         results += r
         crashes += c
     results += fuzz.crash_records(crashes, None)
     counts, classes = fuzz.summarize(results, fuzz.known_differences())
     report = fuzz.report(counts, classes, SEEDS)
     print(report)
-    assert counts["cases"] >= 200, report
+    assert counts["cases"] >= 100, report
     silent = fuzz.silent_classes(classes)
     assert not silent, "undocumented silent differences (fix them or document them in " \
         "docs/known-differences.md's fuzzer table):\n" + report

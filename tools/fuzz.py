@@ -24,6 +24,7 @@ counted apart and never fail.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import fnmatch
 import json
 import math
@@ -514,12 +515,11 @@ def make_case(rng, info, sample, opdef):
                     rname = rec.add(call._src)._src
                 loss = ("g = {r} if isinstance({r}, T.Tensor) else {r}[0]; "
                         "(g * T.linspace(-1, 2, g.numel()).reshape(g.shape).to(g.dtype)).sum().backward()")
+                # the leaves once, then the forward and backward once (twice to accumulate into .grad)
                 body = rec.stmts[len(leaves):]
                 rec.stmts = rec.stmts[:len(leaves)]
-                lines_fwd = [(n, s) for n, s in body]
                 for _ in range(2 if form == "accumulate" else 1):
-                    for n, s in lines_fwd:
-                        rec.stmts.append((n, s))
+                    rec.stmts.extend(body)
                     rec.stmts.append(("_bw" + str(len(rec.stmts)), loss.format(r=rname)))
                 final = "(" + ", ".join([rname] + [f"{x}.grad" for x in leaves]) + ",)"
     except (TypeError, AttributeError):
@@ -742,16 +742,24 @@ def _restore(torch, mstorch):
 # ----------------------------------------------------------------------------------------------
 # worker: a chunk of cases in this process
 
-def _case_list(seed, ops):
+def _case_list(seed, ops, aliases=False):
+    """The op names cases are drawn from and their templates. ``aliases``: also torch's other names for
+    table ops (``T.absolute``, ``T.arctan2``, ``T.concat``...), called with their op's samples."""
     from mstorch.ops._registry import OPS
     _RANDOM.update(n for n, o in OPS.items() if o.family == "random")
-    tmpl = templates()
+    by_name = {}
+    for info, s in templates():
+        by_name.setdefault(info.name, []).append((info, s))
+    if aliases:
+        for name, opdef in OPS.items():
+            for alias in opdef.aliases:
+                plain = [(dataclasses.replace(info, name=alias), s) for info, s in by_name.get(name, ())
+                         if info.call is None]
+                if alias not in by_name and plain:
+                    by_name[alias] = plain
     if ops:
         pats = ops.split(",")
-        tmpl = [t for t in tmpl if any(fnmatch.fnmatchcase(t[0].name, p) for p in pats)]
-    by_name = {}
-    for info, s in tmpl:
-        by_name.setdefault(info.name, []).append((info, s))
+        by_name = {n: t for n, t in by_name.items() if any(fnmatch.fnmatchcase(n, p) for p in pats)}
     return sorted(by_name), by_name, OPS
 
 
@@ -771,12 +779,12 @@ def case_at(seed, index, names, by_name, OPS):
     return None, None
 
 
-def worker(seed, start, stop, ops, out_path):
+def worker(seed, start, stop, ops, out_path, aliases=False):
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     import torch
     import mstorch
     torch.set_num_threads(1)
-    names, by_name, OPS = _case_list(seed, ops)
+    names, by_name, OPS = _case_list(seed, ops, aliases)
     with open(out_path, "a") as f:
         for i in range(start, stop):
             name, case = case_at(seed, i, names, by_name, OPS)
@@ -802,7 +810,7 @@ def worker(seed, start, stop, ops, out_path):
 
 def _label(name, form, lines):
     if form == "inplace":
-        m = re.search(r"\.(\w+_)\(", lines[-2] if len(lines) > 1 else lines[-1])
+        m = re.search(r"\.(\w+_)\(", " ".join(lines))
         return f"Tensor.{m.group(1)}" if m else f"{name}_"
     if form == "out":
         return f"{name}(out=)"
@@ -849,7 +857,7 @@ def documented(rec, rows):
 # ----------------------------------------------------------------------------------------------
 # driver
 
-def fuzz(seed, cases=None, minutes=None, ops=None, chunk=1500, hang_s=120, log=print):
+def fuzz(seed, cases=None, minutes=None, ops=None, chunk=1500, hang_s=120, log=print, aliases=False):
     """Run cases ``0..cases`` (or until ``minutes`` pass) of ``seed`` in worker subprocesses."""
     deadline = time.time() + 60 * minutes if minutes else None
     total = cases if cases is not None else 10 ** 9
@@ -863,16 +871,18 @@ def fuzz(seed, cases=None, minutes=None, ops=None, chunk=1500, hang_s=120, log=p
             chunk_start = i
             stop = min(total, i + chunk)
             cmd = [sys.executable, str(pathlib.Path(__file__).resolve()), "--worker", "--seed", str(seed),
-                   "--start", str(i), "--stop", str(stop), "--out", str(out)] + (["--ops", ops] if ops else [])
+                   "--start", str(i), "--stop", str(stop), "--out", str(out)] + (["--ops", ops] if ops else []) + \
+                (["--aliases"] if aliases else [])
             proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             last = time.time()
-            size = -1
+            size, stopped = -1, False
             while proc.poll() is None:
                 time.sleep(0.5)
                 cur = out.stat().st_size if out.exists() else 0
                 if cur != size:
                     size, last = cur, time.time()
-                if (deadline is not None and time.time() > deadline + 30) or time.time() - last > hang_s:
+                stopped = deadline is not None and time.time() > deadline
+                if stopped or time.time() - last > hang_s:
                     proc.kill()
                     proc.wait()
                     break
@@ -889,13 +899,14 @@ def fuzz(seed, cases=None, minutes=None, ops=None, chunk=1500, hang_s=120, log=p
                     results.append(rec)
             if proc.returncode == 0:
                 i = stop
+            elif stopped and started is None:
+                break   # out of time before the worker got going
             elif started is None:
                 raise RuntimeError(f"fuzz worker failed to start: {err[-2000:]}")
             else:
-                killed_at_deadline = deadline is not None and time.time() > deadline + 25
-                if started not in done and not killed_at_deadline:
+                if started not in done and not stopped:
                     crashes.append((seed, started, proc.returncode, err.strip().splitlines()[-1:] if err else [],
-                                    chunk_start))
+                                    chunk_start, aliases))
                     log(f"  worker died on case {started} (rc {proc.returncode})")
                 i = started + 1
     return results, crashes
@@ -903,23 +914,22 @@ def fuzz(seed, cases=None, minutes=None, ops=None, chunk=1500, hang_s=120, log=p
 
 def crash_records(crashes, ops):
     """A crashed case, re-run with torch alone in a fresh process: a crash of ours unless torch dies too."""
-    import mstorch  # noqa: F401 - only for the op table
-    names, by_name, OPS = _case_list(0, ops)
     recs = []
+
     def dies(lib, lines):
         code = (f"import math, {lib}\nT = {lib}\nF = T.nn.functional\nnan, inf = math.nan, math.inf\n"
                 "try:\n" + "\n".join("    " + l for l in lines) + "\nexcept Exception:\n    pass\n")
         return subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=300).returncode != 0
 
-    for seed, idx, rc, tail, first in crashes:
-        name, (lines, tags, form) = case_at(seed, idx, names, by_name, OPS)
+    for seed, idx, rc, tail, first, aliases in crashes:
+        name, (lines, tags, form) = case_at(seed, idx, *_case_list(seed, ops, aliases))
         if dies("torch", lines):
             continue   # torch dies on it as well
         detail = f"worker exit {rc}: {' '.join(tail)[:120]}"
         if not dies("mstorch", lines):
             # the case only crashes after the ones before it in its chunk: say how to replay them
             detail += (f"; alone it passes, replay the chunk: python tools/fuzz.py --worker --seed {seed} "
-                       f"--start {first} --stop {idx + 1} --out /tmp/replay.jsonl")
+                       f"--start {first} --stop {idx + 1} --out /tmp/replay.jsonl{' --aliases' if aliases else ''}")
         recs.append({"i": idx, "status": "differ", "op": _label(name, form, lines),
                      "kind": "crash", "detail": detail, "repro": one_line(lines), "tags": tags})
     return recs
@@ -974,13 +984,16 @@ def main(argv=None):
     p.add_argument("--repro", help="run one case source on both sides and print the results")
     p.add_argument("--resummarize", nargs="+", metavar="JSON",
                    help="report again on the differences stored by earlier --json runs (after editing the table)")
+    p.add_argument("--no-aliases", action="store_true",
+                   help="draw only the table's names (compat_tests/test_fuzz.py's fixed seeds do)")
+    p.add_argument("--aliases", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--start", type=int, default=0, help=argparse.SUPPRESS)
     p.add_argument("--stop", type=int, default=0, help=argparse.SUPPRESS)
     p.add_argument("--out", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.worker:
-        return worker(a.seed[0], a.start, a.stop, a.ops, a.out)
+        return worker(a.seed[0], a.start, a.stop, a.ops, a.out, a.aliases)
     if a.repro:
         import torch
         import mstorch
@@ -1008,7 +1021,7 @@ def main(argv=None):
     t0 = time.time()
     for s in seeds:
         left = None if minutes is None else max(0.1, minutes - (time.time() - t0) / 60)
-        r, c = fuzz(s, cases=a.cases, minutes=left, ops=a.ops)
+        r, c = fuzz(s, cases=a.cases, minutes=left, ops=a.ops, aliases=not a.no_aliases)
         results += r
         crashes += c
     results += crash_records(crashes, a.ops)
