@@ -859,14 +859,16 @@ def documented(rec, rows):
 
 def fuzz(seed, cases=None, minutes=None, ops=None, chunk=1500, hang_s=120, log=print, aliases=False):
     """Run cases ``0..cases`` (or until ``minutes`` pass) of ``seed`` in worker subprocesses."""
-    deadline = time.time() + 60 * minutes if minutes else None
+    # ``minutes`` counts the time spent running cases, not the workers' start (imports take from ~15 s
+    # to a minute on a loaded machine)
+    budget = 60 * minutes if minutes else None
     total = cases if cases is not None else 10 ** 9
     results, crashes = [], []
     i = 0
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
                OMP_NUM_THREADS="1", GLOG_v="3")
     with tempfile.TemporaryDirectory() as tmp:
-        while i < total and (deadline is None or time.time() < deadline):
+        while i < total and (budget is None or budget > 0):
             out = pathlib.Path(tmp) / f"chunk{i}.jsonl"
             chunk_start = i
             stop = min(total, i + chunk)
@@ -875,17 +877,21 @@ def fuzz(seed, cases=None, minutes=None, ops=None, chunk=1500, hang_s=120, log=p
                 (["--aliases"] if aliases else [])
             proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             last = time.time()
-            size, stopped = -1, False
+            size, stopped, first = 0, False, None
             while proc.poll() is None:
                 time.sleep(0.5)
                 cur = out.stat().st_size if out.exists() else 0
                 if cur != size:
                     size, last = cur, time.time()
-                stopped = deadline is not None and time.time() > deadline
-                if stopped or time.time() - last > hang_s:
+                    first = first or last
+                stopped = budget is not None and first is not None and time.time() - first > budget
+                quiet = time.time() - last   # a case running that long hangs (the start may take minutes)
+                if stopped or quiet > (hang_s if first is not None else 600):
                     proc.kill()
                     proc.wait()
                     break
+            if budget is not None and first is not None:
+                budget -= time.time() - first
             err = proc.stderr.read().decode(errors="replace")
             proc.stderr.close()
             started, done = None, set()
@@ -899,8 +905,6 @@ def fuzz(seed, cases=None, minutes=None, ops=None, chunk=1500, hang_s=120, log=p
                     results.append(rec)
             if proc.returncode == 0:
                 i = stop
-            elif stopped and started is None:
-                break   # out of time before the worker got going
             elif started is None:
                 raise RuntimeError(f"fuzz worker failed to start: {err[-2000:]}")
             else:
