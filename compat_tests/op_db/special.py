@@ -50,7 +50,7 @@ OPS = [
                     S(_f64(_r(3)), 2.0), S(_I, _I), E(1.0, 2.0)]),
     _op("i0", [S(_r(2, 3)), S(_f64(_r(4)))], rtol=1e-5, atol=1e-5),
     _op("i0e", [S(_r(2, 3)), S(_f64(_r(4))), S(_I)], rtol=1e-5, atol=1e-5),
-    _op("i1", [S(_r(2, 3)), S(_f64(_r(4)))], rtol=1e-5, atol=1e-5),
+    _op("i1", [S(_r(2, 3)), S(_f64(_r(4))), S(np.array([-0.0, 0.0, 0.5], np.float32))], rtol=1e-5, atol=1e-5),   # slope 1/2 at 0
     _op("i1e", [S(_r(2, 3)), S(_f64(_r(4)))], rtol=1e-5, atol=1e-5),
     _op("log1p", [S(_pos(2, 3)), S(lambda T: T.tensor([1e-10, -1e-7, 0.3]))]),
     _op("expm1", [S(_r(2, 3)), S(lambda T: T.tensor([1e-10, -1e-7, 0.3], dtype=T.float64))]),

@@ -68,8 +68,14 @@ def _real_axis_only(fn, at_zero=None):
     return wrapped
 
 
+def _i1(x):
+    # MindSpore's BesselI1 gradient is 1 at x = 0 (i0(0)); the derivative there is 1/2: on x = 0 take
+    # x / 2, which is i1 to first order, value (0) and slope alike
+    return ops.where(ops.equal(x, 0), ops.add(ops.mul(x, 0.5), 0.0), ops.bessel_i1(x))   # (+ 0: -0.0 -> 0.0)
+
+
 for _name, _fn, _grad in [
-    ("i0e", ops.bessel_i0e, True), ("i1", ops.bessel_i1, True), ("i1e", ops.bessel_i1e, True),
+    ("i0e", ops.bessel_i0e, True), ("i1", _i1, True), ("i1e", ops.bessel_i1e, True),
     ("bessel_j0", ops.bessel_j0, False), ("bessel_j1", ops.bessel_j1, False),
     ("bessel_y0", _real_axis_only(ops.bessel_y0, -math.inf), False),
     ("bessel_y1", _real_axis_only(ops.bessel_y1, -math.inf), False),
