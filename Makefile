@@ -1,10 +1,10 @@
-# Two entry points: `make demo` and `make test`. Both create .venv when it is missing.
+# Two entry points: `make demo` and `make test` (`make fuzz MINUTES=n` fuzzes against torch). Both create .venv when it is missing.
 PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint venv bench docs clean
+.PHONY: demo test lint venv bench docs clean fuzz
 
 $(STAMP): pyproject.toml setup.py mstorch/_random/_fastrng.c
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -25,6 +25,11 @@ test: $(STAMP) lint
 
 bench: $(STAMP)
 	$(PY) benchmarks/overhead.py
+
+# differential fuzzing against torch with a random seed: `make fuzz MINUTES=60`
+MINUTES ?= 10
+fuzz: $(STAMP)
+	$(PY) tools/fuzz.py --minutes $(MINUTES)
 
 docs: $(STAMP)
 	$(PY) tools/gen_coverage.py

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import mstorch
-from harness import check_raises, to_np
+from harness import check, check_raises, to_np
 
 SEEDS = (0, 20240607)
 SIZES = (1, 7, 16, 33)            # below, at and above torch's blocks of 16 (randn's vectorised path)
@@ -416,3 +416,22 @@ def test_default_cpu_build():
     exact([torch.from_numpy(ref[0])], [got[0]])
     close([torch.from_numpy(a) for a in ref[1:6]], got[1:6])
     assert np.array_equal(ref[6], got[6].numpy())
+
+
+def test_samplers_on_empty_tensors_leave_the_generator_alone():
+    # nothing is drawn for an empty tensor: the state is unchanged (tools/fuzz.py found exponential_,
+    # cauchy_, geometric_, multinomial and gumbel_softmax moving it)
+    samplers = [lambda T: T.zeros(0).exponential_(), lambda T: T.zeros(0).cauchy_(),
+                lambda T: T.zeros(0, 2).geometric_(0.5), lambda T: T.multinomial(T.ones(0, 3), 2),
+                lambda T: T.nn.functional.gumbel_softmax(T.zeros(2, 0).t(), 2.0, True, dim=1),
+                lambda T: T.zeros(0).log_normal_(), lambda T: T.rand(0)]
+
+    def fn(T):
+        out = []
+        for draw in samplers:
+            T.manual_seed(7)
+            before = T.get_rng_state()
+            draw(T)
+            out.append(bool(T.equal(before, T.get_rng_state())))
+        return out, T.rand(2)
+    check(fn)

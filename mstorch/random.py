@@ -161,6 +161,8 @@ class Generator:
 
     def _low_bits(self, n, k):
         """The low ``k`` bits of ``n`` draws: random() for k <= 32 (uint32), random64() above (uint64)."""
+        if n == 0:   # nothing drawn (an empty tensor): torch's generator state stays as it was
+            return np.empty(0, np.uint32 if k <= 32 else np.uint64)
         self._fresh_next = None
         if _native.on():
             out = np.empty(n, np.uint32 if k <= 32 else np.uint64)

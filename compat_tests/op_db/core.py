@@ -27,6 +27,9 @@ OPS = [
                       E(rand(4, 3), rand(5, 4, seed=1)), E(rand(4, 3), rand(5, 3, seed=1, dtype="float64"))],
            method=False),
     OpInfo("bilinear", [S(rand(4, 3), rand(4, 2, seed=1), rand(5, 3, 2, seed=2), rand(5, seed=3)),
-                        S(rand(2, 4, 3), rand(2, 4, 2, seed=1), rand(5, 3, 2, seed=2))],
+                        S(rand(2, 4, 3), rand(2, 4, 2, seed=1), rand(5, 3, 2, seed=2)),
+                        # int32 stays int32 (tools/fuzz.py)
+                        S(rand(4, 3, dtype="int32"), rand(4, 2, dtype="int32", seed=1), rand(5, 3, 2, dtype="int32", seed=2),
+                          rand(5, dtype="int32", seed=3))],
            method=False),
 ]

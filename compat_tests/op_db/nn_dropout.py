@@ -58,6 +58,8 @@ D3 = [S(rand(2, 3, 2, 2, 2), 0.4), S(rand(4, 2, 2, 2), 0.6), S(rand(3, 2, 2), 0.
 OPS = [
     OpInfo("dropout", DROPOUT, call=functional("dropout")),
     OpInfo("dropout", [S(_x, 0.4, True), S(_x, 0.4, False), S(_x, 0.4, train=True)], call=toplevel("dropout")),
+    # a 0-d input stays 0-d (tools/fuzz.py)
+    OpInfo("dropout", [S(np.array(-1.39, np.float32), 0.5), S(np.array(2.0), 0.3)], call=functional("dropout")),
     OpInfo("dropout", [S(_x, 0.3), S(HALF, 0.5), S(_x, 1.0)], call=inplace("dropout"), grad=False),
     OpInfo("dropout", [S(_x, 0.5, False), S(_x, 0.0)], call=same_object("dropout"), grad=False),
     OpInfo("alpha_dropout", ALPHA, call=functional("alpha_dropout")),

@@ -109,6 +109,9 @@ def _regression(name, *extra_samples, kernel_errors=True):
     return OpInfo(name, samples=samples)
 
 
+_IY = np.array([[-4, 0, 3, 5], [2, -1, 0, 7]])
+_ISIGN = np.array([[-1, 1, -1, 2], [1, 1, -1, -1]])
+
 OPS = [
     OpInfo("cross_entropy", samples=CE),
     OpInfo("nll_loss", samples=NLL),
@@ -146,7 +149,10 @@ OPS = [
                                            S(Y, Z, SIGN, margin=-0.2, reduction="sum"), S(Y[0], Z[0], SIGN[0], size_average=False),
                                            E(Y, Z[0], SIGN), E(Y, Z, SIGN[:2])]),
     OpInfo("hinge_embedding_loss", samples=[S(Y, SIGN), S(Y, SIGN, 0.5, reduction="none"), S(Y, SIGN, margin=2.0, reduction="sum"),
-                                            S(Y, np.array([1.0, -1.0, 0.0, 2.0], np.float32))]),
+                                            S(Y, np.array([1.0, -1.0, 0.0, 2.0], np.float32)),
+                                            # integer input keeps its dtype, the margin truncated (tools/fuzz.py)
+                                            S(_IY, _ISIGN, margin=2.5, reduction="none"), S(_IY, _ISIGN, -1.5, reduction="sum"),
+                                            E(_IY.astype(np.int16), _ISIGN)]),
     OpInfo("soft_margin_loss", samples=[S(Y, SIGN), *_red(Y, SIGN), S(Y.astype(np.float64), SIGN)]),
     OpInfo("multilabel_soft_margin_loss", samples=[S(Y, T01), E(Y, SIGN > 0), S(Y, T01, _w(np.array([1.0, 2.0, 0.5, 0.1], np.float32))),
                                                    S(Y, T01, reduction="none"), S(Y, T01, reduction="sum"),
@@ -171,6 +177,9 @@ OPS = [
     OpInfo("pairwise_distance", samples=[S(Y, Z), S(Y, Z, 1.0), S(Y, Z, 3, 1e-3, True), S(Y, Z[0]), S(Y[0], Z[0]),
                                          S(Y, Z, float("inf")), S(Y, Z, 0), S(rand(2, 3, 4), rand(2, 3, 4, seed=3)),
                                          E(Y, Z[:2])]),
+    # complex inputs give a real distance (tools/fuzz.py)
+    OpInfo("pairwise_distance", samples=[S(Y.astype(np.complex64) * (1 + 2j), Z.astype(np.complex64)),
+                                         S(np.array(0.5 + 1j, np.complex64), np.array(0.5 + 3j, np.complex64))], grad=False),
     OpInfo("cosine_similarity", samples=[S(Y, Z), S(Y, Z, 0), S(Y, Z[0], dim=-1), S(rand(2, 3, 4), rand(2, 3, 4, seed=3), 2),
                                          S(Y, np.zeros((3, 4), np.float32)), S(Y, Z, eps=10.0),
                                          S(Y.astype(np.float64), Z), S(Y, _lng(np.ones((3, 4), np.int64))),

@@ -142,6 +142,8 @@ OPS = [
         S(np.array([[1, -1, 2], [-1, 0, 3]]), np.array([[-1, -3, -2], [-2, 1, 2]])),
         E(I, -1), E(A, rand(3, 2)), E(BO, BOB), E(2, 3),
     ], rtol=2e-5, atol=1e-5),
+    # x ** 0.5 and x ** -0.5 are sqrt / rsqrt in torch: NaN at -inf (found by tools/fuzz.py)
+    OpInfo("pow", samples=[S(SPECIAL, 0.5), S(SPECIAL, -0.5), S(SPECIAL.astype(np.float64), 0.5)], grad=False),
     OpInfo("pow", call=lambda T, a, b: a ** b, samples=[S(P, 2), S(NZ, 2), S(P, PB)]),
     OpInfo("pow", call=lambda T, a, b: b ** a, samples=[S(A, 2), S(NZ * 0 + 2, 3), S(A, 1.5)],
            rtol=2e-5, atol=1e-5),
@@ -203,6 +205,10 @@ OPS = [
         S(A, B), S(A, ROW), S(D64, A), S(A, ZF), S(SPECIAL, SPECIAL2), S(A, I), E(I, NZ), E(A, 2.0), E(BO, BOB),
     ]),
     OpInfo("hypot", samples=[S(H, HB)], rtol=2e-3, atol=2e-3),
+    # squares that overflow or underflow, inf beside NaN (tools/fuzz.py)
+    OpInfo("hypot", samples=[S(np.array([0.1, -3.4e38, 1e-30, 3.0, inf, 0.0, 2e25], np.float32),
+                               np.array([inf, -0.4, 1e-30, 4.0, nan, 0.0, -1e25], np.float32)),
+                             S(np.array([3e200, 1e-200, 2.0]), np.array([4e200, 1e-200, 1e-300]))]),
     OpInfo("lerp", samples=[
         S(A, B, 0.3), S(A, B, ROW), S(A, ROW, 0.7), S(COL, ROW, 0.25), S(D64, D64B, 0.5), S(A, B, 2),
         S(A, B, ZF), S(A, B, np.full((2, 3), 0.9, np.float32)), S(A, B, 1.0), S(A, B, 0.0), E(I, NZ, 0.5),

@@ -52,7 +52,9 @@ OPS = [
            call=function("randperm"), **EXACT),
     OpInfo("randn", [S(5), S(2, 17), S(33, dtype=F64), S(20, dtype=HALF), E(3, dtype=LONG)],
            call=function("randn"), **ULP),
-    OpInfo("randn_like", [S(f32(3)), S(f32(4, 5), dtype=F64), E(i64(2))], call=function("randn_like"), **ULP),
+    OpInfo("randn_like", [S(f32(3)), S(f32(4, 5), dtype=F64), E(i64(2)),
+                          S(np.array(0.5, np.float32), dtype=lambda T: T.bfloat16)],   # 0-d bfloat16 (tools/fuzz.py)
+           call=function("randn_like"), **ULP),
     OpInfo("normal", [S(0.5, 2.0, (18,)), S(np.linspace(-1, 1, 6, dtype=np.float32), 2.0),
                       S(1.5, np.full(4, 0.5, np.float32)), E(0.0, -1.0, (2,))],
            call=function("normal"), **ULP),

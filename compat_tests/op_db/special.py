@@ -8,6 +8,9 @@ def _r(*shape, lo=-3.0, hi=3.0, seed=0, dtype=np.float32):
     return np.random.RandomState(seed + sum(shape)).uniform(lo, hi, size=shape).astype(dtype)
 
 
+_OFF_AXIS = np.array([-2.0, -0.0, 0.0, 1.5, np.inf, -np.inf, np.nan], dtype=np.float32)
+
+
 def _pos(*shape, seed=0, dtype=np.float32):
     return _r(*shape, lo=0.2, hi=4.0, seed=seed, dtype=dtype)
 
@@ -34,7 +37,8 @@ OPS = [
     _op("logit", [S(_unit(2, 3)), S(_unit(3), 0.1), S(_f64(_unit(4)))]),
     _op("erf", [S(_r(2, 3)), S(_f64(_r(4))), S(_I)]),
     _op("erfc", [S(_r(2, 3)), S(_f64(_r(4)))]),
-    _op("erfinv", [S(_r(2, 3, lo=-0.99, hi=0.99)), S(_f64(_r(4, lo=-0.9, hi=0.9)))], rtol=1e-4),
+    _op("erfinv", [S(_r(2, 3, lo=-0.99, hi=0.99)), S(_f64(_r(4, lo=-0.9, hi=0.9))),
+                   S(np.array([-0.0, 0.0, 0.04, -0.97], dtype=np.float32))], rtol=1e-4),   # gradient at 0 (tools/fuzz.py)
     _op("gammaln", [S(_pos(2, 3)), S(_f64(_pos(4)))], rtol=1e-4, atol=1e-5),
     _op("digamma", [S(_pos(2, 3)), S(_f64(_pos(4)))], rtol=1e-4, atol=1e-5),
     _op("psi", [S(_pos(2, 3)), S(_f64(_pos(4)))], rtol=1e-4, atol=1e-5),
@@ -46,7 +50,7 @@ OPS = [
                     S(_f64(_r(3)), 2.0), S(_I, _I), E(1.0, 2.0)]),
     _op("i0", [S(_r(2, 3)), S(_f64(_r(4)))], rtol=1e-5, atol=1e-5),
     _op("i0e", [S(_r(2, 3)), S(_f64(_r(4))), S(_I)], rtol=1e-5, atol=1e-5),
-    _op("i1", [S(_r(2, 3)), S(_f64(_r(4)))], rtol=1e-5, atol=1e-5),
+    _op("i1", [S(_r(2, 3)), S(_f64(_r(4))), S(np.array([-0.0, 0.0, 0.5], np.float32))], rtol=1e-5, atol=1e-5),   # slope 1/2 at 0
     _op("i1e", [S(_r(2, 3)), S(_f64(_r(4)))], rtol=1e-5, atol=1e-5),
     _op("log1p", [S(_pos(2, 3)), S(lambda T: T.tensor([1e-10, -1e-7, 0.3]))]),
     _op("expm1", [S(_r(2, 3)), S(lambda T: T.tensor([1e-10, -1e-7, 0.3], dtype=T.float64))]),
@@ -75,14 +79,15 @@ OPS = [
     # torch gives the Bessel family no gradient: outputs do not require grad (compared as values)
     _op("bessel_j0", [S(_r(2, 3)), S(_f64(_r(4)))], rtol=1e-5, atol=1e-6),
     _op("bessel_j1", [S(_r(2, 3)), S(_f64(_r(4)))], rtol=1e-5, atol=1e-6),
-    _op("bessel_y0", [S(_pos(2, 3)), S(_f64(_pos(4)))], rtol=1e-5, atol=1e-5),
-    _op("bessel_y1", [S(_pos(2, 3)), S(_f64(_pos(4)))], rtol=1e-5, atol=1e-5),
+    # below 0 and at 0 (found by tools/fuzz.py): NaN and the limit, as torch
+    _op("bessel_y0", [S(_pos(2, 3)), S(_f64(_pos(4))), S(_OFF_AXIS)], rtol=1e-5, atol=1e-5),
+    _op("bessel_y1", [S(_pos(2, 3)), S(_f64(_pos(4))), S(_OFF_AXIS)], rtol=1e-5, atol=1e-5),
     _op("modified_bessel_i0", [S(_r(2, 3)), S(_f64(_r(4)))], rtol=1e-5, atol=1e-6),
     _op("modified_bessel_i1", [S(_r(2, 3)), S(_f64(_r(4)))], rtol=1e-5, atol=1e-6),
-    _op("modified_bessel_k0", [S(_pos(2, 3)), S(_f64(_pos(4)))], rtol=1e-5, atol=1e-6),
-    _op("modified_bessel_k1", [S(_pos(2, 3)), S(_f64(_pos(4)))], rtol=1e-5, atol=1e-6),
-    _op("scaled_modified_bessel_k0", [S(_pos(2, 3)), S(_f64(_pos(4)))], rtol=1e-5, atol=1e-6),
-    _op("scaled_modified_bessel_k1", [S(_pos(2, 3)), S(_f64(_pos(4)))], rtol=1e-5, atol=1e-6),
+    _op("modified_bessel_k0", [S(_pos(2, 3)), S(_f64(_pos(4))), S(_OFF_AXIS)], rtol=1e-5, atol=1e-6),
+    _op("modified_bessel_k1", [S(_pos(2, 3)), S(_f64(_pos(4))), S(_OFF_AXIS)], rtol=1e-5, atol=1e-6),
+    _op("scaled_modified_bessel_k0", [S(_pos(2, 3)), S(_f64(_pos(4))), S(_OFF_AXIS)], rtol=1e-5, atol=1e-6),
+    _op("scaled_modified_bessel_k1", [S(_pos(2, 3)), S(_f64(_pos(4))), S(_OFF_AXIS)], rtol=1e-5, atol=1e-6),
     _op("spherical_bessel_j0", [S(_r(2, 3)), S(lambda T: T.tensor([0.0, 1e-3, 2.0], dtype=T.float64))]),
     # the bessel outputs carry no gradient in either library
     OpInfo("special.bessel_j0", [S(lambda T: T.tensor([0.5, 1.0], requires_grad=True))], grad=False,

@@ -24,7 +24,7 @@ class Node:
     def name(self):
         node = self._node
         if P.is_custom_node(node):
-            return type(node)._user.__name__ + "Backward"
+            return _function_node_name(getattr(type(node), "_user", type(node)))
         kernel = node.name()  # e.g. "SumExt"; "input_27" for a leaf
         if kernel.startswith("input_"):
             return "AccumulateGrad"
@@ -68,7 +68,13 @@ class _FreedFunctionNode(Node):
         self._user = user
 
     def name(self):
-        return self._user.__name__ + "Backward"
+        return _function_node_name(self._user)
+
+
+def _function_node_name(cls):
+    """A user's autograd.Function ``Exp`` names its node ``ExpBackward``; mstorch's own nodes (ops with
+    a backward of their own) are MindSpore Function classes named as torch's node, e.g. ``LinalgPinvBackward0``."""
+    return cls.__name__ if issubclass(cls, P.FunctionBase) else cls.__name__ + "Backward"
 
     @property
     def next_functions(self):

@@ -16,6 +16,7 @@ from ._helpers import promote, dtype_of, wrap_dim, _scalar_name, cast
 from ._views import fresh
 from ._registry import register
 from .reduction import return_type
+from .pointwise import abs as _abs
 
 F = "linalg"
 _bf16 = ms.bfloat16
@@ -573,8 +574,9 @@ def slogdet(input):
     n = input.shape[-1]
     if n <= 1:
         v = input.reshape(tuple(input.shape[:-2])) if n else ops.ones(tuple(input.shape[:-2]), input.dtype)
-        return slogdet_rt(ops.sign(v) if dtype_of(input)._cat == D._FLOAT else ops.div(v, ops.abs(v)),
-                          ops.log(ops.abs(v)))
+        mag = _abs(v)   # a real magnitude for complex input (mindspore.ops.abs keeps the complex dtype)
+        return slogdet_rt(ops.sign(v) if dtype_of(input)._cat == D._FLOAT else ops.div(v, mag.astype(v.dtype)),
+                          ops.log(mag))
     sign, logabs = ops.slogdet(input)
     return slogdet_rt(sign, logabs)
 

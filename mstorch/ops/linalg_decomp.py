@@ -98,7 +98,13 @@ def _node(name, fwd, bwd):
         r = bwd(node.saved_tensors, *grads)
         return r if isinstance(r, tuple) else (r,)
     cls = type(name, (P.FunctionBase,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
-    return cls.apply
+
+    def apply(*args):
+        out = cls.apply(*args)
+        for o in out if isinstance(out, tuple) else (out,):
+            P.set_function_of_output(o, cls)   # grad_fn keeps its name after backward frees the node
+        return out
+    return apply
 
 
 def _batch_prefix(t, index):

@@ -1,4 +1,5 @@
 """torch.nn.functional distances (pairwise_distance, cosine_similarity) and the triplet losses built on them."""
+import mindspore as ms
 from mindspore import ops
 
 from .. import _dtype as D
@@ -6,6 +7,7 @@ from ._helpers import promote, wrap_dim, cast
 from ._registry import register
 from .nn_loss import F, _c, _float_only, _in_float, _mode, _pair, _reduce, _sg, _tname
 from .reduction import vector_norm
+from .pointwise import abs as _abs
 
 
 @register("pairwise_distance", family="nn.distance", method=False, functional=True)
@@ -14,6 +16,8 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     _float_only(a, "linalg.vector_norm")
     nd = max(a.ndim, b.ndim)
     d = ops.add(ops.sub(a, b), _c(eps, a))
+    if d.dtype in (ms.complex64, ms.complex128):
+        d = _abs(d)   # a complex difference's norms are its magnitudes' norms, and real as torch's
     if d.ndim == 0:
         return ops.abs(d) if p != 0 else cast(ops.ne(d, _c(0, d)), d.dtype)
     return _in_float(lambda v: vector_norm(v, p, (max(nd - 1, 0),), keepdim), d)

@@ -50,7 +50,7 @@ def _round(arr, dt):
 
 
 def _device(arr, dt):
-    arr = np.ascontiguousarray(arr)
+    arr = np.ascontiguousarray(arr).reshape(np.shape(arr))   # (ascontiguousarray makes a 0-d array 1-d)
     if dt is D.bfloat16:
         return cast(ms.Tensor(arr.astype(_f32)), ms.bfloat16)
     return ms.Tensor(arr.astype(dt._np, copy=False))

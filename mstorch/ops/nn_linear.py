@@ -54,6 +54,8 @@ def bilinear(input1, input2, weight, bias=None):
     o, i, j = weight.shape
     t = ops.matmul(x1, weight.transpose(1, 0, 2).reshape(i, o * j)).reshape(-1, o, j)
     out = ops.sum(ops.mul(t, x2.reshape(-1, 1, j)), 2)
+    if out.dtype != t.dtype:   # MindSpore's sum widens int32 to int64; torch keeps the input's dtype
+        out = out.astype(t.dtype)
     if bias is not None:
         out = ops.add(out, bias)
     return out.reshape(tuple(lead) + (o,))

@@ -614,9 +614,17 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 @register("hinge_embedding_loss", family=F, function=False, method=False, functional=True)
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     mode = _mode(reduction, size_average, reduce)
-    x, t, _ = promote(input, target)
-    zero = _c(0, x)
-    margin_clamp = ops.clamp(ops.sub(_c(margin, x), x), 0.0)
+    if dtype_of(input)._cat == D._INT:
+        # torch fills the margin into a tensor like the input (truncating it) and keeps the integer dtype
+        if mode == "mean":
+            raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating "
+                               f"point or complex dtype. Got: {_tname(input)}")
+        x, t, zero = input, target, _c(0, input)
+        margin_clamp = ops.maximum(ops.sub(_c(int(margin), x), x), zero)
+    else:
+        x, t, _ = promote(input, target)
+        zero = _c(0, x)
+        margin_clamp = ops.clamp(ops.sub(_c(margin, x), x), 0.0)
     loss = ops.add(ops.where(ops.ne(t, _c(1, t)), margin_clamp, zero), ops.where(ops.ne(t, _c(-1, t)), x, zero))
     return _reduce(loss, mode)
 

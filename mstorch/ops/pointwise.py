@@ -322,6 +322,10 @@ def pow(input, exponent):
         base = input if input.dtype is rt._ms else cast(input, rt._ms)
         if exponent == 2:
             return ops.square(base)
+        if rt in (D.float32, D.float64) and exponent in (0.5, -0.5):
+            # torch computes these as sqrt / rsqrt: -inf ** 0.5 is NaN there (IEEE pow gives inf). Half
+            # precision keeps pow, whose gradient rounds as torch's does.
+            return ops.sqrt(base) if exponent > 0 else ops.rsqrt(base)
         if rt._cat < D._FLOAT and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         return ops.pow(base, to_operand(exponent, rt))
@@ -480,11 +484,15 @@ def _erfinv(x):
     if d.itemsize == 2:
         return cast(_erfinv(cast(x, _f32)), x.dtype)
     ax = ops.abs(x)
-    ln = ops.log(ops.mul(ops.sub(scalar_tensor(1, d), x), ops.add(scalar_tensor(1, d), x)))
+    central = ops.less(ax, scalar_tensor(0.95, d))
+    # the tail formula sees only tail inputs: at x = 0 its sqrt(0) would put a NaN gradient into the
+    # branch `where` drops (0 * inf)
+    xt = ops.where(central, ops.full_like(x, 0.975), x)
+    ln = ops.log(ops.mul(ops.sub(scalar_tensor(1, d), xt), ops.add(scalar_tensor(1, d), xt)))
     a = 0.147
     t = ops.add(ops.mul(ln, scalar_tensor(0.5, d)), scalar_tensor(2 / (math.pi * a), d))
     tail = ops.sqrt(ops.sub(ops.sqrt(ops.sub(ops.square(t), ops.mul(ln, scalar_tensor(1 / a, d)))), t))
-    y = ops.where(ops.less(ax, scalar_tensor(0.95, d)), ops.erfinv(x), ops.copysign(tail, x))
+    y = ops.where(central, ops.erfinv(x), ops.copysign(tail, x))
     c = scalar_tensor(_SQRT_PI_2, d)
     for _ in range(2):
         f = ops.sub(ops.erf(y), x)

@@ -5,6 +5,7 @@ import builtins
 import math
 
 import mindspore as ms
+import numpy as np
 from mindspore import ops
 
 from .. import _dtype as D
@@ -39,7 +40,19 @@ register("atan2", family=F, inplace="atan2_", out=True, aliases=("arctan2",))(
 @register("hypot", family=F, inplace="hypot_", out=True)
 @_float_binary("hypot", "hypot_cpu")
 def hypot(a, b):
-    return ops.sqrt(ops.add(ops.square(a), ops.square(b)))
+    d = dtype_of(a)
+    plain = ops.sqrt(ops.add(ops.square(a), ops.square(b)))
+    # where the squares overflow (|x| > ~1.8e19 in float32) or underflow, torch's hypot scales by the
+    # larger magnitude first; the scale is a constant to autograd, so the gradient stays a / r
+    m = ops.maximum(ops.abs(a), ops.abs(b))
+    finite = ops.logical_and(ops.isfinite(a), ops.isfinite(b))
+    tiny = scalar_tensor(math.sqrt(float(np.finfo(np.float32 if d.itemsize <= 4 else np.float64).tiny)), d)
+    rescale = ops.logical_and(finite, ops.logical_or(ops.isinf(plain), ops.logical_and(
+        ops.less(plain, tiny), ops.greater(m, scalar_tensor(0, d)))))
+    scale = ops.stop_gradient(ops.where(rescale, m, ops.ones_like(m)))
+    r = ops.mul(scale, ops.sqrt(ops.add(ops.square(ops.div(a, scale)), ops.square(ops.div(b, scale)))))
+    # an infinite side gives inf, also beside a NaN (C's hypot)
+    return ops.where(ops.logical_or(ops.isinf(a), ops.isinf(b)), ops.full_like(r, math.inf), r)
 
 
 def _log1p_unit(e):

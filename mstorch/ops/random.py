@@ -40,7 +40,7 @@ def _to_ms(arr, dt, shape):
     if dt is D.bfloat16:
         # the values are bfloat16-exact: their high 16 bits are the bfloat16 (MindSpore's float32 ->
         # bfloat16 cast costs ~3 ms per 1M elements; this view costs a shift)
-        f32 = np.ascontiguousarray(arr, np.float32)
+        f32 = np.ascontiguousarray(arr, np.float32).reshape(shape)   # (ascontiguousarray makes 0-d 1-d)
         if f32.ndim == 0 or f32.size == 0:
             return ms.Tensor(f32).astype(ms.bfloat16)
         return ms.from_numpy((f32.view(np.uint32) >> 16).astype(np.uint16)).view(ms.bfloat16)

@@ -56,13 +56,34 @@ def _unary(name, fn, differentiable=True):
     register(f"special.{name}", family=F, function=False, method=False, out=True)(impl)
 
 
+def _real_axis_only(fn, at_zero=None):
+    """Bessel functions of the second kind are defined for x >= 0 only: torch gives NaN below 0 (MindSpore's
+    kernels return +-inf there) and its limit at 0 (MindSpore's ``bessel_y1`` gives NaN)."""
+    def wrapped(x):
+        r = fn(x)
+        r = ops.where(ops.less(x, 0), ops.full_like(r, float("nan")), r)
+        if at_zero is not None:
+            r = ops.where(ops.equal(x, 0), ops.full_like(r, at_zero), r)
+        return r
+    return wrapped
+
+
+def _i1(x):
+    # MindSpore's BesselI1 gradient is 1 at x = 0 (i0(0)); the derivative there is 1/2: on x = 0 take
+    # x / 2, which is i1 to first order, value (0) and slope alike
+    return ops.where(ops.equal(x, 0), ops.add(ops.mul(x, 0.5), 0.0), ops.bessel_i1(x))   # (+ 0: -0.0 -> 0.0)
+
+
 for _name, _fn, _grad in [
-    ("i0e", ops.bessel_i0e, True), ("i1", ops.bessel_i1, True), ("i1e", ops.bessel_i1e, True),
+    ("i0e", ops.bessel_i0e, True), ("i1", _i1, True), ("i1e", ops.bessel_i1e, True),
     ("bessel_j0", ops.bessel_j0, False), ("bessel_j1", ops.bessel_j1, False),
-    ("bessel_y0", ops.bessel_y0, False), ("bessel_y1", ops.bessel_y1, False),
+    ("bessel_y0", _real_axis_only(ops.bessel_y0, -math.inf), False),
+    ("bessel_y1", _real_axis_only(ops.bessel_y1, -math.inf), False),
     ("modified_bessel_i0", ops.bessel_i0, False), ("modified_bessel_i1", ops.bessel_i1, False),
-    ("modified_bessel_k0", ops.bessel_k0, False), ("modified_bessel_k1", ops.bessel_k1, False),
-    ("scaled_modified_bessel_k0", ops.bessel_k0e, False), ("scaled_modified_bessel_k1", ops.bessel_k1e, False),
+    ("modified_bessel_k0", _real_axis_only(ops.bessel_k0), False),
+    ("modified_bessel_k1", _real_axis_only(ops.bessel_k1), False),
+    ("scaled_modified_bessel_k0", _real_axis_only(ops.bessel_k0e), False),
+    ("scaled_modified_bessel_k1", _real_axis_only(ops.bessel_k1e), False),
 ]:
     _unary(_name, _fn, _grad)
 
