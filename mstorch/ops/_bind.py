@@ -4,6 +4,7 @@ The generated wrapper is the per-op hot path: unwrap mstorch Tensors to mindspor
 implementation chosen for the device target once at bind time, wrap the result. MindSpore's own
 exceptions are re-raised as torch's exception types with the first, readable line of the message.
 """
+import inspect
 import re
 
 import mindspore as ms
@@ -79,10 +80,30 @@ def translate_error(exc, name):
     return RuntimeError(msg)
 
 
+# torch's argument parser also takes NumPy's names for these parameters (python_arg_parser.cpp)
+_NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim"}
+
+
+def _numpy_names(impl):
+    """{numpy name: torch name} for the parameters of ``impl`` that torch lets callers spell NumPy's way."""
+    try:
+        params = inspect.signature(impl).parameters
+    except (TypeError, ValueError):
+        return {}
+    return {np_name: name for np_name, name in _NUMPY_NAMES.items() if name in params and np_name not in params}
+
+
+def _renamed(kwargs, names):
+    return {names.get(k, k): v for k, v in kwargs.items()}
+
+
 def _make_function(opdef, impl):
     name = opdef.name
+    names = _numpy_names(impl)
     if opdef.raw:
         def fn(*args, **kwargs):
+            if names and kwargs:
+                kwargs = _renamed(kwargs, names)
             try:
                 return impl(*args, **kwargs)
             except (ValueError, TypeError, RuntimeError) as exc:
@@ -94,7 +115,7 @@ def _make_function(opdef, impl):
         def fn(*args, **kwargs):
             args = [_unwrap(a) for a in args]
             if kwargs:
-                kwargs = {k: _unwrap(v) for k, v in kwargs.items()}
+                kwargs = {names.get(k, k): _unwrap(v) for k, v in kwargs.items()}
             try:
                 r = impl(*args, **kwargs)
             except (ValueError, TypeError, RuntimeError) as exc:

@@ -21,7 +21,6 @@ from .shape import diagonal as _diagonal
 F = "torch.linalg"
 _COMPLEX = (ms.complex64, ms.complex128)
 
-_ABS = OPS["abs"].impls["any"]
 slogdet_rt = return_type("linalg_slogdet", ("sign", "logabsdet"))
 inv_ex_rt = return_type("linalg_inv_ex", ("inverse", "info"))
 solve_ex_rt = return_type("linalg_solve_ex", ("result", "info"))
@@ -88,8 +87,6 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
             if x.shape[wrap_dim(d, x.ndim)] == 0:
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {_fmt(ord)} norm on the dimension {d}"
                                    "because this dimension is empty and the operation does not have an identity")
-    if x.dtype in _COMPLEX:   # MindSpore's Abs of a complex tensor stays complex
-        x = _ABS(x)
     low = x.dtype in (ms.float16, ms.bfloat16)
     xc = cast(x, ms.float32) if low else x
     r = _vector_norm_math(xc, ord, axes, keepdim)
