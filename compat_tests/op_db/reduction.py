@@ -101,7 +101,7 @@ OPS = [
                                               E(X, 2)]),
     OpInfo("dist", samples=[
         S(X, X[::-1].copy()), S(X, X[0], 3), S(X, X[:, :1], 0.5), S(X, X.astype(np.float64), float("inf")), S(X, X, 1),
-        S(X, X[0], 1.5), S(X + 1j * X[::-1], X), S((X + 1j * X).astype(np.complex128), X[0], 1), E(I, I), E(X, X[:1, :2]), EType(X, 1.0)]),
+        S(X, X[0], 1.5), S(X + 1j * X[::-1], 1j * X), S((X + 1j * X).astype(np.complex128), 1j * X[0], 1), E(I, I), E(X, X[:1, :2]), EType(X, 1.0)]),
     OpInfo("norm", samples=[
         S(X), S(X, 2), S(X, 1), S(X, 3, 1), S(X, float("inf")), S(X, -float("inf"), 0), S(X, 0),
         S(X, 2, 1, True), S(X, "fro"), S(X3, "fro", (0, 2)), S(X3, 2, (0, 1), keepdim=True), S(X, p=1.5, dim=0),
