@@ -9,12 +9,15 @@ raise alike. Everything that is not run or not compared exactly is data below, w
 """
 import re
 
+import numpy as np
 import pytest
 import torch
 
 import mstorch
 from doc_examples import UNOBSERVABLE, Session, observe, walk
 from harness import Raised, assert_same
+
+pytestmark = pytest.mark.filterwarnings("ignore")   # deprecated APIs warn alike in both libraries
 
 # APIs whose examples are not run: not cheap, or not runnable as written (torch fails on them too).
 SKIP = {
@@ -83,7 +86,7 @@ CONTEXT = {
     "torch.nn.utils.remove_weight_norm": "from torch.nn.utils import weight_norm",
     "torch.nn.MultiheadAttention": "embed_dim, num_heads = 8, 2\nquery = key = value = torch.randn(5, 3, 8)",
     "torch.Tensor.requires_grad_": "preprocess = lambda w: w * 2 - 1",
-    "torch.empty_like": "a = torch.empty((2, 3), dtype=torch.int32)",
+    "torch.empty_like": "a = torch.zeros((2, 3), dtype=torch.int32)",
     "torch.autograd.Function": "input = torch.randn(3, requires_grad=True)",
     "torch.utils.data.BatchSampler": "from torch.utils.data import SequentialSampler",
     "torch.utils.data.Sampler": "from typing import Iterator, List",
@@ -129,6 +132,9 @@ XFAIL = {
     "torch.linalg.inv": "complex linalg has no MindSpore CPU kernel (docs/known-differences.md)",
     "torch.linalg.matrix_rank": "complex linalg has no MindSpore CPU kernel (docs/known-differences.md)",
     "torch.autograd.functional.jacobian": "vectorize=True needs vmap (docs/known-differences.md)",
+    "torch.linalg.eig": "complex linalg.inv has no MindSpore CPU kernel (docs/known-differences.md)",
+    "torch.linalg.solve_triangular": "MindSpore's triangular solve rounds differently: on the ill-conditioned third "
+                                     "example the residual is 1.3e-6 (torch 7.5e-7), over allclose's atol=1e-8",
 }
 
 
@@ -154,9 +160,18 @@ def _compare(ref, got, where, tol, shape_only):
         r, g = observe(r, torch), observe(g, mstorch)
         if r is UNOBSERVABLE:
             continue
-        if shape_only and hasattr(r, "shape"):
-            r, g = (r.shape, r.dtype), (getattr(g, "shape", g), getattr(g, "dtype", g))
+        if shape_only:
+            r, g = _layout(r), _layout(g)
         assert_same(r, g, *tol, path=f"{where} -> {what}")
+
+
+def _layout(x):
+    """A result with every tensor replaced by its shape and dtype."""
+    if hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(x, np.ndarray):
+        return tuple(x.shape), repr(x.dtype)
+    if isinstance(x, (tuple, list)):
+        return [_layout(v) for v in x]
+    return x
 
 
 @pytest.mark.parametrize("api,exs", CASES)
