@@ -176,20 +176,13 @@ def cond(A, p=None):
 
 # --- inverses and solves ------------------------------------------------------------------------
 
-def _singular(A):
-    """A bool per matrix: singular (log|det| = -inf), as the zero pivot torch's LU meets."""
-    n = A.shape[-1]
-    logabs = ops.log(ops.abs(A.reshape(tuple(A.shape[:-2])))) if n == 1 else ops.slogdet(A)[1]
-    return ops.logical_and(ops.isinf(logabs), ops.lt(logabs, 0))
-
-
 @register("linalg.inv_ex", family=F, function=False, method=False, out=True,
           note="info is 1 for a singular matrix (torch gives the index of LU's zero pivot)")
 def inv_ex(A, *, check_errors=False):
     check_matrix(A, "linalg.inv", square=True)
     if A.shape[-1] == 0:
         return inv_ex_rt(A.copy(), ops.zeros(tuple(A.shape[:-2]), ms.int32))
-    bad = _singular(A)
+    bad = _top.is_singular(A)
     info = cast(bad, ms.int32)
     if not bool(bad.any()):
         return inv_ex_rt(_top.inverse(A), info)
@@ -200,7 +193,7 @@ def inv_ex(A, *, check_errors=False):
                           "completed because the input matrix is singular.")
     nan = ops.full(tuple(A.shape), math.nan, dtype=A.dtype)
     safe = ops.where(ops.expand_dims(ops.expand_dims(bad, -1), -1), eye_like(A), A)
-    return inv_ex_rt(ops.where(ops.expand_dims(ops.expand_dims(bad, -1), -1), nan, ops.inverse(safe)), info)
+    return inv_ex_rt(ops.where(ops.expand_dims(ops.expand_dims(bad, -1), -1), nan, _top.matrix_inverse(safe)), info)
 
 
 def _solve_args(A, B, left, name="linalg.solve"):
@@ -239,7 +232,7 @@ def solve(A, B, *, left=True):
     a, b, vector = _solve_args(A, B, left)
     if a.shape[-1] == 0 or b.size == 0:
         return _finish_solve(ops.zeros(tuple(b.shape), b.dtype), vector, left)
-    if bool(_singular(a).any()):
+    if bool(_top.is_singular(a).any()):
         raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.")
     return _finish_solve(_solve_node(a, b) if needs_grad(a) or needs_grad(b) else ops.matrix_solve(a, b),
                          vector, left)
@@ -265,7 +258,7 @@ _solve_node = _node("LinalgSolveExBackward0", _solve_fwd, _solve_backward)
           note="a singular system gives info = 1 and a result of NaN (torch: LU's pivot index and its partial result)")
 def solve_ex(A, B, *, left=True, check_errors=False):
     a, b, vector = _solve_args(A, B, left)
-    bad = _singular(a) if a.shape[-1] else ops.zeros(tuple(a.shape[:-2]), ms.bool_)
+    bad = _top.is_singular(a) if a.shape[-1] else ops.zeros(tuple(a.shape[:-2]), ms.bool_)
     info = cast(bad, ms.int32)
     if not bool(bad.any()):
         return solve_ex_rt(solve(A, B, left=left), info)
