@@ -128,7 +128,6 @@ XFAIL = {
     "torch.Tensor.to_sparse": "only the COO sparse layout (sparse work is being done elsewhere, issue 17 item 3)",
     "torch.sparse.mm": "only the COO sparse layout: no to_sparse_csr (being fixed elsewhere, issue 17 item 3)",
     "torch.linalg.cholesky": "complex linalg has no MindSpore CPU kernel (docs/known-differences.md)",
-    "torch.autograd.functional.jacobian": "vectorize=True needs vmap (docs/known-differences.md)",
     "torch.linalg.solve_triangular": "MindSpore's triangular solve rounds differently: on the ill-conditioned third "
                                      "example the residual is 1.3e-6 (torch 7.5e-7), over allclose's atol=1e-8",
 }
