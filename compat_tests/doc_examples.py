@@ -24,8 +24,9 @@ NAMESPACES = (
     "torch", "torch.Tensor", "torch.nn", "torch.nn.functional", "torch.linalg", "torch.special", "torch.fft",
     "torch.nn.init", "torch.nn.utils", "torch.nn.utils.rnn", "torch.autograd", "torch.autograd.functional",
     "torch.optim", "torch.optim.lr_scheduler", "torch.distributions", "torch.utils.data", "torch.sparse",
-    "torch.random", "torch.testing",
-)
+    "torch.random", "torch.testing", "torch.nn.utils.parametrizations", "torch.nn.utils.parametrize",
+    "torch.utils.checkpoint", "torch.distributions.constraints", "torch.serialization", "torch.accelerator",
+)   # not torch.hub (its examples download from the network) nor torch.distributed (they need process groups)
 
 
 def resolve(dotted, root):

@@ -52,6 +52,10 @@ SKIP = {
     "torch.fft.ihfftn": "torch's example uses t before defining it",
     "torch.nn.TripletMarginWithDistanceLoss": "torch's example calls backward twice through one graph",
     "torch.utils.data.StackDataset": "torch's example uses datasets it does not define",
+    "torch.utils.checkpoint.checkpoint_sequential": "torch's example is schematic (nn.Sequential(...))",
+    "torch.accelerator.is_available": "torch's example is not valid Python",
+    "torch.serialization.add_safe_globals": "the example pickles a class it defines itself (not importable)",
+    "torch.serialization.safe_globals": "the example pickles a class it defines itself (not importable)",
 }
 
 # Statements not run (in either library), by a regular expression on their source.
@@ -89,6 +93,9 @@ CONTEXT = {
     "torch.empty_like": "a = torch.zeros((2, 3), dtype=torch.int32)",
     "torch.autograd.Function": "input = torch.randn(3, requires_grad=True)",
     "torch.utils.data.BatchSampler": "from torch.utils.data import SequentialSampler",
+    "torch.utils.checkpoint.set_checkpoint_early_stop": "from torch.utils.checkpoint import checkpoint\n"
+                                                        "fn = lambda x: x.sin().sum()\n"
+                                                        "inputs = torch.randn(3, requires_grad=True)",
     "torch.utils.data.Sampler": "from typing import Iterator, List",
     "torch.utils.data.default_collate": "from collections import namedtuple",
     "torch.utils.data.default_convert": "from collections import namedtuple",
