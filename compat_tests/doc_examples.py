@@ -9,9 +9,9 @@ an expression, the names an assignment binds, and what ``print`` receives.
 """
 import ast
 import builtins
+import math
 import re
 import textwrap
-import math
 import warnings
 
 import numpy as np

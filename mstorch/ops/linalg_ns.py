@@ -11,7 +11,7 @@ from mindspore import ops
 
 from .. import _dtype as D
 from ._helpers import dtype_of, wrap_dim, wrap_dims, _scalar_name, cast
-from ._registry import register, OPS
+from ._registry import register
 from . import linalg as _top
 from .linalg import _broadcast_batch, _mm, _CPP
 from .linalg_decomp import LinAlgError, check_matrix, eye_like, mT, svdvals_ms, _node
