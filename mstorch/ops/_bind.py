@@ -158,6 +158,18 @@ _COMPLEX = (ms.complex64, ms.complex128)
 _REAL_OF_COMPLEX = (ms.float32, ms.float64)
 
 
+def _without_out(fn, name):
+    """The Tensor method of a function that takes out=: torch's methods reject it (and NumPy's reductions,
+    ``np.sum(t)`` -> ``t.sum(axis=None, dtype=None, out=None)``, fail as in torch)."""
+    def method(*args, **kwargs):
+        if "out" in kwargs:
+            raise TypeError(f"{name}() got an unexpected keyword argument 'out'")
+        return fn(*args, **kwargs)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = fn.__doc__
+    return method
+
+
 def _make_inplace(fn, name):
     op = getattr(fn, "__name__", name[:-1])   # aliases report the op's own name (absolute_ -> abs)
 
@@ -201,11 +213,12 @@ def bind_all(namespace):
                 functions[alias] = fn
         if opdef.method:
             method_name = opdef.method if isinstance(opdef.method, str) else name
+            method = _without_out(fn, method_name) if opdef.out else fn
             if not _defined_on_class(method_name):
-                setattr(Tensor, method_name, fn)
+                setattr(Tensor, method_name, method)
             for alias in opdef.aliases:
                 if not _defined_on_class(alias):
-                    setattr(Tensor, alias, fn)
+                    setattr(Tensor, alias, method)
         if opdef.inplace and not _defined_on_class(opdef.inplace):
             fn = getattr(fn, "without_autocast", fn)   # torch's autocast lists only out-of-place ops
             setattr(Tensor, opdef.inplace, _make_inplace(fn, opdef.inplace))
