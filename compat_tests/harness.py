@@ -16,7 +16,7 @@ NAMESPACES = {"torch": torch, "mstorch": mstorch}
 def to_np(x):
     """A host copy of a tensor of either library (bfloat16 as float32)."""
     if isinstance(x, torch.Tensor):
-        x = x.detach()
+        x = x.detach().resolve_conj().resolve_neg()
         if x.dtype == torch.bfloat16:
             x = x.float()
         return x.numpy()
@@ -71,6 +71,14 @@ def assert_same(ref, got, rtol=1e-5, atol=1e-6, path="out", check_dtype=True, eq
             np.testing.assert_allclose(b, a, rtol=rtol, atol=atol, equal_nan=equal_nan, err_msg=path)
         else:
             np.testing.assert_array_equal(b, a, err_msg=path)
+        return
+    if isinstance(ref, np.ndarray):
+        assert isinstance(got, np.ndarray), f"{path}: torch gave an ndarray, mstorch gave {type(got).__name__}"
+        assert ref.dtype == got.dtype and ref.shape == got.shape, f"{path}: {ref.dtype}{ref.shape} vs {got.dtype}{got.shape}"
+        if ref.dtype.kind in "fc":
+            np.testing.assert_allclose(got, ref, rtol=rtol, atol=atol, equal_nan=equal_nan, err_msg=path)
+        else:
+            np.testing.assert_array_equal(got, ref, err_msg=path)
         return
     if isinstance(ref, (tuple, list)):
         assert isinstance(got, (tuple, list)), f"{path}: torch gave {type(ref).__name__}, mstorch {type(got).__name__}"

@@ -127,12 +127,13 @@ def test_jacobian_create_graph_is_differentiable():
     check(fn)
 
 
-def test_jacobian_vectorize_is_not_supported():
-    with pytest.raises(NotImplementedError, match="vmap"):
-        mstorch.autograd.functional.jacobian(lambda a: a * 2, mstorch.tensor(B), vectorize=True)
-    ref = torch.autograd.functional.jacobian(lambda a: a * 2, torch.tensor(B), vectorize=True)
-    got = mstorch.autograd.functional.jacobian(lambda a: a * 2, mstorch.tensor(B))
-    np.testing.assert_allclose(got.numpy(), ref.numpy())
+@pytest.mark.parametrize("strategy", ["reverse-mode", "forward-mode"])
+def test_jacobian_vectorized_and_forward_mode(strategy):
+    """torch computes these with vmap / forward-mode AD; mstorch with one backward per row: same Jacobian."""
+    check(lambda T: AF(T).jacobian(lambda a, b: ((a * b.sum()).exp(), a @ b.T), (T.tensor(B), T.tensor(A)),
+                                   vectorize=True, strategy=strategy))
+    check(lambda T: AF(T).hessian(lambda a: (a.exp() * a).sum(), T.tensor(B), vectorize=True,
+                                  outer_jacobian_strategy=strategy))
 
 
 # --- hessian / vhp / hvp --------------------------------------------------------------------------

@@ -122,3 +122,12 @@ def test_every_table_op_has_samples():
 def test_samples_name_table_ops():
     unknown = sorted(set(BY_NAME) - set(OPS))
     assert not unknown, f"op_db names ops that are not in the table: {unknown}"
+
+
+@pytest.mark.parametrize("call", [
+    lambda T, x: x.sum(axis=1), lambda T, x: T.sum(x, axis=0, keepdims=True), lambda T, x: x.mean(axis=1, keepdims=True),
+    lambda T, x: x.max(axis=1), lambda T, x: T.cat([x, x], axis=0), lambda T, x: x.std(axis=1),
+    lambda T, x: x.argmax(axis=1), lambda T, x: x.cumsum(axis=1), lambda T, x: x.softmax(axis=1)])
+def test_numpy_argument_names(call):
+    """torch's argument parser takes NumPy's axis=/keepdims= for dim=/keepdim= (CrossEntropyLoss's doc example)."""
+    check(lambda T: call(T, T.tensor([[1., 2.], [3., 4.]])))

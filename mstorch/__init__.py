@@ -138,6 +138,12 @@ def is_vulkan_available():
 
 __version__ = "2.13.0+mstorch"
 
+# torch's module-level constants (torch/__init__.py takes them from math)
+import math as _math  # noqa: E402
+
+e, pi, inf, nan = _math.e, _math.pi, _math.inf, _math.nan
+newaxis = None
+
 from . import cuda, accelerator, backends, npu  # noqa: E402,F401
 from ._runtime import (set_num_threads, get_num_threads, set_num_interop_threads,  # noqa: E402,F401
                        get_num_interop_threads, set_float32_matmul_precision, get_float32_matmul_precision,

@@ -116,6 +116,9 @@ OPS = [
                        # 1x1 complex: logabsdet is real (found by tools/fuzz.py)
                        S(np.array([[[0.08 - 0.46j]], [[-1.4 + 1j]]], dtype=np.complex64))], rtol=1e-4, atol=1e-5),
     OpInfo("inverse", [S(_spd(3)), S(_spd(2, batch=(3,))), S(_f64(_spd(4))), S(_r(1, 1) + 3),
+                       # complex: through the real 2n x 2n form (MindSpore has no complex inverse kernel)
+                       S(_spd(3) + 1j * _r(3, 3)), S((_spd(2, batch=(2,)) - 0.5j * _r(2, 2, 2)).astype(np.complex128)),
+                       S(_r(1, 1) + 3 + 1j), EType(lambda T: T.zeros(2, 2, dtype=T.complex64)),
                        # torch names the zero pivot of its LU factorisation, which MindSpore does not report
                        EType(lambda T: T.zeros(2, 2)), EType(lambda T: T.stack([T.eye(2), T.zeros(2, 2)])),
                        E(_i(2, 2)), E(_r(2, 3)), E(lambda T: T.ones(2, 2, dtype=T.float16))], rtol=1e-4, atol=1e-5),

@@ -42,6 +42,10 @@ def _L(name):
     return lambda T, *a, **k: getattr(T.linalg, name)(*a, **k)
 
 
+def _cx(*shape):
+    return _r(*shape) + 1j * _r(*shape, seed=1)
+
+
 def _op(name, samples, **kw):
     return OpInfo(f"linalg.{name}", samples, call=_L(name), **kw)
 
@@ -153,6 +157,12 @@ OPS = [
     ], call=_svd_invariants, rtol=1e-4, atol=1e-4),
     _op("svd", [E(_r(3)), E(_long), E(_r(3, 3), driver="gesvd"), E(_half)]),
     _op("svdvals", [S(_r(4, 3)), S(_r(2, 3, 5)), S(_f64(_r(3, 3))), E(_long), E(_r(3))], rtol=1e-4, atol=1e-4),
+    # complex matrices: singular values are real (MindSpore's Svd returns them complex); values only
+    _op("svdvals", [S(_cx(4, 3)), S(_cx(2, 3, 5).astype(np.complex128))], grad=False, rtol=1e-4, atol=1e-4),
+    _op("matrix_rank", [S(_cx(4, 3)), S(_cx(2, 3, 3))], grad=False),
+    _op("cond", [S(_cx(3, 3)), S(_cx(2, 3, 4)), S(_cx(3, 3), 1), S(_cx(3, 3), "fro")], grad=False, rtol=1e-4,
+        atol=1e-4),
+    _op("inv", [S(_cx(3, 3)), S(_cx(2, 3, 3).astype(np.complex128))], rtol=1e-4, atol=1e-5),
     OpInfo("linalg.eigh", [S(_distinct(3)), S(_distinct(4, (2,))), S(_f64(_distinct(3))), S(_distinct(3), "U"),
                            S(_r(3, 3)), S(_r(3, 3), "U")],
            call=_eigh_invariants, rtol=1e-4, atol=1e-4),

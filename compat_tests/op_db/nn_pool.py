@@ -41,7 +41,7 @@ AMAX2 = [S(_x2, (4, 3)), S(_x2, (4, None), True), S(rand(3, 5, 5), 2, return_ind
 AMAX3 = [S(_x3, (2, 4, 3)), S(_x3, (None, 2, 3), True), S(rand(2, 4, 4, 3), 2, return_indices=True)]
 LP1 = [S(_x1, 2, 3, 2), S(rand(2, 3, 9, low=0.1, high=2.0), 3.0, 3, 2, True), S(_x1, float("inf"), 2),
        S(_x1, 1, 3)]
-LP2 = [S(_x2, 2, 3, 2), S(_x2, 2.0, (3, 2), ceil_mode=True), S(_x2, float("inf"), 2)]
+LP2 = [S(_x2, 2, 3, 2), S(_x2, 1.2, (3, 2), (2, 1)), S(_x2, 2.0, (3, 2), ceil_mode=True), S(_x2, float("inf"), 2)]
 LP3 = [S(_x3, 2, 2), S(_x3, 2, (2, 3, 2), 1, True)]
 
 

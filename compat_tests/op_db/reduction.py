@@ -2,7 +2,7 @@
 import numpy as np
 
 from harness import rand
-from .common import OpInfo, S, E
+from .common import OpInfo, S, E, EType
 
 X = rand(3, 4)
 X3 = rand(2, 3, 4)
@@ -99,11 +99,14 @@ OPS = [
     OpInfo("var_mean", method=False, samples=[S(X), S(X, 1, False, True), S(X3, (0, 2), correction=0), E(I)]),
     OpInfo("std_mean", method=False, samples=[S(X), S(X, 1, keepdim=True), S(X, True), S(X3, (0, 2), correction=2),
                                               E(X, 2)]),
+    OpInfo("dist", samples=[
+        S(X, X[::-1].copy()), S(X, X[0], 3), S(X, X[:, :1], 0.5), S(X, X.astype(np.float64), float("inf")), S(X, X, 1),
+        S(X, X[0], 1.5), S(X + 1j * X[::-1], 1j * X), S((X + 1j * X).astype(np.complex128), 1j * X[0], 1), E(I, I), E(X, X[:1, :2]), EType(X, 1.0)]),
     OpInfo("norm", samples=[
         S(X), S(X, 2), S(X, 1), S(X, 3, 1), S(X, float("inf")), S(X, -float("inf"), 0), S(X, 0),
         S(X, 2, 1, True), S(X, "fro"), S(X3, "fro", (0, 2)), S(X3, 2, (0, 1), keepdim=True), S(X, p=1.5, dim=0),
         S(X, dtype=lambda T: T.float64), S(np.zeros((2, 3), np.float32)), S(np.zeros((2, 3), np.float32), 2, 1),
-        S(X, "nuc"), S(X3, "nuc", (0, 2), True), S(np.zeros((0, 3), np.float32), 2, 1),
+        S(X, "nuc"), S(X3, "nuc", (0, 2), True), S(X + 1j * X[::-1]), S(X - 2j * X, 3, 1), S(np.zeros((0, 3), np.float32), 2, 1),
         S(np.zeros((0, 3), np.float32)), S(np.zeros((0, 3), np.float32), 1, 0), E(X3, "nuc"), E(I), E(X, "abc"), E(X3, "fro", (0, 1, 2)), E(X, 2, 2)],
         rtol=1e-4, atol=1e-5),
     OpInfo("logsumexp", samples=[

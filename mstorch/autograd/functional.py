@@ -8,8 +8,9 @@ MindSpore-specific: the double-backward trick differentiates a backward graph wh
 requires grad, which MindSpore 2.10 records completely only for some formulas (see
 ``_higher_order.py``). Where mstorch refuses such a graph, or a gradient comes back without its graph,
 ``jvp`` builds J·v from one reverse pass per output element and ``hvp`` uses vᵀH (the same vector for
-twice continuously differentiable functions, whose Hessian is symmetric). ``vectorize=True`` and
-``strategy="forward-mode"`` need torch's vmap / forward-mode AD and raise NotImplementedError.
+twice continuously differentiable functions, whose Hessian is symmetric). ``jacobian``/``hessian`` with
+``vectorize=True`` or ``strategy="forward-mode"`` (torch: vmap, forward-mode AD) compute the same Jacobian
+one reverse pass per output element.
 """
 import sys
 
@@ -272,19 +273,17 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
         if not vectorize:
             raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
                                       "only implemented for `vectorize=True`.")
-        raise NotImplementedError(_VMAP_MESSAGE.format(api='jacobian(strategy="forward-mode", vectorize=True)'))
+    # vectorize=True (torch: vmap over the rows) and forward mode give the same Jacobian as the rows computed
+    # one backward pass at a time below; MindSpore has neither vmap over autograd nor forward-mode AD
     mt = _mt()
     with enable_grad():
         inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _preprocess(inputs, create_graph=create_graph, need_graph=True)
         outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", "jacobian")
         _check_requires_grad(outputs, "outputs", strict)
-        if vectorize:
-            if strict:
-                raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are "
-                                   "not supported together. Please either set `strict=False` or "
-                                   "`vectorize=False`.")
-            raise NotImplementedError(_VMAP_MESSAGE.format(api="jacobian(vectorize=True)"))
+        if vectorize and strict:
+            raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are "
+                               "not supported together. Please either set `strict=False` or `vectorize=False`.")
         result = []
         for i, out in enumerate(outputs):
             rows = [[] for _ in inputs]
@@ -303,11 +302,6 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                     rows[k].append(g)
             result.append(tuple(_stack_rows(r, out, inp) for r, inp in zip(rows, inputs)))
         return _untuple(_postprocess(tuple(result), create_graph), (outputs_tuple, inputs_tuple))
-
-
-_VMAP_MESSAGE = ("torch.autograd.functional.{api} is not supported by mstorch: it needs torch's vmap (batched "
-                 "gradients), which MindSpore's imperative autograd engine does not provide. Use vectorize=False "
-                 "(one backward pass per output element; same values).")
 
 
 def _stack_rows(rows, out, inp):

@@ -4,6 +4,7 @@ The generated wrapper is the per-op hot path: unwrap mstorch Tensors to mindspor
 implementation chosen for the device target once at bind time, wrap the result. MindSpore's own
 exceptions are re-raised as torch's exception types with the first, readable line of the message.
 """
+import inspect
 import re
 from threading import get_ident as _get_ident
 
@@ -80,18 +81,41 @@ def translate_error(exc, name):
     return RuntimeError(msg)
 
 
-def _make_function(opdef, impl, *, autocast=True):
-    """The one generated wrapper of an op: ``out=``, autocast, unwrap -> impl -> wrap, torch's errors and
-    (under MSTORCH_TRACE) tracing, as a single closure. Each feature is a constant of the closure, so an
-    op pays only a test of a local for the features it does not have."""
+# torch's argument parser also takes NumPy's names for these parameters (python_arg_parser.cpp)
+_NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim"}
+
+
+def _numpy_names(impl):
+    """{numpy name: torch name} for the parameters of ``impl`` that torch lets callers spell NumPy's way."""
+    try:
+        params = inspect.signature(impl).parameters
+    except (TypeError, ValueError):
+        return {}
+    return {np_name: name for np_name, name in _NUMPY_NAMES.items() if name in params and np_name not in params}
+
+
+def _make_function(opdef, impl, *, autocast=True, method=None):
+    """The one generated wrapper of an op: ``out=``, autocast, NumPy's argument names, unwrap -> impl ->
+    wrap, sparse operands, torch's errors and (under MSTORCH_TRACE) tracing, as a single closure. Each
+    feature is a constant of the closure, so an op pays only a test of a local for the features it does
+    not have. ``method``: the Tensor method's name; torch's methods take no ``out=``."""
     name = opdef.name
     raw = opdef.raw
-    has_out = opdef.out
+    has_out = opdef.out and method is None
+    refuse_out = opdef.out and method is not None
     policy = opdef.autocast if autocast else None
+    names = _numpy_names(impl)
     trace = _trace.tracer(name) if _trace.ENABLED else None
 
     def fn(*args, **kwargs):
-        out = kwargs.pop("out", None) if has_out and kwargs else None
+        out = None
+        if kwargs:
+            if has_out:
+                out = kwargs.pop("out", None)
+            elif refuse_out and "out" in kwargs:   # (and np.sum(t) -> t.sum(out=None) fails as in torch)
+                raise TypeError(f"{method}() got an unexpected keyword argument 'out'")
+            if names:
+                kwargs = {names.get(k, k): v for k, v in kwargs.items()}
         if policy is not None and _AUTOCAST_ON and _get_ident() in _AUTOCAST_ON:
             # casts the inputs, then calls fn again with this thread's autocast off (torch: the op's own
             # inner calls are not cast again)
@@ -176,14 +200,15 @@ def bind_all(namespace):
                 functions[alias] = fn
         if opdef.method:
             method_name = opdef.method if isinstance(opdef.method, str) else name
+            method = _make_function(opdef, opdef.impl_for(device), method=method_name) if opdef.out else fn
             if not _defined_on_class(method_name):
-                setattr(Tensor, method_name, fn)
+                setattr(Tensor, method_name, method)
             for alias in opdef.aliases:
                 if not _defined_on_class(alias):
-                    setattr(Tensor, alias, fn)
+                    setattr(Tensor, alias, method)
         if opdef.inplace and not _defined_on_class(opdef.inplace):
-            if opdef.autocast:   # torch's autocast lists only out-of-place ops
-                fn = _make_function(opdef, opdef.impl_for(device), autocast=False)
+            if opdef.autocast or opdef.out:   # torch's autocast lists only out-of-place ops; no out= here
+                fn = _make_function(opdef, opdef.impl_for(device), autocast=False, method=opdef.inplace)
             setattr(Tensor, opdef.inplace, _make_inplace(fn, opdef.inplace))
             for alias in opdef.aliases:
                 if not _defined_on_class(alias + "_"):

@@ -581,6 +581,33 @@ def slogdet(input):
     return slogdet_rt(sign, logabs)
 
 
+_make_complex = ops.Complex()
+
+
+def matrix_inverse(x):
+    """MindSpore's MatrixInverse; a complex matrix (no CPU kernel) through its real form: A + iB acts on
+    (re, im) pairs as [[A, -B], [B, A]], whose inverse is [[C, -D], [D, C]] for (A + iB)^-1 = C + iD."""
+    if dtype_of(x)._cat != D._COMPLEX:
+        return ops.inverse(x)
+    re, im = ops.real(x), ops.imag(x)
+    real_form = ops.cat((ops.cat((re, ops.neg(im)), -1), ops.cat((im, re), -1)), -2)
+    inv = ops.inverse(real_form)
+    n = x.shape[-1]
+    return _make_complex(inv[..., :n, :n], inv[..., n:, :n])
+
+
+def is_singular(x):
+    """A bool per matrix: singular (log|det| = -inf), as the zero pivot torch's LU meets."""
+    n = x.shape[-1]
+    if n == 1:
+        logabs = ops.log(ops.abs(x.reshape(tuple(x.shape[:-2]))))
+    else:
+        logabs = ops.slogdet(x)[1]
+    if dtype_of(x)._cat == D._COMPLEX:     # MindSpore's log|det| of a complex matrix is complex
+        logabs = ops.real(logabs)
+    return ops.logical_and(ops.isinf(logabs), ops.lt(logabs, 0))
+
+
 @register("inverse", family=F, out=True)
 def inverse(input):
     _check_square(input, "linalg.inv")
@@ -590,10 +617,9 @@ def inverse(input):
     if n == 1:
         inv = ops.reciprocal(input)
     else:
-        inv = ops.inverse(input)
+        inv = matrix_inverse(input)
     # MindSpore returns garbage for singular matrices; torch raises (a zero pivot in its LU)
-    logabs = ops.log(ops.abs(input.reshape(-1))) if n == 1 else ops.slogdet(input)[1]
-    singular = ops.isinf(logabs) & ops.lt(logabs, 0)
+    singular = is_singular(input)
     if bool(singular.any()):
         bad = singular.reshape(-1).asnumpy().nonzero()[0]
         where = f"(Batch element {bad[0]}): " if input.ndim > 2 else ""

@@ -250,13 +250,21 @@ def svd(A, full_matrices=True, *, driver=None):
     if full_matrices and m != n and needs_grad(A):
         # MindSpore's Svd backward is wrong for the completed bases; torch's ignores the gradient of the
         # columns beyond min(m, n) (they span a fixed complement), so they come from a detached call
-        s, u, v = ops.svd(A, full_matrices=False, compute_uv=True)
-        _, uf, vf = ops.svd(ops.stop_gradient(A), full_matrices=True, compute_uv=True)
+        s, u, v = ms_svd(A, full_matrices=False, compute_uv=True)
+        _, uf, vf = ms_svd(ops.stop_gradient(A), full_matrices=True, compute_uv=True)
         u = ops.cat((u, uf[..., k:]), -1) if m > k else u
         v = ops.cat((v, vf[..., k:]), -1) if n > k else v
         return svd_rt(u, s, mH(v))
-    s, u, v = ops.svd(A, full_matrices=full_matrices, compute_uv=True)
+    s, u, v = ms_svd(A, full_matrices=full_matrices, compute_uv=True)
     return svd_rt(u, s, mH(v))
+
+
+def ms_svd(A, full_matrices=False, compute_uv=True):
+    """MindSpore's Svd, with torch's real singular values for a complex matrix (MindSpore's are complex)."""
+    r = ops.svd(A, full_matrices=full_matrices, compute_uv=compute_uv)
+    if A.dtype not in (ms.complex64, ms.complex128):
+        return r
+    return (ops.real(r[0]),) + tuple(r[1:]) if compute_uv else ops.real(r)
 
 
 def _real(dt):
@@ -266,7 +274,7 @@ def _real(dt):
 def svdvals_ms(A):
     if min(A.shape[-2], A.shape[-1]) == 0:
         return ops.zeros(tuple(A.shape[:-2]) + (0,), _real(A.dtype))
-    return ops.svd(A, compute_uv=False)
+    return ms_svd(A, compute_uv=False)
 
 
 @register("linalg.svdvals", family=F, function=False, method=False, out=True)
@@ -416,7 +424,7 @@ def _pinv_value(A, atol, rtol, hermitian):
         keep = ops.gt(absw, tol)
         inv = ops.where(keep, ops.div(1, ops.where(keep, w, ops.ones_like(w))), ops.zeros_like(w))
         return _mm(ops.mul(v, ops.expand_dims(cast(inv, v.dtype), -2)), mH(v))
-    s, u, v = ops.svd(A, full_matrices=False, compute_uv=True)
+    s, u, v = ms_svd(A, full_matrices=False, compute_uv=True)
     tol = _tol(ops.amax(s, -1, True), A, atol, rtol)
     keep = ops.gt(s, tol)
     inv = ops.where(keep, ops.div(1, ops.where(keep, s, ops.ones_like(s))), ops.zeros_like(s))
@@ -499,7 +507,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
         rtol = _EPS[A.dtype] * max(m, n)
     else:
         rtol = rcond
-    s, u, v = ops.svd(A, full_matrices=False, compute_uv=True)
+    s, u, v = ms_svd(A, full_matrices=False, compute_uv=True)
     keep = ops.gt(s, ops.mul(ops.amax(ops.stop_gradient(s), -1, True), rtol))
     inv = ops.where(keep, ops.div(1, ops.where(keep, s, ops.ones_like(s))), ops.zeros_like(s))
     x = _mm(ops.mul(v, ops.expand_dims(cast(inv, v.dtype), -2)), _mm(mH(u), b))

@@ -11,7 +11,7 @@ from mindspore import ops
 
 from .. import _dtype as D
 from ._helpers import dtype_of, wrap_dim, wrap_dims, _scalar_name, cast
-from ._registry import register, OPS
+from ._registry import register
 from . import linalg as _top
 from .linalg import _broadcast_batch, _mm, _CPP
 from .linalg_decomp import LinAlgError, check_matrix, eye_like, mT, svdvals_ms, _node
@@ -21,7 +21,6 @@ from .shape import diagonal as _diagonal
 F = "torch.linalg"
 _COMPLEX = (ms.complex64, ms.complex128)
 
-_ABS = OPS["abs"].impls["any"]
 slogdet_rt = return_type("linalg_slogdet", ("sign", "logabsdet"))
 inv_ex_rt = return_type("linalg_inv_ex", ("inverse", "info"))
 solve_ex_rt = return_type("linalg_solve_ex", ("result", "info"))
@@ -88,8 +87,6 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
             if x.shape[wrap_dim(d, x.ndim)] == 0:
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {_fmt(ord)} norm on the dimension {d}"
                                    "because this dimension is empty and the operation does not have an identity")
-    if x.dtype in _COMPLEX:   # MindSpore's Abs of a complex tensor stays complex
-        x = _ABS(x)
     low = x.dtype in (ms.float16, ms.bfloat16)
     xc = cast(x, ms.float32) if low else x
     r = _vector_norm_math(xc, ord, axes, keepdim)
@@ -179,20 +176,13 @@ def cond(A, p=None):
 
 # --- inverses and solves ------------------------------------------------------------------------
 
-def _singular(A):
-    """A bool per matrix: singular (log|det| = -inf), as the zero pivot torch's LU meets."""
-    n = A.shape[-1]
-    logabs = ops.log(ops.abs(A.reshape(tuple(A.shape[:-2])))) if n == 1 else ops.slogdet(A)[1]
-    return ops.logical_and(ops.isinf(logabs), ops.lt(logabs, 0))
-
-
 @register("linalg.inv_ex", family=F, function=False, method=False, out=True,
           note="info is 1 for a singular matrix (torch gives the index of LU's zero pivot)")
 def inv_ex(A, *, check_errors=False):
     check_matrix(A, "linalg.inv", square=True)
     if A.shape[-1] == 0:
         return inv_ex_rt(A.copy(), ops.zeros(tuple(A.shape[:-2]), ms.int32))
-    bad = _singular(A)
+    bad = _top.is_singular(A)
     info = cast(bad, ms.int32)
     if not bool(bad.any()):
         return inv_ex_rt(_top.inverse(A), info)
@@ -203,7 +193,7 @@ def inv_ex(A, *, check_errors=False):
                           "completed because the input matrix is singular.")
     nan = ops.full(tuple(A.shape), math.nan, dtype=A.dtype)
     safe = ops.where(ops.expand_dims(ops.expand_dims(bad, -1), -1), eye_like(A), A)
-    return inv_ex_rt(ops.where(ops.expand_dims(ops.expand_dims(bad, -1), -1), nan, ops.inverse(safe)), info)
+    return inv_ex_rt(ops.where(ops.expand_dims(ops.expand_dims(bad, -1), -1), nan, _top.matrix_inverse(safe)), info)
 
 
 def _solve_args(A, B, left, name="linalg.solve"):
@@ -242,7 +232,7 @@ def solve(A, B, *, left=True):
     a, b, vector = _solve_args(A, B, left)
     if a.shape[-1] == 0 or b.size == 0:
         return _finish_solve(ops.zeros(tuple(b.shape), b.dtype), vector, left)
-    if bool(_singular(a).any()):
+    if bool(_top.is_singular(a).any()):
         raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.")
     return _finish_solve(_solve_node(a, b) if needs_grad(a) or needs_grad(b) else ops.matrix_solve(a, b),
                          vector, left)
@@ -268,7 +258,7 @@ _solve_node = _node("LinalgSolveExBackward0", _solve_fwd, _solve_backward)
           note="a singular system gives info = 1 and a result of NaN (torch: LU's pivot index and its partial result)")
 def solve_ex(A, B, *, left=True, check_errors=False):
     a, b, vector = _solve_args(A, B, left)
-    bad = _singular(a) if a.shape[-1] else ops.zeros(tuple(a.shape[:-2]), ms.bool_)
+    bad = _top.is_singular(a) if a.shape[-1] else ops.zeros(tuple(a.shape[:-2]), ms.bool_)
     info = cast(bad, ms.int32)
     if not bool(bad.any()):
         return solve_ex_rt(solve(A, B, left=left), info)

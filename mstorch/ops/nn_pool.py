@@ -416,7 +416,8 @@ def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, n):
     if norm_type == -_INF:
         return ops.neg(_max_pool(ops.neg(ops.abs(input)), kernel_size, stride, 0, 1, ceil_mode, False, n))
     out = _avg_pool(ops.pow(input, norm_type), kernel_size, stride, 0, ceil_mode, True, None, n)
-    out = ops.mul(ops.sign(out), ops.relu(ops.abs(out)))
+    # MindSpore's CPU ReLU maps NaN to 0 where torch's keeps it (a negative input to a fractional power)
+    out = ops.where(ops.isnan(out), out, ops.mul(ops.sign(out), ops.relu(ops.abs(out))))
     return ops.pow(ops.mul(out, math.prod(k)), 1.0 / norm_type)
 
 

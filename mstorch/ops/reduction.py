@@ -18,7 +18,7 @@ from .. import _ms_private as P
 from .. import _runtime
 from ._argerr import invalid_args
 from ._helpers import wrap_dims, wrap_dim, promote, result_type, MsTensor, _scalar_name, cast
-from ._registry import register
+from ._registry import register, OPS
 
 F = "reduction"
 _FROM_MS = D._FROM_MS
@@ -464,7 +464,8 @@ def _safe_root(s, root, grad):
 
 def vector_norm(x, p, axes, keepdim):
     """torch.linalg.vector_norm's math on a float or complex tensor (axes () = all)."""
-    a = ops.abs(x)
+    # MindSpore's Abs of a complex tensor stays complex: take torch's magnitude (a real tensor)
+    a = OPS["abs"].impls["any"](x) if _FROM_MS[x.dtype]._cat == D._COMPLEX else ops.abs(x)
     dt = a.dtype
     if p == 2:
         return _safe_root(_reduce_sum(ops.square(a), axes, keepdim, dt), ops.sqrt, needs_grad(x))
@@ -476,7 +477,12 @@ def vector_norm(x, p, axes, keepdim):
         return amin(a, axes, keepdim)
     if p == 0:
         return _reduce_sum(ops.ne(a, const(0, dt)), axes, keepdim, dt)
-    s = _reduce_sum(ops.pow(a, p), axes, keepdim, dt)
+    if needs_grad(x) and p < 1:     # |a|**p has an infinite slope at 0, where torch's gradient is 0
+        zero = ops.equal(a, 0)
+        powered = ops.where(zero, const(0, dt), ops.pow(ops.where(zero, const(1, dt), a), p))
+    else:
+        powered = ops.pow(a, p)
+    s = _reduce_sum(powered, axes, keepdim, dt)
     return _safe_root(s, lambda t: ops.pow(t, 1.0 / p), needs_grad(x))
 
 
@@ -503,6 +509,18 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     x = cast(input, ms.float32) if input.dtype == ms.bfloat16 else input
     r = vector_norm(x, p, _axes(x, dim), keepdim)
     return cast(r, input.dtype) if input.dtype == ms.bfloat16 else r
+
+
+@register("dist", family=F)
+def dist(input, other, p=2):
+    """torch.dist: the p-norm of input - other (broadcast, promoted), a 0-d tensor."""
+    if not isinstance(other, MsTensor):
+        raise TypeError(f"dist(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    a, b, rt = promote(input, other)
+    if not is_float(a):
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. "
+                           f"Got {_scalar_name(a)} instead.")
+    return norm(ops.sub(a, b), p)
 
 
 def _nuclear(input, dim, keepdim):
