@@ -437,6 +437,10 @@ class Tensor:
         from .autograd.hooks import register_tensor_hook
         return register_tensor_hook(self, hook)
 
+    def register_post_accumulate_grad_hook(self, hook):
+        from .autograd.hooks import register_post_accumulate_grad_hook
+        return register_post_accumulate_grad_hook(self, hook)
+
     def detach(self):
         return wrap(P.detach(self._ms))
 

@@ -168,16 +168,14 @@ def _run(outs, grads, retain, create, inputs, accumulate):
         check_create_graph(outs, grads)
     P.enable_recording()  # MindSpore's own grad functions switch recording off when they finish
     hooks.state["create_graph"] = bool(create)
+    hooks.state["accumulate"] = accumulate
+    del hooks._pending[:], hooks._accumulated[:]   # left over by a backward a hook's exception ended
     try:
         result = P.run_backward(outs, grads, bool(retain), bool(create), inputs, True,
                                 accumulate_grad=accumulate)
-        if accumulate:
-            hooks.unalias_fresh_grads(grads)
-        else:
-            del hooks._pending[:]
-        return result
     except RuntimeError as exc:
         del hooks._pending[:]
+        del hooks._accumulated[:]
         text = str(exc)
         if "backward the graph twice" in text or "Try to backward" in text:
             raise RuntimeError(
@@ -202,6 +200,10 @@ def _run(outs, grads, retain, create, inputs, accumulate):
                 f"{expected} instead. Hint: enable anomaly detection to find the operation that failed to "
                 "compute its gradient, with torch.autograd.set_detect_anomaly(True).") from None
         raise
+    if accumulate:
+        hooks.unalias_fresh_grads(grads)
+        hooks.run_post_accumulate_hooks()
+    return result
 
 
 def resume_recording():
