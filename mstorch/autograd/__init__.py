@@ -167,15 +167,14 @@ def _run(outs, grads, retain, create, inputs, accumulate):
     if create:
         check_create_graph(outs, grads)
     P.enable_recording()  # MindSpore's own grad functions switch recording off when they finish
-    hooks.state["create_graph"] = bool(create)
-    hooks.state["accumulate"] = accumulate
-    del hooks._pending[:], hooks._accumulated[:]   # left over by a backward a hook's exception ended
+    saved = hooks.begin_backward(create, accumulate)
     try:
         result = P.run_backward(outs, grads, bool(retain), bool(create), inputs, True,
                                 accumulate_grad=accumulate)
-    except RuntimeError as exc:
-        del hooks._pending[:]
-        del hooks._accumulated[:]
+    except BaseException as exc:
+        hooks.end_backward(saved)
+        if not isinstance(exc, RuntimeError):
+            raise
         text = str(exc)
         if "backward the graph twice" in text or "Try to backward" in text:
             raise RuntimeError(
@@ -200,9 +199,7 @@ def _run(outs, grads, retain, create, inputs, accumulate):
                 f"{expected} instead. Hint: enable anomaly detection to find the operation that failed to "
                 "compute its gradient, with torch.autograd.set_detect_anomaly(True).") from None
         raise
-    if accumulate:
-        hooks.unalias_fresh_grads(grads)
-        hooks.run_post_accumulate_hooks()
+    hooks.end_backward(saved, grads)
     return result
 
 

@@ -186,13 +186,9 @@ def _add_to_grad(owner, current, grad):
     return P.detach(current)
 
 
-def run_post_accumulate_hooks():
+def _run_post_accumulate_hooks(refs):
     """Call the post-accumulate-grad hooks of the leaves that got a gradient in the last backward, in the
     order their gradients arrived (torch calls each right after that leaf's accumulation)."""
-    if not _accumulated:
-        return
-    refs = list(_accumulated)
-    _accumulated.clear()
     for ref in refs:
         t = ref()
         hooks = None if t is None else P.post_accumulate_hooks(t)
@@ -225,21 +221,38 @@ class _DictEntry:
         self._table.pop(self._key, None)
 
 
-def unalias_fresh_grads(grad_outputs):
+def begin_backward(create_graph, accumulate):
+    """Set the leaf hooks up for one engine run; returns what ``end_backward`` restores (runs nest: a
+    checkpointed forward recomputed inside a backward runs autograd again)."""
+    saved = (dict(state), len(_pending), len(_accumulated))
+    state["create_graph"] = bool(create_graph)
+    state["accumulate"] = accumulate
+    return saved
+
+
+def end_backward(saved, grad_outputs=None):
+    """After an engine run (``grad_outputs`` None when it failed): un-alias the gradients it handed
+    out, call post-accumulate-grad hooks, and restore the enclosing run's settings."""
+    old_state, n_pending, n_accumulated = saved
+    pending, accumulated = _pending[n_pending:], _accumulated[n_accumulated:]
+    del _pending[n_pending:], _accumulated[n_accumulated:]
+    state.update(old_state)
+    if grad_outputs is not None:
+        _unalias_fresh_grads(pending, grad_outputs)
+        _run_post_accumulate_hooks(accumulated)
+
+
+def _unalias_fresh_grads(pending, grad_outputs):
     """Give each leaf gradient handed out as a view during the last backward its own memory where
     it shares memory with another one or with a grad_output."""
-    if len(_pending) < 2 and not grad_outputs:
-        _pending.clear()
+    if len(pending) < 2 and not grad_outputs:
         return
     taken = {g.data_ptr() for g in grad_outputs}
-    try:
-        for ref, view in _pending:
-            ptr = view.data_ptr()
-            owner = ref()
-            if ptr in taken and owner is not None:
-                current = P.grad(owner)
-                if current is not None and current.data_ptr() == ptr:
-                    P.set_grad(owner, _ops.mul(current, 1))
-            taken.add(ptr)
-    finally:
-        _pending.clear()
+    for ref, view in pending:
+        ptr = view.data_ptr()
+        owner = ref()
+        if ptr in taken and owner is not None:
+            current = P.grad(owner)
+            if current is not None and current.data_ptr() == ptr:
+                P.set_grad(owner, _ops.mul(current, 1))
+        taken.add(ptr)
