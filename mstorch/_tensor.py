@@ -474,6 +474,8 @@ class Tensor:
         else:
             rg = P.requires_grad(t)
             self._ms = P.detach(new_ms)
+            # now an alias of new_ms's memory, no longer a view of its old base: writes go there
+            self.__dict__.pop("_view", None)
             if rg:
                 P.set_requires_grad(self._ms, True)
 
