@@ -91,12 +91,12 @@ def warn_non_leaf_grad():
 #   or with a grad_output are copied after backward, so ``.grad`` never aliases, as torch.
 # - The engine adds a gradient to ``.grad`` element by element in *memory* order, whatever the strides
 #   of either (a transposed gradient from ``x @ w.T`` scrambles the rows of an accumulated ``.grad``),
-#   and ignoring their storage offsets (a gradient from ``cat``'s backward is
-#   a slice of a bigger one). So ``.grad`` gets torch's layout (the leaf's own when the leaf is dense,
-#   else row-major: torch's "layout contract") in memory of its own, later gradients are made row-major
-#   before the engine adds them, and a ``.grad`` laid out otherwise (assigned by hand) is added to here,
-#   in place, as torch's accumulation does.
-#   Row-major gradients into a row-major ``.grad`` (the common case) go to the engine untouched.
+#   and ignoring their storage offsets (a gradient from ``cat``'s backward is a slice of a bigger one).
+#   So a first gradient gets torch's layout (the leaf's own when the leaf is dense, else row-major:
+#   torch's "layout contract") in memory of its own. Row-major gradients into a row-major ``.grad``
+#   (the common case) go to the engine untouched; a strided one is added here by one add that reads
+#   strides (the kernel the engine would have run); a ``.grad`` laid out otherwise (assigned by hand)
+#   is added to here in place, as torch's accumulation does.
 
 _pending = []                      # (leaf weakref, view) handed out during the current backward
 _accumulated = []                  # leaves with post-accumulate-grad hooks that got a gradient
@@ -172,14 +172,18 @@ def _copy_in_layout(grad, leaf):
 def _add_to_grad(owner, current, grad):
     """What the leaf hook returns for a gradient arriving at a leaf whose ``.grad`` is ``current``."""
     if _engine_adds(current):
-        return None if _engine_adds(grad) else _copy(grad)
+        if _engine_adds(grad):
+            return None            # the common case: the engine adds
+        total = _ops.add(current, grad)   # one add that reads strides: what the engine's would cost
+        P.set_grad(owner, None)    # the engine then keeps what this returns, adding nothing
+        return total
     # a .grad laid out otherwise: add here, in its own memory and layout (torch adds in place)
     if any(s == 0 and n > 1 for s, n in zip(current.stride(), current.shape)):
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a single memory "
             "location. Please clone() the tensor before performing the operation.")
-    P.set_grad(owner, None)        # the engine then keeps what this returns, adding nothing
     total = _ops.add(current, grad)
+    P.set_grad(owner, None)
     if state["create_graph"]:
         return total               # torch's accumulation with a graph is out of place too
     write_memory(current, total)
