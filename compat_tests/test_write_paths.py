@@ -5,7 +5,9 @@ at a storage offset, an expanded tensor, a detached view, a NumPy array's stride
 logical elements torch changes: in the receiver, in the base it views, and in nothing else. Each case
 builds a ``(base, receiver)`` pair holding the same logical values in every layout, applies one write
 path with a source of some layout, and compares the receiver, the base, the result and the receiver's
-strides with torch.
+strides with torch. Then: writes into expanded receivers (torch's overlap errors), NumPy views both
+ways (``numpy()``, ``from_numpy``), ``.data`` assignment, and optimizer steps on parameters that alias
+a base, with gradients of several layouts.
 """
 import numpy as np
 import pytest
@@ -15,6 +17,8 @@ from harness import check, rand
 A = rand(2, 3)                       # the receiver's logical values
 S = rand(2, 3, seed=1)               # the source's logical values
 ROW = rand(3, seed=2)                # an expanded source's row
+X_ = rand(4, 3, seed=8)              # a loss whose gradient comes transposed: (X_ @ p.T) * K_
+K_ = rand(4, 2, seed=9)
 
 
 # --- layouts: (base, view) pairs whose view holds the logical values A -----------------------------------
@@ -135,12 +139,6 @@ WRITES = {
     "out matmul": lambda T, r, s: T.matmul(s, T.eye(3), out=r),
 }
 
-# torch refuses in-place writes into an expanded receiver; it is checked separately below.
-
-
-def _result(T, base, recv, out):
-    """What is compared: the write's result, the receiver, the base, the receiver's strides."""
-    return out, recv, base, recv.stride(), recv.is_contiguous()
 
 
 @pytest.mark.parametrize("source", SOURCES)
@@ -151,7 +149,7 @@ def test_write(write, receiver, source):
         base, recv = RECEIVERS[receiver](T, A)
         src = _source(T, source)
         out = WRITES[write](T, recv, src)
-        return _result(T, base, recv, out) + (src,)
+        return out, recv, base, recv.stride(), recv.is_contiguous(), src
     check(fn)
 
 
@@ -251,7 +249,3 @@ def test_optimizer_updates_parameter_memory(receiver, opt, grad):
         state = [v for k, v in sorted(o.state[p].items()) if k != "step"]
         return seen, state, p.stride()
     check(fn, rtol=1e-5, atol=1e-6)
-
-
-X_ = rand(4, 3, seed=8)
-K_ = rand(4, 2, seed=9)

@@ -710,9 +710,11 @@ def solid(ms_t):
 
 def strided_host_view(ms_t):
     """A NumPy array over ``ms_t``'s memory in its own strides and storage offset (torch's ``numpy()``
-    of any layout), or None off the host (another device, asynchronous launch, no memory)."""
-    if not (_runtime.device_target() == "CPU" and _runtime.launch_is_blocking()):
+    of any layout), or None off the host (another device, no memory)."""
+    if _runtime.device_target() != "CPU":
         return None
+    if not _runtime.launch_is_blocking():
+        ms.runtime.synchronize()   # kernels still queued may write this memory
     storage = ms_t.untyped_storage()
     ptr, nbytes = storage.data_ptr(), storage.nbytes()
     d = D._FROM_MS.get(ms_t.dtype)

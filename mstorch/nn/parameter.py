@@ -2,7 +2,7 @@
 import mindspore as ms
 
 from .. import _ms_private as P
-from .._tensor import Tensor, wrap
+from .._tensor import Tensor, wrap, solid
 from ..ops.creation import empty as _empty
 
 
@@ -10,7 +10,7 @@ def _covers_its_storage(t):
     # MindSpore's in-place CPU kernels (copy_, the optimizers' writes) do not write a Parameter that is a
     # strided or offset part of a larger storage ("cannot use CPU inplace copy"): such a source is copied
     try:
-        return t.is_contiguous() and t.storage_offset() == 0 and t.nbytes == t.untyped_storage().nbytes()
+        return solid(t)
     except Exception:  # noqa: BLE001 - a storage MindSpore cannot describe: copy
         return False
 
