@@ -249,3 +249,35 @@ def test_optimizer_updates_parameter_memory(receiver, opt, grad):
         state = [v for k, v in sorted(o.state[p].items()) if k != "step"]
         return seen, state, p.stride()
     check(fn, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("receiver", list(RECEIVERS))
+def test_parameter_data_assignment_then_step(receiver):
+    """``p.data = view`` makes the Parameter an alias of the view's memory: its updates reach the base."""
+    def fn(T):
+        base, recv = RECEIVERS[receiver](T, A)
+        p = T.nn.Parameter(T.tensor(S))
+        p.data = recv
+        o = T.optim.SGD([p], lr=0.5, momentum=0.9)
+        for _ in range(2):
+            ((T.tensor(X_) @ p.T) * T.tensor(K_)).sum().backward()
+            o.step()
+        with T.no_grad():
+            p.mul_(2)
+        return p, base, p.grad, p.stride()
+    check(fn)
+
+
+@pytest.mark.parametrize("receiver", list(RECEIVERS))
+def test_parameter_over_view_shares_memory(receiver):
+    """``nn.Parameter(view)`` shares the view's memory, as torch: updates reach the base and back."""
+    def fn(T):
+        base, recv = RECEIVERS[receiver](T, A)
+        p = T.nn.Parameter(recv)
+        o = T.optim.Adam([p], lr=0.1)
+        ((T.tensor(X_) @ p.T) * T.tensor(K_)).sum().backward()
+        o.step()
+        with T.no_grad():
+            base.add_(1)                    # reaches the parameter
+        return p, base, p.grad, p.stride(), p.is_contiguous()
+    check(fn)
