@@ -281,16 +281,24 @@ def setitem(self, index, value):
         self._write(_where(mask, cast(v.reshape(()), t.dtype), t), check_cast=False)
         return
     if isinstance(value, Tensor) and v.dtype != t.dtype:
-        raise RuntimeError(
-            f"Index put requires the source and destination dtypes match, got {scalar_type_name(self.dtype)} "
-            f"for the destination and {scalar_type_name(value.dtype)} for the source.")
-    # the positions torch's rule selects, read off an arange of the same shape
+        _index_put_dtype_error(self, value)
+    positions = _positions(t, key, adv)
+    v = _fit(v if v.dtype == t.dtype else cast(v, t.dtype), positions.shape, True)
+    self._write(scatter_positions(grad_source(t), positions, v), check_cast=False)
+
+
+def _positions(t, key, adv):
+    """The flat positions of the elements ``t[key][adv]`` selects (torch's rule), read off an arange."""
     positions = ops.arange(t.size, dtype=ms.int64).reshape(t.shape)
     if not _is_noop(key):
         positions = BasicIndex(t.shape, key).read(positions)
-    positions = _advanced(positions, adv)
-    v = _fit(v if v.dtype == t.dtype else cast(v, t.dtype), positions.shape, True)
-    self._write(scatter_positions(grad_source(t), positions, v), check_cast=False)
+    return _advanced(positions, adv) if adv else positions
+
+
+def _index_put_dtype_error(dst, src):
+    raise RuntimeError(
+        f"Index put requires the source and destination dtypes match, got {scalar_type_name(dst.dtype)} "
+        f"for the destination and {scalar_type_name(src.dtype)} for the source.")
 
 
 @register("index_put", family=F, inplace="index_put_", raw=True)
@@ -314,14 +322,8 @@ def index_put(input, indices, values, accumulate=False):
     masked_fill = (len(adv) == 1 and adv[0][0] == 0 and adv[0][1].dtype == ms.bool_ and v.size == 1
                    and _is_noop(key) and not accumulate)
     if v.dtype != t.dtype and not masked_fill:
-        raise RuntimeError(
-            f"Index put requires the source and destination dtypes match, got {scalar_type_name(input.dtype)} "
-            f"for the destination and {scalar_type_name(values.dtype)} for the source.")
-    positions = ops.arange(t.size, dtype=ms.int64).reshape(t.shape)
-    if not _is_noop(key):
-        positions = BasicIndex(t.shape, key).read(positions)
-    if adv:
-        positions = _advanced(positions, adv)
+        _index_put_dtype_error(input, values)
+    positions = _positions(t, key, adv)
     v = _fit(cast(v, t.dtype), positions.shape, True)
     if not accumulate:
         return wrap(scatter_positions(grad_source(t), positions, v))
