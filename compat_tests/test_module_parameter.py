@@ -30,7 +30,6 @@ def test_parameter_and_source_see_each_others_writes():
 
 
 def test_parameter_of_a_view_shares_its_base():
-    # known difference: a Parameter over part of a larger storage is a copy (known_failures.txt)
     def case(T):
         base = T.zeros(3, 4)
         p = T.nn.Parameter(base[1])

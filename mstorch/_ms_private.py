@@ -86,9 +86,35 @@ def set_requires_grad(t, flag):
 
 
 # MindSpore clones a gradient that reaches a leaf through two paths (``a + b`` hands the same
-# gradient to both) with a kernel CPU lacks ("The kernel Clone unregistered"). mstorch.autograd
-# registers here the factory of a hook that every leaf requiring grad gets (autograd/hooks.py).
+# gradient to both) with a kernel CPU lacks ("The kernel Clone unregistered"), and adds a gradient to
+# ``.grad`` storage to storage, strides ignored. mstorch.autograd registers here the factory of a hook
+# that every leaf requiring grad gets (autograd/hooks.py), which must run after the user's hooks.
 leaf_hook_factory = []
+
+
+def move_leaf_hook_last(t):
+    """Re-register the leaf hook of ``t`` (if it has one) after every hook registered so far."""
+    old = getattr(t, "_mstorch_leaf_hook", None)
+    if old is not None:
+        old.remove()
+        t._mstorch_leaf_hook = t.register_hook(leaf_hook_factory[0](t))
+
+
+# Tensor.register_post_accumulate_grad_hook: the hooks live on the mindspore tensor, so every wrapper
+# of it (and the engine's leaf hook) sees them. Looking a missing attribute up on a mindspore.Tensor
+# costs ~10 us, so nothing is looked up before the first hook is registered.
+_any_post_accumulate_hooks = [False]
+
+
+def post_accumulate_hooks(t, create=False):
+    if create:
+        _any_post_accumulate_hooks[0] = True
+    elif not _any_post_accumulate_hooks[0]:
+        return None
+    hooks = getattr(t, "_mstorch_post_accumulate_hooks", None)
+    if hooks is None and create:
+        hooks = t._mstorch_post_accumulate_hooks = {}
+    return hooks
 
 
 def grad(t):

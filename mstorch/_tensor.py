@@ -20,6 +20,7 @@ from . import _runtime
 from ._device import device as _device_cls, current_device, check_available
 from ._size import from_shape as _size
 from ._warnings import warn_once
+from ._cast import NP_BF16
 
 _MsTensor = ms.Tensor
 _FROM_MS_ID = D._FROM_MS_ID
@@ -250,7 +251,13 @@ class Tensor:
         if not force and self.requires_grad:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        return host_view(self._ms) if self._view is None else _strided_numpy(self)
+        t = self._ms
+        if self._view is not None:
+            return _strided_numpy(self)
+        if t.is_contiguous():
+            return host_view(t)
+        arr = strided_host_view(t)   # an alias of other memory (a detached view): share it, as torch
+        return t.asnumpy() if arr is None else arr
 
     def __array__(self, dtype=None, copy=None):
         arr = self.numpy()
@@ -496,6 +503,10 @@ class Tensor:
         from .autograd.hooks import register_tensor_hook
         return register_tensor_hook(self, hook)
 
+    def register_post_accumulate_grad_hook(self, hook):
+        from .autograd.hooks import register_post_accumulate_grad_hook
+        return register_post_accumulate_grad_hook(self, hook)
+
     def detach(self):
         return wrap(P.detach(self._ms))
 
@@ -529,6 +540,8 @@ class Tensor:
         else:
             rg = P.requires_grad(t)
             self._ms = P.detach(new_ms)
+            # now an alias of new_ms's memory, no longer a view of its old base: writes go there
+            self.__dict__.pop("_view", None)
             if rg:
                 P.set_requires_grad(self._ms, True)
 
@@ -575,7 +588,15 @@ class Tensor:
             # copy_ into a MindSpore view fails on CPU: a view writes its base, then re-reads itself
             from .ops._views import write_view
             return write_view(self, new)
-        t.copy_(new)
+        if solid(t):
+            t.copy_(new)
+        elif P.requires_grad(t) and P.grad_enabled():
+            # an alias of other memory with a history to record: no producer makes one (views carry
+            # _view); keep autograd right, as a tensor of its own
+            from .ops._views import fresh
+            self._ms = fresh(new)
+        else:   # an alias of other memory (a detached view, a strided .grad): write where it lies
+            write_memory(t, new)
         return self
 
     # --- indexing ----------------------------------------------------------------------------
@@ -744,6 +765,49 @@ def _host(t):
     if t.dtype == ms.bfloat16:
         t = t.astype(ms.float32)
     return host_view(t)
+
+
+def solid(ms_t):
+    """Whether ``ms_t`` is all of its storage, row-major: the only receiver MindSpore's CPU ``copy_``
+    writes (into a strided, offset or partial one it writes nothing, or fails at the next read)."""
+    return (ms_t.is_contiguous() and not ms_t.storage_offset()
+            and ms_t.untyped_storage().nbytes() == ms_t.nbytes)
+
+
+def strided_host_view(ms_t):
+    """A NumPy array over ``ms_t``'s memory in its own strides and storage offset (torch's ``numpy()``
+    of any layout), or None off the host (another device, no memory)."""
+    if _runtime.device_target() != "CPU":
+        return None
+    if not _runtime.launch_is_blocking():
+        ms.runtime.synchronize()   # kernels still queued may write this memory
+    storage = ms_t.untyped_storage()
+    ptr, nbytes = storage.data_ptr(), storage.nbytes()
+    d = D._FROM_MS.get(ms_t.dtype)
+    if not ptr or d is None:
+        return None
+    dt = NP_BF16 if d is D.bfloat16 else np.dtype(d._np)
+    strides = tuple(s * dt.itemsize for s in ms_t.stride())
+    offset = ms_t.storage_offset() * dt.itemsize
+    shape = tuple(ms_t.shape)
+    if offset + sum((n - 1) * s for n, s in zip(shape, strides)) + dt.itemsize > nbytes:
+        return None
+    buf = (ctypes.c_char * nbytes).from_address(ptr)
+    buf.owner = ms_t
+    return np.ndarray(shape, dt, buffer=buf, offset=offset, strides=strides)
+
+
+def write_memory(ms_t, new):
+    """Write ``new`` (of ``ms_t``'s shape and dtype) into the memory ``ms_t`` covers, element by logical
+    element, whatever its strides and offset; count it as an in-place change of ``ms_t``."""
+    if not ms_t.size:
+        return
+    arr = strided_host_view(ms_t)
+    if arr is None:   # GPU/Ascend: MindSpore's InplaceCopy writes strided views there
+        ms_t.copy_(new)
+        return
+    np.copyto(arr, new.asnumpy())
+    P.bump_versions([ms_t])
 
 
 def host_view(ms_t):

@@ -4,7 +4,7 @@ in test_indexing.py."""
 import numpy as np
 
 from harness import rand
-from .common import OpInfo, S, E
+from .common import OpInfo, S, E, EType
 
 A = rand(2, 3)
 B = rand(2, 3, seed=1)
@@ -30,6 +30,9 @@ TI = np.array([1, 1, 0, 2, 3, 3])
 TS = np.array([5.0, 5.0, 0.5, 2.0, 0.5, 0.5], np.float32)
 TRUE = lambda T: T.tensor(True)   # noqa: E731
 ZV = lambda T: T.tensor(-4.0)     # noqa: E731
+IPUT = lambda T: (T.tensor([1, 0]), T.tensor([2, 0]))      # noqa: E731
+IPUT_DUP = lambda T: (T.tensor([1, 1]), T.tensor([0, 0]))  # noqa: E731
+BF_V = lambda T: T.tensor([0.5, 2.0], dtype=T.bfloat16)   # noqa: E731
 
 
 def _scatter_value(T, x, d, idx, v):
@@ -105,6 +108,15 @@ OPS = [
     OpInfo("masked_select", [S(A, MASK), S(A, ROWMASK), S(X, XMASK), S(I, MASK), S(A, np.zeros((2, 3), bool)),
                              S(ROWMASK.astype(np.float32), np.array([[True], [False]])), S(BF, XMASK),
                              S(CPLX, XMASK), E(A, MASK.astype(np.uint8)), E(A, np.ones(4, bool))]),
+    OpInfo("index_put", [S(A, IPUT, V[:2]), S(A, IPUT_DUP, V[:2], accumulate=True), S(A, IPUT_DUP, V[:1]),
+                         S(A, lambda T: (T.tensor(MASK),), Z), S(X, lambda T: (T.tensor([2, 0]),), SRC[:1]),
+                         S(A, lambda T: [T.tensor(ROWMASK[:2])], V[:3], accumulate=True),
+                         S(BF, lambda T: (T.tensor([0, 2]), T.tensor([1, 1])), BF_V, accumulate=True),
+                         S(I, IPUT, I[0, :2].copy()), E(A, IPUT, D64[0, :2].copy()),
+                         E(A, lambda T: (T.tensor([0]),) * 3, V[:1]),
+                         # torch's argument messages name the calling form (index_put / index_put_, position
+                         # 2 or 3); mstorch gives the in-place form's
+                         EType(A, IPUT, 1.0), EType(A, lambda T: T.tensor([0]), V[:1])]),
     OpInfo("masked_scatter", [S(A, MASK, V), S(A, ROWMASK, rand(2, 4, seed=5)), S(X, XMASK, rand(3, 4, seed=6)),
                               S(I, MASK, rand(2, 3, dtype="int64", seed=3)), S(A, np.zeros((2, 3), bool), V),
                               E(A, MASK, V[:2].copy()), E(A, MASK.astype(np.uint8), V), E(A, MASK, I)]),

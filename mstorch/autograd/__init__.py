@@ -167,17 +167,14 @@ def _run(outs, grads, retain, create, inputs, accumulate):
     if create:
         check_create_graph(outs, grads)
     P.enable_recording()  # MindSpore's own grad functions switch recording off when they finish
-    hooks.state["create_graph"] = bool(create)
+    saved = hooks.begin_backward(create, accumulate)
     try:
         result = P.run_backward(outs, grads, bool(retain), bool(create), inputs, True,
                                 accumulate_grad=accumulate)
-        if accumulate:
-            hooks.unalias_fresh_grads(grads)
-        else:
-            del hooks._pending[:]
-        return result
-    except RuntimeError as exc:
-        del hooks._pending[:]
+    except BaseException as exc:
+        hooks.end_backward(saved)
+        if not isinstance(exc, RuntimeError):
+            raise
         text = str(exc)
         if "backward the graph twice" in text or "Try to backward" in text:
             raise RuntimeError(
@@ -202,6 +199,8 @@ def _run(outs, grads, retain, create, inputs, accumulate):
                 f"{expected} instead. Hint: enable anomaly detection to find the operation that failed to "
                 "compute its gradient, with torch.autograd.set_detect_anomaly(True).") from None
         raise
+    hooks.end_backward(saved, grads)
+    return result
 
 
 def resume_recording():

@@ -9,7 +9,8 @@ import weakref
 from mindspore import ops as _ops
 
 from .. import _ms_private as P
-from .._tensor import wrap
+from .._tensor import wrap, write_memory
+from ..ops._views import _copy
 
 
 class RemovableHandle:
@@ -40,6 +41,7 @@ def register_tensor_hook(tensor, hook):
         return None if r is None else r._ms
 
     handle = RemovableHandle(t.register_hook(ms_hook))
+    P.move_leaf_hook_last(t)
     if P.retain_hook(t) is not None:
         _install_retain_hook(t)
     return handle
@@ -77,53 +79,184 @@ def warn_non_leaf_grad():
         "github.com/pytorch/pytorch/pull/30531 for more information.", UserWarning, stacklevel=3)
 
 
-# --- fresh gradients for leaves ------------------------------------------------------------------
+# --- leaf gradients -------------------------------------------------------------------------------
 #
-# A leaf's first gradient may be a tensor the engine also hands elsewhere (``a + b`` gives the same
-# gradient to a and b; a user's grad_output can reach a leaf as is). MindSpore then clones it with
-# a kernel CPU lacks. Every leaf requiring grad gets this hook (installed by _ms_private's
-# set_requires_grad): it hands the engine a view of the gradient, a new tensor the engine keeps
-# without cloning, at the cost of no kernel. Views that end up sharing memory with another leaf's
-# gradient or with a grad_output are copied after backward, so ``.grad`` never aliases, as torch.
+# Every leaf requiring grad gets this hook (installed by _ms_private's set_requires_grad, kept after
+# the user's hooks), which hands MindSpore's engine a gradient it accumulates correctly:
+#
+# - A first gradient may be a tensor the engine also hands elsewhere (``a + b`` gives the same
+#   gradient to a and b; a user's grad_output can reach a leaf as is). MindSpore then clones it with
+#   a kernel CPU lacks; the hook hands it a view instead, a new tensor the engine keeps without
+#   cloning, at the cost of no kernel. Views that end up sharing memory with another leaf's gradient
+#   or with a grad_output are copied after backward, so ``.grad`` never aliases, as torch.
+# - The engine adds a gradient to ``.grad`` element by element in *memory* order, whatever the strides
+#   of either (a transposed gradient from ``x @ w.T`` scrambles the rows of an accumulated ``.grad``),
+#   and ignoring their storage offsets (a gradient from ``cat``'s backward is a slice of a bigger one).
+#   So a first gradient gets torch's layout (the leaf's own when the leaf is dense, else row-major:
+#   torch's "layout contract") in memory of its own. Row-major gradients into a row-major ``.grad``
+#   (the common case) go to the engine untouched; a strided one is added here by one add that reads
+#   strides (the kernel the engine would have run); a ``.grad`` laid out otherwise (assigned by hand)
+#   is added to here in place, as torch's accumulation does.
 
 _pending = []                      # (leaf weakref, view) handed out during the current backward
-state = {"create_graph": False}
+_accumulated = []                  # leaves with post-accumulate-grad hooks that got a gradient
+state = {"create_graph": False, "accumulate": False}
 
 
 def _leaf_hook_for(t):
     ref = weakref.ref(t)
 
-    def fresh_grad(grad):
+    def leaf_grad(grad):
         owner = ref()
-        if owner is None or P.grad(owner) is not None:
-            return None            # accumulation adds into a new tensor: nothing to clone
+        if owner is None:
+            return None
+        if not state["accumulate"]:
+            return None            # autograd.grad: the gradient is returned, .grad is left alone
+        if P.post_accumulate_hooks(owner):
+            _accumulated.append(ref)
+        current = P.grad(owner)
+        if current is not None:
+            return _add_to_grad(owner, current, grad)
         if state["create_graph"]:
             return _ops.mul(grad, 1)   # keeps the graph; views made in backward lose edges
+        if not _obeys_layout(grad, owner) or grad.storage_offset():
+            return _copy_in_layout(grad, owner)
         view = grad.view(grad.shape)
         _pending.append((ref, view))
         return view
 
-    return fresh_grad
+    return leaf_grad
 
 
 P.leaf_hook_factory[:] = [_leaf_hook_for]
 
 
-def unalias_fresh_grads(grad_outputs):
+def _engine_adds(t):
+    """Whether the engine's storage-order add reads ``t`` right: row-major from the start of its storage."""
+    return t.is_contiguous() and not t.storage_offset()
+
+
+def _dense_strides(t):
+    """Whether ``t`` covers a block of memory without gaps or repeats (torch's non-overlapping and dense)."""
+    dims = sorted((d for d, n in enumerate(t.shape) if n != 1), key=lambda d: -t.stride()[d])
+    expected = 1
+    strides = t.stride()
+    for d in reversed(dims):
+        if strides[d] != expected:
+            return False
+        expected *= t.shape[d]
+    return True
+
+
+def _obeys_layout(grad, leaf):
+    """torch's layout contract for a leaf's gradient: the leaf's strides when the leaf is dense and not
+    row-major, else row-major (size-1 dims' strides do not count)."""
+    if leaf.is_contiguous() or not _dense_strides(leaf):
+        return grad.is_contiguous()
+    gs, ls = grad.stride(), leaf.stride()
+    return all(n == 1 or gs[d] == ls[d] for d, n in enumerate(leaf.shape))
+
+
+def _copy_in_layout(grad, leaf):
+    """A copy of ``grad`` in memory of its own, laid out as torch lays out ``leaf``'s gradient."""
+    if leaf.is_contiguous() or not _dense_strides(leaf):
+        return _copy(grad)
+    strides = leaf.stride()
+    order = sorted(range(leaf.ndim), key=lambda d: -strides[d])   # outermost dim first
+    inverse = [0] * len(order)
+    for i, d in enumerate(order):
+        inverse[d] = i
+    return _ops.transpose(_copy(_ops.transpose(grad, tuple(order))), tuple(inverse))
+
+
+def _add_to_grad(owner, current, grad):
+    """What the leaf hook returns for a gradient arriving at a leaf whose ``.grad`` is ``current``."""
+    if _engine_adds(current):
+        if _engine_adds(grad):
+            return None            # the common case: the engine adds
+        total = _ops.add(current, grad)   # one add that reads strides: what the engine's would cost
+        P.set_grad(owner, None)    # the engine then keeps what this returns, adding nothing
+        return total
+    # a .grad laid out otherwise: add here, in its own memory and layout (torch adds in place)
+    if any(s == 0 and n > 1 for s, n in zip(current.stride(), current.shape)):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+            "location. Please clone() the tensor before performing the operation.")
+    total = _ops.add(current, grad)
+    P.set_grad(owner, None)
+    if state["create_graph"]:
+        return total               # torch's accumulation with a graph is out of place too
+    write_memory(current, total)
+    return P.detach(current)
+
+
+def _run_post_accumulate_hooks(refs):
+    """Call the post-accumulate-grad hooks of the leaves that got a gradient in the last backward, in the
+    order their gradients arrived (torch calls each right after that leaf's accumulation)."""
+    for ref in refs:
+        t = ref()
+        hooks = None if t is None else P.post_accumulate_hooks(t)
+        for fn, wrapper_ref in list((hooks or {}).values()):
+            tensor = wrapper_ref()
+            r = fn(wrap(t) if tensor is None else tensor)
+            if r is not None:
+                raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
+
+
+def register_post_accumulate_grad_hook(tensor, hook):
+    t = tensor._ms
+    if not tensor.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if not P.is_leaf(t):
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    hooks = P.post_accumulate_hooks(t, create=True)
+    key = object()
+    hooks[key] = (hook, weakref.ref(tensor))
+    return RemovableHandle(_DictEntry(hooks, key))
+
+
+class _DictEntry:
+    """A removable entry of a hook dictionary (what RemovableHandle removes)."""
+
+    def __init__(self, table, key):
+        self._table, self._key = table, key
+
+    def remove(self):
+        self._table.pop(self._key, None)
+
+
+def begin_backward(create_graph, accumulate):
+    """Set the leaf hooks up for one engine run; returns what ``end_backward`` restores (runs nest: a
+    checkpointed forward recomputed inside a backward runs autograd again)."""
+    saved = (dict(state), len(_pending), len(_accumulated))
+    state["create_graph"] = bool(create_graph)
+    state["accumulate"] = accumulate
+    return saved
+
+
+def end_backward(saved, grad_outputs=None):
+    """After an engine run (``grad_outputs`` None when it failed): un-alias the gradients it handed
+    out, call post-accumulate-grad hooks, and restore the enclosing run's settings."""
+    old_state, n_pending, n_accumulated = saved
+    pending, accumulated = _pending[n_pending:], _accumulated[n_accumulated:]
+    del _pending[n_pending:], _accumulated[n_accumulated:]
+    state.update(old_state)
+    if grad_outputs is not None:
+        _unalias_fresh_grads(pending, grad_outputs)
+        _run_post_accumulate_hooks(accumulated)
+
+
+def _unalias_fresh_grads(pending, grad_outputs):
     """Give each leaf gradient handed out as a view during the last backward its own memory where
     it shares memory with another one or with a grad_output."""
-    if len(_pending) < 2 and not grad_outputs:
-        _pending.clear()
+    if len(pending) < 2 and not grad_outputs:
         return
     taken = {g.data_ptr() for g in grad_outputs}
-    try:
-        for ref, view in _pending:
-            ptr = view.data_ptr()
-            owner = ref()
-            if ptr in taken and owner is not None:
-                current = P.grad(owner)
-                if current is not None and current.data_ptr() == ptr:
-                    P.set_grad(owner, _ops.mul(current, 1))
-            taken.add(ptr)
-    finally:
-        _pending.clear()
+    for ref, view in pending:
+        ptr = view.data_ptr()
+        owner = ref()
+        if ptr in taken and owner is not None:
+            current = P.grad(owner)
+            if current is not None and current.data_ptr() == ptr:
+                P.set_grad(owner, _ops.mul(current, 1))
+        taken.add(ptr)

@@ -6,26 +6,14 @@ from .._tensor import Tensor, wrap
 from ..ops.creation import empty as _empty
 
 
-def _covers_its_storage(t):
-    # MindSpore's in-place CPU kernels (copy_, the optimizers' writes) do not write a Parameter that is a
-    # strided or offset part of a larger storage ("cannot use CPU inplace copy"): such a source is copied
-    try:
-        return t.is_contiguous() and t.storage_offset() == 0 and t.nbytes == t.untyped_storage().nbytes()
-    except Exception:  # noqa: BLE001 - a storage MindSpore cannot describe: copy
-        return False
-
-
 def _ms_parameter(t, requires_grad):
     if isinstance(t, ms.Parameter):
         P.set_requires_grad(t, requires_grad)
         return t
-    # Over t's memory, as torch shares it, where MindSpore can write such a Parameter in place; the name becomes
-    # the dotted torch name once a Module registers it.
+    # Over t's memory, whatever its layout, as torch shares it (in-place writes into a strided or offset one
+    # go through Tensor._write's host path); the name becomes the dotted torch name once a Module registers it.
     data = P.detach(t)
-    if _covers_its_storage(data):
-        param = P.parameter_over(data, "param", requires_grad)
-    else:
-        param = ms.Parameter(data, name="param", requires_grad=requires_grad)
+    param = P.parameter_over(data, "param", requires_grad)
     # through the accessor, so the leaf gets the same autograd set-up as any tensor that requires grad
     P.set_requires_grad(param, requires_grad)
     return param

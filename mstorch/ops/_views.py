@@ -13,7 +13,7 @@ from mindspore import ops
 from mindspore.ops import auto_generate as _gen
 
 from .. import _ms_private as P
-from .._tensor import Tensor, wrap, scalar_type_name
+from .._tensor import Tensor, wrap, scalar_type_name, solid as is_solid
 from .._cast import cast
 
 _copy = _gen.copy   # Copy: a real copy for every dtype, but it has no gradient
@@ -77,10 +77,7 @@ def grad_source(t):
 def solid(t):
     """``t`` itself when it has storage of its own that ``copy_`` can write, else a copy: the result of a
     non-view op must never be a MindSpore view (an in-place op on it would fail or write nowhere)."""
-    if (t.is_contiguous() and not t.storage_offset()
-            and t.untyped_storage().nbytes() == t.size * t.itemsize):
-        return t
-    return fresh(t)
+    return t if is_solid(t) else fresh(t)
 
 
 def owns_storage(t, base):

@@ -10,6 +10,7 @@ import math
 import numpy as np
 import mindspore as ms
 from mindspore import ops
+from mindspore.ops import auto_generate as _gen
 
 from .. import _dtype as D
 from .. import _ms_private as P
@@ -25,6 +26,7 @@ from ._registry import register
 F = "creation"
 _PY_SCALARS = (bool, int, float, complex)
 _from_numpy_ms = ms.from_numpy
+_as_strided = _gen.as_strided
 
 
 def _finish(t, requires_grad, device=None):
@@ -297,7 +299,7 @@ def _name(d):
 
 
 @register("from_numpy", family=F, method=False, raw=True,
-          note="memory is shared only for C-contiguous arrays; other layouts are copied")
+          note="read-only arrays are copied; other layouts share memory on CPU")
 def from_numpy(ndarray):
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
@@ -311,9 +313,22 @@ def from_numpy(ndarray):
             "At least one stride in the given numpy array is negative, and tensors with negative strides are "
             "not currently supported. (You can probably work around this by making a copy of your array  "
             "with array.copy().) ")
-    if not ndarray.flags.c_contiguous or not ndarray.flags.writeable:
-        return wrap(ms.Tensor(np.array(ndarray, order="C")))
-    return wrap(_from_numpy_ms(ndarray))
+    if ndarray.flags.c_contiguous and ndarray.flags.writeable:
+        return wrap(_from_numpy_ms(ndarray))
+    shared = _strided_from_numpy(ndarray) if ndarray.flags.writeable else None
+    return wrap(ms.Tensor(np.array(ndarray, order="C")) if shared is None else shared)
+
+
+def _strided_from_numpy(arr):
+    """A tensor over a strided array's own memory, as torch's (on the host only): a flat tensor over the
+    span the array covers, viewed with the array's strides by MindSpore's AsStrided, a real view. None
+    where that cannot be built (strides that are no multiple of the item size, no elements)."""
+    item = arr.itemsize
+    if not arr.size or any(s % item for s in arr.strides) or _runtime.device_target() != "CPU":
+        return None
+    span = sum((n - 1) * s for n, s in zip(arr.shape, arr.strides)) // item + 1
+    flat = np.lib.stride_tricks.as_strided(arr, shape=(span,), strides=(item,))
+    return _as_strided(_from_numpy_ms(flat), arr.shape, tuple(s // item for s in arr.strides), 0)
 
 
 # --- filled tensors -------------------------------------------------------------------------------

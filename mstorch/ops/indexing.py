@@ -336,14 +336,8 @@ def setitem(self, index, value):
         self._write(_where(mask, cast(v.reshape(()), t.dtype), t), check_cast=False)
         return
     if isinstance(value, Tensor) and v.dtype != t.dtype:
-        raise RuntimeError(
-            f"Index put requires the source and destination dtypes match, got {scalar_type_name(self.dtype)} "
-            f"for the destination and {scalar_type_name(value.dtype)} for the source.")
-    # the positions torch's rule selects, read off an arange of the same shape
-    positions = ops.arange(t.size, dtype=ms.int64).reshape(t.shape)
-    if not _is_noop(key):
-        positions = BasicIndex(t.shape, key).read(positions)
-    positions = _advanced(positions, adv)
+        _index_put_dtype_error(self, value)
+    positions = _positions(t, key, adv)
     if positions.size == 0 and P.requires_grad(v) and P.grad_enabled():
         # nothing is written, but torch keeps the value in the graph (its gradient is zeros); an empty
         # slice of it does that (the gradient of a broadcast to an empty shape is wrong in MindSpore)
@@ -352,6 +346,53 @@ def setitem(self, index, value):
         return
     v = _fit(v if v.dtype == t.dtype else cast(v, t.dtype), positions.shape, True)
     self._write(scatter_positions(grad_source(t), positions, v), check_cast=False)
+
+
+def _positions(t, key, adv):
+    """The flat positions of the elements ``t[key][adv]`` selects (torch's rule), read off an arange."""
+    positions = ops.arange(t.size, dtype=ms.int64).reshape(t.shape)
+    if not _is_noop(key):
+        positions = BasicIndex(t.shape, key).read(positions)
+    return _advanced(positions, adv) if adv else positions
+
+
+def _index_put_dtype_error(dst, src):
+    raise RuntimeError(
+        f"Index put requires the source and destination dtypes match, got {scalar_type_name(dst.dtype)} "
+        f"for the destination and {scalar_type_name(src.dtype)} for the source.")
+
+
+@register("index_put", family=F, inplace="index_put_", raw=True)
+def index_put(input, indices, values, accumulate=False):
+    """torch.index_put: ``input[indices] = values`` (summing values at repeated positions with
+    ``accumulate=True``) on a copy; ``index_put_`` writes it back."""
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"index_put_(): argument 'indices' (position 1) must be tuple of Tensors, not "
+                        f"{type(indices).__name__}")
+    for i, x in enumerate(indices):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(x).__name__}")
+    if not isinstance(values, Tensor):
+        raise TypeError(f"index_put_(): argument 'values' (position 2) must be Tensor, not {type(values).__name__}")
+    t, v = input._ms, values._ms
+    if len(indices) > t.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {t.ndim} (got {len(indices)})")
+    if not indices:
+        raise RuntimeError("sym_strides() called on an undefined Tensor")
+    key, adv, _ = _parse(tuple(indices), t.shape)
+    masked_fill = (len(adv) == 1 and adv[0][0] == 0 and adv[0][1].dtype == ms.bool_ and v.size == 1
+                   and _is_noop(key) and not accumulate)
+    if v.dtype != t.dtype and not masked_fill:
+        _index_put_dtype_error(input, values)
+    positions = _positions(t, key, adv)
+    v = _fit(cast(v, t.dtype), positions.shape, True)
+    if not accumulate:
+        return wrap(scatter_positions(grad_source(t), positions, v))
+    flat = t.reshape(-1)
+    if positions.size:
+        idx, vals = positions.reshape(-1, 1), v.reshape(-1)
+        flat = _kern(lambda f: ops.tensor_scatter_add(f, idx, cast(vals, f.dtype)), flat)
+    return wrap(solid(flat.reshape(t.shape)))
 
 
 # --- masked_fill / where ---------------------------------------------------------------------------

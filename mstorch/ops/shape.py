@@ -753,7 +753,9 @@ def stack(tensors, dim=0):
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(ref)} at entry 0 "
                                f"and {list(t.shape)} at entry {i}")
     d = wrap_dim(dim, len(ref) + 1)
-    if tensors[0].dtype == ms.bfloat16:   # no bfloat16 Stack kernel on CPU; Concat has one (exact, differentiable)
+    # no bfloat16 Stack kernel on CPU, and Stack rejects a mindspore.Parameter next to a plain tensor
+    # ("Ref[Tensor]" vs "Tensor"); Concat of unsqueezed inputs takes both (exact, differentiable)
+    if tensors[0].dtype == ms.bfloat16 or any(isinstance(t, ms.Parameter) for t in tensors):
         shape = tuple(ref[:d]) + (1,) + tuple(ref[d:])
         parts = [t.reshape(shape) for t in tensors]
         return ops.concat(parts, d) if len(parts) > 1 else fresh(parts[0])
