@@ -21,6 +21,7 @@ from ._helpers import dtype_of, promote, scalar_tensor, cast
 from ._views import infer_size
 from ._registry import OPS, register
 from .pointwise import _not_impl
+from ..autograd._higher_order import record_own_backward
 
 F = "nn.loss"
 _f16, _bf16, _f32, _f64 = ms.float16, ms.bfloat16, ms.float32, ms.float64
@@ -377,6 +378,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if _needs_grad(target):
         gt = ops.sub(ops.log(ops.sub(one, x)), ops.log(x))     # torch's target gradient is not clamped
         loss = ops.add(loss, ops.sub(ops.mul(t, _sg(gt)), _sg(ops.mul(t, gt))))
+    if _P.requires_grad(loss):
+        record_own_backward(loss, "binary_cross_entropy")   # its gradient is a constant: first order only
     if weight is not None:
         loss = ops.mul(loss, _upcast(weight).broadcast_to(np.broadcast_shapes(tuple(weight.shape), tuple(t.shape))))
     out = _reduce(loss, mode)
