@@ -173,6 +173,11 @@ def node_id(node):
     return node._unique_id()
 
 
+def set_next_edge(node, index, edge):
+    """Point input edge ``index`` of backward node ``node`` at ``edge`` = (node, output number)."""
+    node._set_next_edge(index, edge)
+
+
 def reattach(detached, node, nr):
     """``detached``'s value as a tensor whose gradient flows into output ``nr`` of backward node ``node``:
     an ``add`` of zeros whose edge is re-pointed at that node. Our own backward formulas use it to reach

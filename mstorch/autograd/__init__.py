@@ -159,13 +159,15 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(res)
 
 
-_NO_BPROP = re.compile(r"Illegal primitive (\w+?)Grad\w*'s bprop not defined")
+_NO_BPROP = re.compile(r"Illegal primitive (\w+)'s bprop not defined")
 _VERSION_ERROR = re.compile(r"which is the (\d+) 's output of (\w+); and its version is (\d+) , "
                             r"expected version (\d+)")
 
 
 def _run(outs, grads, retain, create, inputs, accumulate):
-    own_hooks = _higher_order.prepare(outs, grads) if create else ()
+    own_hooks = ()
+    if create:
+        own_hooks, outs = _higher_order.prepare(outs)
     P.enable_recording()  # MindSpore's own grad functions switch recording off when they finish
     hooks.state["create_graph"] = bool(create)
     try:
@@ -196,8 +198,8 @@ def _run(outs, grads, retain, create, inputs, accumulate):
         if missing:
             raise NotImplementedError(
                 f"mstorch: second-order gradients through MindSpore's {missing.group(1)} are not supported: "
-                f"MindSpore 2.10 defines no backward for {missing.group(1)}Grad, the kernel that computed the "
-                "first-order gradient (see docs/known-differences.md)") from None
+                "MindSpore 2.10 defines no backward for that kernel of a first-order gradient (see "
+                "docs/known-differences.md)") from None
         m = _VERSION_ERROR.search(text)
         if m:
             out_nr, kernel, ver, expected = m.groups()

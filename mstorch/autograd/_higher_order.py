@@ -31,8 +31,9 @@ from .hooks import state as _state
 _RECORDED = frozenset((
     "Abs", "ACos", "Acosh", "Add", "AddExt", "Adds", "Asin", "Asinh", "Atan", "Atan2", "Atanh",
     "BatchMatMul", "BesselI0", "BesselI0e", "BesselI1", "BesselI1e", "BroadcastTo", "BroadcastToView",
-    "Cast", "ClampScalar", "ClampTensor", "Col2Im", "Concat", "Contiguous", "Cos", "Cosh", "CumSum",
-    "Dense", "Digamma", "Div", "DivMod", "Divs", "Erf", "Erfc", "Exp", "ExpandDims", "ExpandDimsView",
+    "BiasAdd", "Cast", "ClampScalar", "ClampTensor", "Col2Im", "Concat", "Contiguous", "Conv2D",
+    "Conv2DBackpropInput", "Cos", "Cosh", "CumSum",
+    "Dense", "Diagonal", "Digamma", "Div", "DivMod", "Divs", "Erf", "Erfc", "Exp", "ExpandDims", "ExpandDimsView",
     "Expm1", "FloorMod", "Gather", "Igamma", "Igammac", "Im2Col", "InplaceCopy", "Lgamma", "Log",
     "Log1p", "MatMul", "MatrixInverse", "Maximum", "Minimum", "Mul", "Muls", "Neg", "PadV3",
     "Polygamma", "Pow", "PowTensorScalar", "ReLU", "RealDiv", "Reciprocal", "Reshape", "ReverseV2",
@@ -40,6 +41,9 @@ _RECORDED = frozenset((
     "Split", "Sqrt", "Square", "Squeeze", "Stack", "StridedSlice", "Sub", "SubExt", "Tan", "Tanh",
     "TensorScatterElements", "TensorScatterUpdate", "TopK", "Transpose", "TransposeView",
     "TransposeExtView", "Tril", "Triu", "Trunc", "UnsortedSegmentSum", "View", "ZerosLike", "Zeta",
+    # kernels of first-order gradients, differentiated again by MAML's second inner step and by hvp
+    # (verified against torch in compat_tests/test_double_backward.py)
+    "ReluGrad", "TanhGrad", "SigmoidGrad", "ZerosLikeExt",
     # zero gradients
     "Equal", "NotEqual", "Greater", "GreaterEqual", "Less", "LessEqual", "IsInf", "IsNan", "LogicalAnd",
     "LogicalNot", "LogicalOr", "OnesLike", "Floor", "Ceil", "Round",
@@ -60,16 +64,20 @@ _TORCH_API = {
     "AdaptiveAvgPool2D": "adaptive_avg_pool", "AdaptiveAvgPool3D": "adaptive_avg_pool3d",
     "AdaptiveMaxPool2D": "adaptive_max_pool", "AdaptiveMaxPool3D": "adaptive_max_pool3d",
     "ResizeNearestNeighborV2": "interpolate(mode='nearest')", "ResizeBilinearV2": "interpolate(mode='bilinear')",
-    "MatMulExt": "MindSpore's ops.matmul/mint.matmul", "Conv2D": "conv2d", "FFT": "fft",
+    "MatMulExt": "matmul", "FFT": "fft", "SoftmaxCrossEntropyWithLogits": "cross_entropy",
+    "BatchNorm": "batch_norm", "Conv3D": "conv3d", "AvgPool3D": "avg_pool", "ArgMaxWithValue": "max(dim)",
+    "ArgMinWithValue": "min(dim)", "SoftShrink": "softshrink", "Imag": "complex tensors",
 }
 
 
-def prepare(outputs, grads):
-    """Hook the graph behind ``outputs`` (mindspore tensors) for one recording backward pass;
-    returns the hook handles to remove afterwards. ``grads``: the grad_outputs (``()`` when implicit)."""
-    handles = []
+def prepare(outputs):
+    """Hook the graph behind ``outputs`` (mindspore tensors) for one recording backward pass. Returns
+    the handles to remove afterwards and the outputs to run backward from (an output made by a node
+    that is recomputed for double backward is replaced by its recomputation)."""
+    handles, subs = [], {}
     try:
-        stack = [P.grad_node(t) for t in outputs if not P.is_leaf(t) and P.grad_node(t) is not None]
+        outputs = tuple(_output_or_substitute(t, subs) for t in outputs)
+        stack = [P.grad_node(t) for t in outputs if _has_node(t)]
         seen = set()
         while stack:
             node = stack.pop()
@@ -80,11 +88,38 @@ def prepare(outputs, grads):
             hook = _hook_for(node)
             if hook is not None:
                 handles.append(node.register_hook(hook))
-            stack.extend(child for child, _ in node.next_functions if child is not None)
+            for i, (child, nr) in enumerate(node.next_functions):
+                if child is None:
+                    continue
+                sub = _substitute(child, subs)
+                if sub is not None:     # point the edge at the recomputation until the pass ends
+                    if nr != 0:
+                        _refuse(child.name(), None)
+                    P.set_next_edge(node, i, (P.grad_node(sub), 0))
+                    handles.append(_EdgeRestore(node, i, child, nr))
+                    child = P.grad_node(sub)
+                stack.append(child)
     except BaseException:
         remove(handles)
         raise
-    return handles
+    return handles, outputs
+
+
+def _has_node(t):
+    return not P.is_leaf(t) and P.grad_node(t) is not None
+
+
+def _output_or_substitute(t, subs):
+    sub = _substitute(P.grad_node(t), subs) if _has_node(t) else None
+    return t if sub is None else sub
+
+
+class _EdgeRestore:
+    def __init__(self, node, index, child, nr):
+        self.args = (node, index, (child, nr))
+
+    def remove(self):
+        P.set_next_edge(*self.args)
 
 
 def remove(handles):
@@ -163,11 +198,35 @@ def _kept_shape(in_shape, out_shape, g, go, is_mean):
 _OWN = {}       # backward node id -> weak reference to the anchor that carries our own backward
 
 
+class Recompute:
+    """For record_own_backward: ``fn(node, *saved)`` recomputes the node's output in recorded ops from
+    its inputs (``input_with_graph``); while a backward pass records itself, the graph uses that
+    recomputation instead of the node (for kernels whose MindSpore backward fails when recorded)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+
+def _substitute(node, subs):
+    if node is None or P.is_custom_node(node):
+        return None
+    key = P.node_id(node)
+    if key in subs:
+        return subs[key]
+    own = _OWN.get(key)
+    anchor = None if own is None else own()
+    if anchor is None or not isinstance(anchor.args[0], Recompute):
+        return None
+    recompute, saved = anchor.args
+    subs[key] = out = recompute.fn(node, *saved)
+    return out
+
+
 def record_own_backward(output, backward, *saved):
     """Give the MindSpore node that made ``output`` our own backward, used instead of MindSpore's
     formula only while a backward pass records itself: ``backward(node, grad_outputs, *saved) ->
     grad_inputs`` in recorded ops. ``backward`` a string (the torch API) marks the node first-order
-    only: refused by name.
+    only: refused by name; a ``Recompute`` replaces the node by a recomputation of its output.
 
     Tensors in ``saved`` must be detached (``P.detach``): one with its graph would make a reference
     cycle through the C++ node; ``P.reattach(t, node, nr)`` gives the formula back their graph. They
@@ -183,10 +242,18 @@ def _anchor(backward, saved, grad_inputs, grad_outputs):
     return None
 
 
+def input_with_graph(node, i, detached):
+    """Forward input ``i`` of ``node``, saved detached, with its graph back (for own backward formulas)."""
+    child, nr = node.next_functions[i]
+    return detached if child is None else P.reattach(detached, child, nr)
+
+
 def _own_hook(node, anchor):
     backward, saved = anchor.args
     if isinstance(backward, str):
         _refuse(node.name(), backward)
+    if isinstance(backward, Recompute):
+        return None         # the graph goes through the recomputation instead (prepare)
     return functools.partial(_run_own, node, backward, saved)
 
 
