@@ -8,8 +8,9 @@ and gives every node a post hook (removed when the pass ends):
 
 - nodes whose formula is verified against torch (``_RECORDED``, compat_tests/test_double_backward.py)
   get a hook that hands their gradients on as new, non-view tensors (``_deview``);
-- reductions, whose formulas also consume a view internally, get their gradient recomputed by our own
-  differentiable formula from the incoming gradient and the shapes (``_reduction_backward``);
+- reductions and tiling, whose formulas also consume a view internally, get their gradient recomputed
+  by our own differentiable formula from the incoming gradient and the shapes (``_reduction_backward``,
+  ``_tile_backward``);
 - nodes of mstorch ops that carry our own differentiable backward (``record_own_backward``: softmax)
   get it;
 - anything else is refused with ``NotImplementedError`` naming the op, never a silently wrong (or
@@ -147,6 +148,10 @@ def _hook_for(node):
         return _deview
     if name in _REDUCTIONS:
         return functools.partial(_reduction_backward, _REDUCTIONS[name])
+    if name == "Tile":
+        return _tile_backward
+    if name == "Slice":
+        return _slice_backward
     _refuse(name, _TORCH_API.get(name))
 
 
@@ -165,6 +170,50 @@ def _reduction_backward(is_mean, grad_inputs, grad_outputs):
     scale = math.prod(out_shape) / math.prod(in_shape) if is_mean and math.prod(in_shape) else 1
     r = _ops.broadcast_to(go.reshape(keep), in_shape)
     return (_ops.mul(r, scale),) + tuple(grad_inputs[1:])
+
+
+def _tile_backward(grad_inputs, grad_outputs):
+    """repeat/tile: the incoming gradient summed over the copies (MindSpore's formula reduces a view)."""
+    g, go = grad_inputs[0], grad_outputs[0]
+    if g is None or go is None:
+        return None
+    out_shape = tuple(go.shape)
+    in_shape = (1,) * (len(out_shape) - g.ndim) + tuple(g.shape)
+    if 0 in out_shape:
+        return None
+    split = []
+    for n, s in zip(out_shape, in_shape):
+        split += [n // s, s]
+    summed = _ops.sum(go.reshape(tuple(split)), tuple(range(0, len(split), 2)))
+    return (summed.reshape(tuple(g.shape)),) + tuple(grad_inputs[1:])
+
+
+def _slice_backward(grad_inputs, grad_outputs):
+    """narrow/slicing by MindSpore's Slice (whose gradient kernel has no backward): the incoming gradient
+    padded with zeros. The offsets are not in the graph; MindSpore's own gradient values give them, and
+    a pass where more than one offset reproduces them (a zero gradient) is refused."""
+    g, go = grad_inputs[0], grad_outputs[0]
+    if g is None or go is None:
+        return None
+    in_shape, out_shape = tuple(g.shape), tuple(go.shape)
+    want, part = g.asnumpy(), go.asnumpy()
+    if part.size == 0:
+        return (_ops.zeros_like(g),) + tuple(grad_inputs[1:])    # an empty slice: no gradient anywhere
+    matching = []
+    for begin in itertools.product(*(range(i - o + 1) for i, o in zip(in_shape, out_shape))):
+        region = tuple(slice(b, b + o) for b, o in zip(begin, out_shape))
+        placed = np.zeros_like(want)
+        placed[region] = part
+        if np.array_equal(placed, want, equal_nan=True):
+            matching.append(begin)
+            if len(matching) > 1:
+                break
+    if len(matching) != 1:
+        _refuse("Slice", "narrow/slicing (the offset of the slice cannot be recovered)")
+    pads = []
+    for b, i, o in reversed(tuple(zip(matching[0], in_shape, out_shape))):
+        pads += [b, i - o - b]
+    return (_ops.pad(go, tuple(pads)),) + tuple(grad_inputs[1:])
 
 
 def _kept_shape(in_shape, out_shape, g, go, is_mean):
@@ -200,8 +249,8 @@ _OWN = {}       # backward node id -> weak reference to the anchor that carries 
 
 class Recompute:
     """For record_own_backward: ``fn(node, *saved)`` recomputes the node's output in recorded ops from
-    its inputs (``input_with_graph``); while a backward pass records itself, the graph uses that
-    recomputation instead of the node (for kernels whose MindSpore backward fails when recorded)."""
+    its saved inputs; while a backward pass records itself, the graph uses that recomputation instead
+    of the node (for kernels whose MindSpore backward fails when it is recorded)."""
 
     def __init__(self, fn):
         self.fn = fn
@@ -228,9 +277,9 @@ def record_own_backward(output, backward, *saved):
     grad_inputs`` in recorded ops. ``backward`` a string (the torch API) marks the node first-order
     only: refused by name; a ``Recompute`` replaces the node by a recomputation of its output.
 
-    Tensors in ``saved`` must be detached (``P.detach``): one with its graph would make a reference
-    cycle through the C++ node; ``P.reattach(t, node, nr)`` gives the formula back their graph. They
-    live as long as the node, on a hook that does nothing (the anchor)."""
+    ``saved`` lives as long as the node, on a hook that does nothing (the anchor). Inputs of the node may
+    keep their graph; an output must be saved detached (``P.detach``: with its graph it would make a
+    reference cycle through the C++ node), and ``P.reattach(t, node, nr)`` gives the formula its graph."""
     node = P.grad_node(output)
     anchor = functools.partial(_anchor, backward, saved)
     node.register_hook(anchor)
@@ -240,12 +289,6 @@ def record_own_backward(output, backward, *saved):
 
 def _anchor(backward, saved, grad_inputs, grad_outputs):
     return None
-
-
-def input_with_graph(node, i, detached):
-    """Forward input ``i`` of ``node``, saved detached, with its graph back (for own backward formulas)."""
-    child, nr = node.next_functions[i]
-    return detached if child is None else P.reattach(detached, child, nr)
 
 
 def _own_hook(node, anchor):

@@ -18,7 +18,7 @@ from .. import _ms_private as _P
 from .._tensor import wrap, scalar_type_name
 from .._cast import cast
 from ._registry import register
-from ..autograd._higher_order import record_own_backward, input_with_graph, Recompute
+from ..autograd._higher_order import record_own_backward, Recompute
 
 F = "nn.norm"
 _F32 = ms.float32
@@ -245,8 +245,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
         x = _f32(input)
         out = _ln_prim(axis, float(eps))(x, w, b)[0]
         if _P.requires_grad(out):
-            record_own_backward(out, _LAYER_NORM_RECOMPUTE, _P.detach(x), _P.detach(w), _P.detach(b), axis,
-                                float(eps))
+            # inputs keep their graph (no cycle: only outputs lead back to the node); the kernel saves them
+            record_own_backward(out, _LAYER_NORM_RECOMPUTE, x, w, b, axis, float(eps))
         return out if dt == _F32 else cast(out, dt)
     axes = tuple(range(axis, input.ndim))
     mean = ops.mean(input, axes, keep_dims=True)
@@ -262,7 +262,6 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
 def _layer_norm_recompute(node, x, w, b, axis, eps):
     # for double backward: MindSpore's LayerNorm backward fails when recorded ("For LayerNormGrad, the
     # index 7 is out of range"), so that pass differentiates this composition instead
-    x, w, b = (input_with_graph(node, i, t) for i, t in enumerate((x, w, b)))
     axes = tuple(range(axis, x.ndim))
     cen = x - ops.mean(x, axes, keep_dims=True)
     return cen * ops.rsqrt(ops.mean(cen * cen, axes, keep_dims=True) + eps) * w + b
