@@ -22,6 +22,7 @@ from ._views import infer_size
 from ._registry import OPS, register
 from .pointwise import _not_impl
 from ..autograd._higher_order import record_own_backward
+from .indexing import gather_elements
 
 F = "nn.loss"
 _f16, _bf16, _f32, _f64 = ms.float16, ms.bfloat16, ms.float32, ms.float64
@@ -336,7 +337,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         return _empty_loss(input, target.shape, mode)
     tg = _Targets(target, C, ignore_index, weight)
     x = _rows(_upcast(input))
-    picked = ops.gather_elements(x, 1, ms.from_numpy(np.ascontiguousarray(tg.index.reshape(-1, 1)))).reshape(-1)
+    picked = gather_elements(x, 1, ms.from_numpy(np.ascontiguousarray(tg.index.reshape(-1, 1)))).reshape(-1)
     if tg.row_w is not None:
         picked = ops.mul(picked, ms.from_numpy(tg.row_w.astype(dtype_of(x)._np)))
     rows = ops.neg(picked)
@@ -686,7 +687,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise RuntimeError("target out of range")
     _float_only(x, "multi_margin_loss_cpu_kernel")
     xu = _upcast(x)
-    xy = ops.gather_elements(xu, 1, ms.Tensor(tn.reshape(-1, 1)))
+    xy = gather_elements(xu, 1, ms.Tensor(tn.reshape(-1, 1)))
     z = ops.add(ops.sub(_c(margin, xu), xy), xu)
     h = ops.where(ops.greater(z, _c(0, z)), z, _c(0, z))     # torch counts z > 0 only (gradient 0 at 0)
     if p == 2:
