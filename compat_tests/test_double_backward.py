@@ -80,6 +80,25 @@ def test_maml_step_on_an_mlp(act):
     check(fn, rtol=1e-4, atol=1e-5)
 
 
+CLASSES = RNG.randint(0, 3, 10)
+
+
+def test_maml_step_classification_with_cross_entropy():
+    # float32 cross_entropy runs MindSpore's fused kernel, whose recorded backward hands back a constant:
+    # mstorch's own backward takes over while create_graph is on
+    def fn(T):
+        F = T.nn.functional
+        w1, b1, w2, b2 = theta = _params(T, [MLP[0], MLP[1], MLP[4].repeat(3, 0), MLP[5].repeat(3)])
+        x, y = T.tensor(XS), T.tensor(CLASSES)
+        net = lambda p: F.linear(T.tanh(F.linear(x, p[0], p[1])), p[2], p[3])  # noqa: E731
+        grads = T.autograd.grad(F.cross_entropy(net(theta), y), theta, create_graph=True)
+        fast = [p - 0.1 * g for p, g in zip(theta, grads)]
+        outer = F.cross_entropy(net(fast), y, label_smoothing=0.1)
+        outer.backward()
+        return outer, [p.grad for p in theta]
+    check(fn, rtol=1e-4, atol=1e-5)
+
+
 # --- Hessian-vector products of a small transformer loss ---------------------------------------------
 
 D, HEADS, SEQ = 8, 2, 5

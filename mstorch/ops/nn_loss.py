@@ -23,6 +23,7 @@ from ._registry import OPS, register
 from .pointwise import _not_impl
 from ..autograd._higher_order import record_own_backward
 from .indexing import gather_elements
+from .activation import softmax_kernel
 
 F = "nn.loss"
 _f16, _bf16, _f32, _f64 = ms.float16, ms.bfloat16, ms.float32, ms.float64
@@ -289,11 +290,27 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         rows = ops.neg(ops.sum(ops.mul(_log_softmax_rows(x), tg.labels(C, ls, np.float64)), 1))
         return _finish_rows(rows, mode, tg, target.shape)
     labels, scale = tg.labels(C, ls, np.float32, normalized=True)
-    rows = _SCE(_upcast(x), labels)[0]
+    rows, backprop = _SCE(_upcast(x), labels)
+    if _P.requires_grad(rows):
+        record_own_backward(rows, _sce_backward, _P.detach(backprop), labels)
     if scale is not None:
         rows = ops.mul(rows, scale)
     out = _finish_rows(rows, mode, tg, target.shape)
     return cast(out, x.dtype) if x.dtype in _HALF else out
+
+
+def _sce_backward(node, grad_outputs, backprop, labels):
+    # for double backward (MindSpore's formula hands back its saved softmax - labels as a constant): torch's
+    # gradient g (softmax(x) - labels), with softmax(x) recomputed from log softmax(x) = log(backprop +
+    # labels) attached to x's graph (softmax is shift-invariant, so its Jacobian there is the one at x)
+    g = grad_outputs[0]
+    if g is None:
+        return (None,)
+    child, nr = node.next_functions[0]
+    z = ops.log(ops.add(backprop, labels))
+    if child is not None:
+        z = _P.reattach(z, child, nr)
+    return (ops.mul(ops.expand_dims(g, 1), ops.sub(softmax_kernel(z, 1), labels)),)
 
 
 def _cross_entropy_prob(input, target, weight, mode, ignore_index, smoothing, C):
