@@ -8,11 +8,12 @@ and gives every node a post hook (removed when the pass ends):
 
 - nodes whose formula is verified against torch (``_RECORDED``, compat_tests/test_double_backward.py)
   get a hook that hands their gradients on as new, non-view tensors (``_deview``);
-- reductions and tiling, whose formulas also consume a view internally, get their gradient recomputed
-  by our own differentiable formula from the incoming gradient and the shapes (``_reduction_backward``,
-  ``_tile_backward``);
-- nodes of mstorch ops that carry our own differentiable backward (``record_own_backward``: softmax)
-  get it;
+- sum/mean, repeat/tile and Slice, whose formulas consume a view internally (or have no backward),
+  get their gradient from our own differentiable formula of the incoming gradient and the shapes
+  (``_reduction_backward``, ``_tile_backward``, ``_slice_backward``);
+- nodes of mstorch ops that carry our own differentiable backward (``record_own_backward``: softmax,
+  gather, the fused cross_entropy) get it, and those recomputed in recorded ops (``Recompute``:
+  layer_norm) are replaced by the recomputation for the pass;
 - anything else is refused with ``NotImplementedError`` naming the op, never a silently wrong (or
   zero) second derivative. First-order backward never walks and never runs these hooks.
 """
@@ -25,7 +26,6 @@ import numpy as np
 from mindspore import ops as _ops
 
 from .. import _ms_private as P
-from .hooks import state as _state
 
 # backward formulas that record completely once their results are handed on as non-views (verified by
 # the gradgradcheck sweep of compat_tests/test_double_backward.py, float64, against torch)
@@ -33,9 +33,8 @@ _RECORDED = frozenset((
     "Abs", "ACos", "Acosh", "Add", "AddExt", "Adds", "Asin", "Asinh", "Atan", "Atan2", "Atanh",
     "BatchMatMul", "BesselI0", "BesselI0e", "BesselI1", "BesselI1e", "BroadcastTo", "BroadcastToView",
     "BiasAdd", "Cast", "ClampScalar", "ClampTensor", "Col2Im", "Concat", "Contiguous", "Conv2D",
-    "Conv2DBackpropInput", "Cos", "Cosh", "CumSum",
-    "Dense", "Diagonal", "Digamma", "Div", "DivMod", "Divs", "Erf", "Erfc", "Exp", "ExpandDims", "ExpandDimsView",
-    "Expm1", "FloorMod", "Gather", "Igamma", "Igammac", "Im2Col", "InplaceCopy", "Lgamma", "Log",
+    "Conv2DBackpropInput", "Cos", "Cosh", "CumSum", "Dense", "Diagonal", "Digamma", "Div", "DivMod", "Divs",
+    "Erf", "Erfc", "Exp", "ExpandDims", "ExpandDimsView", "Expm1", "FloorMod", "Gather", "Igamma", "Igammac", "Im2Col", "InplaceCopy", "Lgamma", "Log",
     "Log1p", "MatMul", "MatrixInverse", "Maximum", "Minimum", "Mul", "Muls", "Neg", "PadV3",
     "Polygamma", "Pow", "PowTensorScalar", "ReLU", "RealDiv", "Reciprocal", "Reshape", "ReverseV2",
     "Rsqrt", "Select", "SelectView", "SiLU", "Sigmoid", "Sign", "Sin", "Sinh", "Softplus", "Softsign",
@@ -56,11 +55,11 @@ _OWN_FUNCTIONS = frozenset(("LinalgCholeskyBackward0", "LinalgEighBackward0", "L
 # the torch API behind MindSpore kernels that are refused, for the message
 _TORCH_API = {
     "ReduceMax": "amax/max(dim)", "ReduceMin": "amin/min(dim)", "ProdExt": "prod", "Softmax": "softmax",
-    "Slice": "slicing/narrow", "GatherD": "gather/take_along_dim", "Sort": "sort", "Tile": "repeat/tile",
+    "GatherD": "gather (median/mode/quantile/grid_sample)", "Sort": "sort",
     "MaxPoolWithArgmaxV2": "max_pool", "MaxPool3DWithArgmax": "max_pool3d", "Elu": "elu",
     "HSigmoid": "hardswish/hardsigmoid", "GroupNorm": "group_norm", "MatrixDeterminant": "det",
     "LogMatrixDeterminant": "slogdet/logdet", "Svd": "svd", "MatrixTriangularSolve": "solve_triangular",
-    "Diagonal": "diagonal/trace", "SmoothL1Loss": "smooth_l1_loss", "Erfinv": "erfinv",
+    "SmoothL1Loss": "smooth_l1_loss", "Erfinv": "erfinv",
     "MaskedSelect": "masked_select", "TensorScatterAdd": "index_add", "Cummax": "cummax/cummin",
     "AdaptiveAvgPool2D": "adaptive_avg_pool", "AdaptiveAvgPool3D": "adaptive_avg_pool3d",
     "AdaptiveMaxPool2D": "adaptive_max_pool", "AdaptiveMaxPool3D": "adaptive_max_pool3d",
