@@ -190,6 +190,31 @@ def node_output_shapes(node):
     return tuple(m.shape for m in node._input_metadata)
 
 
+def node_id(node):
+    """A key for backward node ``node`` (each access to a node makes a new Python object)."""
+    return node._unique_id()
+
+
+def set_next_edge(node, index, edge):
+    """Point input edge ``index`` of backward node ``node`` at ``edge`` = (node, output number)."""
+    node._set_next_edge(index, edge)
+
+
+def reattach(detached, node, nr):
+    """``detached``'s value as a tensor whose gradient flows into output ``nr`` of backward node ``node``:
+    an ``add`` of zeros whose edge is re-pointed at that node. Our own backward formulas use it to reach
+    the graph of a tensor that was kept detached (keeping it with its graph would make a reference cycle
+    through MindSpore's C++ node)."""
+    import mindspore
+
+    zeros = mindspore.ops.zeros_like(detached)
+    zeros._requires_grad = True
+    out = mindspore.ops.add(detached, zeros)
+    add_node = out._grad_node
+    add_node._set_next_edge(1, (node, nr))
+    return out
+
+
 # --- fork safety (DataLoader workers) ---------------------------------------------------------
 
 _fork_utils = _lookup("mindspore._c_expression", "fork_utils")

@@ -14,7 +14,7 @@ from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, 
                         is_inference_mode_enabled)
 from .function import Function, FunctionCtx, once_differentiable
 from . import graph, grad_mode, function, hooks
-from ._higher_order import check_create_graph
+from . import _higher_order
 from . import functional  # noqa: E402  (torch.autograd.functional; needs the names above)
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
@@ -159,13 +159,15 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(res)
 
 
+_NO_BPROP = re.compile(r"Illegal primitive (\w+)'s bprop not defined")
 _VERSION_ERROR = re.compile(r"which is the (\d+) 's output of (\w+); and its version is (\d+) , "
                             r"expected version (\d+)")
 
 
 def _run(outs, grads, retain, create, inputs, accumulate):
+    own_hooks = ()
     if create:
-        check_create_graph(outs, grads)
+        own_hooks, outs = _higher_order.prepare(outs)
     P.enable_recording()  # MindSpore's own grad functions switch recording off when they finish
     saved = hooks.begin_backward(create, accumulate)
     try:
@@ -189,6 +191,12 @@ def _run(outs, grads, retain, create, inputs, accumulate):
                 "instance a mindspore.Parameter constructed with requires_grad=True); MindSpore then needs "
                 "its Clone kernel, which CPU lacks. Set requires_grad with requires_grad_() (mstorch's own "
                 "code: _ms_private.set_requires_grad).") from None
+        missing = _NO_BPROP.search(text)
+        if missing:
+            raise NotImplementedError(
+                f"mstorch: second-order gradients through MindSpore's {missing.group(1)} are not supported: "
+                "MindSpore 2.10 defines no backward for that kernel of a first-order gradient (see "
+                "docs/known-differences.md)") from None
         m = _VERSION_ERROR.search(text)
         if m:
             out_nr, kernel, ver, expected = m.groups()
@@ -199,6 +207,8 @@ def _run(outs, grads, retain, create, inputs, accumulate):
                 f"{expected} instead. Hint: enable anomaly detection to find the operation that failed to "
                 "compute its gradient, with torch.autograd.set_detect_anomaly(True).") from None
         raise
+    finally:
+        _higher_order.remove(own_hooks)
     hooks.end_backward(saved, grads)
     return result
 

@@ -1,102 +1,314 @@
-"""Guard for ``create_graph=True``: refuse graphs whose second-order gradients MindSpore gets wrong.
+"""``create_graph=True``: make MindSpore record a gradient graph that second-order gradients can trust.
 
-Measured on MindSpore 2.10 (CPU): while a backward pass records itself (create_graph), a view that a
-backward formula creates (reshape, transpose, expand_dims of the incoming gradient or of a saved
-input) loses its autograd edge as soon as another op consumes it. Second-order gradients through
-those formulas are then silently wrong: matmul loses the edge to the other operand, sum/mean over a
-dim and reshape/transpose lose the edge to the incoming gradient. Python-level backward code
-(custom Functions) records correctly.
+Measured on MindSpore 2.10 (CPU): while a backward pass records itself, a view that one backward
+formula makes (reshape, transpose, expand_dims... of the incoming gradient or of a saved input) loses
+its autograd edge when another backward formula consumes it. Ops run from Python, hooks included,
+consume views correctly. So before a backward pass that records itself, ``prepare`` walks the graph
+and gives every node a post hook (removed when the pass ends):
 
-A lost edge is harmless when the tensor behind it is a constant: the incoming gradient at the root
-(a grad_output that does not require grad) and what flows from it through ops that are linear in
-the incoming gradient. So ``(x ** 3).sum()`` and ``loss.mean()`` are fine, while a matmul of two
-tensors that both require grad is not. The walk below allows only formulas verified against torch
-(compat_tests/test_autograd.py) and raises for everything else.
+- nodes whose formula is verified against torch (``_RECORDED``, compat_tests/test_double_backward.py)
+  get a hook that hands their gradients on as new, non-view tensors (``_deview``);
+- sum/mean, repeat/tile and Slice, whose formulas consume a view internally (or have no backward),
+  get their gradient from our own differentiable formula of the incoming gradient and the shapes
+  (``_reduction_backward``, ``_tile_backward``, ``_slice_backward``);
+- nodes of mstorch ops that carry our own differentiable backward (``record_own_backward``: softmax,
+  gather, the fused cross_entropy) get it, and those recomputed in recorded ops (``Recompute``:
+  layer_norm) are replaced by the recomputation for the pass;
+- anything else is refused with ``NotImplementedError`` naming the op, never a silently wrong (or
+  zero) second derivative. First-order backward never walks and never runs these hooks.
 """
+import functools
+import itertools
+import math
+import weakref
+
+import numpy as np
+from mindspore import ops as _ops
+
 from .. import _ms_private as P
 
-# backward formulas verified to record completely, whatever flows into them
-_SAFE = frozenset((
-    "Mul", "Muls", "Add", "Adds", "Sub", "Div", "Divs", "Exp", "Log", "Tanh", "Sigmoid", "Pow",
-    "PowTensorScalar", "Maximum", "Minimum", "StridedSlice", "SelectView", "Concat", "Stack", "Neg",
-    "Abs", "Square", "Select", "Sin", "Cos", "Contiguous",
-    # the classic MatMul and Dense primitives record their backward completely (measured)
-    "MatMul", "Dense",
-    # comparisons: zero gradients
-    "Greater", "GreaterEqual", "Less", "LessEqual", "Equal", "NotEqual",
+# backward formulas that record completely once their results are handed on as non-views (verified by
+# the gradgradcheck sweep of compat_tests/test_double_backward.py, float64, against torch)
+_RECORDED = frozenset((
+    "Abs", "ACos", "Acosh", "Add", "AddExt", "Adds", "Asin", "Asinh", "Atan", "Atan2", "Atanh",
+    "BatchMatMul", "BesselI0", "BesselI0e", "BesselI1", "BesselI1e", "BroadcastTo", "BroadcastToView",
+    "BiasAdd", "Cast", "ClampScalar", "ClampTensor", "Col2Im", "Concat", "Contiguous", "Conv2D",
+    "Conv2DBackpropInput", "Cos", "Cosh", "CumSum", "Dense", "Diagonal", "Digamma", "Div", "DivMod", "Divs",
+    "Erf", "Erfc", "Exp", "ExpandDims", "ExpandDimsView", "Expm1", "FloorMod", "Gather", "Igamma", "Igammac", "Im2Col", "InplaceCopy", "Lgamma", "Log",
+    "Log1p", "MatMul", "MatrixInverse", "Maximum", "Minimum", "Mul", "Muls", "Neg", "PadV3",
+    "Polygamma", "Pow", "PowTensorScalar", "ReLU", "RealDiv", "Reciprocal", "Reshape", "ReverseV2",
+    "Rsqrt", "Select", "SelectView", "SiLU", "Sigmoid", "Sign", "Sin", "Sinh", "Softplus", "Softsign",
+    "Split", "Sqrt", "Square", "Squeeze", "Stack", "StridedSlice", "Sub", "SubExt", "Tan", "Tanh",
+    "TensorScatterElements", "TensorScatterUpdate", "TopK", "Transpose", "TransposeView",
+    "TransposeExtView", "Tril", "Triu", "Trunc", "UnsortedSegmentSum", "View", "ZerosLike", "Zeta",
+    # kernels of first-order gradients, differentiated again by MAML's second inner step and by hvp
+    # (verified against torch in compat_tests/test_double_backward.py)
+    "ReluGrad", "TanhGrad", "SigmoidGrad", "ZerosLikeExt",
+    # zero gradients
+    "Equal", "NotEqual", "Greater", "GreaterEqual", "Less", "LessEqual", "IsInf", "IsNan", "LogicalAnd",
+    "LogicalNot", "LogicalOr", "OnesLike", "Floor", "Ceil", "Round",
 ))
-# formulas linear in the incoming gradient with constant coefficients: a constant gradient in gives
-# constant gradients out
-_LINEAR = frozenset(("Add", "Adds", "Sub", "Neg", "Muls", "Contiguous", "StridedSlice", "SelectView",
-                     "Concat", "Stack"))
-# formulas that only reshape/reduce/broadcast the incoming gradient through views: right only
-# while that gradient is a constant
-_VIEW_OF_GRAD = frozenset((
-    "SumExt", "ReduceSum", "MeanExt", "ReduceMean", "Reshape", "View", "Transpose", "TransposeView",
-    "TransposeExtView", "ExpandDims", "ExpandDimsView", "Squeeze", "BroadcastTo", "BroadcastToView",
-))
-# formulas that view one operand to compute the other's gradient: right unless both need grad
-_MATMUL = frozenset(("MatMulExt", "BatchMatMul", "BatchMatMulExt", "Mm", "Bmm"))
+_REDUCTIONS = {"SumExt": False, "ReduceSum": False, "MeanExt": True, "ReduceMean": True}
+# mstorch's own autograd Functions whose backward is written in differentiable ops (verified)
+_OWN_FUNCTIONS = frozenset(("LinalgCholeskyBackward0", "LinalgEighBackward0", "LinalgPinvBackward0",
+                            "LinalgQrBackward0"))
+# the torch API behind MindSpore kernels that are refused, for the message
+_TORCH_API = {
+    "ReduceMax": "amax/max(dim)", "ReduceMin": "amin/min(dim)", "ProdExt": "prod", "Softmax": "softmax",
+    "GatherD": "gather (median/mode/quantile/grid_sample)", "Sort": "sort",
+    "MaxPoolWithArgmaxV2": "max_pool", "MaxPool3DWithArgmax": "max_pool3d", "Elu": "elu",
+    "HSigmoid": "hardswish/hardsigmoid", "GroupNorm": "group_norm", "MatrixDeterminant": "det",
+    "LogMatrixDeterminant": "slogdet/logdet", "Svd": "svd", "MatrixTriangularSolve": "solve_triangular",
+    "SmoothL1Loss": "smooth_l1_loss", "Erfinv": "erfinv",
+    "MaskedSelect": "masked_select", "TensorScatterAdd": "index_add", "Cummax": "cummax/cummin",
+    "AdaptiveAvgPool2D": "adaptive_avg_pool", "AdaptiveAvgPool3D": "adaptive_avg_pool3d",
+    "AdaptiveMaxPool2D": "adaptive_max_pool", "AdaptiveMaxPool3D": "adaptive_max_pool3d",
+    "ResizeNearestNeighborV2": "interpolate(mode='nearest')", "ResizeBilinearV2": "interpolate(mode='bilinear')",
+    "MatMulExt": "matmul", "FFT": "fft", "SoftmaxCrossEntropyWithLogits": "cross_entropy",
+    "BatchNorm": "batch_norm", "Conv3D": "conv3d", "AvgPool3D": "avg_pool", "ArgMaxWithValue": "max(dim)",
+    "ArgMinWithValue": "min(dim)", "SoftShrink": "softshrink", "Imag": "complex tensors",
+}
 
 
-def check_create_graph(outputs, grads):
-    """``outputs``: mindspore tensors; ``grads``: their grad_outputs (``()`` means implicit ones)."""
-    stack = []
-    for i, t in enumerate(outputs):
-        node = P.grad_node(t) if not P.is_leaf(t) else None
-        if node is not None:
-            constant = not grads or not P.requires_grad(grads[i])
-            stack.append((node, constant))
-    seen = {}
-    while stack:
-        node, constant = stack.pop()
-        key = id(node)
-        if key in seen and (seen[key] or not constant):
-            continue          # already walked with a gradient at least as constant
-        seen[key] = constant
-        if P.is_custom_node(node):
-            name, child_constant = None, False
-        else:
-            name = node.name()
-            if name.startswith("input_"):
+def prepare(outputs):
+    """Hook the graph behind ``outputs`` (mindspore tensors) for one recording backward pass. Returns
+    the handles to remove afterwards and the outputs to run backward from (an output made by a node
+    that is recomputed for double backward is replaced by its recomputation)."""
+    handles, subs = [], {}
+    try:
+        outputs = tuple(_output_or_substitute(t, subs) for t in outputs)
+        stack = [P.grad_node(t) for t in outputs if _has_node(t)]
+        seen = set()
+        while stack:
+            node = stack.pop()
+            key = P.node_id(node)
+            if key in seen:
                 continue
-            child_constant = _classify(node, name, constant)
-        for child, _ in node.next_functions:
-            if child is not None:
-                stack.append((child, child_constant))
+            seen.add(key)
+            hook = _hook_for(node)
+            if hook is not None:
+                handles.append(node.register_hook(hook))
+            for i, (child, nr) in enumerate(node.next_functions):
+                if child is None:
+                    continue
+                sub = _substitute(child, subs)
+                if sub is not None:     # point the edge at the recomputation until the pass ends
+                    if nr != 0:
+                        _refuse(child.name(), None)
+                    P.set_next_edge(node, i, (P.grad_node(sub), 0))
+                    handles.append(_EdgeRestore(node, i, child, nr))
+                    child = P.grad_node(sub)
+                stack.append(child)
+    except BaseException:
+        remove(handles)
+        raise
+    return handles, outputs
 
 
-_REDUCTIONS = frozenset(("SumExt", "ReduceSum", "MeanExt", "ReduceMean"))
+def _has_node(t):
+    return not P.is_leaf(t) and P.grad_node(t) is not None
 
 
-def _classify(node, name, constant):
-    if name in _REDUCTIONS and _keeps_dims(node):
-        return constant       # with keepdim the gradient is broadcast without a view: verified
-    if name in _VIEW_OF_GRAD:
-        if not constant:
-            _refuse(name)
-        return True
-    if name in _MATMUL:
-        # both operands need grad, or the incoming gradient itself is recorded (a 1-D @ 2-D product
-        # then returns a gradient without a graph: second order silently zero, measured)
-        if not constant or sum(child is not None for child, _ in node.next_functions) > 1:
-            _refuse(name)
-        return constant
-    if name not in _SAFE:
-        _refuse(name)
-    return constant and name in _LINEAR
+def _output_or_substitute(t, subs):
+    sub = _substitute(P.grad_node(t), subs) if _has_node(t) else None
+    return t if sub is None else sub
 
 
-def _refuse(name):
+class _EdgeRestore:
+    def __init__(self, node, index, child, nr):
+        self.args = (node, index, (child, nr))
+
+    def remove(self):
+        P.set_next_edge(*self.args)
+
+
+def remove(handles):
+    for h in handles:
+        h.remove()
+
+
+def _hook_for(node):
+    if P.is_custom_node(node):
+        # a custom Function's Python backward records itself; mstorch's own nodes (no torch-style
+        # Function behind them) are allowed where their backward is verified
+        kind = type(node)
+        if getattr(kind, "_user", None) is None and kind.__module__.startswith("mstorch.") \
+                and kind.__name__ not in _OWN_FUNCTIONS:
+            _refuse(kind.__name__, None)
+        return None
+    name = node.name()
+    if name.startswith("input_"):
+        return None          # a leaf: its own hook hands on a fresh gradient (hooks.py)
+    own = _OWN.get(P.node_id(node))
+    anchor = None if own is None else own()
+    if anchor is not None:
+        return _own_hook(node, anchor)
+    if name in _RECORDED:
+        return _deview
+    if name in _REDUCTIONS:
+        return functools.partial(_reduction_backward, _REDUCTIONS[name])
+    if name == "Tile":
+        return _tile_backward
+    if name == "Slice":
+        return _slice_backward
+    _refuse(name, _TORCH_API.get(name))
+
+
+def _deview(grad_inputs, grad_outputs):
+    # a new tensor (not a view) for each gradient: the next formula then keeps its edge
+    return tuple(None if g is None else _ops.mul(g, 1) for g in grad_inputs)
+
+
+def _reduction_backward(is_mean, grad_inputs, grad_outputs):
+    """sum/mean over dims: the incoming gradient broadcast back to the input's shape (/ count)."""
+    g, go = grad_inputs[0], grad_outputs[0]
+    if g is None or go is None:
+        return None
+    in_shape, out_shape = tuple(g.shape), tuple(go.shape)
+    keep = _kept_shape(in_shape, out_shape, g, go, is_mean)
+    scale = math.prod(out_shape) / math.prod(in_shape) if is_mean and math.prod(in_shape) else 1
+    r = _ops.broadcast_to(go.reshape(keep), in_shape)
+    return (_ops.mul(r, scale),) + tuple(grad_inputs[1:])
+
+
+def _tile_backward(grad_inputs, grad_outputs):
+    """repeat/tile: the incoming gradient summed over the copies (MindSpore's formula reduces a view)."""
+    g, go = grad_inputs[0], grad_outputs[0]
+    if g is None or go is None:
+        return None
+    out_shape = tuple(go.shape)
+    in_shape = (1,) * (len(out_shape) - g.ndim) + tuple(g.shape)
+    if 0 in out_shape:
+        return None
+    split = []
+    for n, s in zip(out_shape, in_shape):
+        split += [n // s, s]
+    summed = _ops.sum(go.reshape(tuple(split)), tuple(range(0, len(split), 2)))
+    return (summed.reshape(tuple(g.shape)),) + tuple(grad_inputs[1:])
+
+
+def _slice_backward(grad_inputs, grad_outputs):
+    """narrow/slicing by MindSpore's Slice (whose gradient kernel has no backward): the incoming gradient
+    padded with zeros. The offsets are not in the graph; MindSpore's own gradient values give them, and
+    a pass where more than one offset reproduces them (a zero gradient) is refused."""
+    g, go = grad_inputs[0], grad_outputs[0]
+    if g is None or go is None:
+        return None
+    in_shape, out_shape = tuple(g.shape), tuple(go.shape)
+    want, part = g.asnumpy(), go.asnumpy()
+    if part.size == 0:
+        return (_ops.zeros_like(g),) + tuple(grad_inputs[1:])    # an empty slice: no gradient anywhere
+    matching = []
+    for begin in itertools.product(*(range(i - o + 1) for i, o in zip(in_shape, out_shape))):
+        region = tuple(slice(b, b + o) for b, o in zip(begin, out_shape))
+        placed = np.zeros_like(want)
+        placed[region] = part
+        if np.array_equal(placed, want, equal_nan=True):
+            matching.append(begin)
+            if len(matching) > 1:
+                break
+    if len(matching) != 1:
+        _refuse("Slice", "narrow/slicing (the offset of the slice cannot be recovered)")
+    pads = []
+    for b, i, o in reversed(tuple(zip(matching[0], in_shape, out_shape))):
+        pads += [b, i - o - b]
+    return (_ops.pad(go, tuple(pads)),) + tuple(grad_inputs[1:])
+
+
+def _kept_shape(in_shape, out_shape, g, go, is_mean):
+    """The reduction's output shape with keepdim=True. Dims reduced without keepdim are found from
+    the shapes; when several dims could have been reduced ((3, 3) -> (3,)), from MindSpore's own
+    gradient values, which only the right choice reproduces (refused if more than one does)."""
+    if len(in_shape) == len(out_shape):
+        return out_shape
+    n_reduced = len(in_shape) - len(out_shape)
+    candidates = []
+    for dims in itertools.combinations(range(len(in_shape)), n_reduced):
+        if tuple(s for i, s in enumerate(in_shape) if i not in dims) == out_shape:
+            candidates.append(tuple(1 if i in dims else s for i, s in enumerate(in_shape)))
+    if len(candidates) == 1:
+        return candidates[0]
+    want = g.asnumpy()
+    gv = go.asnumpy()
+    scale = (math.prod(out_shape) / math.prod(in_shape)) if is_mean else 1
+    matching = [k for k in candidates
+                if np.allclose(np.broadcast_to(gv.reshape(k), in_shape) * scale, want, rtol=1e-6, atol=0)]
+    if len(matching) != 1:
+        raise NotImplementedError(
+            f"torch.autograd.grad / backward with create_graph=True through sum/mean over a dim of a tensor "
+            f"of shape {list(in_shape)} (to {list(out_shape)}) is not supported: mstorch cannot tell which dim "
+            "was reduced. Pass keepdim=True to that reduction (docs/known-differences.md).")
+    return matching[0]
+
+
+# --- our own differentiable backward for nodes of mstorch ops -----------------------------------------
+
+_OWN = {}       # backward node id -> weak reference to the anchor that carries our own backward
+
+
+class Recompute:
+    """For record_own_backward: ``fn(node, *saved)`` recomputes the node's output in recorded ops from
+    its saved inputs; while a backward pass records itself, the graph uses that recomputation instead
+    of the node (for kernels whose MindSpore backward fails when it is recorded)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+
+def _substitute(node, subs):
+    if node is None or P.is_custom_node(node):
+        return None
+    key = P.node_id(node)
+    if key in subs:
+        return subs[key]
+    own = _OWN.get(key)
+    anchor = None if own is None else own()
+    if anchor is None or not isinstance(anchor.args[0], Recompute):
+        return None
+    recompute, saved = anchor.args
+    subs[key] = out = recompute.fn(node, *saved)
+    return out
+
+
+def record_own_backward(output, backward, *saved):
+    """Give the MindSpore node that made ``output`` our own backward, used instead of MindSpore's
+    formula only while a backward pass records itself: ``backward(node, grad_outputs, *saved) ->
+    grad_inputs`` in recorded ops. ``backward`` a string (the torch API) marks the node first-order
+    only: refused by name; a ``Recompute`` replaces the node by a recomputation of its output.
+
+    ``saved`` lives as long as the node, on a hook that does nothing (the anchor). Inputs of the node may
+    keep their graph; an output must be saved detached (``P.detach``: with its graph it would make a
+    reference cycle through the C++ node), and ``P.reattach(t, node, nr)`` gives the formula its graph."""
+    node = P.grad_node(output)
+    anchor = functools.partial(_anchor, backward, saved)
+    node.register_hook(anchor)
+    key = P.node_id(node)
+    _OWN[key] = weakref.ref(anchor, lambda _, key=key: _OWN.pop(key, None))
+
+
+def _anchor(backward, saved, grad_inputs, grad_outputs):
+    return None
+
+
+def _own_hook(node, anchor):
+    backward, saved = anchor.args
+    if isinstance(backward, str):
+        _refuse(node.name(), backward)
+    if isinstance(backward, Recompute):
+        return None         # the graph goes through the recomputation instead (prepare)
+    return functools.partial(_run_own, node, backward, saved)
+
+
+def _run_own(node, backward, saved, grad_inputs, grad_outputs):
+    res = tuple(backward(node, grad_outputs, *saved))
+    res += (None,) * (len(grad_inputs) - len(res))
+    return tuple(None if g is None or r is None else _ops.mul(r, 1) for g, r in zip(grad_inputs, res))
+
+
+def _refuse(kernel, torch_name):
+    what = f"{torch_name} (MindSpore's {kernel})" if torch_name else f"MindSpore's {kernel}"
     raise NotImplementedError(
-        f"torch.autograd.grad / backward with create_graph=True through MindSpore's {name} backward is "
-        "not supported: MindSpore 2.10 does not record that backward formula completely, so "
-        "second-order gradients through it would be wrong (see docs/known-differences.md). First-order "
-        "gradients are unaffected.")
-
-
-def _keeps_dims(node):
-    child, nr = node.next_functions[0]
-    if child is None or P.is_custom_node(child):
-        return False
-    return len(P.node_output_shapes(node)[0]) == len(P.node_output_shapes(child)[nr])
+        f"torch.autograd.grad / backward with create_graph=True through the backward of {what} is not "
+        "supported: MindSpore 2.10 does not record that backward formula completely, so second-order "
+        "gradients through it would be wrong (see docs/known-differences.md). First-order gradients are "
+        "unaffected.")

@@ -170,7 +170,7 @@ def _prepare_v(v, against, against_is_tuple, fn_name, create_graph, none_message
 
 
 def _refused_create_graph(exc):
-    return "create_graph=True through MindSpore's" in str(exc)
+    return "with create_graph=True through" in str(exc)   # _higher_order's refusals
 
 
 # --- public API ---------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from .. import _dtype as D
 from .. import _ms_private as P
 from .._cast import NP_BF16
 from .._tensor import Tensor
+from ..autograd._higher_order import record_own_backward
 from ._helpers import dtype_of, scalar_tensor, wrap_dim, cast
 from .comparison import inplace_function
 from .pointwise import register, _not_impl, _need_tensor, _expm1
@@ -170,11 +171,30 @@ def _rows_sum_to_one(y, axis):
     return bool(((r > 0.75) & (r < 1.25)).all())   # NaN fails both tests
 
 
-def _softmax32(x, axis):
+def softmax_kernel(x, axis):
+    """MindSpore's Softmax kernel, with our own backward for double backward: the backward of
+    MindSpore's SoftmaxBackward fails ("The pointer[input_tensor] is null")."""
     kernel = _SOFTMAX.get(axis)
     if kernel is None:
         kernel = _SOFTMAX[axis] = _prims.Softmax(axis)
     y = kernel(x)
+    if P.requires_grad(y):
+        record_own_backward(y, _softmax_backward, P.detach(y), axis)
+    return y
+
+
+def _softmax_backward(node, grad_outputs, y, axis):
+    # torch's formula, y (g - sum(g y)), in recorded ops on y reattached to its node
+    (g,) = grad_outputs
+    if g is None:
+        return (None,)
+    y = P.reattach(y, node, 0)
+    gy = ops.mul(g, y)
+    return (ops.sub(gy, ops.mul(y, _reduce_sum(gy, axis))),)
+
+
+def _softmax32(x, axis):
+    y = softmax_kernel(x, axis)
     if _rows_sum_to_one(y, axis):
         return y
     return _softmax_composed(x, axis)
@@ -195,7 +215,7 @@ def _softmax(x, axis):
     if d is _f32:
         return _softmax32(x, axis)
     if d is _f64:
-        return ops.softmax(x, axis)
+        return softmax_kernel(x, axis)
     return _softmax_composed(x, axis)
 
 

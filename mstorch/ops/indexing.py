@@ -14,6 +14,7 @@ from .. import _ms_private as P
 from .._tensor import Tensor, wrap, scalar_type_name
 from ._helpers import wrap_dim, dtype_of, promote, scalar_tensor, cast
 from ._registry import register
+from ..autograd._higher_order import record_own_backward
 from .creation import _infer_sequence_dtype, _data_to_ms, _check_fill
 from ._views import BasicIndex, index_view, fresh, solid, empty_from, scatter_positions, grad_source, broadcast_shape
 
@@ -505,6 +506,23 @@ def _crop(t, shape):
     return t[tuple(slice(0, s) for s in shape)]
 
 
+def gather_elements(x, dim, index):
+    """MindSpore's GatherD, with our own backward for double backward (MindSpore's fails when it is
+    recorded: "The pointer[value] is null")."""
+    out = _kern(ops.gather_elements, x, dim, index)
+    if P.requires_grad(out):
+        record_own_backward(out, _gather_backward, tuple(x.shape), dim, index)
+    return out
+
+
+def _gather_backward(node, grad_outputs, shape, dim, index):
+    # torch's formula: the gradient added into zeros at the gathered positions (a recorded scatter)
+    g = grad_outputs[0]
+    if g is None:
+        return (None,)
+    return (ops.tensor_scatter_elements(ops.zeros(shape, g.dtype), index, g, dim, "add"),)
+
+
 @register("gather", family=F)
 def gather(input, dim, index, *, sparse_grad=False):
     d = wrap_dim(dim, input.ndim)
@@ -512,12 +530,12 @@ def gather(input, dim, index, *, sparse_grad=False):
     _check_gather_shapes(input, index, None, d, "gather")
     _check_range(index, _shape1(input)[d], d)
     if input.ndim == 0:
-        return _kern(ops.gather_elements, input.reshape(1), 0, index.reshape(1)).reshape(index.shape)
+        return gather_elements(input.reshape(1), 0, index.reshape(1)).reshape(index.shape)
     if index.size == 0:
         return empty_from(input, index.shape)
     shape = list(index.shape)
     shape[d] = input.shape[d]
-    return _kern(ops.gather_elements, _crop(input, shape), d, index)
+    return gather_elements(_crop(input, shape), d, index)
 
 
 def _linear_positions(input, d, index):

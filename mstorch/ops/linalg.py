@@ -53,10 +53,12 @@ def _mm(a, b):
         return cast(_mm(cast(a, _f32), cast(b, _f32)), _bf16)
     if a.ndim == 2 and b.ndim == 2:
         # the classic MatMul primitive: its backward records completely, so double backward
-        # (gradient penalties) is right; ops.matmul's MatMulExt loses an edge (measured, 2.10 CPU)
+        # (gradient penalties, MAML, Hessian-vector products) is right; the backward of ops.matmul's
+        # MatMulExt consumes views of its saved operands and loses their edges (measured, 2.10 CPU)
         return _MATMUL(a, b)
-    if a.ndim <= 2 and b.ndim <= 2:
-        return ops.matmul(a, b)
+    if a.ndim <= 2 and b.ndim <= 2:   # a 1-D operand: a row or column of a 2-D product
+        out = _MATMUL(a.reshape(1, -1) if a.ndim == 1 else a, b.reshape(-1, 1) if b.ndim == 1 else b)
+        return out.reshape(tuple(a.shape[:-1]) + tuple(b.shape[1:]))
     if b.ndim == 2:
         # (..., n, k) @ (k, m): one 2-D product over the folded leading dims
         return _MATMUL(a.reshape(-1, a.shape[-1]), b).reshape(tuple(a.shape[:-1]) + (b.shape[-1],))

@@ -17,6 +17,8 @@ from mindspore import ops
 
 from ._helpers import dtype_of, cast
 from ._registry import register
+from .activation import softmax_kernel
+from .linalg import _mm
 from .nn_linear import linear as _linear_op
 from ..backends.cuda import sdp_backend_for as _sdp_backend_for
 
@@ -71,9 +73,9 @@ def _additive(mask, ms_dt, keep_true):
 def _safe_softmax(scores, dead):
     """torch's _safe_softmax: rows whose every score is -inf give 0 (and a 0 gradient), not NaN."""
     if dead is None:
-        return ops.softmax(scores, -1)
+        return softmax_kernel(scores, -1)
     zero = ms.Tensor(0.0, scores.dtype)
-    p = ops.softmax(ops.select(dead, zero, scores), -1)
+    p = softmax_kernel(ops.select(dead, zero, scores), -1)
     return ops.select(dead, zero, p)
 
 
@@ -81,7 +83,7 @@ def _softmax_nan_rows(scores):
     """torch's plain softmax when whole rows may be -inf: those rows are NaN. MindSpore's CPU softmax
     zeroes every row after the first all -inf one, so such rows never reach its kernel."""
     dead = ops.all(ops.equal(scores, _NEG_INF), -1, keep_dims=True)
-    p = ops.softmax(ops.select(dead, ms.Tensor(0.0, scores.dtype), scores), -1)
+    p = softmax_kernel(ops.select(dead, ms.Tensor(0.0, scores.dtype), scores), -1)
     return ops.select(dead, ms.Tensor(float("nan"), scores.dtype), p)
 
 
@@ -144,7 +146,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             value = ops.repeat_interleave(value, hq // value.shape[-3], value.ndim - 3)
     L, S, E = query.shape[-2], key.shape[-2], query.shape[-1]
     s = (1.0 / math.sqrt(E) if E else math.inf) if scale is None else float(scale)
-    scores = ops.matmul(ops.mul(query, ms.Tensor(s, dt)), ops.swapaxes(key, -2, -1))
+    scores = _mm(ops.mul(query, ms.Tensor(s, dt)), ops.swapaxes(key, -2, -1))
     dead = None
     if is_causal:
         scores = ops.add(scores, _causal_mask(L, S, dt))
@@ -159,7 +161,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     p = _safe_softmax(scores, dead)
     if dropout_p > 0:
         p = _dropout(p, dropout_p)
-    out = ops.matmul(p, value)
+    out = _mm(p, value)
     return out if out_dt == dt else cast(out, out_dt)
 
 
@@ -372,7 +374,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         if attn_mask is not None:
             weights = _softmax_nan_rows(ops.add(ops.bmm(q_scaled, kt), attn_mask))
         else:
-            weights = ops.softmax(ops.bmm(q_scaled, kt), -1)
+            weights = softmax_kernel(ops.bmm(q_scaled, kt), -1)
         if dropout_p > 0.0:
             weights = _dropout(weights, dropout_p)
         out = ops.bmm(weights, v)

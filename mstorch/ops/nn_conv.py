@@ -17,6 +17,7 @@ from mindspore.ops import operations as P
 
 from ._helpers import dtype_of, cast
 from ._registry import register
+from .linalg import _mm
 
 F = "nn.conv"
 _NATIVE = (ms.float16, ms.float32)
@@ -185,7 +186,7 @@ def _conv_im2col(x, w, b, stride, pad, dilation, groups):
     L = math.prod(out)
     O = w.shape[0]
     col = col.reshape(N, groups, (C // groups) * K, L)
-    y = ops.matmul(w.reshape(groups, O // groups, (C // groups) * K), col)
+    y = _mm(w.reshape(groups, O // groups, (C // groups) * K), col)
     y = y.reshape((N, O) + tuple(out))
     if b is not None:
         y = y + b.reshape((1, O) + (1,) * n)

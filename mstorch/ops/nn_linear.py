@@ -3,6 +3,7 @@ from mindspore import ops
 
 from ._helpers import dtype_of
 from ._registry import register
+from .linalg import _mm
 
 F = "nn.linear"
 
@@ -52,7 +53,7 @@ def bilinear(input1, input2, weight, bias=None):
     x1 = input1.reshape(-1, input1.shape[-1])
     x2 = input2.reshape(-1, input2.shape[-1])
     o, i, j = weight.shape
-    t = ops.matmul(x1, weight.transpose(1, 0, 2).reshape(i, o * j)).reshape(-1, o, j)
+    t = _mm(x1, weight.transpose(1, 0, 2).reshape(i, o * j)).reshape(-1, o, j)
     out = ops.sum(ops.mul(t, x2.reshape(-1, 1, j)), 2)
     if out.dtype != t.dtype:   # MindSpore's sum widens int32 to int64; torch keeps the input's dtype
         out = out.astype(t.dtype)

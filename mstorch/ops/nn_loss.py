@@ -24,6 +24,9 @@ from ._helpers import dtype_of, promote, scalar_tensor, cast
 from ._views import infer_size
 from ._registry import OPS, register
 from .pointwise import _not_impl
+from ..autograd._higher_order import record_own_backward
+from .indexing import gather_elements
+from .activation import softmax_kernel
 
 F = "nn.loss"
 _f16, _bf16, _f32, _f64 = ms.float16, ms.bfloat16, ms.float32, ms.float64
@@ -262,7 +265,7 @@ def _log_softmax_rows(x):
 def _picked(x, tg):
     """x[i, t_i] times the row's class weight (0 for an ignored row): a gather, O(N)."""
     idx = ms.from_numpy(np.ascontiguousarray(tg.index.reshape(-1, 1)))
-    p = ops.gather_elements(x, 1, idx).reshape(-1)
+    p = gather_elements(x, 1, idx).reshape(-1)
     if tg.row_w is not None:
         p = ops.mul(p, ms.from_numpy(tg.row_w.astype(dtype_of(x)._np)))
     return p
@@ -293,6 +296,8 @@ def _sparse_softmax_ce(x, tg, mode, smoothing, C):
         x, idx = ops.gather(x, ms.from_numpy(kept), 0), idx[kept]
     idx = ms.from_numpy(np.ascontiguousarray(idx))
     out = _SPARSE_SCE(x, idx)
+    if _P.requires_grad(out):
+        record_own_backward(out, _sparse_sce_backward, x, idx)
     if smoothing:
         picked = ops.mean(ops.gather_elements(x, 1, idx.reshape(-1, 1)))
         total = ops.mean(ops.sum(x, 1))
@@ -322,11 +327,40 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         out = _sparse_softmax_ce(x, tg, mode, ls, C)
     elif x.dtype is _f32 and small:
         labels, scale = tg.label_rows(C, ls)
-        rows = _SCE(x, labels)[0]
+        rows, backprop = _SCE(x, labels)
+        if _P.requires_grad(rows):
+            record_own_backward(rows, _sce_backward, _P.detach(backprop), labels)
         out = _finish_rows(rows if scale is None else ops.mul(rows, scale), mode, tg, target.shape)
     else:
         out = _finish_rows(_class_rows(_log_softmax_rows(x), tg, ls, weight, C), mode, tg, target.shape)
     return cast(out, input.dtype) if input.dtype in _HALF else out
+
+
+def _sce_backward(node, grad_outputs, backprop, labels):
+    # for double backward (MindSpore's formula hands back its saved softmax - labels as a constant): torch's
+    # gradient g (softmax(x) - labels), with softmax(x) recomputed from log softmax(x) = log(backprop +
+    # labels) attached to x's graph (softmax is shift-invariant, so its Jacobian there is the one at x)
+    g = grad_outputs[0]
+    if g is None:
+        return (None,)
+    child, nr = node.next_functions[0]
+    z = ops.log(ops.add(backprop, labels))
+    if child is not None:
+        z = _P.reattach(z, child, nr)
+    return (ops.mul(ops.expand_dims(g, 1), ops.sub(softmax_kernel(z, 1), labels)),)
+
+
+def _sparse_sce_backward(node, grad_outputs, x, idx):
+    # for double backward (MindSpore's fused kernel hands back a saved gradient as a constant): torch's
+    # gradient of the mean over rows, g (softmax(x) - onehot(t)) / N, in recorded ops on x's graph
+    g = grad_outputs[0]
+    if g is None:
+        return (None, None)
+    n, C = x.shape
+    onehot = np.zeros((n, C), np.float32)
+    onehot[np.arange(n), idx.asnumpy()] = 1.0
+    grad = ops.sub(softmax_kernel(x, 1), ms.from_numpy(onehot))
+    return (ops.mul(grad, ops.div(g, float(n))), None)
 
 
 def _cross_entropy_prob(input, target, weight, mode, ignore_index, smoothing, C):
@@ -407,6 +441,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if _needs_grad(target):
         gt = ops.sub(ops.log(ops.sub(one, x)), ops.log(x))     # torch's target gradient is not clamped
         loss = ops.add(loss, ops.sub(ops.mul(t, _sg(gt)), _sg(ops.mul(t, gt))))
+    if _P.requires_grad(loss):
+        record_own_backward(loss, "binary_cross_entropy")   # its gradient is a constant: first order only
     if weight is not None:
         loss = ops.mul(loss, _upcast(weight).broadcast_to(np.broadcast_shapes(tuple(weight.shape), tuple(t.shape))))
     out = _reduce(loss, mode)
@@ -721,7 +757,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise RuntimeError("target out of range")
     _float_only(x, "multi_margin_loss_cpu_kernel")
     xu = _upcast(x)
-    xy = ops.gather_elements(xu, 1, ms.Tensor(tn.reshape(-1, 1)))
+    xy = gather_elements(xu, 1, ms.Tensor(tn.reshape(-1, 1)))
     z = ops.add(ops.sub(_c(margin, xu), xy), xu)
     h = ops.where(ops.greater(z, _c(0, z)), z, _c(0, z))     # torch counts z > 0 only (gradient 0 at 0)
     if p == 2:

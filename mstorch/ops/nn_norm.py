@@ -18,6 +18,7 @@ from .. import _ms_private as _P
 from .._tensor import wrap, scalar_type_name
 from .._cast import cast
 from ._registry import register
+from ..autograd._higher_order import record_own_backward, Recompute
 
 F = "nn.norm"
 _F32 = ms.float32
@@ -241,7 +242,11 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
     if dt in _FUSED and 0 < eps and input.size:
         w = _const(ns, 1.0) if weight is None else _f32(weight)
         b = _const(ns, 0.0) if bias is None else _f32(bias)
-        out = _ln_prim(axis, float(eps))(_f32(input), w, b)[0]
+        x = _f32(input)
+        out = _ln_prim(axis, float(eps))(x, w, b)[0]
+        if _P.requires_grad(out):
+            # inputs keep their graph (no cycle: only outputs lead back to the node); the kernel saves them
+            record_own_backward(out, _LAYER_NORM_RECOMPUTE, x, w, b, axis, float(eps))
         return out if dt == _F32 else cast(out, dt)
     axes = tuple(range(axis, input.ndim))
     mean = ops.mean(input, axes, keep_dims=True)
@@ -252,6 +257,17 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
     if bias is not None:
         out = out + bias
     return out
+
+
+def _layer_norm_recompute(node, x, w, b, axis, eps):
+    # for double backward: MindSpore's LayerNorm backward fails when recorded ("For LayerNormGrad, the
+    # index 7 is out of range"), so that pass differentiates this composition instead
+    axes = tuple(range(axis, x.ndim))
+    cen = x - ops.mean(x, axes, keep_dims=True)
+    return cen * ops.rsqrt(ops.mean(cen * cen, axes, keep_dims=True) + eps) * w + b
+
+
+_LAYER_NORM_RECOMPUTE = Recompute(_layer_norm_recompute)
 
 
 @register("rms_norm", family=F, method=False, functional=True)

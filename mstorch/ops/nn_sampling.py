@@ -17,6 +17,7 @@ from mindspore import ops
 
 from ._helpers import dtype_of, cast
 from ._registry import register
+from .linalg import _mm
 from .nn_conv import _name
 from .nn_pool import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
@@ -443,7 +444,7 @@ def affine_grid(theta, size, align_corners=None):
     dt = theta.dtype
     work = cast(theta, ms.float32) if dt in (ms.float16, ms.bfloat16) else theta
     base = _base_grid(spatial, bool(align_corners), np.float64 if dt == ms.float64 else np.float32)
-    grid = ops.matmul(base, work.swapaxes(1, 2))          # (N, prod(spatial), n)
+    grid = _mm(base, work.swapaxes(1, 2))          # (N, prod(spatial), n)
     grid = grid.reshape((size[0],) + spatial + (len(spatial),))
     return cast(grid, dt) if grid.dtype != dt else grid
 

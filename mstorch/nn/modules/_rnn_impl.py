@@ -21,6 +21,8 @@ How a layer runs (measured on CPU, MindSpore 2.10):
 import mindspore as ms
 from mindspore import ops
 
+from ...ops.linalg import _mm
+
 _FLIP0 = ops.ReverseV2(axis=[0])
 _TWO = ms.Tensor(2.0, ms.float32)
 _ONE = ms.Tensor(1.0, ms.float32)
@@ -63,7 +65,7 @@ def lstm_step(gi, h, c, w_hh, b_hh, w_hr):
     c = ops.add(ops.mul(ops.sigmoid(f), c), ops.mul(ops.sigmoid(i), _tanh(g)))
     h = ops.mul(ops.sigmoid(o), _tanh(c))
     if w_hr is not None:
-        h = ops.matmul(h, w_hr.T)
+        h = _mm(h, w_hr.T)
     return h, c
 
 
