@@ -107,7 +107,20 @@ def set_default_dtype(d):
 
 
 def default_complex():
+    """The complex dtype torch's printing treats as the default (cfloat unless the default is float64)."""
     return complex128 if _default[0] is float64 else complex64
+
+
+def complex_of_default():
+    """The dtype torch gives a complex Python number under the current default dtype."""
+    d = _default[0]
+    if d is float16:   # torch gives complex32 (ComplexHalf): never a silently different dtype
+        raise RuntimeError(
+            "mstorch: under torch.set_default_dtype(torch.float16) a complex value becomes torch.complex32, "
+            "which MindSpore has no dtype for; pass dtype=torch.complex64 or use a float32 default")
+    if d is bfloat16:
+        raise RuntimeError("invalid default scalar type for complex")
+    return complex128 if d is float64 else complex64
 
 
 # --- promotion ---------------------------------------------------------------------------------
@@ -157,7 +170,7 @@ def scalar_dtype(value):
     if isinstance(value, float):
         return _default[0]
     if isinstance(value, complex):
-        return default_complex()
+        return complex_of_default()
     raise TypeError(f"unsupported scalar type {type(value).__name__}")
 
 
@@ -173,7 +186,7 @@ def _scalar_cat(value):
 
 def dtype_of_category(cat):
     """The dtype torch infers for a Python scalar of category ``cat``."""
-    return (bool_, int64, _default[0], default_complex())[cat]
+    return complex_of_default() if cat == _COMPLEX else (bool_, int64, _default[0])[cat]
 
 
 def _to_complex(d):

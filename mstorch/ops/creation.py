@@ -635,7 +635,7 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, require
         raise RuntimeError("number of steps must be non-negative")
     _check_dtype(dtype, "linspace")
     if dtype is None:
-        dtype = D.default_complex() if isinstance(start, complex) or isinstance(end, complex) else D.get_default_dtype()
+        dtype = D.complex_of_default() if isinstance(start, complex) or isinstance(end, complex) else D.get_default_dtype()
     if steps == 0:
         values = np.zeros(0)
     elif steps == 1:

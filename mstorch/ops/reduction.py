@@ -468,7 +468,10 @@ def vector_norm(x, p, axes, keepdim):
     a = OPS["abs"].impls["any"](x) if _FROM_MS[x.dtype]._cat == D._COMPLEX else ops.abs(x)
     dt = a.dtype
     if p == 2:
-        return _safe_root(_reduce_sum(ops.square(a), axes, keepdim, dt), ops.sqrt, needs_grad(x))
+        # square x itself when real: |x|**2 through abs has a zero second derivative at 0 (sign(0) = 0),
+        # where torch's (x / norm) has none
+        sq = ops.square(a if _FROM_MS[x.dtype]._cat == D._COMPLEX else x)
+        return _safe_root(_reduce_sum(sq, axes, keepdim, dt), ops.sqrt, needs_grad(x))
     if p == 1:
         return _reduce_sum(a, axes, keepdim, dt)
     if p == math.inf:
