@@ -90,6 +90,9 @@ def _make_function(opdef, impl):
                 if err is None:
                     raise
                 raise err from None
+            except BaseException:
+                _P.enable_recording()
+                raise
     else:
         def fn(*args, **kwargs):
             args = [_unwrap(a) for a in args]
@@ -102,6 +105,9 @@ def _make_function(opdef, impl):
                 if err is None:
                     raise
                 raise err from None
+            except BaseException:
+                _P.enable_recording()
+                raise
             return _wrap_out(r)
     if opdef.out:
         inner = fn
@@ -146,7 +152,13 @@ def _make_inplace(fn, name):
         if rm.dtype != self._ms.dtype and rm.dtype in _REAL_OF_COMPLEX and self._ms.dtype in _COMPLEX:
             # a complex tensor's op with a real result (abs): torch refuses to write it back
             raise RuntimeError(f"In-place {op} is not supported for complex tensors.")
-        return self._write(rm)
+        try:
+            return self._write(rm)
+        except (ValueError, TypeError, RuntimeError) as exc:
+            err = translate_error(exc, name)
+            if err is None:
+                raise
+            raise err from None
     inplace.__name__ = name
     inplace.__qualname__ = f"Tensor.{name}"
     return inplace

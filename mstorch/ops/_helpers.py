@@ -3,7 +3,7 @@
 Type promotion, dim normalisation, dtype arguments: written once here and used by every family.
 """
 import mindspore as ms
-from mindspore import ops
+from . import _msops as ops
 
 from .. import _dtype as D
 

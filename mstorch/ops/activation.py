@@ -14,7 +14,7 @@ softmax / log_softmax on MindSpore 2.10's CPU kernels (measured against torch):
 """
 import numpy as np
 import mindspore as ms
-from mindspore import ops
+from . import _msops as ops
 from mindspore.ops import operations as _prims
 
 from .. import _dtype as D
@@ -173,7 +173,7 @@ def _rows_sum_to_one(y, axis):
 def _softmax32(x, axis):
     kernel = _SOFTMAX.get(axis)
     if kernel is None:
-        kernel = _SOFTMAX[axis] = _prims.Softmax(axis)
+        kernel = _SOFTMAX[axis] = ops.Softmax(axis)
     y = kernel(x)
     if _rows_sum_to_one(y, axis):
         return y

@@ -11,7 +11,7 @@ import math
 
 import mindspore as ms
 import numpy as np
-from mindspore import ops
+from . import _msops as ops
 from mindspore.ops.operations.math_ops import MatrixTriangularSolve
 
 from .. import _dtype as D

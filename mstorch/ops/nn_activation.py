@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 import mindspore as ms
-from mindspore import ops
+from . import _msops as ops
 from mindspore.ops import operations as P
 
 from .. import _dtype as D

@@ -1,5 +1,5 @@
 """torch.nn.functional distances (pairwise_distance, cosine_similarity) and the triplet losses built on them."""
-from mindspore import ops
+from . import _msops as ops
 
 from .. import _dtype as D
 from ._helpers import promote, wrap_dim, cast

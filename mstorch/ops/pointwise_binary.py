@@ -5,7 +5,7 @@ import builtins
 import math
 
 import mindspore as ms
-from mindspore import ops
+from . import _msops as ops
 
 from .. import _dtype as D
 from ._helpers import promote, float_result, dtype_of, to_operand, result_type, scalar_tensor, cast

@@ -11,7 +11,7 @@ import math
 
 import mindspore as ms
 import numpy as np
-from mindspore import ops
+from . import _msops as ops
 
 from .. import _dtype as D
 from .. import _ms_private as P

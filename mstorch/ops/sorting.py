@@ -8,7 +8,7 @@ Indices are int64 as in torch.
 import math
 
 import mindspore as ms
-from mindspore import ops
+from . import _msops as ops
 
 from .. import _dtype as D
 from ._argerr import invalid_args
