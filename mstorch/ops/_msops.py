@@ -158,3 +158,140 @@ def softmax(input, axis=-1, *, dtype=None):
     if input.ndim and input.shape[axis] == 1:
         return _softmax_size1(input, axis)
     return _ms.softmax(input, axis)
+
+
+def _log1p_unit(e):
+    # log1p(e) for e in [0, 1] as 2 atanh(e / (e + 2)): MindSpore's Log1p is log(1 + e), which loses
+    # every digit of a tiny e
+    return _ms.mul(_ms.atanh(_ms.div(e, _ms.add(e, 2.0))), 2.0)
+
+
+def _softplus_f64(z):
+    # max(z, 0) + log1p(exp(-|z|)), the two halves selected by ``where`` on clamped inputs so that
+    # neither branch overflows (nor makes a NaN gradient); at 0 the gradient is torch's 1/2
+    pos = _ms.greater(z, 0)
+    zero = _ms.zeros((), z.dtype)
+    zp, zn = _ms.where(pos, z, zero), _ms.where(pos, zero, z)
+    return _ms.where(pos, _ms.add(zp, _log1p_unit(_ms.exp(_ms.neg(zp)))), _log1p_unit(_ms.exp(zn)))
+
+
+class Softplus:
+    """``ops.Softplus()``. MindSpore's CPU kernel computes float64 in float32 (errors ~1e-7); float64 is
+    composed from exp and log1p, which are exact."""
+
+    def __init__(self):
+        self._prim = _ms.Softplus()
+
+    def __call__(self, x):
+        if x.dtype == _mindspore.float64:
+            return _softplus_f64(x)
+        r = self._prim(x)
+        return _ms.where(_ms.isnan(x), x, r) if _has_nan(x) else r
+
+
+def softplus(input, beta=1, threshold=20):
+    if input.dtype == _mindspore.float64:
+        z = input if beta == 1 else _ms.mul(input, beta)
+        sp = _softplus_f64(z)
+        sp = sp if beta == 1 else _ms.div(sp, beta)
+        return _ms.where(_ms.greater(z, threshold), input, sp)
+    return _ms.softplus(input, beta, threshold)
+
+
+# --- Python float operands of float64 tensors ------------------------------------------------------
+# MindSpore converts a Python float combined with a float64 tensor to float32 first: ops.mul(x, 0.1)
+# is off by 1.5e-9 relative, ops.pow(x, 1 / 3.5) by 2e-8, a comparison with 0.1 compares with
+# 0.10000000149. Every implementation that writes a float literal into a float64 computation (lp_pool's
+# exponent, a loss's margin, rad2deg's constant...) went through float32 there. These wrappers make such
+# a float a float64 tensor first; other dtypes are unchanged.
+
+_F64 = _mindspore.float64
+_MsTensor = _mindspore.Tensor
+
+
+def _as_f64(v):
+    return _MsTensor(v, _F64)
+
+
+def _binary_f64(fn):
+    def run(input, other, *args, **kwargs):
+        if type(other) is float and isinstance(input, _MsTensor) and input.dtype == _F64:
+            other = _as_f64(other)
+        elif type(input) is float and isinstance(other, _MsTensor) and other.dtype == _F64:
+            input = _as_f64(input)
+        return fn(input, other, *args, **kwargs)
+    run.__name__ = fn.__name__
+    run.__doc__ = f"mindspore.ops.{fn.__name__}, a Python float operand of a float64 tensor kept in float64."
+    return run
+
+
+for _name in ("add", "sub", "mul", "div", "pow", "maximum", "minimum", "fmod", "remainder", "floor_div",
+              "atan2", "xlogy", "copysign", "hypot", "greater", "greater_equal", "less", "less_equal",
+              "gt", "ge", "lt", "le", "equal", "eq", "ne", "not_equal", "isclose", "lerp", "true_divide"):
+    if hasattr(_ms, _name):
+        globals()[_name] = _binary_f64(getattr(_ms, _name))
+
+
+def _bound(v, x):
+    return _as_f64(v) if type(v) is float and x.dtype == _F64 else v
+
+
+def clamp(input, min=None, max=None):    # noqa: A002 - MindSpore's names
+    return _ms.clamp(input, _bound(min, input), _bound(max, input))
+
+
+clip = clamp
+
+
+def where(condition, input, other):
+    if type(input) is float and isinstance(other, _MsTensor) and other.dtype == _F64:
+        input = _as_f64(input)
+    if type(other) is float and isinstance(input, _MsTensor) and input.dtype == _F64:
+        other = _as_f64(other)
+    return _ms.where(condition, input, other)
+
+
+# --- NaN dropped ----------------------------------------------------------------------------------
+# MindSpore's CPU Maximum/Minimum compute ``a > b ? a : b``, so a NaN first operand is lost
+# (maximum(nan, 0) is 0, maximum(0, nan) NaN); ReLU, clamp, HardTanh and Softplus lose NaN inputs
+# likewise (Softplus(NaN) is +inf). torch propagates NaN through all of them. Where the first operand
+# holds a NaN (a host look, zero-copy on CPU) the result takes it back.
+
+_NAN_TYPES = (_mindspore.float16, _mindspore.float32, _mindspore.float64)
+
+
+def _has_nan(t):
+    return isinstance(t, _MsTensor) and t.dtype in _NAN_TYPES and t.size > 0 and bool(_np.isnan(t.asnumpy()).any())
+
+
+def _keep_nan(fn):
+    def run(x, *args, **kwargs):
+        r = fn(x, *args, **kwargs)
+        if _has_nan(x):
+            return _ms.where(_ms.isnan(x), x, r)
+        return r
+    run.__name__ = getattr(fn, "__name__", "op")
+    run.__doc__ = f"mindspore.ops.{run.__name__}, with NaN in the first operand propagated as torch does."
+    return run
+
+
+maximum = _keep_nan(maximum)     # noqa: F821 - the float64-scalar wrappers above
+minimum = _keep_nan(minimum)     # noqa: F821
+clamp = _keep_nan(clamp)
+clip = clamp
+relu = _keep_nan(_ms.relu)
+hardtanh = _keep_nan(_ms.hardtanh)
+_softplus_any = softplus
+softplus = _keep_nan(_softplus_any)
+
+
+class _KeepNanPrim:
+    def __init__(self, prim):
+        self._prim = prim
+
+    def __call__(self, x, *args):
+        return _keep_nan(self._prim)(x, *args)
+
+
+def ReLU():    # noqa: N802 - MindSpore's name
+    return _KeepNanPrim(_ms.ReLU())

@@ -85,14 +85,16 @@ def threshold(input, threshold, value):
     if input.dtype is _bool:
         _not_impl("threshold_cpu", input)
     d = dtype_of(input)
-    return ops.where(ops.greater(input, scalar_tensor(threshold, d)), input, scalar_tensor(value, d))
+    # torch: x <= threshold ? value : x, so NaN stays NaN
+    return ops.where(ops.less_equal(input, scalar_tensor(threshold, d)), scalar_tensor(value, d), input)
 
 
 @register("hardshrink", family=A, functional=True)
 def hardshrink(input, lambd=0.5):
     _float_only(input, "hardshrink_cpu")
     d = dtype_of(input)
-    return ops.where(ops.greater(ops.abs(input), scalar_tensor(lambd, d)), input, scalar_tensor(0, d))
+    # torch: -lambd <= x <= lambd ? 0 : x, so NaN stays NaN
+    return ops.where(ops.less_equal(ops.abs(input), scalar_tensor(lambd, d)), scalar_tensor(0, d), input)
 
 
 @register("prelu", family=A, functional=True)

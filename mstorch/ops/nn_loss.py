@@ -30,7 +30,7 @@ _SCE = P.SoftmaxCrossEntropyWithLogits()
 _SMOOTH_L1 = {}
 _BCE_LOGITS = {}
 _BCE = {}
-_SOFTPLUS = P.Softplus()
+_SOFTPLUS = ops.Softplus()
 
 
 # --- reductions and the legacy size_average / reduce arguments --------------------------------------

@@ -556,6 +556,22 @@ def _unary_float(name, fn, aliases=()):
     register(name, family=F, inplace=name + "_", out=True, aliases=aliases)(impl)
 
 
+def _times_constant(x, c):
+    # torch multiplies by the constant in the input's computation type (half types in float32);
+    # MindSpore's Rad2Deg/Deg2Rad use a float32 constant for float64 too (2.8e-8 relative off)
+    if x.dtype is _f16 or x.dtype is _bf16:
+        return cast(ops.mul(cast(x, _f32), scalar_tensor(c, D.float32)), x.dtype)
+    return ops.mul(x, scalar_tensor(c, dtype_of(x)))
+
+
+def _rad2deg(x):
+    return _times_constant(x, 180.0 / math.pi)
+
+
+def _deg2rad(x):
+    return _times_constant(x, math.pi / 180.0)
+
+
 def _log1p(x):
     # MindSpore's Log1p is log(1 + x): all precision is lost for tiny x. 2*atanh(x / (x + 2)) is exact
     # to ~1 ulp on |x| < 0.5 (its input is clamped there so the unused branch stays finite for autograd);
@@ -615,8 +631,8 @@ for _name, _fn in [
     ("log1p", _log1p), ("expm1", _expm1), ("log2", ops.log2), ("log10", ops.log10),
     ("erf", ops.erf), ("erfc", ops.erfc), ("erfinv", _erfinv), ("sinh", ops.sinh), ("cosh", ops.cosh),
     ("asin", ops.asin), ("acos", ops.acos), ("atan", ops.atan), ("asinh", ops.asinh),
-    ("acosh", ops.acosh), ("atanh", ops.atanh), ("exp2", ops.exp2), ("deg2rad", ops.deg2rad),
-    ("rad2deg", ops.rad2deg), ("digamma", ops.digamma), ("lgamma", ops.lgamma), ("i0", ops.i0),
+    ("acosh", ops.acosh), ("atanh", ops.atanh), ("exp2", ops.exp2), ("deg2rad", _deg2rad),
+    ("rad2deg", _rad2deg), ("digamma", ops.digamma), ("lgamma", ops.lgamma), ("i0", ops.i0),
 ]:
     _unary_float(_name, _fn, aliases={"asin": ("arcsin",), "acos": ("arccos",), "atan": ("arctan",),
                                       "asinh": ("arcsinh",), "acosh": ("arccosh",),

@@ -8,6 +8,7 @@ Indices are int64 as in torch.
 import math
 
 import mindspore as ms
+import numpy as np
 from . import _msops as ops
 
 from .. import _dtype as D
@@ -41,8 +42,21 @@ def sort_last(x, d, descending=False):
         _, p2 = ops.sort(key, d, descending)
         idx = ops.gather_elements(p1, d, as_int64(p2))
         return ops.gather_elements(x, d, idx), idx
+    if x.dtype == ms.float64:
+        return _sort_float64(x, d, descending)
     values, idx = ops.sort(x, d, descending)
     return values, as_int64(idx)
+
+
+def _sort_float64(x, d, descending):
+    # MindSpore's CPU Sort rounds float64 to float32 (values and order: 0.1 sorts to 0.1 + 1.5e-9, and
+    # values 1e-12 apart tie). A stable argsort on the host (zero-copy on CPU) and a gather of x keep
+    # the values exact and differentiable; NaN is the largest value, as in torch.
+    key = x.asnumpy()
+    if descending:
+        key = np.where(np.isnan(key), -np.inf, -key)
+    idx = ms.Tensor(np.ascontiguousarray(np.argsort(key, axis=d, kind="stable")))
+    return ops.gather_elements(x, d, idx), idx
 
 
 def _empty_pair(x, shape):
@@ -139,7 +153,7 @@ def _median_full(input, ignore_nan):
         else:
             value = sort_last(x, 0)[0][(valid - 1) // 2]
     else:
-        value = ops.sort(x)[0][(n - 1) // 2]
+        value = sort_last(x, 0)[0][(n - 1) // 2]
     if needs_grad(x):
         value = _even_share(x, value, nan_value)
     return _back(value, dt)
@@ -155,7 +169,7 @@ def _median_dim(input, dim, keepdim, ignore_nan, rt, name):
     x, dt = comparable(input)
     n = x.shape[d]
     if not has_nan(x):
-        _, order = ops.sort(x, d)
+        _, order = sort_last(x, d)
         idx = as_int64(ops.narrow(order, d, (n - 1) // 2, 1))
     elif ignore_nan:
         _, order = sort_last(x, d)
@@ -164,7 +178,7 @@ def _median_dim(input, dim, keepdim, ignore_nan, rt, name):
         idx = ops.gather_elements(order, d, pos)
     else:      # a row holding NaN has median NaN, at its first NaN
         nan = ops.isnan(x)
-        _, order = ops.sort(x, d)
+        _, order = sort_last(x, d)
         idx = as_int64(ops.narrow(order, d, (n - 1) // 2, 1))
         idx = ops.where(ops.any(nan, d, True), as_int64(ops.argmax(nan, d, True)), idx)
     values = ops.gather_elements(x, d, idx)
