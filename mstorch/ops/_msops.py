@@ -160,9 +160,9 @@ def softmax(input, axis=-1, *, dtype=None):
     return _ms.softmax(input, axis)
 
 
-def _log1p_unit(e):
-    # log1p(e) for e in [0, 1] as 2 atanh(e / (e + 2)): MindSpore's Log1p is log(1 + e), which loses
-    # every digit of a tiny e
+def log1p_unit(e):
+    """log1p(e) for e in [0, 1] as 2 atanh(e / (e + 2)), exact there: MindSpore's Log1p is log(1 + e),
+    which loses every digit of a tiny e. (An addition of ours, not a MindSpore name.)"""
     return _ms.mul(_ms.atanh(_ms.div(e, _ms.add(e, 2.0))), 2.0)
 
 
@@ -172,7 +172,7 @@ def _softplus_f64(z):
     pos = _ms.greater(z, 0)
     zero = _ms.zeros((), z.dtype)
     zp, zn = _ms.where(pos, z, zero), _ms.where(pos, zero, z)
-    return _ms.where(pos, _ms.add(zp, _log1p_unit(_ms.exp(_ms.neg(zp)))), _log1p_unit(_ms.exp(zn)))
+    return _ms.where(pos, _ms.add(zp, log1p_unit(_ms.exp(_ms.neg(zp)))), log1p_unit(_ms.exp(zn)))
 
 
 class Softplus:

@@ -253,15 +253,18 @@ def _true_div(a, b):
     and NaN / 0 -inf; torch follows IEEE. Where b has a zero (looked up on the host, zero-copy on CPU)
     the result there is a times an infinity of b's sign (read on the host too: MindSpore's CopySign
     drops the sign of -0.0): IEEE's value, NaN for 0 and NaN."""
-    q = _REALDIV(a, b) if a.dtype in _REALDIV_TYPES else ops.div(a, b)
     y = (cast(b, _f32) if b.dtype is _bf16 else b).asnumpy()
     if y.all():
-        return q
-    if q.dtype is _bf16:   # no bfloat16 Equal/Select kernels: exact through float32
+        return _REALDIV(a, b) if a.dtype in _REALDIV_TYPES else ops.div(a, b)
+    if a.dtype is _bf16:   # no bfloat16 Equal/Select kernels: exact through float32
         return cast(_true_div(cast(a, _f32), cast(b, _f32)), _bf16)
     with np.errstate(all="ignore"):
-        signed_inf = _host_result(np.copysign(np.float32(np.inf), y).astype(y.dtype), q)
-    return ops.where(ops.equal(b, scalar_tensor(0, dtype_of(b))), ops.mul(a, signed_inf), q)
+        signed_inf = _host_result(np.copysign(np.float32(np.inf), y).astype(y.dtype), b)
+    zero = ops.equal(b, scalar_tensor(0, dtype_of(b)))
+    # the quotient by b with its zeros replaced by 1: its gradient stays finite where it is not used
+    safe = ops.where(zero, scalar_tensor(1, dtype_of(b)), b)
+    q = _REALDIV(a, safe) if a.dtype in _REALDIV_TYPES else ops.div(a, safe)
+    return ops.where(zero, ops.mul(a, signed_inf), q)
 
 
 # --- fmod, remainder, floor division of floats ---------------------------------------------------
@@ -326,7 +329,7 @@ class _HostRemainder(P.FunctionBase):
     @staticmethod
     def backward(node, g):
         a, b = node.saved_tensors
-        q = node.round_fn(ops.div(a, b))
+        q = node.round_fn(a, b)
         return _sum_to(g, a.shape), _sum_to(ops.neg(ops.mul(g, q)), b.shape), None, None
 
 
@@ -336,6 +339,10 @@ def _host_remainder(a, b, np_fn, round_fn):
     x, y = _host_operands(a, b)
     with np.errstate(all="ignore"):
         return _host_result(np_fn(x, y), a)
+
+
+def _trunc_divide(a, b):
+    return ops.trunc(_true_div(a, b))
 
 
 def _floor_divide_float(a, b):
@@ -386,7 +393,7 @@ def remainder(input, other):
 
 def _floor_mod(a, b):
     if _runtime.device_target() == "CPU":
-        return _host_remainder(a, b, _np_remainder, ops.floor)
+        return _host_remainder(a, b, _np_remainder, _floor_divide_float)   # torch: -g * a.div(b, 'floor')
     # FloorMod is exact in float32 but not in half precision: go through float32 (exact there too)
     if a.dtype is _f16 or a.dtype is _bf16:
         return cast(ops.floor_mod(cast(a, _f32), cast(b, _f32)), a.dtype)
@@ -407,7 +414,7 @@ def fmod(input, other):
 
 def _fmod_float(a, b):
     if _runtime.device_target() == "CPU":
-        return _host_remainder(a, b, _np_fmod, ops.trunc)
+        return _host_remainder(a, b, _np_fmod, _trunc_divide)   # torch: -g * a.div(b, 'trunc')
     # MindSpore's float32 FMod is a - trunc(a/b)*b in float32 (errors up to 5% of b); its FloorMod is
     # exact. fmod is the floor remainder moved by b where the signs of a and b differ.
     if a.dtype is _f64:

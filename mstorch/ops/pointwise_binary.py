@@ -39,12 +39,23 @@ register("atan2", family=F, inplace="atan2_", out=True, aliases=("arctan2",))(
 @register("hypot", family=F, inplace="hypot_", out=True)
 @_float_binary("hypot", "hypot_cpu")
 def hypot(a, b):
-    return ops.sqrt(ops.add(ops.square(a), ops.square(b)))
+    plain = ops.sqrt(ops.add(ops.square(a), ops.square(b)))
+    # where the squares overflow (1e30 in float32) or underflow, m sqrt(1 + (n / m)^2) with
+    # m = max(|a|, |b|), as torch's std::hypot gives; elsewhere the plain form and its gradient
+    x, y = ops.abs(a), ops.abs(b)
+    m, n = ops.maximum(x, y), ops.minimum(x, y)
+    d = dtype_of(m)
+    zero = scalar_tensor(0, d)
+    lost = ops.logical_or(ops.logical_and(ops.isinf(plain), ops.logical_not(ops.isinf(m))),
+                          ops.logical_and(ops.equal(plain, zero), ops.not_equal(m, zero)))
+    if not bool(lost.any()):
+        return plain
+    safe = ops.where(lost, m, scalar_tensor(1, d))
+    scaled = ops.mul(safe, ops.sqrt(ops.add(scalar_tensor(1, d), ops.square(ops.div(n, safe)))))
+    return ops.where(lost, scaled, plain)
 
 
-def _log1p_unit(e):
-    # log1p on [0, 1]: 2*atanh(e / (e + 2)), exact there (MindSpore's log1p is not, see _log1p)
-    return ops.mul(ops.atanh(ops.div(e, ops.add(e, scalar_tensor(2, dtype_of(e))))), scalar_tensor(2, dtype_of(e)))
+_log1p_unit = ops.log1p_unit
 
 
 @register("logaddexp", family=F, out=True)

@@ -413,8 +413,12 @@ def _var_args(name, input, dim, unbiased, keepdim, correction):
     return _axes(input, dim), c, keepdim
 
 
-def _var_mean(input, axes, c, keepdim):
-    x = cast(input, ms.float32) if input.dtype in (ms.bfloat16, ms.float16) else input
+def _var_mean(input, axes, c, keepdim, root=False):
+    """(var, mean), or (std, mean) with ``root``. Real inputs below float64 compute in float64, as torch's
+    CPU kernel accumulates them in double: squares of 1e30 would overflow float32 (std of [1e30, -4, 0]
+    is 5.8e29)."""
+    real = _FROM_MS[input.dtype]._cat != D._COMPLEX
+    x = cast(input, ms.float64) if real and input.dtype != ms.float64 else input
     if x.size == 0:
         m = empty_result(x, _out_shape(x.shape, axes, True), math.nan)
     else:
@@ -427,6 +431,8 @@ def _var_mean(input, axes, c, keepdim):
     var = _reduce_sum(sq, axes, keepdim, sq.dtype) / float(builtins.max(n - c, 0))
     if not keepdim:
         m = m.reshape(_out_shape(x.shape, axes, False))
+    if root:
+        var = _safe_root(var, ops.sqrt, needs_grad(input))
     if x.dtype != input.dtype:
         var, m = cast(var, input.dtype), cast(m, input.dtype)
     return var, m
@@ -439,8 +445,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 @register("std", family=F, out=True)
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    v = _var_mean(input, *_var_args("std", input, dim, unbiased, keepdim, correction))[0]
-    return _safe_root(v, ops.sqrt, needs_grad(input))
+    return _var_mean(input, *_var_args("std", input, dim, unbiased, keepdim, correction), root=True)[0]
 
 
 @register("var_mean", family=F, method=False)
@@ -450,8 +455,7 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 @register("std_mean", family=F, method=False)
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    v, m = _var_mean(input, *_var_args("std_mean", input, dim, unbiased, keepdim, correction))
-    return _safe_root(v, ops.sqrt, needs_grad(input)), m
+    return _var_mean(input, *_var_args("std_mean", input, dim, unbiased, keepdim, correction), root=True)
 
 
 def _safe_root(s, root, grad):
@@ -466,6 +470,9 @@ def vector_norm(x, p, axes, keepdim):
     """torch.linalg.vector_norm's math on a float or complex tensor (axes () = all)."""
     a = ops.abs(x)
     dt = a.dtype
+    if p != 0 and x.size and math.prod(x.shape[d] for d in (axes or range(x.ndim))) == 1:
+        # one element per norm: torch's kernel gives |x| without squaring it (no overflow at 1e30)
+        return a.reshape(_out_shape(x.shape, axes, keepdim))
     if p == 2:
         return _safe_root(_reduce_sum(ops.square(a), axes, keepdim, dt), ops.sqrt, needs_grad(x))
     if p == 1:
