@@ -117,8 +117,13 @@ def heaviside(input, values):
 @register("ldexp", family=F, inplace="ldexp_", out=True)
 def ldexp(input, other):
     _need_tensor("ldexp", other, 2)
+    # the dtype (measured on torch): a float exponent promotes with the input (uint8 with float16
+    # exponents is float16); an integer exponent leaves the input's float type
+    e = ops.exp2(float_result(other))
+    if dtype_of(other)._cat >= D._FLOAT:
+        input, e, _ = promote(input, e)
     x = float_result(input)
-    return ops.mul(x, cast(ops.exp2(float_result(other)), x.dtype))
+    return ops.mul(x, cast(e, x.dtype))
 
 
 def _gcd_operands(name, input, other):

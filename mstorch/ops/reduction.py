@@ -374,9 +374,19 @@ def aminmax(input, *, dim=None, keepdim=False):
     return aminmax_rt(amin(input, d, keepdim), amax(input, d, keepdim))
 
 
+def _logical_axes(input, dim):
+    """all/any's dims: unlike sum's, an empty list reduces no dim (torch.all(x, []) is x != 0); None
+    reduces every dim. None for "no reduction"."""
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:
+        return None
+    return _axes(input, dim)
+
+
 @register("all", family=F, out=True)
 def all(input, dim=None, keepdim=False):
-    if input.size == 0:
+    if _logical_axes(input, dim) is None:
+        r = ops.ne(input, const(0, input.dtype)) if input.dtype != ms.bool_ else input.copy()
+    elif input.size == 0:
         r = ops.ones(_out_shape(input.shape, _axes(input, dim), keepdim), ms.bool_)
     else:
         r = ops.all(cast(input, ms.bool_), _axes(input, dim), keepdim)
@@ -385,7 +395,9 @@ def all(input, dim=None, keepdim=False):
 
 @register("any", family=F, out=True)
 def any(input, dim=None, keepdim=False):
-    if input.size == 0:
+    if _logical_axes(input, dim) is None:
+        r = ops.ne(input, const(0, input.dtype)) if input.dtype != ms.bool_ else input.copy()
+    elif input.size == 0:
         r = ops.zeros(_out_shape(input.shape, _axes(input, dim), keepdim), ms.bool_)
     else:
         r = ops.any(cast(input, ms.bool_), _axes(input, dim), keepdim)
