@@ -14,6 +14,7 @@ from .._cast import cast as _cast
 from .._tensor import Tensor, wrap
 from . import _autocast
 from ._registry import OPS
+from ._views import fresh
 
 _MsTensor = ms.Tensor
 _TRACE = [False]   # MSTORCH_TRACE: print every dispatched op
@@ -147,7 +148,13 @@ def _make_inplace(fn, name):
     op = getattr(fn, "__name__", name[:-1])   # aliases report the op's own name (absolute_ -> abs)
 
     def inplace(self, *args, **kwargs):
-        r = fn(self, *args, **kwargs)
+        src = self
+        if _P.requires_grad(self._ms) and _P.grad_enabled():
+            # the op may save its input for backward; the write-back below then changes that input in
+            # place and backward fails with "modified by an inplace operation" (torch's CopySlices keeps
+            # the old value). A differentiable copy is what the op reads and saves.
+            src = wrap(fresh(self._ms))
+        r = fn(src, *args, **kwargs)
         rm = r._ms
         if rm.dtype != self._ms.dtype and rm.dtype in _REAL_OF_COMPLEX and self._ms.dtype in _COMPLEX:
             # a complex tensor's op with a real result (abs): torch refuses to write it back

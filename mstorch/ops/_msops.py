@@ -205,12 +205,21 @@ def softplus(input, beta=1, threshold=20):
 # exponent, a loss's margin, rad2deg's constant...) went through float32 there. These wrappers make such
 # a float a float64 tensor first; other dtypes are unchanged.
 
-_F64 = _mindspore.float64
+_F64, _F32, _BF16 = _mindspore.float64, _mindspore.float32, _mindspore.bfloat16
 _MsTensor = _mindspore.Tensor
 
 
 def _as_f64(v):
     return _MsTensor(v, _F64)
+
+
+def _broadcast_bf16_grad(input, other):
+    # a broadcasting op's backward sums the gradient over the broadcast dims, and MindSpore's CPU
+    # ReduceSum has no bfloat16 kernel: such an op runs in float32 (exact: torch's CPU computes bfloat16
+    # arithmetic in float32 and rounds once, as the cast back does)
+    return (isinstance(input, _MsTensor) and isinstance(other, _MsTensor) and input.dtype == _BF16
+            and other.dtype == _BF16 and input.shape != other.shape and _P.grad_enabled()
+            and (_P.requires_grad(input) or _P.requires_grad(other)))
 
 
 def _binary_f64(fn):
@@ -219,6 +228,9 @@ def _binary_f64(fn):
             other = _as_f64(other)
         elif type(input) is float and isinstance(other, _MsTensor) and other.dtype == _F64:
             input = _as_f64(input)
+        elif _broadcast_bf16_grad(input, other):
+            r = fn(_ms.cast(input, _F32), _ms.cast(other, _F32), *args, **kwargs)
+            return _ms.cast(r, _BF16) if r.dtype == _F32 else r
         return fn(input, other, *args, **kwargs)
     run.__name__ = fn.__name__
     run.__doc__ = f"mindspore.ops.{fn.__name__}, a Python float operand of a float64 tensor kept in float64."

@@ -164,9 +164,7 @@ class BasicIndex:
         self.simple = key if all(type(k) is int or k == _FULL for k in key) else None
 
     def read(self, t):
-        if t.dtype == ms.bfloat16 and P.requires_grad(t) and P.grad_enabled() and not self.whole:
-            return _bf16_read(self, t)
-        return self._read(t)
+        return self._read(t) if self.whole else bf16_selection(self._read, t)
 
     def _read(self, t):
         if self.whole:
@@ -198,19 +196,23 @@ class _BF16Read(P.FunctionBase):
     bfloat16 kernel, so the backward scatters the gradient into zeros itself (exact through float32)."""
 
     @staticmethod
-    def forward(node, t, plan):
-        node.plan, node.shape = plan, t.shape
-        return plan._read(t)
+    def forward(node, t, read):
+        node.read, node.shape = read, t.shape
+        return read(t)
 
     @staticmethod
     def backward(node, grad):
         shape = node.shape
-        positions = node.plan._read(ops.arange(math.prod(shape), dtype=ms.int64).reshape(shape))
+        positions = node.read(ops.arange(math.prod(shape), dtype=ms.int64).reshape(shape))
         return scatter_positions(ops.zeros(shape, grad.dtype), positions, grad), None
 
 
-def _bf16_read(plan, t):
-    return _BF16Read.apply(t, plan)
+def bf16_selection(read, t):
+    """``read(t)`` (a selection of t's elements: slice, diagonal) with a backward that works for
+    bfloat16 tensors that need gradients; ``read(t)`` itself elsewhere."""
+    if t.dtype == ms.bfloat16 and P.requires_grad(t) and P.grad_enabled():
+        return _BF16Read.apply(t, read)
+    return read(t)
 
 
 def scatter_positions(t, positions, values):
@@ -296,6 +298,9 @@ def dtype_pair(src_np, dst_np):
 
 def diagonal_pair(offset, d1, d2):
     def derive(base_ms):
+        return bf16_selection(read, base_ms)
+
+    def read(base_ms):
         # a strided slice of the two dims flattened (MindSpore's Diagonal is no autograd view; see read)
         shape = base_ms.shape
         n1, n2 = shape[d1], shape[d2]
@@ -312,7 +317,7 @@ def diagonal_pair(offset, d1, d2):
 
     def writeback(base_ms, new):
         # the diagonal's flat positions in the base, read the same way as its values
-        positions = derive(ops.arange(base_ms.size, dtype=ms.int64).reshape(base_ms.shape))
+        positions = read(ops.arange(base_ms.size, dtype=ms.int64).reshape(base_ms.shape))
         return scatter_positions(grad_source(base_ms), positions, new)
     return writeback, derive
 

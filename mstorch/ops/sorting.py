@@ -385,14 +385,24 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
                           return_inverse, return_counts)
 
 
+_SEARCH_WIDER = {ms.uint8: ms.int16, ms.uint16: ms.int32, ms.uint32: ms.int64, ms.float16: ms.float32}
+
+
 def _search(boundaries, values, out_int32, right, sorter):
     if not isinstance(values, MsTensor):
         values = ms.Tensor(values, result_type(values)._ms)
     rt = result_type(boundaries, values)
+    if rt is D.bool_:
+        raise NotImplementedError("\"searchsorted_out_cpu\" not implemented for 'Bool'")
     b = boundaries if boundaries.dtype == rt._ms else cast(boundaries, rt._ms)
     v = values if values.dtype == rt._ms else cast(values, rt._ms)
     b, dt = comparable(b)
     v, _ = comparable(v)
+    # MindSpore's CPU SearchSorted has no unsigned or float16 kernel (it fails with bad_function_call):
+    # a wider type holds the same values in the same order
+    wide = _SEARCH_WIDER.get(b.dtype)
+    if wide is not None:
+        b, v = cast(b, wide), cast(v, wide)
     scalar = v.ndim == 0
     if scalar:
         v = v.reshape(1)
