@@ -259,7 +259,8 @@ def _true_div(a, b):
     if a.dtype is _bf16:   # no bfloat16 Equal/Select kernels: exact through float32
         return cast(_true_div(cast(a, _f32), cast(b, _f32)), _bf16)
     with np.errstate(all="ignore"):
-        signed_inf = _host_result(np.copysign(np.float32(np.inf), y).astype(y.dtype), b)
+        # infinities where b is zero, 1 elsewhere: the unused branch's gradient stays finite there too
+        signed_inf = _host_result(np.where(y == 0, np.copysign(np.float32(np.inf), y), 1).astype(y.dtype), b)
     zero = ops.equal(b, scalar_tensor(0, dtype_of(b)))
     # the quotient by b with its zeros replaced by 1: its gradient stays finite where it is not used
     safe = ops.where(zero, scalar_tensor(1, dtype_of(b)), b)
