@@ -246,6 +246,16 @@ def test_nan_propagates_bfloat16(name):
     check(lambda T: _NAN_OPS[name](T, T.nn.functional, T.tensor(_NAN_IN, dtype=T.bfloat16)))
 
 
+@pytest.mark.parametrize("op", ["max", "min"])
+@pytest.mark.parametrize("dim", [None, 0, 1])
+def test_nan_extreme_gradient_reaches_the_nan(op, dim):
+    x = np.array([[1., np.nan, 2.], [3., 4., 5.], [np.nan, 6., np.nan]], np.float64)
+    if dim is None:
+        check_grad(lambda T, t: getattr(T, op)(t), [x])
+    else:
+        check_grad(lambda T, t: getattr(T, op)(t, dim), [x])
+
+
 # --- item 10: overflow in intermediate steps ----------------------------------------------------------
 
 _BIG = {

@@ -259,7 +259,9 @@ def _full(name, fn, input):
     x, dt = comparable(input)
     r = fn(x, (), False)
     if has_nan(x):
-        r = ops.where(ops.isnan(x).any(), const(math.nan, x.dtype), r)
+        # NaN, made from the NaNs themselves: torch's backward spreads the gradient evenly over them
+        nan = ops.isnan(x)
+        r = ops.div(ops.sum(ops.where(nan, x, const(0, x.dtype))), ops.sum(cast(nan, x.dtype)))
     return _back(r, dt)
 
 
@@ -285,8 +287,10 @@ def _minmax(name, reduce_fn, pair_fn, binary_fn, rt):
         if has_nan(x):
             nan = ops.isnan(x)
             found = ops.any(nan, d, keepdim)
-            values = ops.where(found, const(math.nan, x.dtype), values)
             idx = ops.where(found, as_int64(ops.argmax(nan, d, keepdim)), idx)
+            # the NaN read at its index: torch's backward sends the gradient there
+            picked = ops.gather_elements(x, d, idx if keepdim else idx.expand_dims(d))
+            values = ops.where(found, picked if keepdim else picked.squeeze(d), values)
         return rt(_back(values, dt), idx)     # MindSpore's ArgMaxWithValue gives int64 already
     impl.__name__ = name
     register(name, family=F, out=True)(impl)
