@@ -276,6 +276,11 @@ def _true_div(a, b):
 # types in float32, as torch's CPU does. Gradients: fmod/remainder pass g to a and -g * trunc/floor(a / b)
 # to b, as torch's derivatives; floor division has none.
 
+def _on_host(a):
+    # complex operands keep the device path, whose kernels refuse them as torch does
+    return _runtime.device_target() == "CPU" and a.dtype not in (ms.complex64, ms.complex128)
+
+
 def _host_operands(a, b):
     x, y = a.asnumpy(), b.asnumpy()
     if a.dtype is _f16 or a.dtype is _bf16:
@@ -347,7 +352,7 @@ def _trunc_divide(a, b):
 
 
 def _floor_divide_float(a, b):
-    if _runtime.device_target() == "CPU":
+    if _on_host(a):
         x, y = _host_operands(a, b)
         with np.errstate(all="ignore"):
             return _host_result(_np_floor_divide(x, y), a)
@@ -393,7 +398,7 @@ def remainder(input, other):
 
 
 def _floor_mod(a, b):
-    if _runtime.device_target() == "CPU":
+    if _on_host(a):
         return _host_remainder(a, b, _np_remainder, _floor_divide_float)   # torch: -g * a.div(b, 'floor')
     # FloorMod is exact in float32 but not in half precision: go through float32 (exact there too)
     if a.dtype is _f16 or a.dtype is _bf16:
@@ -414,7 +419,7 @@ def fmod(input, other):
 
 
 def _fmod_float(a, b):
-    if _runtime.device_target() == "CPU":
+    if _on_host(a):
         return _host_remainder(a, b, _np_fmod, _trunc_divide)   # torch: -g * a.div(b, 'trunc')
     # MindSpore's float32 FMod is a - trunc(a/b)*b in float32 (errors up to 5% of b); its FloorMod is
     # exact. fmod is the floor remainder moved by b where the signs of a and b differ.
