@@ -80,20 +80,26 @@ def translate_error(exc, name):
     return RuntimeError(msg)
 
 
+def _reraise(exc, name):
+    """Raise ``exc`` from an op as torch's exception type; every failure switches op recording back on
+    (a failed MindSpore kernel leaves it off for the rest of the process)."""
+    if isinstance(exc, (ValueError, TypeError, RuntimeError)):
+        err = translate_error(exc, name)
+        if err is not None:
+            raise err from None
+    else:
+        _P.enable_recording()
+    raise exc
+
+
 def _make_function(opdef, impl):
     name = opdef.name
     if opdef.raw:
         def fn(*args, **kwargs):
             try:
                 return impl(*args, **kwargs)
-            except (ValueError, TypeError, RuntimeError) as exc:
-                err = translate_error(exc, name)
-                if err is None:
-                    raise
-                raise err from None
-            except BaseException:
-                _P.enable_recording()
-                raise
+            except BaseException as exc:
+                _reraise(exc, name)
     else:
         def fn(*args, **kwargs):
             args = [_unwrap(a) for a in args]
@@ -101,14 +107,8 @@ def _make_function(opdef, impl):
                 kwargs = {k: _unwrap(v) for k, v in kwargs.items()}
             try:
                 r = impl(*args, **kwargs)
-            except (ValueError, TypeError, RuntimeError) as exc:
-                err = translate_error(exc, name)
-                if err is None:
-                    raise
-                raise err from None
-            except BaseException:
-                _P.enable_recording()
-                raise
+            except BaseException as exc:
+                _reraise(exc, name)
             return _wrap_out(r)
     if opdef.out:
         inner = fn
@@ -161,11 +161,8 @@ def _make_inplace(fn, name):
             raise RuntimeError(f"In-place {op} is not supported for complex tensors.")
         try:
             return self._write(rm)
-        except (ValueError, TypeError, RuntimeError) as exc:
-            err = translate_error(exc, name)
-            if err is None:
-                raise
-            raise err from None
+        except BaseException as exc:
+            _reraise(exc, name)
     inplace.__name__ = name
     inplace.__qualname__ = f"Tensor.{name}"
     return inplace
