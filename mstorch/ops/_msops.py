@@ -287,8 +287,8 @@ def _keep_nan(fn):
     return run
 
 
-maximum = _keep_nan(maximum)     # noqa: F821 - the float64-scalar wrappers above
-minimum = _keep_nan(minimum)     # noqa: F821
+maximum = _keep_nan(_binary_f64(_ms.maximum))
+minimum = _keep_nan(_binary_f64(_ms.minimum))
 clamp = _keep_nan(clamp)
 clip = clamp
 relu = _keep_nan(_ms.relu)
