@@ -570,6 +570,15 @@ class Tensor:
         """Make ``new`` (a mindspore.Tensor) the value of this tensor in place, as torch's ``*_`` ops do.
 
         ``check_cast=False`` is copy_'s contract: any dtype converts."""
+        try:
+            return self._write_checked(new, check_cast)
+        except BaseException:
+            # a failed MindSpore kernel switches op recording off for every later op: every in-place
+            # op, setitem and out= passes here, so none leaves autograd off for the process
+            P.enable_recording()
+            raise
+
+    def _write_checked(self, new, check_cast):
         self._check_inplace()
         t = self._ms
         if new.dtype != t.dtype:

@@ -18,6 +18,7 @@ from .._tensor import Tensor, wrap
 from .._sparse_tensor import SparseOperand, sparse_call, sparse_inplace
 from . import _autocast, _trace
 from ._registry import OPS
+from ._views import fresh
 
 _MsTensor = ms.Tensor
 _AUTOCAST_ON = _autocast.ACTIVE   # thread idents with autocast on (a set shared with _autocast)
@@ -81,6 +82,18 @@ def translate_error(exc, name):
     return RuntimeError(msg)
 
 
+def _reraise(exc, name):
+    """Raise ``exc`` from an op as torch's exception type; every failure switches op recording back on
+    (a failed MindSpore kernel leaves it off for the rest of the process)."""
+    if isinstance(exc, (ValueError, TypeError, RuntimeError)):
+        err = translate_error(exc, name)
+        if err is not None:
+            raise err from None
+    else:
+        _P.enable_recording()
+    raise exc
+
+
 # torch's argument parser also takes NumPy's names for these parameters (python_arg_parser.cpp)
 _NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim"}
 
@@ -129,11 +142,8 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
                                        **({k: _unwrap(v) for k, v in kwargs.items()} if kwargs else kwargs)))
             except SparseOperand:   # a sparse argument has no dense storage: the sparse table's implementation
                 r = sparse_call(name, args, kwargs)
-            except (ValueError, TypeError, RuntimeError) as exc:
-                err = translate_error(exc, name)
-                if err is None:
-                    raise
-                raise err from None
+            except BaseException as exc:
+                _reraise(exc, name)
             if trace is not None:
                 trace(args, kwargs, r)
         if out is not None:
@@ -167,7 +177,13 @@ def _make_inplace(fn, name):
     op = getattr(fn, "__name__", name[:-1])   # aliases report the op's own name (absolute_ -> abs)
 
     def inplace(self, *args, **kwargs):
-        r = fn(self, *args, **kwargs)
+        src = self
+        if not self.is_sparse and _P.requires_grad(self._ms) and _P.grad_enabled():
+            # the op may save its input for backward; the write-back below then changes that input in
+            # place and backward fails with "modified by an inplace operation" (torch's CopySlices keeps
+            # the old value). A differentiable copy is what the op reads and saves.
+            src = wrap(fresh(self._ms))
+        r = fn(src, *args, **kwargs)
         try:
             rm = r._ms
         except SparseOperand:
@@ -175,7 +191,10 @@ def _make_inplace(fn, name):
         if rm.dtype != self._ms.dtype and rm.dtype in _REAL_OF_COMPLEX and self._ms.dtype in _COMPLEX:
             # a complex tensor's op with a real result (abs): torch refuses to write it back
             raise RuntimeError(f"In-place {op} is not supported for complex tensors.")
-        return self._write(rm)
+        try:
+            return self._write(rm)
+        except BaseException as exc:
+            _reraise(exc, name)
     inplace.__name__ = name
     inplace.__qualname__ = f"Tensor.{name}"
     return inplace

@@ -8,8 +8,10 @@ records on each view its base, a ``writeback(base_ms, view_value) -> new base va
 ``x.view(-1)[3] = 5``) writes the whole base, then re-derives the view from it: values and autograd
 then follow torch (the view's history goes through the base, like torch's CopySlices).
 """
+import math
+
 import mindspore as ms
-from mindspore import ops
+from . import _msops as ops
 from mindspore.ops import auto_generate as _gen
 
 from .. import _ms_private as P
@@ -163,6 +165,9 @@ class BasicIndex:
         self.simple = key if all(type(k) is int or k == _FULL for k in key) else None
 
     def read(self, t):
+        return self._read(t) if self.whole else bf16_selection(self._read, t)
+
+    def _read(self, t):
         if self.whole:
             return t.reshape(self.out)
         if self.simple is not None:
@@ -185,6 +190,30 @@ class BasicIndex:
             positions = self.read(ops.arange(base.size, dtype=ms.int64).reshape(base.shape))
             return scatter_positions(base, positions, new)
         return _embed(base, new.reshape(self.box), self.begin, self.size, 0)
+
+
+class _BF16Read(P.FunctionBase):
+    """A basic index of a bfloat16 tensor that needs gradients: MindSpore's CPU StridedSliceGrad has no
+    bfloat16 kernel, so the backward scatters the gradient into zeros itself (exact through float32)."""
+
+    @staticmethod
+    def forward(node, t, read):
+        node.read, node.shape = read, t.shape
+        return read(t)
+
+    @staticmethod
+    def backward(node, grad):
+        shape = node.shape
+        positions = node.read(ops.arange(math.prod(shape), dtype=ms.int64).reshape(shape))
+        return scatter_positions(ops.zeros(shape, grad.dtype), positions, grad), None
+
+
+def bf16_selection(read, t):
+    """``read(t)`` (a selection of t's elements: slice, diagonal) with a backward that works for
+    bfloat16 tensors that need gradients; ``read(t)`` itself elsewhere."""
+    if t.dtype == ms.bfloat16 and P.requires_grad(t) and P.grad_enabled():
+        return _BF16Read.apply(t, read)
+    return read(t)
 
 
 def scatter_positions(t, positions, values):
@@ -270,6 +299,9 @@ def dtype_pair(src_np, dst_np):
 
 def diagonal_pair(offset, d1, d2):
     def derive(base_ms):
+        return bf16_selection(read, base_ms)
+
+    def read(base_ms):
         # a strided slice of the two dims flattened (MindSpore's Diagonal is no autograd view; see read)
         shape = base_ms.shape
         n1, n2 = shape[d1], shape[d2]
@@ -285,14 +317,9 @@ def diagonal_pair(offset, d1, d2):
                                  (1,) * k + (n2 + 1,))
 
     def writeback(base_ms, new):
-        moved = ops.movedim(grad_source(base_ms), (d1, d2), (-2, -1))
-        n = new.shape[-1]
-        rows = ms.Tensor([i + max(-offset, 0) for i in range(n)], ms.int64)
-        cols = ms.Tensor([i + max(offset, 0) for i in range(n)], ms.int64)
-        out = fresh(moved)
-        if n:
-            out[..., rows, cols] = new
-        return ops.movedim(out, (-2, -1), (d1, d2))
+        # the diagonal's flat positions in the base, read the same way as its values
+        positions = read(ops.arange(base_ms.size, dtype=ms.int64).reshape(base_ms.shape))
+        return scatter_positions(grad_source(base_ms), positions, new)
     return writeback, derive
 
 

@@ -14,7 +14,7 @@ softmax / log_softmax on MindSpore 2.10's CPU kernels (measured against torch):
 """
 import numpy as np
 import mindspore as ms
-from mindspore import ops
+from . import _msops as ops
 from mindspore.ops import operations as _prims
 
 from .. import _dtype as D
@@ -86,14 +86,16 @@ def threshold(input, threshold, value):
     if input.dtype is _bool:
         _not_impl("threshold_cpu", input)
     d = dtype_of(input)
-    return ops.where(ops.greater(input, scalar_tensor(threshold, d)), input, scalar_tensor(value, d))
+    # torch: x <= threshold ? value : x, so NaN stays NaN
+    return ops.where(ops.less_equal(input, scalar_tensor(threshold, d)), scalar_tensor(value, d), input)
 
 
 @register("hardshrink", family=A, functional=True)
 def hardshrink(input, lambd=0.5):
     _float_only(input, "hardshrink_cpu")
     d = dtype_of(input)
-    return ops.where(ops.greater(ops.abs(input), scalar_tensor(lambd, d)), input, scalar_tensor(0, d))
+    # torch: -lambd <= x <= lambd ? 0 : x, so NaN stays NaN
+    return ops.where(ops.less_equal(ops.abs(input), scalar_tensor(lambd, d)), scalar_tensor(0, d), input)
 
 
 @register("prelu", family=A, functional=True)
@@ -176,7 +178,7 @@ def softmax_kernel(x, axis):
     MindSpore's SoftmaxBackward fails ("The pointer[input_tensor] is null")."""
     kernel = _SOFTMAX.get(axis)
     if kernel is None:
-        kernel = _SOFTMAX[axis] = _prims.Softmax(axis)
+        kernel = _SOFTMAX[axis] = ops.Softmax(axis)
     y = kernel(x)
     if P.requires_grad(y):
         record_own_backward(y, _softmax_backward, P.detach(y), axis)

@@ -2,7 +2,7 @@
 pointwise ops whose results are masks or selections (family "pointwise"; helpers in pointwise.py).
 Also the complex basics (real, imag, conj) and the family's top-level in-place functions (``torch.exp_``)."""
 import mindspore as ms
-from mindspore import ops
+from . import _msops as ops
 
 from .. import _dtype as D
 from ._argerr import invalid_args, BINARY

@@ -9,8 +9,8 @@ import math
 
 import numpy as np
 import mindspore as ms
-from mindspore import ops
 from mindspore.ops import auto_generate as _gen
+from . import _msops as ops
 
 from .. import _dtype as D
 from .. import _ms_private as P

@@ -9,7 +9,7 @@ host as torch does (in float64, then rounded to the requested dtype).
 """
 import numpy as np
 import mindspore as ms
-from mindspore import ops
+from . import _msops as ops
 
 from .. import _dtype as D
 from ._helpers import wrap_dim, cast, _scalar_name

@@ -7,7 +7,7 @@ first is what torch does and what makes ``x[0, :, [1, 2]]`` differ from NumPy.)
 """
 import numpy as np
 import mindspore as ms
-from mindspore import ops
+from . import _msops as ops
 
 from .. import _dtype as D
 from .. import _ms_private as P

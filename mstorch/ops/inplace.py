@@ -1,6 +1,6 @@
 """Method-only in-place basics: copy_, zero_, fill_ (they write through Tensor._write)."""
 import mindspore as ms
-from mindspore import ops
+from . import _msops as ops
 
 from .._tensor import Tensor
 from ._registry import register

@@ -9,7 +9,7 @@ import math
 
 import mindspore as ms
 import numpy as np
-from mindspore import ops
+from . import _msops as ops
 
 from .. import _dtype as D
 from ._helpers import promote, dtype_of, wrap_dim, _scalar_name, cast
@@ -51,6 +51,8 @@ def _mm(a, b):
     """torch.matmul's broadcasting over MindSpore kernels; bfloat16 computed in float32."""
     if a.dtype == _bf16:
         return cast(_mm(cast(a, _f32), cast(b, _f32)), _bf16)
+    if a.size == 0 and b.size == 0:
+        return ops.matmul(a, b)     # an empty inner dimension: zeros (the guarded kernel, see _msops)
     if a.ndim == 2 and b.ndim == 2:
         # the classic MatMul primitive: its backward records completely, so double backward
         # (gradient penalties, MAML, Hessian-vector products) is right; the backward of ops.matmul's
@@ -351,7 +353,8 @@ def inner(input, other):
     if input.dtype != other.dtype:
         raise RuntimeError("both inputs should have same dtype")
     k = input.shape[-1]
-    out = _mm(input.reshape(-1, k), other.reshape(-1, k).T)
+    # explicit row counts: reshape(-1, 0) of an empty tensor is ambiguous
+    out = _mm(input.reshape(math.prod(input.shape[:-1]), k), other.reshape(math.prod(other.shape[:-1]), k).T)
     return out.reshape(tuple(input.shape[:-1]) + tuple(other.shape[:-1]))
 
 
@@ -394,7 +397,7 @@ def tensordot(a, b, dims=2):
     k = math.prod(a.shape[d] for d in da)
     pa = a.transpose(*(fa + da)) if fa + da != list(range(a.ndim)) else a
     pb = b.transpose(*(db + fb)) if db + fb != list(range(b.ndim)) else b
-    out = _mm(pa.reshape(-1, k), pb.reshape(k, -1))
+    out = _mm(pa.reshape(math.prod(a.shape[d] for d in fa), k), pb.reshape(k, math.prod(b.shape[d] for d in fb)))
     return out.reshape(tuple(a.shape[d] for d in fa) + tuple(b.shape[d] for d in fb))
 
 

@@ -10,7 +10,7 @@ not MindSpore's); values, reconstructions and sign-invariant gradients match tor
 
 import mindspore as ms
 import numpy as np
-from mindspore import ops
+from . import _msops as ops
 from mindspore.ops.operations.math_ops import MatrixTriangularSolve
 
 from .. import _dtype as D

@@ -7,7 +7,7 @@ implementation as the top-level op. Decompositions live in linalg_decomp.py.
 import math
 
 import mindspore as ms
-from mindspore import ops
+from . import _msops as ops
 
 from .. import _dtype as D
 from ._helpers import dtype_of, wrap_dim, wrap_dims, _scalar_name, cast

@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 import mindspore as ms
-from mindspore import ops
+from . import _msops as ops
 from mindspore.ops import operations as P
 
 from .. import _dtype as D
@@ -32,7 +32,7 @@ from ._views import grad_source
 F = "nn.activation"
 _f32, _f64, _f16, _bf16, _bool = ms.float32, ms.float64, ms.float16, ms.bfloat16, ms.bool_
 _HALF = (_f16, _bf16)
-_GELU_TANH, _SOFTPLUS = P.GeLU(), P.Softplus()
+_GELU_TANH, _SOFTPLUS = P.GeLU(), ops.Softplus()
 
 
 def _tensor_arg(input, name):

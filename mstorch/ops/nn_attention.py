@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 import mindspore as ms
-from mindspore import ops
+from . import _msops as ops
 
 from ._helpers import dtype_of, cast
 from ._registry import register

@@ -12,7 +12,7 @@ import math
 import warnings
 
 import mindspore as ms
-from mindspore import ops
+from . import _msops as ops
 from mindspore.ops import operations as P
 
 from ._helpers import dtype_of, cast

@@ -1,6 +1,6 @@
 """torch.nn.functional distances (pairwise_distance, cosine_similarity) and the triplet losses built on them."""
 import mindspore as ms
-from mindspore import ops
+from . import _msops as ops
 
 from .. import _dtype as D
 from ._helpers import promote, wrap_dim, cast
@@ -23,6 +23,13 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     return _in_float(lambda v: vector_norm(v, p, (max(nd - 1, 0),), keepdim), d)
 
 
+def _clamped_norm(n, eps):
+    # torch clamps the norm in place under no_grad: the value is max(n, eps), the gradient n's. Only
+    # the norms below eps move, so an infinite norm stays infinite (x / inf is 0, not NaN)
+    small = ops.less(n, _c(eps, n))
+    return ops.where(small, ops.add(n, _sg(ops.sub(_c(eps, n), n))), n)
+
+
 @register("cosine_similarity", family="nn.distance", method=False, functional=True)
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     a, b, rt = promote(x1, x2)
@@ -35,8 +42,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
         nu = vector_norm(u, 2, (axis,), True)
         nv = vector_norm(v, 2, (axis,), True)
         # torch clamps the norms in place under no_grad: the gradient ignores the clamp
-        nu = ops.add(nu, _sg(ops.sub(ops.clamp(nu, eps), nu)))
-        nv = ops.add(nv, _sg(ops.sub(ops.clamp(nv, eps), nv)))
+        nu, nv = _clamped_norm(nu, eps), _clamped_norm(nv, eps)
         return ops.sum(ops.mul(ops.div(u, nu), ops.div(v, nv)), axis)
     return _in_float(run, a, b)
 

@@ -8,7 +8,7 @@ positions take their rows through ``stop_gradient``; scale_grad_by_freq scales t
 """
 import numpy as np
 import mindspore as ms
-from mindspore import ops
+from . import _msops as ops
 
 from .. import _dtype as D
 from .._tensor import wrap

@@ -1,5 +1,5 @@
 """torch.nn.functional.linear / bilinear."""
-from mindspore import ops
+from . import _msops as ops
 
 from ._helpers import dtype_of
 from ._registry import register

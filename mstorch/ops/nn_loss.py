@@ -14,7 +14,8 @@ import warnings
 
 import numpy as np
 import mindspore as ms
-from mindspore import mint, ops
+from mindspore import mint
+from . import _msops as ops
 from mindspore.ops import operations as P
 
 from .. import _dtype as D
@@ -43,7 +44,7 @@ _ROW_MAX = P.ArgMaxWithValue(axis=1, keep_dims=True)
 _SMOOTH_L1 = {}
 _BCE_LOGITS = {}
 _BCE = {}
-_SOFTPLUS = P.Softplus()
+_SOFTPLUS = ops.Softplus()
 
 
 # --- reductions and the legacy size_average / reduce arguments --------------------------------------
@@ -72,7 +73,7 @@ def _mode(reduction, size_average=None, reduce=None):
 
 def _reduce(loss, mode):
     if mode == "mean":
-        return ops.mean(loss) if loss.size else ops.div(ops.sum(loss), _c(0, loss))
+        return ops.mean(loss)
     if mode == "sum":
         return ops.sum(loss)
     return loss
@@ -423,8 +424,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     lo, hi = (host.min(), host.max()) if host.size else (0.5, 0.5)
     if not (lo >= 0 and hi <= 1) or np.isnan(host).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
-    if input.dtype is _f32 and lo >= 1e-7 and hi < 1 and not _needs_grad(target):
-        # MindSpore's kernel takes log(x + 1e-12) and has torch's gradient: exact to 1e-6 away from 0 and 1
+    if input.dtype is _f32 and input.size > 1 and lo >= 1e-7 and hi < 1 and not _needs_grad(target):
+        # MindSpore's kernel takes log(x + 1e-12) and has torch's gradient: exact to 1e-6 away from 0 and 1.
+        # It doubles the loss of a single element, and writes nothing for none.
         prim = _BCE.get(mode)
         if prim is None:
             prim = _BCE[mode] = P.BinaryCrossEntropy(mode)

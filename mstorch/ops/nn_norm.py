@@ -10,7 +10,7 @@ momentum = 1 - torch's. float64 and arguments the primitives reject (eps outside
 outside [0, 1]) are composed from reductions.
 """
 import mindspore as ms
-from mindspore import ops
+from . import _msops as ops
 from mindspore.ops import operations as P
 
 from .. import _dtype as D

@@ -9,7 +9,7 @@ import functools
 
 import numpy as np
 import mindspore as ms
-from mindspore import ops
+from . import _msops as ops
 
 from ._helpers import dtype_of, cast
 from ._registry import register

@@ -11,10 +11,11 @@ import math
 
 import numpy as np
 import mindspore as ms
-from mindspore import ops
+from . import _msops as ops
 
 from ._helpers import dtype_of, cast
 from ._registry import register
+from .reduction import has_nan
 from .nn_conv import _name, pad_tuple
 
 F = "nn.pool"
@@ -128,6 +129,22 @@ def _check_max_pool1d(x, kernel_size, stride, padding, dilation, ceil_mode):
         raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
 
 
+def _nan_propagating(pool, x, return_indices):
+    """``pool(x, return_indices)`` with torch's NaN rule: a window holding NaN has the maximum NaN.
+    MindSpore's CPU max-pool kernels skip NaNs. With a NaN present (looked up on the host), NaN is
+    pooled as +inf, and the windows that held one (a pool of the NaN mask) are set to NaN."""
+    if not has_nan(x):
+        return pool(x, return_indices)
+    nan = ops.isnan(x)
+    r = pool(ops.where(nan, ms.Tensor(math.inf, x.dtype), x), return_indices)
+    out = r[0] if return_indices else r
+    hit = pool(cast(nan, x.dtype), False)
+    if isinstance(hit, tuple):
+        hit = hit[0]
+    out = ops.where(ops.greater(hit, 0), ms.Tensor(math.nan, x.dtype), out)
+    return (out, r[1]) if return_indices else out
+
+
 def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, n):
     fn = f"max_pool{n}d"
     if n == 1 and not return_indices and input.ndim in (2, 3):
@@ -141,13 +158,15 @@ def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_i
     dt = x.dtype
     if dt == ms.bfloat16:
         x = cast(x, ms.float32)
-    if n == 1:
-        r = ops.max_pool2d(x.expand_dims(2), (1, k[0]), (1, s[0]), (0, p[0]), (1, d[0]), return_indices, ceil_mode)
-        r = tuple(t.squeeze(2) for t in r) if return_indices else r.squeeze(2)
-    elif n == 2:
-        r = ops.max_pool2d(x, k, s, p, d, return_indices, ceil_mode)
-    else:
-        r = ops.max_pool3d(x, k, s, p, d, ceil_mode, return_indices)
+
+    def pool(x, return_indices):
+        if n == 1:
+            r = ops.max_pool2d(x.expand_dims(2), (1, k[0]), (1, s[0]), (0, p[0]), (1, d[0]), return_indices, ceil_mode)
+            return tuple(t.squeeze(2) for t in r) if return_indices else r.squeeze(2)
+        if n == 2:
+            return ops.max_pool2d(x, k, s, p, d, return_indices, ceil_mode)
+        return ops.max_pool3d(x, k, s, p, d, ceil_mode, return_indices)
+    r = _nan_propagating(pool, x, return_indices)
     if return_indices:
         out, idx = r
         if idx.dtype != ms.int64:
@@ -359,13 +378,15 @@ def _adaptive_max(input, output_size, return_indices, n):
     dt = x.dtype
     if dt == ms.bfloat16:
         x = cast(x, ms.float32)
-    if n == 1:
-        out, idx = ops.adaptive_max_pool2d(x.expand_dims(2), (1, size[0]), True)
-        out, idx = out.squeeze(2), idx.squeeze(2)
-    elif n == 2:
-        out, idx = ops.adaptive_max_pool2d(x, size, True)
-    else:
-        out, idx = ops.adaptive_max_pool3d(x, size, True)
+
+    def pool(x, _):
+        if n == 1:
+            out, idx = ops.adaptive_max_pool2d(x.expand_dims(2), (1, size[0]), True)
+            return out.squeeze(2), idx.squeeze(2)
+        if n == 2:
+            return ops.adaptive_max_pool2d(x, size, True)
+        return ops.adaptive_max_pool3d(x, size, True)
+    out, idx = _nan_propagating(pool, x, True)
     if out.dtype != dt:
         out = cast(out, dt)
     if idx.dtype != ms.int64:

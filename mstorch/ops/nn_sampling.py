@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 import mindspore as ms
-from mindspore import ops
+from . import _msops as ops
 
 from ._helpers import dtype_of, cast
 from ._registry import register
@@ -586,6 +586,8 @@ def pixel_unshuffle(input, downscale_factor):
     if w % r:
         raise RuntimeError(f"pixel_unshuffle expects width to be divisible by downscale_factor, but "
                            f"input.size(-1)={w} is not divisible by {r}")
+    if input.size == 0:   # torch returns a copy of an empty input, whatever its shape
+        return input.copy()
     lead = tuple(input.shape[:-3])
     b = len(lead)
     x = input.reshape(lead + (c, h // r, r, w // r, r))

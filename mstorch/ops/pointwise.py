@@ -10,12 +10,15 @@ fast path: one dtype test and one MindSpore call. Where a MindSpore CPU kernel d
 import builtins
 import math
 
+import numpy as np
+
 import mindspore as ms
-from mindspore import ops
+from . import _msops as ops
 from mindspore.ops import operations as P_ops
 
 from .. import _dtype as D
 from .. import _ms_private as P
+from .. import _runtime
 from .._tensor import Tensor, scalar_type_name
 from ._helpers import MsTensor, promote, float_result, dtype_of, to_operand, result_type, scalar_tensor, cast
 from ._argerr import invalid_args, BINARY
@@ -218,13 +221,13 @@ def div(input, other, *, rounding_mode=None):
     if isinstance(input, _T) and isinstance(other, _T):
         d = input.dtype
         if d is other.dtype and rounding_mode is None and (d is _f32 or d is _f64 or d is _f16):
-            return _REALDIV(input, other) if d is not _f16 else ops.div(input, other)
+            return _true_div(input, other)
     elif not isinstance(input, _T) and not isinstance(other, _T):
         input = _scalar_input(input)
     a, b, rt = promote(input, other)
     if rounding_mode is None:
         a, b = _float_operands(a, b, rt)
-        return _REALDIV(a, b) if a.dtype in _REALDIV_TYPES else ops.div(a, b)
+        return _true_div(a, b)
     if rt is D.bfloat16:
         return cast(div(cast(a, _f32), cast(b, _f32), rounding_mode=rounding_mode), _bf16)
     if rounding_mode == "trunc":
@@ -233,7 +236,7 @@ def div(input, other, *, rounding_mode=None):
                 _not_impl("div_trunc_cpu", a)
             _check_int_divisor(b)
             return ops.truncate_div(a, b)
-        return _no_grad_result(ops.trunc(ops.div(a, b)), a, b)
+        return _no_grad_result(ops.trunc(_true_div(a, b)), a, b)
     if rounding_mode == "floor":
         if rt._cat < D._FLOAT:
             if rt is D.bool_:
@@ -245,7 +248,118 @@ def div(input, other, *, rounding_mode=None):
         f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
 
 
+def _true_div(a, b):
+    """a / b for floats. MindSpore's CPU Div/RealDiv give x / 0 the sign of x alone (1 / -0.0 is +inf)
+    and NaN / 0 -inf; torch follows IEEE. Where b has a zero (looked up on the host, zero-copy on CPU)
+    the result there is a times an infinity of b's sign (read on the host too: MindSpore's CopySign
+    drops the sign of -0.0): IEEE's value, NaN for 0 and NaN."""
+    y = (cast(b, _f32) if b.dtype is _bf16 else b).asnumpy()
+    if y.all():
+        return _REALDIV(a, b) if a.dtype in _REALDIV_TYPES else ops.div(a, b)
+    if a.dtype is _bf16:   # no bfloat16 Equal/Select kernels: exact through float32
+        return cast(_true_div(cast(a, _f32), cast(b, _f32)), _bf16)
+    with np.errstate(all="ignore"):
+        # infinities where b is zero, 1 elsewhere: the unused branch's gradient stays finite there too
+        signed_inf = _host_result(np.where(y == 0, np.copysign(np.float32(np.inf), y), 1).astype(y.dtype), b)
+    zero = ops.equal(b, scalar_tensor(0, dtype_of(b)))
+    # the quotient by b with its zeros replaced by 1: its gradient stays finite where it is not used
+    safe = ops.where(zero, scalar_tensor(1, dtype_of(b)), b)
+    q = _REALDIV(a, safe) if a.dtype in _REALDIV_TYPES else ops.div(a, safe)
+    return ops.where(zero, ops.mul(a, signed_inf), q)
+
+
+# --- fmod, remainder, floor division of floats ---------------------------------------------------
+# MindSpore's CPU kernels compute them as a - trunc(a / b) * b (FMod, float64 FloorMod) or lose the
+# remainder of large quotients (float32 FloorMod: 3e38 % 3 gives 0, torch 2), give NaN for an infinite
+# divisor (torch: fmod(x, inf) = x) and drop the sign of zero. On CPU they run on the host with the
+# C library's exact fmod and torch's formulas around it (ATen's div_floor / remainder kernels); half
+# types in float32, as torch's CPU does. Gradients: fmod/remainder pass g to a and -g * trunc/floor(a / b)
+# to b, as torch's derivatives; floor division has none.
+
+def _on_host(a):
+    # complex operands keep the device path, whose kernels refuse them as torch does
+    return _runtime.device_target() == "CPU" and a.dtype not in (ms.complex64, ms.complex128)
+
+
+def _host_operands(a, b):
+    x, y = a.asnumpy(), b.asnumpy()
+    if a.dtype is _f16 or a.dtype is _bf16:
+        x, y = x.astype(np.float32), y.astype(np.float32)
+    return x, y
+
+
+def _host_result(v, like):
+    return cast(ms.Tensor(np.ascontiguousarray(v)), like.dtype)
+
+
+def _np_fmod(x, y):
+    return np.fmod(x, y)
+
+
+def _np_remainder(x, y):
+    m = np.fmod(x, y)
+    return np.where((m != 0) & ((y < 0) != (m < 0)), m + y, m)
+
+
+def _np_floor_divide(x, y):
+    m = np.fmod(x, y)
+    d = (x - m) / y
+    d = np.where((m != 0) & ((y < 0) != (m < 0)), d - 1, d)
+    f = np.floor(d)
+    f = np.where(d - f > 0.5, f + 1, f)
+    f = np.where(d == 0, np.copysign(np.zeros_like(d), x / y), f)
+    return np.where(y == 0, x / y, f)
+
+
+def _sum_to(g, shape):
+    """A broadcast gradient summed back to an operand's shape."""
+    shape = tuple(shape)
+    if tuple(g.shape) == shape:
+        return g
+    lead = g.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(lead + k for k, s in enumerate(shape) if s == 1 and g.shape[lead + k] != 1)
+    return ops.sum(g, dims, True).reshape(shape) if dims else g.reshape(shape)
+
+
+class _HostRemainder(P.FunctionBase):
+    """fmod / remainder with their exact host value and torch's gradients."""
+
+    @staticmethod
+    def forward(node, a, b, np_fn, round_fn):
+        node.round_fn = round_fn
+        node.save_for_backward(a, b)
+        x, y = _host_operands(a, b)
+        with np.errstate(all="ignore"):
+            return _host_result(np_fn(x, y), a)
+
+    @staticmethod
+    def backward(node, g):
+        a, b = node.saved_tensors
+        q = node.round_fn(a, b)
+        return _sum_to(g, a.shape), _sum_to(ops.neg(ops.mul(g, q)), b.shape), None, None
+
+
+def _host_remainder(a, b, np_fn, round_fn):
+    if P.grad_enabled() and (P.requires_grad(a) or P.requires_grad(b)):
+        return _HostRemainder.apply(a, b, np_fn, round_fn)
+    x, y = _host_operands(a, b)
+    with np.errstate(all="ignore"):
+        return _host_result(np_fn(x, y), a)
+
+
+def _trunc_divide(a, b):
+    return ops.trunc(_true_div(a, b))
+
+
 def _floor_divide_float(a, b):
+    if _on_host(a):
+        x, y = _host_operands(a, b)
+        with np.errstate(all="ignore"):
+            return _host_result(_np_floor_divide(x, y), a)
+    return _floor_divide_device(a, b)
+
+
+def _floor_divide_device(a, b):
     # torch's div_floor for floats (Python's float //): built on fmod, so 1.0 // 0.1 is 9.0, not 10.0
     mod = _fmod_float(a, b)
     q = ops.div(ops.sub(a, mod), b)
@@ -284,6 +398,8 @@ def remainder(input, other):
 
 
 def _floor_mod(a, b):
+    if _on_host(a):
+        return _host_remainder(a, b, _np_remainder, _floor_divide_float)   # torch: -g * a.div(b, 'floor')
     # FloorMod is exact in float32 but not in half precision: go through float32 (exact there too)
     if a.dtype is _f16 or a.dtype is _bf16:
         return cast(ops.floor_mod(cast(a, _f32), cast(b, _f32)), a.dtype)
@@ -303,6 +419,8 @@ def fmod(input, other):
 
 
 def _fmod_float(a, b):
+    if _on_host(a):
+        return _host_remainder(a, b, _np_fmod, _trunc_divide)   # torch: -g * a.div(b, 'trunc')
     # MindSpore's float32 FMod is a - trunc(a/b)*b in float32 (errors up to 5% of b); its FloorMod is
     # exact. fmod is the floor remainder moved by b where the signs of a and b differ.
     if a.dtype is _f64:
@@ -455,6 +573,22 @@ def _unary_float(name, fn, aliases=()):
     register(name, family=F, inplace=name + "_", out=True, aliases=aliases)(impl)
 
 
+def _times_constant(x, c):
+    # torch multiplies by the constant in the input's computation type (half types in float32);
+    # MindSpore's Rad2Deg/Deg2Rad use a float32 constant for float64 too (2.8e-8 relative off)
+    if x.dtype is _f16 or x.dtype is _bf16:
+        return cast(ops.mul(cast(x, _f32), scalar_tensor(c, D.float32)), x.dtype)
+    return ops.mul(x, scalar_tensor(c, dtype_of(x)))
+
+
+def _rad2deg(x):
+    return _times_constant(x, 180.0 / math.pi)
+
+
+def _deg2rad(x):
+    return _times_constant(x, math.pi / 180.0)
+
+
 def _log1p(x):
     # MindSpore's Log1p is log(1 + x): all precision is lost for tiny x. 2*atanh(x / (x + 2)) is exact
     # to ~1 ulp on |x| < 0.5 (its input is clamped there so the unused branch stays finite for autograd);
@@ -518,8 +652,8 @@ for _name, _fn in [
     ("log1p", _log1p), ("expm1", _expm1), ("log2", ops.log2), ("log10", ops.log10),
     ("erf", ops.erf), ("erfc", ops.erfc), ("erfinv", _erfinv), ("sinh", ops.sinh), ("cosh", ops.cosh),
     ("asin", ops.asin), ("acos", ops.acos), ("atan", ops.atan), ("asinh", ops.asinh),
-    ("acosh", ops.acosh), ("atanh", ops.atanh), ("exp2", ops.exp2), ("deg2rad", ops.deg2rad),
-    ("rad2deg", ops.rad2deg), ("digamma", ops.digamma), ("lgamma", ops.lgamma), ("i0", ops.i0),
+    ("acosh", ops.acosh), ("atanh", ops.atanh), ("exp2", ops.exp2), ("deg2rad", _deg2rad),
+    ("rad2deg", _rad2deg), ("digamma", ops.digamma), ("lgamma", ops.lgamma), ("i0", ops.i0),
 ]:
     _unary_float(_name, _fn, aliases={"asin": ("arcsin",), "acos": ("arccos",), "atan": ("arctan",),
                                       "asinh": ("arcsinh",), "acosh": ("arccosh",),

@@ -6,7 +6,7 @@ import math
 
 import mindspore as ms
 import numpy as np
-from mindspore import ops
+from . import _msops as ops
 
 from .. import _dtype as D
 from ._helpers import promote, float_result, dtype_of, to_operand, result_type, scalar_tensor, cast
@@ -55,9 +55,7 @@ def hypot(a, b):
     return ops.where(ops.logical_or(ops.isinf(a), ops.isinf(b)), ops.full_like(r, math.inf), r)
 
 
-def _log1p_unit(e):
-    # log1p on [0, 1]: 2*atanh(e / (e + 2)), exact there (MindSpore's log1p is not, see _log1p)
-    return ops.mul(ops.atanh(ops.div(e, ops.add(e, scalar_tensor(2, dtype_of(e))))), scalar_tensor(2, dtype_of(e)))
+_log1p_unit = ops.log1p_unit
 
 
 @register("logaddexp", family=F, out=True)
@@ -119,8 +117,13 @@ def heaviside(input, values):
 @register("ldexp", family=F, inplace="ldexp_", out=True)
 def ldexp(input, other):
     _need_tensor("ldexp", other, 2)
+    # the dtype (measured on torch): a float exponent promotes with the input (uint8 with float16
+    # exponents is float16); an integer exponent leaves the input's float type
+    e = ops.exp2(float_result(other))
+    if dtype_of(other)._cat >= D._FLOAT:
+        input, e, _ = promote(input, e)
     x = float_result(input)
-    return ops.mul(x, cast(ops.exp2(float_result(other)), x.dtype))
+    return ops.mul(x, cast(e, x.dtype))
 
 
 def _gcd_operands(name, input, other):

@@ -359,18 +359,34 @@ def _like(input, dtype):
     return tuple(input._ms.shape), dtype or input.dtype
 
 
+def _sampled_like(input, dtype, device, requires_grad, fill):
+    """torch's ``*_like`` samplers: ``empty_like(input)`` (which keeps the input's memory layout) filled
+    in place. The stream runs in memory order, so a transposed input gets its values along its storage,
+    and the result has the input's strides, as in torch."""
+    shape, dt = _like(input, dtype)
+    if device is not None:
+        check_available(device)
+    order = _memory_order(input)
+    if order is None:
+        t = wrap(ms.ops.zeros(shape, dt._ms))
+    else:
+        t = wrap(ms.ops.zeros(tuple(shape[d] for d in order), dt._ms)).permute(*np.argsort(order).tolist())
+    fill(t)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
 @register("rand_like", family=F, method=False, raw=True)
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
-    shape, dt = _like(input, dtype)
-    return rand(shape, generator=generator, dtype=dt, device=device, requires_grad=requires_grad)
+    return _sampled_like(input, dtype, device, requires_grad, lambda t: uniform_(t, 0, 1, generator=generator))
 
 
 @register("randn_like", family=F, method=False, raw=True)
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
-    shape, dt = _like(input, dtype)
-    return randn(shape, generator=generator, dtype=dt, device=device, requires_grad=requires_grad)
+    return _sampled_like(input, dtype, device, requires_grad, lambda t: normal_(t, 0, 1, generator=generator))
 
 
 def _int_arg(v, name):
@@ -412,9 +428,9 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=
                  requires_grad=False, memory_format=None):
     if high is None:
         low, high = 0, low
-    shape, dt = _like(input, dtype)
-    return randint(low, high, shape, generator=generator, dtype=dt, device=device,
-                   requires_grad=requires_grad)
+    low, high = _int_arg(low, "low"), _int_arg(high, "high")
+    return _sampled_like(input, dtype, device, requires_grad,
+                         lambda t: random_(t, low, high, generator=generator))
 
 
 _PERM_LIMIT = {D.float16: 2049, D.bfloat16: 257, D.float32: (1 << 24) + 1, D.float64: (1 << 53) + 1}

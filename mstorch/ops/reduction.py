@@ -11,7 +11,7 @@ import math
 
 import mindspore as ms
 import numpy as np
-from mindspore import ops
+from . import _msops as ops
 
 from .. import _dtype as D
 from .. import _ms_private as P
@@ -259,7 +259,9 @@ def _full(name, fn, input):
     x, dt = comparable(input)
     r = fn(x, (), False)
     if has_nan(x):
-        r = ops.where(ops.isnan(x).any(), const(math.nan, x.dtype), r)
+        # NaN, made from the NaNs themselves: torch's backward spreads the gradient evenly over them
+        nan = ops.isnan(x)
+        r = ops.div(ops.sum(ops.where(nan, x, const(0, x.dtype))), ops.sum(cast(nan, x.dtype)))
     return _back(r, dt)
 
 
@@ -285,8 +287,10 @@ def _minmax(name, reduce_fn, pair_fn, binary_fn, rt):
         if has_nan(x):
             nan = ops.isnan(x)
             found = ops.any(nan, d, keepdim)
-            values = ops.where(found, const(math.nan, x.dtype), values)
             idx = ops.where(found, as_int64(ops.argmax(nan, d, keepdim)), idx)
+            # the NaN read at its index: torch's backward sends the gradient there
+            picked = ops.gather_elements(x, d, idx if keepdim else idx.expand_dims(d))
+            values = ops.where(found, picked if keepdim else picked.squeeze(d), values)
         return rt(_back(values, dt), idx)     # MindSpore's ArgMaxWithValue gives int64 already
     impl.__name__ = name
     register(name, family=F, out=True)(impl)
@@ -374,9 +378,19 @@ def aminmax(input, *, dim=None, keepdim=False):
     return aminmax_rt(amin(input, d, keepdim), amax(input, d, keepdim))
 
 
+def _logical_axes(input, dim):
+    """all/any's dims: unlike sum's, an empty list reduces no dim (torch.all(x, []) is x != 0); None
+    reduces every dim. None for "no reduction"."""
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:
+        return None
+    return _axes(input, dim)
+
+
 @register("all", family=F, out=True)
 def all(input, dim=None, keepdim=False):
-    if input.size == 0:
+    if _logical_axes(input, dim) is None:
+        r = ops.ne(input, const(0, input.dtype)) if input.dtype != ms.bool_ else input.copy()
+    elif input.size == 0:
         r = ops.ones(_out_shape(input.shape, _axes(input, dim), keepdim), ms.bool_)
     else:
         r = ops.all(cast(input, ms.bool_), _axes(input, dim), keepdim)
@@ -385,7 +399,9 @@ def all(input, dim=None, keepdim=False):
 
 @register("any", family=F, out=True)
 def any(input, dim=None, keepdim=False):
-    if input.size == 0:
+    if _logical_axes(input, dim) is None:
+        r = ops.ne(input, const(0, input.dtype)) if input.dtype != ms.bool_ else input.copy()
+    elif input.size == 0:
         r = ops.zeros(_out_shape(input.shape, _axes(input, dim), keepdim), ms.bool_)
     else:
         r = ops.any(cast(input, ms.bool_), _axes(input, dim), keepdim)
@@ -413,8 +429,12 @@ def _var_args(name, input, dim, unbiased, keepdim, correction):
     return _axes(input, dim), c, keepdim
 
 
-def _var_mean(input, axes, c, keepdim):
-    x = cast(input, ms.float32) if input.dtype in (ms.bfloat16, ms.float16) else input
+def _var_mean(input, axes, c, keepdim, root=False):
+    """(var, mean), or (std, mean) with ``root``. Real inputs below float64 compute in float64, as torch's
+    CPU kernel accumulates them in double: squares of 1e30 would overflow float32 (std of [1e30, -4, 0]
+    is 5.8e29)."""
+    real = _FROM_MS[input.dtype]._cat != D._COMPLEX
+    x = cast(input, ms.float64) if real and input.dtype != ms.float64 else input
     if x.size == 0:
         m = empty_result(x, _out_shape(x.shape, axes, True), math.nan)
     else:
@@ -427,6 +447,8 @@ def _var_mean(input, axes, c, keepdim):
     var = _reduce_sum(sq, axes, keepdim, sq.dtype) / float(builtins.max(n - c, 0))
     if not keepdim:
         m = m.reshape(_out_shape(x.shape, axes, False))
+    if root:
+        var = _safe_root(var, ops.sqrt, needs_grad(input))
     if x.dtype != input.dtype:
         var, m = cast(var, input.dtype), cast(m, input.dtype)
     return var, m
@@ -439,8 +461,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 @register("std", family=F, out=True)
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    v = _var_mean(input, *_var_args("std", input, dim, unbiased, keepdim, correction))[0]
-    return _safe_root(v, ops.sqrt, needs_grad(input))
+    return _var_mean(input, *_var_args("std", input, dim, unbiased, keepdim, correction), root=True)[0]
 
 
 @register("var_mean", family=F, method=False)
@@ -450,8 +471,7 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 @register("std_mean", family=F, method=False)
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    v, m = _var_mean(input, *_var_args("std_mean", input, dim, unbiased, keepdim, correction))
-    return _safe_root(v, ops.sqrt, needs_grad(input)), m
+    return _var_mean(input, *_var_args("std_mean", input, dim, unbiased, keepdim, correction), root=True)
 
 
 def _safe_root(s, root, grad):
@@ -467,6 +487,9 @@ def vector_norm(x, p, axes, keepdim):
     # MindSpore's Abs of a complex tensor stays complex: take torch's magnitude (a real tensor)
     a = OPS["abs"].impls["any"](x) if _FROM_MS[x.dtype]._cat == D._COMPLEX else ops.abs(x)
     dt = a.dtype
+    if p != 0 and x.size and math.prod(x.shape[d] for d in (axes or range(x.ndim))) == 1:
+        # one element per norm: torch's kernel gives |x| without squaring it (no overflow at 1e30)
+        return a.reshape(_out_shape(x.shape, axes, keepdim))
     if p == 2:
         # square x itself when real: |x|**2 through abs has a zero second derivative at 0 (sign(0) = 0),
         # where torch's (x / norm) has none

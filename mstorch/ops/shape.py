@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 import mindspore as ms
-from mindspore import ops
+from . import _msops as ops
 
 from .. import _dtype as D
 from .. import _ms_private as P

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 import mindspore as ms
-from mindspore import ops
+from . import _msops as ops
 
 from .. import _ms_private as P
 from .._tensor import Tensor, wrap

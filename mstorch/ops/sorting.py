@@ -8,7 +8,8 @@ Indices are int64 as in torch.
 import math
 
 import mindspore as ms
-from mindspore import ops
+import numpy as np
+from . import _msops as ops
 
 from .. import _dtype as D
 from ._argerr import invalid_args
@@ -41,8 +42,21 @@ def sort_last(x, d, descending=False):
         _, p2 = ops.sort(key, d, descending)
         idx = ops.gather_elements(p1, d, as_int64(p2))
         return ops.gather_elements(x, d, idx), idx
+    if x.dtype == ms.float64:
+        return _sort_float64(x, d, descending)
     values, idx = ops.sort(x, d, descending)
     return values, as_int64(idx)
+
+
+def _sort_float64(x, d, descending):
+    # MindSpore's CPU Sort rounds float64 to float32 (values and order: 0.1 sorts to 0.1 + 1.5e-9, and
+    # values 1e-12 apart tie). A stable argsort on the host (zero-copy on CPU) and a gather of x keep
+    # the values exact and differentiable; NaN is the largest value, as in torch.
+    key = x.asnumpy()
+    if descending:
+        key = np.where(np.isnan(key), -np.inf, -key)
+    idx = ms.Tensor(np.ascontiguousarray(np.argsort(key, axis=d, kind="stable")))
+    return ops.gather_elements(x, d, idx), idx
 
 
 def _empty_pair(x, shape):
@@ -139,7 +153,7 @@ def _median_full(input, ignore_nan):
         else:
             value = sort_last(x, 0)[0][(valid - 1) // 2]
     else:
-        value = ops.sort(x)[0][(n - 1) // 2]
+        value = sort_last(x, 0)[0][(n - 1) // 2]
     if needs_grad(x):
         value = _even_share(x, value, nan_value)
     return _back(value, dt)
@@ -155,7 +169,7 @@ def _median_dim(input, dim, keepdim, ignore_nan, rt, name):
     x, dt = comparable(input)
     n = x.shape[d]
     if not has_nan(x):
-        _, order = ops.sort(x, d)
+        _, order = sort_last(x, d)
         idx = as_int64(ops.narrow(order, d, (n - 1) // 2, 1))
     elif ignore_nan:
         _, order = sort_last(x, d)
@@ -164,7 +178,7 @@ def _median_dim(input, dim, keepdim, ignore_nan, rt, name):
         idx = ops.gather_elements(order, d, pos)
     else:      # a row holding NaN has median NaN, at its first NaN
         nan = ops.isnan(x)
-        _, order = ops.sort(x, d)
+        _, order = sort_last(x, d)
         idx = as_int64(ops.narrow(order, d, (n - 1) // 2, 1))
         idx = ops.where(ops.any(nan, d, True), as_int64(ops.argmax(nan, d, True)), idx)
     values = ops.gather_elements(x, d, idx)
@@ -371,14 +385,24 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
                           return_inverse, return_counts)
 
 
+_SEARCH_WIDER = {ms.uint8: ms.int16, ms.uint16: ms.int32, ms.uint32: ms.int64, ms.float16: ms.float32}
+
+
 def _search(boundaries, values, out_int32, right, sorter):
     if not isinstance(values, MsTensor):
         values = ms.Tensor(values, result_type(values)._ms)
     rt = result_type(boundaries, values)
+    if rt is D.bool_:
+        raise NotImplementedError("\"searchsorted_out_cpu\" not implemented for 'Bool'")
     b = boundaries if boundaries.dtype == rt._ms else cast(boundaries, rt._ms)
     v = values if values.dtype == rt._ms else cast(values, rt._ms)
     b, dt = comparable(b)
     v, _ = comparable(v)
+    # MindSpore's CPU SearchSorted has no unsigned or float16 kernel (it fails with bad_function_call):
+    # a wider type holds the same values in the same order
+    wide = _SEARCH_WIDER.get(b.dtype)
+    if wide is not None:
+        b, v = cast(b, wide), cast(v, wide)
     scalar = v.ndim == 0
     if scalar:
         v = v.reshape(1)

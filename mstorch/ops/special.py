@@ -9,7 +9,7 @@ gradient: their outputs here do not require grad either.
 import math
 
 import mindspore as ms
-from mindspore import ops
+from . import _msops as ops
 
 from ._helpers import float_result, promote, dtype_of, cast, scalar_tensor
 from ._argerr import invalid_args, BINARY_SCALAR_SELF

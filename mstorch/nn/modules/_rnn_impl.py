@@ -19,7 +19,7 @@ How a layer runs (measured on CPU, MindSpore 2.10):
   output in time-major / packed layout, as torch's CPU implementation does).
 """
 import mindspore as ms
-from mindspore import ops
+from ...ops import _msops as ops
 
 from ...ops.linalg import _mm
 

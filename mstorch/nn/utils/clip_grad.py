@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 import mindspore as ms
-from mindspore import ops
+from ...ops import _msops as ops
 
 from ... import _dtype as D
 from ... import _ms_private as P

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 import numpy as np
 import mindspore as ms
-from mindspore import ops
+from ...ops import _msops as ops
 
 from ... import _dtype as D
 from ..._tensor import Tensor, wrap, scalar_type_name

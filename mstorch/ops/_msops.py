@@ -1,0 +1,354 @@
+"""``mindspore.ops`` as the op families use it, with MindSpore 2.10's kernel defects guarded in one place.
+
+Families import ``from . import _msops as ops`` instead of ``from mindspore import ops``: every name is
+MindSpore's own function, except the few below, which are MindSpore's function behind a guard.
+
+- **Kernels that write nothing for empty input.** The CPU reduce and matrix-product kernels skip their
+  launch when an input has no elements ("the shape of input cannot contain zero") and hand back the
+  output buffer uninitialised: the previous call's result leaks into the next (a sum over nothing gave
+  7 after ``tensor([3., 4]).sum()``). torch defines those results: a sum over nothing is 0, a mean NaN,
+  a product 1, ``any`` False, a matrix product with an empty inner dimension 0. The guards build them
+  by hand, kept on the inputs' autograd graph as torch's are.
+- **Softmax over an axis of size 1 poisons later backward passes.** After one Softmax backward whose
+  axis has size 1, every later Softmax backward of the same rank and axis comes out wrong (measured: the
+  gradient of ``softmax([.1, .2, .3]).sum()`` became ``[.21, .22, .23]`` instead of ~0). Such a
+  softmax is 1 (or NaN) everywhere; it is composed from exp and a sum instead.
+"""
+import builtins as _b
+
+from mindspore import ops as _ms
+
+globals().update({k: getattr(_ms, k) for k in dir(_ms) if not k.startswith("_")})
+
+# after MindSpore's names (it has its own ``P``, ``range``, ``max``...), the ones this module uses
+import numpy as _np            # noqa: E402
+import mindspore as _mindspore  # noqa: E402
+from .. import _ms_private as _P  # noqa: E402
+
+
+
+_F_NAN = (_mindspore.float16, _mindspore.float32, _mindspore.float64, _mindspore.bfloat16, _mindspore.complex64, _mindspore.complex128)
+
+
+def _linked(z, *inputs):
+    """``z`` on the autograd graph of the (empty) ``inputs``: torch's result of an empty reduction or
+    product is a function of them, so backward reaches them (with empty gradients) instead of failing
+    with "does not require grad"."""
+    if not _P.grad_enabled():
+        return z
+    empty = [t.reshape(-1) for t in inputs if t.size == 0 and _P.requires_grad(t)]
+    if not empty:
+        return z
+    # a sum over [nothing..., 0]: exactly 0, and differentiable with respect to every empty input
+    link = _ms.sum(_ms.cat(empty + [_ms.zeros(1, z.dtype if z.dtype in _F_NAN else _mindspore.float32)]))
+    return _ms.add(z, _ms.cast(link, z.dtype))
+
+
+def _reduced_shape(shape, axis, keepdim):
+    if axis is None or axis == () or axis == []:
+        axes = set(_b.range(len(shape)))
+    else:
+        axes = {a % _b.max(len(shape), 1) for a in ((axis,) if isinstance(axis, int) else axis)}
+    if keepdim:
+        return tuple(1 if i in axes else s for i, s in enumerate(shape))
+    return tuple(s for i, s in enumerate(shape) if i not in axes)
+
+
+def _filled(input, shape, value, dtype=None):
+    dt = dtype or input.dtype
+    z = _ms.full(shape, value, dtype=dt) if 0 not in shape else _ms.zeros(shape, dt)
+    return _linked(z, input)
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None):    # noqa: A001 - MindSpore's name
+    if input.size == 0:
+        return _filled(input, _reduced_shape(input.shape, dim, keepdim), 0, dtype)
+    return _ms.sum(input, dim, keepdim, dtype=dtype)
+
+
+def mean(input, axis=None, keep_dims=False):
+    if input.size == 0:
+        value = float("nan") if input.dtype in _F_NAN else 0
+        return _filled(input, _reduced_shape(input.shape, axis, keep_dims), value)
+    return _ms.mean(input, axis, keep_dims)
+
+
+def prod(input, axis=None, keep_dims=False, dtype=None):
+    if input.size == 0:
+        return _filled(input, _reduced_shape(input.shape, axis, keep_dims), 1, dtype)
+    return _ms.prod(input, axis, keep_dims, dtype)
+
+
+def any(input, axis=None, keep_dims=False):    # noqa: A001
+    if input.size == 0:
+        return _ms.zeros(_reduced_shape(input.shape, axis, keep_dims), _mindspore.bool_)
+    return _ms.any(input, axis, keep_dims)
+
+
+def all(input, axis=None, keep_dims=False):    # noqa: A001
+    if input.size == 0:
+        return _ms.ones(_reduced_shape(input.shape, axis, keep_dims), _mindspore.bool_)
+    return _ms.all(input, axis, keep_dims)
+
+
+def _empty_product(a, b, shape):
+    """A matrix product whose inner dimension is empty: zeros of the product's shape."""
+    return _linked(_ms.zeros(shape, a.dtype), a, b)
+
+
+def _product_shape(a_shape, b_shape, ta=False, tb=False):
+    a = _np.empty(a_shape, _np.bool_)    # no elements: the shapes are all that is computed
+    b = _np.empty(b_shape, _np.bool_)
+    return _np.matmul(a.swapaxes(-1, -2) if ta else a, b.swapaxes(-1, -2) if tb else b).shape
+
+
+def matmul(input, other):
+    if input.size == 0 and other.size == 0:
+        return _empty_product(input, other, _product_shape(input.shape, other.shape))
+    return _ms.matmul(input, other)
+
+
+def bmm(input, mat2):
+    if input.size == 0 and mat2.size == 0:
+        return _empty_product(input, mat2, _product_shape(input.shape, mat2.shape))
+    return _ms.bmm(input, mat2)
+
+
+def dense(input, weight, bias=None):
+    if input.size == 0 and weight.size == 0:
+        out = _empty_product(input, weight, _product_shape(input.shape, weight.shape, tb=True))
+        return out if bias is None else _ms.add(out, bias)
+    return _ms.dense(input, weight, bias)
+
+
+class MatMul:
+    """``ops.MatMul(transpose_a, transpose_b)``: the classic primitive, guarded for empty operands."""
+
+    def __init__(self, transpose_a=False, transpose_b=False):
+        self._prim = _ms.MatMul(transpose_a, transpose_b)
+        self._t = (transpose_a, transpose_b)
+
+    def __call__(self, a, b):
+        if a.size == 0 and b.size == 0:
+            return _empty_product(a, b, _product_shape(a.shape, b.shape, *self._t))
+        return self._prim(a, b)
+
+
+def _softmax_size1(x, axis):
+    e = _ms.exp(_ms.sub(x, _ms.stop_gradient(x)))    # 1, or NaN where x is NaN or infinite
+    return _ms.div(e, _ms.sum(e, axis, True))
+
+
+class Softmax:
+    """``ops.Softmax(axis)``, composed where the axis has size 1 (see the module docstring)."""
+
+    def __init__(self, axis=-1):
+        self._prim = _ms.Softmax(axis)
+        self._axis = axis
+
+    def __call__(self, x):
+        if x.ndim and x.shape[self._axis] == 1:
+            return _softmax_size1(x, self._axis)
+        return self._prim(x)
+
+
+def softmax(input, axis=-1, *, dtype=None):
+    if dtype is not None:
+        input = _ms.cast(input, dtype)
+    if input.ndim and input.shape[axis] == 1:
+        return _softmax_size1(input, axis)
+    return _ms.softmax(input, axis)
+
+
+def log1p_unit(e):
+    """log1p(e) for e in [0, 1] as 2 atanh(e / (e + 2)), exact there: MindSpore's Log1p is log(1 + e),
+    which loses every digit of a tiny e. (An addition of ours, not a MindSpore name.)"""
+    return _ms.mul(_ms.atanh(_ms.div(e, _ms.add(e, 2.0))), 2.0)
+
+
+def _softplus_f64(z):
+    # max(z, 0) + log1p(exp(-|z|)), the two halves selected by ``where`` on clamped inputs so that
+    # neither branch overflows (nor makes a NaN gradient); at 0 the gradient is torch's 1/2
+    pos = _ms.greater(z, 0)
+    zero = _ms.zeros((), z.dtype)
+    zp, zn = _ms.where(pos, z, zero), _ms.where(pos, zero, z)
+    return _ms.where(pos, _ms.add(zp, log1p_unit(_ms.exp(_ms.neg(zp)))), log1p_unit(_ms.exp(zn)))
+
+
+class Softplus:
+    """``ops.Softplus()``. MindSpore's CPU kernel computes float64 in float32 (errors ~1e-7); float64 is
+    composed from exp and log1p, which are exact."""
+
+    def __init__(self):
+        self._prim = _ms.Softplus()
+
+    def __call__(self, x):
+        if x.dtype == _mindspore.float64:
+            return _softplus_f64(x)
+        r = self._prim(x)
+        return _ms.where(_ms.isnan(x), x, r) if _has_nan(x) else r
+
+
+def softplus(input, beta=1, threshold=20):
+    if input.dtype == _mindspore.float64:
+        z = input if beta == 1 else _ms.mul(input, beta)
+        sp = _softplus_f64(z)
+        sp = sp if beta == 1 else _ms.div(sp, beta)
+        return _ms.where(_ms.greater(z, threshold), input, sp)
+    return _ms.softplus(input, beta, threshold)
+
+
+# --- Python float operands of float64 tensors ------------------------------------------------------
+# MindSpore converts a Python float combined with a float64 tensor to float32 first: ops.mul(x, 0.1)
+# is off by 1.5e-9 relative, ops.pow(x, 1 / 3.5) by 2e-8, a comparison with 0.1 compares with
+# 0.10000000149. Every implementation that writes a float literal into a float64 computation (lp_pool's
+# exponent, a loss's margin, rad2deg's constant...) went through float32 there. These wrappers make such
+# a float a float64 tensor first; other dtypes are unchanged.
+
+_F64, _F32, _BF16 = _mindspore.float64, _mindspore.float32, _mindspore.bfloat16
+_MsTensor = _mindspore.Tensor
+
+
+def _as_f64(v):
+    return _MsTensor(v, _F64)
+
+
+def _broadcast_bf16_grad(input, other):
+    # a broadcasting op's backward sums the gradient over the broadcast dims, and MindSpore's CPU
+    # ReduceSum has no bfloat16 kernel: such an op runs in float32 (exact: torch's CPU computes bfloat16
+    # arithmetic in float32 and rounds once, as the cast back does)
+    return (isinstance(input, _MsTensor) and isinstance(other, _MsTensor) and input.dtype == _BF16
+            and other.dtype == _BF16 and input.shape != other.shape and _P.grad_enabled()
+            and (_P.requires_grad(input) or _P.requires_grad(other)))
+
+
+def _binary_f64(fn):
+    def run(input, other, *args, **kwargs):
+        if type(other) is float and isinstance(input, _MsTensor) and input.dtype == _F64:
+            other = _as_f64(other)
+        elif type(input) is float and isinstance(other, _MsTensor) and other.dtype == _F64:
+            input = _as_f64(input)
+        elif _broadcast_bf16_grad(input, other):
+            r = fn(_ms.cast(input, _F32), _ms.cast(other, _F32), *args, **kwargs)
+            return _ms.cast(r, _BF16) if r.dtype == _F32 else r
+        return fn(input, other, *args, **kwargs)
+    run.__name__ = fn.__name__
+    run.__doc__ = f"mindspore.ops.{fn.__name__}, a Python float operand of a float64 tensor kept in float64."
+    return run
+
+
+for _name in ("add", "sub", "mul", "div", "pow", "maximum", "minimum", "fmod", "remainder", "floor_div",
+              "atan2", "xlogy", "copysign", "hypot", "greater", "greater_equal", "less", "less_equal",
+              "gt", "ge", "lt", "le", "equal", "eq", "ne", "not_equal", "isclose", "lerp", "true_divide"):
+    if hasattr(_ms, _name):
+        globals()[_name] = _binary_f64(getattr(_ms, _name))
+
+
+def _bound(v, x):
+    return _as_f64(v) if type(v) is float and x.dtype == _F64 else v
+
+
+def clamp(input, min=None, max=None):    # noqa: A002 - MindSpore's names
+    return _ms.clamp(input, _bound(min, input), _bound(max, input))
+
+
+clip = clamp
+
+
+def where(condition, input, other):
+    if type(input) is float and isinstance(other, _MsTensor) and other.dtype == _F64:
+        input = _as_f64(input)
+    if type(other) is float and isinstance(input, _MsTensor) and input.dtype == _F64:
+        other = _as_f64(other)
+    return _ms.where(condition, input, other)
+
+
+# --- NaN dropped ----------------------------------------------------------------------------------
+# MindSpore's CPU Maximum/Minimum compute ``a > b ? a : b``, so a NaN first operand is lost
+# (maximum(nan, 0) is 0, maximum(0, nan) NaN); ReLU, clamp, HardTanh and Softplus lose NaN inputs
+# likewise (Softplus(NaN) is +inf). torch propagates NaN through all of them. Where the first operand
+# holds a NaN (a host look, zero-copy on CPU) the result takes it back.
+
+_NAN_TYPES = (_mindspore.float16, _mindspore.float32, _mindspore.float64)
+
+
+def _has_nan(t):
+    return isinstance(t, _MsTensor) and t.dtype in _NAN_TYPES and t.size > 0 and bool(_np.isnan(t.asnumpy()).any())
+
+
+def _keep_nan(fn):
+    def run(x, *args, **kwargs):
+        r = fn(x, *args, **kwargs)
+        if _has_nan(x):
+            return _ms.where(_ms.isnan(x), x, r)
+        return r
+    run.__name__ = getattr(fn, "__name__", "op")
+    run.__doc__ = f"mindspore.ops.{run.__name__}, with NaN in the first operand propagated as torch does."
+    return run
+
+
+maximum = _keep_nan(_binary_f64(_ms.maximum))
+minimum = _keep_nan(_binary_f64(_ms.minimum))
+clamp = _keep_nan(clamp)
+clip = clamp
+relu = _keep_nan(_ms.relu)
+hardtanh = _keep_nan(_ms.hardtanh)
+_softplus_any = softplus
+softplus = _keep_nan(_softplus_any)
+
+
+class _KeepNanPrim:
+    def __init__(self, prim):
+        self._prim = prim
+
+    def __call__(self, x, *args):
+        return _keep_nan(self._prim)(x, *args)
+
+
+def ReLU():    # noqa: N802 - MindSpore's name
+    return _KeepNanPrim(_ms.ReLU())
+
+
+# --- digamma in float64 ---------------------------------------------------------------------------
+# MindSpore's CPU Digamma is float32-accurate for float64 (1e-6 relative off at 1e4). float64 follows
+# the algorithm of torch's CPU kernel (Cephes): reflection for x < 0, the recurrence psi(x) = psi(x + 1)
+# - 1 / x up to x >= 10, then the asymptotic series; poles give NaN, +-0 gives -+inf.
+
+_PSI_SERIES = (8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.57575757575757575758E-3,
+               -4.16666666666666666667E-3, 3.96825396825396825397E-3, -8.33333333333333333333E-3,
+               8.33333333333333333333E-2)
+
+
+def _digamma_f64(x):
+    f = lambda v: _MsTensor(v, _F64)    # noqa: E731
+    neg = _ms.less(x, f(0.0))
+    w = _ms.where(neg, _ms.sub(f(1.0), x), x)
+    result = _ms.zeros_like(w)
+    for _ in _b.range(10):              # w < 10 needs at most 10 steps for w > 0
+        small = _ms.logical_and(_ms.less(w, f(10.0)), _ms.greater(w, f(0.0)))
+        step = _ms.where(small, w, f(1.0))
+        result = _ms.where(small, _ms.sub(result, _ms.div(f(1.0), step)), result)
+        w = _ms.where(small, _ms.add(w, f(1.0)), w)
+    z = _ms.div(f(1.0), _ms.mul(w, w))
+    poly = f(_PSI_SERIES[0])
+    for c in _PSI_SERIES[1:]:
+        poly = _ms.add(_ms.mul(poly, z), f(c))
+    y = _ms.where(_ms.less(w, f(1e17)), _ms.mul(z, poly), f(0.0))
+    psi = _ms.sub(_ms.sub(_ms.add(result, _ms.log(w)), _ms.div(f(0.5), w)), y)
+    # the reflection's tangent only where it is used (elsewhere pi / tan(0) would make a NaN gradient)
+    q = _ms.where(neg, _ms.sub(x, _ms.trunc(x)), f(0.5))
+    reflected = _ms.sub(psi, _ms.div(f(3.141592653589793), _ms.tan(_ms.mul(f(3.141592653589793), q))))
+    psi = _ms.where(neg, reflected, psi)
+    psi = _ms.where(_ms.logical_and(neg, _ms.equal(q, f(0.0))), f(float("nan")), psi)
+    host = x.asnumpy()
+    if not (host == 0).any():
+        return psi
+    # psi(+-0) = -+inf; the sign of a zero read on the host (MindSpore's CopySign drops it)
+    pole = _MsTensor(_np.where(_np.signbit(host), _np.inf, -_np.inf))
+    return _ms.where(_ms.equal(x, f(0.0)), pole, psi)
+
+
+def digamma(input):
+    if input.dtype == _F64:
+        return _digamma_f64(input)
+    return _ms.digamma(input)
