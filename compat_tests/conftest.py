@@ -27,5 +27,5 @@ def pytest_collection_modifyitems(config, items):
         node = item.nodeid.split("::", 1)[-1]
         for pattern, reason in _KNOWN:
             if fnmatch.fnmatchcase(node, pattern) or fnmatch.fnmatchcase(item.nodeid, pattern):
-                item.add_marker(pytest.mark.xfail(reason=reason, strict=False))
+                item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
                 break

@@ -72,7 +72,7 @@ def test_getitem(name):
 
 @pytest.mark.parametrize("name", list(GET_ERRORS))
 def test_getitem_errors(name):
-    ref, _ = check(lambda T: T.tensor(X)[GET_ERRORS[name](T)])
+    ref, _ = check(lambda T: T.tensor(X)[GET_ERRORS[name](T)], raises=True)
     assert type(ref).__name__ == "Raised"
 
 
@@ -170,7 +170,7 @@ SET_ERRORS = {
 @pytest.mark.parametrize("name", list(SET_ERRORS))
 def test_setitem_errors(name):
     index, value = SET_ERRORS[name]
-    ref, _ = check(_set(index, value))
+    ref, _ = check(_set(index, value), raises=True)
     assert type(ref).__name__ == "Raised"
 
 

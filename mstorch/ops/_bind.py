@@ -79,7 +79,28 @@ def translate_error(exc, name):
     return RuntimeError(msg)
 
 
-def _make_function(opdef, impl):
+_ARG_POSITION = re.compile(r"^(\w+\(\): argument '\w+' \(position )(\d+)\)")
+_GOT_SELF = re.compile(r"^(\w+\(\) received an invalid combination of arguments - got \()Tensor(, |\))")
+
+
+def _as_method_error(exc):
+    """torch's argument errors for ``Tensor.<name>`` count positions without ``self`` and leave it out of
+    "got (...)": the same check raised through the method reads as torch's method does."""
+    if type(exc) is not TypeError or len(exc.args) != 1 or not isinstance(exc.args[0], str):
+        return exc
+    text = exc.args[0]
+    m = _ARG_POSITION.match(text)
+    if m:
+        text = f"{m.group(1)}{int(m.group(2)) - 1}){text[m.end():]}"
+    else:
+        m = _GOT_SELF.match(text)
+        if not m:
+            return exc
+        text = m.group(1) + ("" if m.group(2) == ", " else ")") + text[m.end():]
+    return TypeError(text)
+
+
+def _make_function(opdef, impl, method=False):
     name = opdef.name
     if opdef.raw:
         def fn(*args, **kwargs):
@@ -87,6 +108,10 @@ def _make_function(opdef, impl):
                 return impl(*args, **kwargs)
             except (ValueError, TypeError, RuntimeError) as exc:
                 err = translate_error(exc, name)
+                if method:
+                    err = _as_method_error(exc if err is None else err)
+                    if err is exc:
+                        raise
                 if err is None:
                     raise
                 raise err from None
@@ -99,6 +124,10 @@ def _make_function(opdef, impl):
                 r = impl(*args, **kwargs)
             except (ValueError, TypeError, RuntimeError) as exc:
                 err = translate_error(exc, name)
+                if method:
+                    err = _as_method_error(exc if err is None else err)
+                    if err is exc:
+                        raise
                 if err is None:
                     raise
                 raise err from None
@@ -137,16 +166,67 @@ _COMPLEX = (ms.complex64, ms.complex128)
 _REAL_OF_COMPLEX = (ms.float32, ms.float64)
 
 
+# in-place ops whose cast error torch words differently: clamp names the receiver's C++ type, ldexp
+# names itself where the result type goes
+_CPP_TYPE = {"Long": "long int", "Int": "int", "Short": "short int", "Char": "signed char",
+             "Byte": "unsigned char", "Bool": "bool", "Float": "float", "Double": "double"}
+_CAST_WORDING = {
+    "clamp": lambda src, dst, args: f"result type {src} can't be cast to the desired output type "
+                                    f"{dst if any(isinstance(a, Tensor) for a in args) else _CPP_TYPE.get(dst, dst)}",
+    "ldexp": lambda src, dst, args: f"ldexp can't be cast to the desired output type {dst}",
+}
+_CAST_WORDING["clamp_min"] = _CAST_WORDING["clamp_max"] = _CAST_WORDING["clamp"]
+_CAST_ERROR = re.compile(r"^result type (\w+) can't be cast to the desired output type (\w+)$")
+
+
+def _check_result_fits(self, other):
+    """torch checks that an in-place binary op's result type fits the receiver before it looks for a
+    kernel: a float ``other`` for an integer ``bitwise_and_`` is a cast error, not a missing kernel."""
+    from .._tensor import _SCALAR_TYPE_NAMES
+    from .._dtype import can_cast
+    from .. import result_type
+    if isinstance(other, (Tensor, bool, int, float, complex)):
+        rt = result_type(self, other)
+        if not can_cast(rt, self.dtype):
+            raise RuntimeError(f"result type {_SCALAR_TYPE_NAMES[rt]} can't be cast to the desired output type "
+                               f"{_SCALAR_TYPE_NAMES[self.dtype]}")
+
+
 def _make_inplace(fn, name):
     op = getattr(fn, "__name__", name[:-1])   # aliases report the op's own name (absolute_ -> abs)
+    wording = _CAST_WORDING.get(op)
 
     def inplace(self, *args, **kwargs):
-        r = fn(self, *args, **kwargs)
+        try:
+            r = fn(self, *args, **kwargs)
+        except NotImplementedError:
+            if args:
+                _check_result_fits(self, args[0])
+            raise
+        except TypeError as exc:
+            # an argument error reads as torch's Tensor.<name>_ does: self not counted, the in-place name
+            err = _as_method_error(exc)
+            if err is exc or not str(err).startswith(f"{op}("):
+                raise
+            raise TypeError(name + str(err)[len(op):]) from None
         rm = r._ms
         if rm.dtype != self._ms.dtype and rm.dtype in _REAL_OF_COMPLEX and self._ms.dtype in _COMPLEX:
             # a complex tensor's op with a real result (abs): torch refuses to write it back
             raise RuntimeError(f"In-place {op} is not supported for complex tensors.")
-        return self._write(rm)
+        if tuple(rm.shape) != tuple(self._ms.shape):
+            # the receiver takes part in the broadcast, so a result of another shape is larger: torch
+            # reports that before any dtype mismatch
+            raise RuntimeError(f"output with shape {list(self._ms.shape)} doesn't match the broadcast shape "
+                               f"{list(rm.shape)}")
+        if wording is None:
+            return self._write(rm)
+        try:
+            return self._write(rm)
+        except RuntimeError as exc:
+            m = _CAST_ERROR.match(str(exc))
+            if m is None:
+                raise
+            raise RuntimeError(wording(m.group(1), m.group(2), args)) from None
     inplace.__name__ = name
     inplace.__qualname__ = f"Tensor.{name}"
     return inplace
@@ -180,11 +260,14 @@ def bind_all(namespace):
                 functions[alias] = fn
         if opdef.method:
             method_name = opdef.method if isinstance(opdef.method, str) else name
+            mfn = _make_function(opdef, opdef.impl_for(device), method=True) if opdef.function else fn
+            if _TRACE[0]:
+                mfn = _traced(mfn, name)
             if not _defined_on_class(method_name):
-                setattr(Tensor, method_name, fn)
+                setattr(Tensor, method_name, mfn)
             for alias in opdef.aliases:
                 if not _defined_on_class(alias):
-                    setattr(Tensor, alias, fn)
+                    setattr(Tensor, alias, mfn)
         if opdef.inplace and not _defined_on_class(opdef.inplace):
             fn = getattr(fn, "without_autocast", fn)   # torch's autocast lists only out-of-place ops
             setattr(Tensor, opdef.inplace, _make_inplace(fn, opdef.inplace))
