@@ -21,6 +21,8 @@ VIEW_OPS = {"view", "view_as", "reshape", "reshape_as", "transpose", "permute", 
 # non-contiguous layouts a sample's array arguments are rebuilt in (same values, or for "expanded" the
 # first slice along one dimension repeated: stride 0)
 LAYOUTS = ("transposed", "strided", "expanded", "offset")
+# ops whose layout reruns cannot run against torch
+NO_LAYOUTS = {"ctc_loss": "torch's CPU ctc_loss crashes the process (segfault) on these non-contiguous inputs"}
 
 
 def _cases():
@@ -31,7 +33,7 @@ def _cases():
 
 def _layout_cases():
     for info in ALL:
-        if info.skip:
+        if info.skip or info.name in NO_LAYOUTS:
             continue
         for i, s in enumerate(info.samples):
             if not isinstance(s, E) and _arrays(s):

@@ -176,6 +176,12 @@ _CAST_WORDING = {
     "ldexp": lambda src, dst, args: f"ldexp can't be cast to the desired output type {dst}",
 }
 _CAST_WORDING["clamp_min"] = _CAST_WORDING["clamp_max"] = _CAST_WORDING["clamp"]
+# in-place matrix products whose result is larger than the receiver: torch's own wording
+_SHAPE_WORDING = {
+    "addmm": lambda own, out: f"Bad in-place call: input tensor size {own} and output tensor size {out} should match",
+    "addr": lambda own, out: f"{len(out)}D tensor expected, got {len(own)}D tensor for input",
+}
+_SHAPE_WORDING["addmv"] = _SHAPE_WORDING["baddbmm"] = _SHAPE_WORDING["addmm"]
 _CAST_ERROR = re.compile(r"^result type (\w+) can't be cast to the desired output type (\w+)$")
 
 
@@ -216,8 +222,10 @@ def _make_inplace(fn, name):
         if tuple(rm.shape) != tuple(self._ms.shape):
             # the receiver takes part in the broadcast, so a result of another shape is larger: torch
             # reports that before any dtype mismatch
-            raise RuntimeError(f"output with shape {list(self._ms.shape)} doesn't match the broadcast shape "
-                               f"{list(rm.shape)}")
+            own, out = list(self._ms.shape), list(rm.shape)
+            if op in _SHAPE_WORDING:
+                raise RuntimeError(_SHAPE_WORDING[op](own, out))
+            raise RuntimeError(f"output with shape {own} doesn't match the broadcast shape {out}")
         if wording is None:
             return self._write(rm)
         try:
