@@ -100,6 +100,15 @@ def _as_method_error(exc):
     return TypeError(text)
 
 
+def _translated(exc, name, method):
+    """The exception to raise in place of ``exc`` (torch's type and wording), or None to re-raise it."""
+    err = translate_error(exc, name)
+    if method:
+        err = _as_method_error(exc if err is None else err)
+        return None if err is exc else err
+    return err
+
+
 def _make_function(opdef, impl, method=False):
     name = opdef.name
     if opdef.raw:
@@ -107,11 +116,7 @@ def _make_function(opdef, impl, method=False):
             try:
                 return impl(*args, **kwargs)
             except (ValueError, TypeError, RuntimeError) as exc:
-                err = translate_error(exc, name)
-                if method:
-                    err = _as_method_error(exc if err is None else err)
-                    if err is exc:
-                        raise
+                err = _translated(exc, name, method)
                 if err is None:
                     raise
                 raise err from None
@@ -123,11 +128,7 @@ def _make_function(opdef, impl, method=False):
             try:
                 r = impl(*args, **kwargs)
             except (ValueError, TypeError, RuntimeError) as exc:
-                err = translate_error(exc, name)
-                if method:
-                    err = _as_method_error(exc if err is None else err)
-                    if err is exc:
-                        raise
+                err = _translated(exc, name, method)
                 if err is None:
                     raise
                 raise err from None
