@@ -90,8 +90,10 @@ def _as_method_error(exc):
         return exc
     text = exc.args[0]
     m = _ARG_POSITION.match(text)
-    if m:
+    if m and int(m.group(2)) > 1:   # a message already worded for the method (position 1) stays
         text = f"{m.group(1)}{int(m.group(2)) - 1}){text[m.end():]}"
+    elif m:
+        return exc
     else:
         m = _GOT_SELF.match(text)
         if not m:
