@@ -575,8 +575,10 @@ def test_averaged_model(name, use_buffers):
         weights = {k: v for k, v in sd.items() if "running" not in k}
         stats = {k: v for k, v in sd.items() if "running" in k}
         return weights, (stats, out, [n for n, _ in avg.named_buffers()], avg.n_averaged)
-    ref, got = check(fn, rtol=1e-6, atol=1e-7)
-    if "multi" not in name and not isinstance(ref, Raised):
+    # torch's swa multi_avg_fn with buffers divides BatchNorm's integer num_batches_tracked with addcdiv
+    raises = (name, use_buffers) == ("swa-multi", True)
+    ref, got = check(fn, rtol=1e-6, atol=1e-7, raises=raises)
+    if "multi" not in name and not raises:
         # the per-tensor averaging formulas are bit-exact; the multi_avg_fns go through lerp_, which
         # torch's CPU kernel evaluates with a fused multiply-add (1 ulp apart), and BatchNorm's
         # running statistics come from two different batch_norm kernels
