@@ -2,7 +2,10 @@
 
 A test is a function of a namespace ``T`` (the torch module or mstorch). ``check(fn)`` runs it on both,
 then compares results: tensors by shape, dtype and values (then gradients), Python values by
-equality, exceptions by type. Written once, so a test can never compare mstorch with itself.
+equality, exceptions by their exact type. Written once, so a test can never compare mstorch with itself.
+
+A test that expects an error says so (``check(fn, raises=True)`` or ``check_raises``): otherwise torch
+raising fails the test, so a typo or an API torch does not have cannot pass as "both raised".
 """
 import math
 
@@ -56,8 +59,9 @@ def assert_same(ref, got, rtol=1e-5, atol=1e-6, path="out", check_dtype=True, eq
     if isinstance(ref, Raised) or isinstance(got, Raised):
         assert isinstance(ref, Raised) and isinstance(got, Raised), (
             f"{path}: torch gave {ref!r}, mstorch gave {got!r}")
-        # torch's exception types are the contract (mstorch maps to the same built-in types)
-        assert _exc_kind(got.exc) == _exc_kind(ref.exc) or isinstance(got.exc, type(ref.exc)), (
+        # torch's exception type is the contract, exactly: code catches RuntimeError, and an
+        # IndexError or NotImplementedError in its place escapes that handler
+        assert same_exception_type(ref.exc, got.exc), (
             f"{path}: torch raised {type(ref.exc).__name__}({ref.exc}), "
             f"mstorch raised {type(got.exc).__name__}({got.exc})")
         return
@@ -103,16 +107,30 @@ def assert_same(ref, got, rtol=1e-5, atol=1e-6, path="out", check_dtype=True, eq
     assert ref == got, f"{path}: {ref!r} vs {got!r}"
 
 
-def _exc_kind(exc):
-    for kind in (IndexError, TypeError, ValueError, NotImplementedError, RuntimeError, AssertionError):
-        if isinstance(exc, kind):
-            return kind
-    return type(exc)
+def _builtin_base(cls):
+    return next(c for c in cls.__mro__ if c.__module__ == "builtins")
 
 
-def check(fn, rtol=1e-5, atol=1e-6, check_dtype=True):
-    """Run ``fn(T)`` on torch and mstorch and compare; returns both results."""
+def same_exception_type(ref, got):
+    """torch's built-in exception types must be raised as exactly that type; a torch-defined one
+    (``torch.linalg.LinAlgError`` is ``torch._C._LinAlgError``) as mstorch's class of the same name
+    deriving from the same built-in type."""
+    tr, tg = type(ref), type(got)
+    if tr.__module__ == "builtins":
+        return tg is tr
+    return tg.__name__.lstrip("_") == tr.__name__.lstrip("_") and _builtin_base(tg) is _builtin_base(tr)
+
+
+def check(fn, rtol=1e-5, atol=1e-6, check_dtype=True, raises=False):
+    """Run ``fn(T)`` on torch and mstorch and compare; returns both results. ``raises=True`` declares
+    that torch rejects the call (mstorch must raise the same exception type); without it a call torch
+    rejects fails the test."""
     ref = run(fn, torch)
+    if raises:
+        assert isinstance(ref, Raised), f"torch did not raise: {ref!r}"
+    elif isinstance(ref, Raised):
+        raise AssertionError(f"torch raised {type(ref.exc).__name__}: {ref.exc} "
+                             "(a test expecting an error says raises=True)") from ref.exc
     got = run(fn, mstorch)
     assert_same(ref, got, rtol, atol, check_dtype=check_dtype)
     return ref, got
@@ -120,8 +138,7 @@ def check(fn, rtol=1e-5, atol=1e-6, check_dtype=True):
 
 def check_raises(fn):
     """Both libraries must raise, with the same exception type."""
-    ref, got = check(fn)
-    assert isinstance(ref, Raised), f"torch did not raise: {ref!r}"
+    return check(fn, raises=True)
 
 
 def check_grad(fn, inputs, rtol=1e-5, atol=1e-6, **kw):

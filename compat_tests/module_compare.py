@@ -1,6 +1,7 @@
 """Helpers of test_module.py / test_module_calls.py: run one case on torch and mstorch and compare a
 normal form of the result. Tensors compare by kind (Parameter or Tensor), shape, dtype, requires_grad and
-values; modules by class name; exceptions by type and exact message. The only rewrite is ``mstorch.`` ->
+values (float ones within rtol 1e-5, atol 1e-6, as ``harness.check``); modules by class name; exceptions
+by exact type and exact message (a case torch rejects goes through ``raises``). The only rewrite is ``mstorch.`` ->
 ``torch.`` in messages and reprs, since mstorch's classes live at the same paths under its own package
 name (torch names the class ``torch.nn.modules.container.Sequential``, mstorch
 ``mstorch.nn.modules.container.Sequential``).
@@ -20,12 +21,41 @@ def _text(s):
     return s.replace("mstorch.", "torch.")
 
 
+class Close:
+    """Values compared as ``harness.check`` does: floats within rtol 1e-5, atol 1e-6, NaN equal to NaN;
+    anything else exactly."""
+    RTOL, ATOL = 1e-5, 1e-6
+
+    def __init__(self, value):
+        self.value = value
+
+    def __eq__(self, other):
+        if not isinstance(other, Close):
+            return False
+        a, b = np.asarray(self.value), np.asarray(other.value)
+        if a.shape != b.shape or a.dtype.kind != b.dtype.kind:
+            return False
+        if a.dtype.kind in "fc":
+            return bool(np.allclose(a, b, rtol=self.RTOL, atol=self.ATOL, equal_nan=True)
+                        and np.allclose(b, a, rtol=self.RTOL, atol=self.ATOL, equal_nan=True))
+        return bool(np.array_equal(a, b))
+
+    def __repr__(self):
+        return repr(self.value)
+
+
+def _exc_name(exc):
+    """The exception's type: built-in ones by name, torch's own by their name without the package."""
+    t = type(exc)
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__name__.lstrip('_')} ({t.__mro__[1].__name__})"
+
+
 def _norm(x):
     if isinstance(x, BaseException):
-        return ("raised", type(x).__name__, _text(str(x)))
+        return ("raised", _exc_name(x), _text(str(x)))
     if isinstance(x, (torch.Tensor, mstorch.Tensor)):
         kind = "Parameter" if isinstance(x, (torch.nn.Parameter, mstorch.nn.Parameter)) else "Tensor"
-        return (kind, tuple(x.shape), repr(x.dtype), bool(x.requires_grad), np.round(to_np(x), 5).tolist())
+        return (kind, tuple(x.shape), repr(x.dtype), bool(x.requires_grad), Close(to_np(x)))
     if isinstance(x, (torch.nn.Module, mstorch.nn.Module)):
         return ("Module", type(x).__name__)
     if isinstance(x, (torch.dtype, mstorch.dtype, torch.device, mstorch.device)):
@@ -41,7 +71,7 @@ def _norm(x):
     if isinstance(x, str):
         return _text(x)
     if isinstance(x, float):
-        return round(x, 5)
+        return Close(x)
     return x
 
 
@@ -60,16 +90,21 @@ def _first_diff(ref, got, path="result"):
     return f"{path}:\n  torch:   {ref!r}\n  mstorch: {got!r}"
 
 
-def same(case):
+def _raised(r):
+    return isinstance(r, tuple) and len(r) == 3 and r[0] == "raised"
+
+
+def same(case, raises=False):
+    """``case(T)`` gives the same on both libraries; torch raising fails unless ``raises``."""
     ref = _run(case, torch)
+    assert _raised(ref) == raises, f"torch {'did not raise' if raises else 'raised'}: {ref}"
     got = _run(case, mstorch)
     assert got == ref, _first_diff(ref, got)
     return ref
 
 
 def raises(case):
-    ref = same(case)
-    assert isinstance(ref, tuple) and ref[0] == "raised", f"torch did not raise: {ref}"
+    return same(case, raises=True)
 
 
 def fill(T, m):

@@ -123,7 +123,7 @@ def test_tensor_concat_subset_datasets():
         D = T.utils.data
         td = D.TensorDataset(T.arange(12).reshape(6, 2).float(), T.arange(6))
         cat = D.ConcatDataset([Squares(3), Squares(4)])
-        both = Squares(2) + Squares(3)
+        both = D.ConcatDataset([Squares(2)]) + Squares(3)   # Dataset.__add__
         sub = D.Subset(Squares(10), [9, 1, 4])
         return (td[2], td[-1], len(td), len(cat), [cat[i] for i in range(-7, 7)], cat.cumulative_sizes,
                 type(both).__name__, [both[i] for i in range(5)], [sub[i] for i in range(3)], len(sub),

@@ -66,6 +66,8 @@ def _all_stats(T, d, value):
             out[name] = attr
         except NotImplementedError as exc:
             out[name] = str(exc).startswith("<class")
+        except AttributeError:   # param_shape exists on some distributions only
+            out[name] = "AttributeError"
     return out
 
 
@@ -85,9 +87,10 @@ def test_statistics(dtype):
         res.append(_all_stats(T, D.Bernoulli(probs=t([0.2, 0.5, 0.9])), t([1, 0, 1])))
         res.append(_all_stats(T, D.Bernoulli(logits=t(rand(2, 2))), t([[1, 0], [0, 0]])))
         res.append(_all_stats(T, D.Uniform(t([-1.0, 0.0]), t([2.0, 0.5])), t([0.0, 0.25])))
-        res.append(_all_stats(T, D.Uniform(0.0, 3.0), t([-1.0, 0.0, 1.0, 3.0])))
+        res.append(_all_stats(T, D.Uniform(0.0, 3.0, validate_args=False), t([-1.0, 0.0, 1.0, 3.0])))
         return res
-    check(fn, rtol=1e-6, atol=1e-7)
+    # float32: exp(entropy) (perplexity) carries the entropy's summation-order ulps, ~1.5e-6 relative
+    check(fn, **(dict(rtol=1e-6, atol=1e-7) if dtype == "float64" else dict(rtol=1e-5, atol=1e-6)))
 
 
 def test_expand_and_param_shape():

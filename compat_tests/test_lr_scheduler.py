@@ -129,7 +129,7 @@ def test_onecycle_past_total_steps_raises():
         for _ in range(6):
             opt.step()
             sched.step()
-    ref, got = check(fn)
+    ref, got = check(fn, raises=True)
     assert isinstance(ref, Raised) and str(got.exc) == str(ref.exc)
 
 
@@ -331,7 +331,7 @@ def test_warm_restarts_negative_epoch_raises():
     def fn(T):
         sched = T.optim.lr_scheduler.CosineAnnealingWarmRestarts(_optimizer(T), T_0=4)
         sched.step(-1)
-    ref, got = check(fn)
+    ref, got = check(fn, raises=True)
     assert isinstance(ref, Raised) and str(got.exc) == str(ref.exc)
 
 
@@ -439,7 +439,7 @@ def test_plateau_new_param_group_without_default_min_lr_raises():
         opt.add_param_group({"params": [T.nn.Parameter(T.ones(1))]})
         sched.step(1.0)
         sched.step(2.0)
-    ref, got = check(fn)
+    ref, got = check(fn, raises=True)
     assert isinstance(ref, Raised) and str(got.exc) == str(ref.exc)
 
 
@@ -497,7 +497,7 @@ ERRORS = [
 
 @pytest.mark.parametrize("i", range(len(ERRORS)))
 def test_constructor_errors_match_torch(i):
-    ref, got = check(ERRORS[i])
+    ref, got = check(ERRORS[i], raises=True)
     assert isinstance(ref, Raised), f"torch did not raise: {ref!r}"
     assert type(got.exc) is type(ref.exc) and str(got.exc) == str(ref.exc)
 
@@ -575,8 +575,10 @@ def test_averaged_model(name, use_buffers):
         weights = {k: v for k, v in sd.items() if "running" not in k}
         stats = {k: v for k, v in sd.items() if "running" in k}
         return weights, (stats, out, [n for n, _ in avg.named_buffers()], avg.n_averaged)
-    ref, got = check(fn, rtol=1e-6, atol=1e-7)
-    if "multi" not in name and not isinstance(ref, Raised):
+    # torch's swa multi_avg_fn with buffers divides BatchNorm's integer num_batches_tracked with addcdiv
+    raises = (name, use_buffers) == ("swa-multi", True)
+    ref, got = check(fn, rtol=1e-6, atol=1e-7, raises=raises)
+    if "multi" not in name and not raises:
         # the per-tensor averaging formulas are bit-exact; the multi_avg_fns go through lerp_, which
         # torch's CPU kernel evaluates with a fused multiply-add (1 ulp apart), and BatchNorm's
         # running statistics come from two different batch_norm kernels

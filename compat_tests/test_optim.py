@@ -49,7 +49,7 @@ def test_optimizer_matches_torch(name, kwargs):
 def test_sgd_bad_arguments(bad):
     def fn(T):
         return T.optim.SGD([T.nn.Parameter(T.ones(2))], **bad)
-    ref, got = check(fn)
+    ref, got = check(fn, raises=True)
     assert isinstance(ref, Raised) and str(got.exc) == str(ref.exc)
 
 
@@ -57,7 +57,7 @@ def test_parameter_in_two_groups_raises_like_torch():
     def fn(T):
         p = T.nn.Parameter(T.ones(2))
         return T.optim.Adam([{"params": [p]}, {"params": [p]}])
-    ref, got = check(fn)
+    ref, got = check(fn, raises=True)
     assert isinstance(ref, Raised) and str(got.exc) == str(ref.exc)
 
 
@@ -260,7 +260,7 @@ def test_step_counts_as_in_place_write_for_autograd():
         opt.step()
         loss.backward()
     for name in ("SGD", "Adam"):
-        ref, got = check(lambda T: fn(T, name))
+        ref, got = check(lambda T: fn(T, name), raises=True)
         assert isinstance(ref, Raised) and "modified by an inplace operation" in str(got.exc)
 
 
@@ -306,7 +306,7 @@ def test_flag_errors_like_torch():
                                ("SGD", dict(lr=0.1, differentiable=True), True),
                                ("Adam", dict(capturable=True), True), ("AdamW", dict(fused=True, foreach=True), False),
                                ("SGD", dict(lr=0.1, fused=True, differentiable=True), False)]:
-        ref, got = check(lambda T: fn(T, name, kwargs, step))
+        ref, got = check(lambda T: fn(T, name, kwargs, step), raises=True)
         assert isinstance(ref, Raised) and str(got.exc) == str(ref.exc)
     check(lambda T: fn(T, "Adam", dict(fused=True, amsgrad=True), True), **_TIGHT)   # fused: same math on CPU
     check(lambda T: fn(T, "SGD", dict(lr=0.1, fused=True, momentum=0.5), True), **_TIGHT)

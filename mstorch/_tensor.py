@@ -191,6 +191,11 @@ class Tensor:
     def is_contiguous(self, memory_format=None):
         return bool(self._ms.is_contiguous())
 
+    def broadcast_to(self, *size, **kwargs):
+        # torch's method also takes the sizes unpacked (x.broadcast_to(2, 3)); torch.broadcast_to does not
+        from . import broadcast_to
+        return broadcast_to(self, *((size,) if len(size) > 1 else size), **kwargs)
+
     def contiguous(self, memory_format=None):
         if self._ms.is_contiguous():
             return self

@@ -2,7 +2,7 @@
 import importlib
 import pkgutil
 
-from .common import OpInfo, S, E, EType  # noqa: F401
+from .common import FORMS, OpInfo, S, E, EType  # noqa: F401
 
 ALL = []
 for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):

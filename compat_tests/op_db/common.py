@@ -4,14 +4,30 @@ from dataclasses import dataclass, field
 import numpy as np
 
 
+# The ways test_ops.py calls a sample: torch.<name>, Tensor.<name>, torch.nn.functional.<name>, the
+# gradient of the first of those, and Tensor.<name>_ on a copy of the first argument.
+FORMS = ("function", "method", "functional", "grad", "inplace")
+
+
 class S:
     """One sample call. Positional NumPy arrays become tensors in each namespace (float ones require
     grad when the op is differentiable); anything else passes through. A callable ``lambda T: ...``
-    is evaluated per namespace (for dtypes, generators or tensors built with ops)."""
+    is evaluated per namespace (for dtypes, generators or tensors built with ops).
+
+    ``errors`` names the forms (of ``FORMS``) torch rejects: there mstorch must raise the same exception
+    type with the same first line of the message; everywhere else torch raising fails the test. A value
+    sample torch rejects in some forms says so with ``.rejects(form, ...)``."""
+    errors = frozenset()
 
     def __init__(self, *args, **kwargs):
         self.args = args
         self.kwargs = kwargs
+
+    def rejects(self, *forms):
+        unknown = set(forms) - set(FORMS)
+        assert not unknown, f"unknown forms {unknown}"
+        self.errors = self.errors | frozenset(forms)
+        return self
 
     def __repr__(self):
         def short(a):
@@ -24,7 +40,14 @@ class S:
 
 class E(S):
     """A sample both libraries must reject with the same exception type and the same first line of the
-    message."""
+    message, in every form (``.accepts(form, ...)`` names the forms torch accepts, compared by value)."""
+    errors = frozenset(FORMS)
+
+    def accepts(self, *forms):
+        unknown = set(forms) - set(FORMS)
+        assert not unknown, f"unknown forms {unknown}"
+        self.errors = self.errors - frozenset(forms)
+        return self
 
 
 class EType(E):

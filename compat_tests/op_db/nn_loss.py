@@ -133,7 +133,9 @@ OPS = [
                               # zeros in the target: torch's target gradient there is NaN (0/0), mstorch's 0
                               S(Y, _w(np.array([[0.0, 0.5, 0.2, 0.3]] * 3, np.float32))), S(Y, T01, size_average=False),
                               S(np.array(0.5, np.float32), np.array(0.3, np.float32), reduction="batchmean"),
-                              E(Y, T01, reduction="avg")]),
+                              E(Y, T01, reduction="avg")],
+           # a float32 sum of 12 terms of size ~1 that cancel to ~0.02: summation-order ulps, ~1.4e-6
+           atol=5e-6),
     OpInfo("poisson_nll_loss", samples=[S(Y, np.abs(Z) * 3), S(np.abs(Y) + 0.1, np.abs(Z) * 3, False),
                                         S(Y, np.array([[0.0, 0.5, 2.0, 3.0]] * 3, np.float32), full=True),
                                         S(Y, np.abs(Z) * 3, full=True, reduction="none"),
@@ -153,7 +155,8 @@ OPS = [
                                             # integer input keeps its dtype, the margin truncated (tools/fuzz.py)
                                             S(_IY, _ISIGN, margin=2.5, reduction="none"), S(_IY, _ISIGN, -1.5, reduction="sum"),
                                             E(_IY.astype(np.int16), _ISIGN)]),
-    OpInfo("soft_margin_loss", samples=[S(Y, SIGN), *_red(Y, SIGN), S(Y.astype(np.float64), SIGN)]),
+    # torch has no derivative for soft_margin_loss's target
+    OpInfo("soft_margin_loss", samples=[s.rejects("grad") for s in [S(Y, SIGN), *_red(Y, SIGN), S(Y.astype(np.float64), SIGN)]]),
     OpInfo("multilabel_soft_margin_loss", samples=[S(Y, T01), E(Y, SIGN > 0), S(Y, T01, _w(np.array([1.0, 2.0, 0.5, 0.1], np.float32))),
                                                    S(Y, T01, reduction="none"), S(Y, T01, reduction="sum"),
                                                    S(Y[0], T01[0]), S(Y, T01, size_average=False), E(Y, T01, reduction="x")]),

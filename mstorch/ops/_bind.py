@@ -82,16 +82,46 @@ def translate_error(exc, name):
     return RuntimeError(msg)
 
 
-def _reraise(exc, name):
-    """Raise ``exc`` from an op as torch's exception type; every failure switches op recording back on
-    (a failed MindSpore kernel leaves it off for the rest of the process)."""
+def _reraise(exc, name, method=False):
+    """Raise ``exc`` from an op as torch's exception type (a method's argument errors worded as torch's
+    method: ``self`` not counted); every failure switches op recording back on (a failed MindSpore kernel
+    leaves it off for the rest of the process)."""
     if isinstance(exc, (ValueError, TypeError, RuntimeError)):
         err = translate_error(exc, name)
+        if method:
+            err = _as_method_error(exc if err is None else err)
+            if err is exc:
+                err = None
         if err is not None:
             raise err from None
     else:
         _P.enable_recording()
     raise exc
+
+
+_ARG_POSITION = re.compile(r"^(\w+\(\): argument '\w+' \(position )(\d+)\)")
+_GOT_SELF = re.compile(r"^(\w+\(\) received an invalid combination of arguments - got \()Tensor(, |\))")
+
+
+def _as_method_error(exc):
+    """torch's argument errors for ``Tensor.<name>`` count positions without ``self`` and leave it out of
+    "got (...)": the same check raised through the method reads as torch's method does."""
+    if type(exc) is not TypeError or len(exc.args) != 1 or not isinstance(exc.args[0], str):
+        return exc
+    text = exc.args[0]
+    m = _ARG_POSITION.match(text)
+    if m and int(m.group(2)) > 1:   # a message already worded for the method (position 1) stays
+        text = f"{m.group(1)}{int(m.group(2)) - 1}){text[m.end():]}"
+    elif m:
+        return exc
+    else:
+        m = _GOT_SELF.match(text)
+        if not m:
+            return exc
+        text = m.group(1) + ("" if m.group(2) == ", " else ")") + text[m.end():]
+    return TypeError(text)
+
+
 
 
 # torch's argument parser also takes NumPy's names for these parameters (python_arg_parser.cpp)
@@ -143,7 +173,7 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
             except SparseOperand:   # a sparse argument has no dense storage: the sparse table's implementation
                 r = sparse_call(name, args, kwargs)
             except BaseException as exc:
-                _reraise(exc, name)
+                _reraise(exc, name, method is not None)
             if trace is not None:
                 trace(args, kwargs, r)
         if out is not None:
@@ -173,17 +203,62 @@ _COMPLEX = (ms.complex64, ms.complex128)
 _REAL_OF_COMPLEX = (ms.float32, ms.float64)
 
 
+# in-place ops whose cast error torch words differently: clamp names the receiver's C++ type, ldexp
+# names itself where the result type goes
+_CPP_TYPE = {"Long": "long int", "Int": "int", "Short": "short int", "Char": "signed char",
+             "Byte": "unsigned char", "Bool": "bool", "Float": "float", "Double": "double"}
+_CAST_WORDING = {
+    "clamp": lambda src, dst, args: f"result type {src} can't be cast to the desired output type "
+                                    f"{dst if any(isinstance(a, Tensor) for a in args) else _CPP_TYPE.get(dst, dst)}",
+    "ldexp": lambda src, dst, args: f"ldexp can't be cast to the desired output type {dst}",
+}
+_CAST_WORDING["clamp_min"] = _CAST_WORDING["clamp_max"] = _CAST_WORDING["clamp"]
+# in-place matrix products whose result is larger than the receiver: torch's own wording
+_SHAPE_WORDING = {
+    "addmm": lambda own, out: f"Bad in-place call: input tensor size {own} and output tensor size {out} should match",
+    "addr": lambda own, out: f"{len(out)}D tensor expected, got {len(own)}D tensor for input",
+}
+_SHAPE_WORDING["addmv"] = _SHAPE_WORDING["baddbmm"] = _SHAPE_WORDING["addmm"]
+_CAST_ERROR = re.compile(r"^result type (\w+) can't be cast to the desired output type (\w+)$")
+
+
+def _check_result_fits(self, other):
+    """torch checks that an in-place binary op's result type fits the receiver before it looks for a
+    kernel: a float ``other`` for an integer ``bitwise_and_`` is a cast error, not a missing kernel."""
+    from .._dtype import can_cast
+    from .. import result_type
+    if isinstance(other, (Tensor, bool, int, float, complex)):
+        rt = result_type(self, other)
+        if not can_cast(rt, self.dtype):
+            raise RuntimeError(f"result type {_D.SCALAR_TYPE_NAMES[rt]} can't be cast to the desired output type "
+                               f"{_D.SCALAR_TYPE_NAMES[self.dtype]}")
+
+
 def _make_inplace(fn, name):
     op = getattr(fn, "__name__", name[:-1])   # aliases report the op's own name (absolute_ -> abs)
+    wording = _CAST_WORDING.get(op)
 
     def inplace(self, *args, **kwargs):
+        if kwargs and "out" in kwargs:
+            raise TypeError(f"{name}() got an unexpected keyword argument 'out'")
         src = self
         if not self.is_sparse and _P.requires_grad(self._ms) and _P.grad_enabled():
             # the op may save its input for backward; the write-back below then changes that input in
             # place and backward fails with "modified by an inplace operation" (torch's CopySlices keeps
             # the old value). A differentiable copy is what the op reads and saves.
             src = wrap(fresh(self._ms))
-        r = fn(src, *args, **kwargs)
+        try:
+            r = fn(src, *args, **kwargs)
+        except NotImplementedError:
+            if args:
+                _check_result_fits(self, args[0])
+            raise
+        except TypeError as exc:
+            # an argument error reads as torch's Tensor.<name>_ does: self not counted, the in-place name
+            err = _as_method_error(exc)
+            if err is exc or not str(err).startswith(f"{op}("):
+                raise
+            raise TypeError(name + str(err)[len(op):]) from None
         try:
             rm = r._ms
         except SparseOperand:
@@ -191,9 +266,19 @@ def _make_inplace(fn, name):
         if rm.dtype != self._ms.dtype and rm.dtype in _REAL_OF_COMPLEX and self._ms.dtype in _COMPLEX:
             # a complex tensor's op with a real result (abs): torch refuses to write it back
             raise RuntimeError(f"In-place {op} is not supported for complex tensors.")
+        if tuple(rm.shape) != tuple(self._ms.shape):
+            # the receiver takes part in the broadcast, so a result of another shape is larger: torch
+            # reports that before any dtype mismatch
+            own, out = list(self._ms.shape), list(rm.shape)
+            if op in _SHAPE_WORDING:
+                raise RuntimeError(_SHAPE_WORDING[op](own, out))
+            raise RuntimeError(f"output with shape {own} doesn't match the broadcast shape {out}")
         try:
             return self._write(rm)
         except BaseException as exc:
+            m = _CAST_ERROR.match(str(exc)) if wording is not None and isinstance(exc, RuntimeError) else None
+            if m is not None:
+                raise RuntimeError(wording(m.group(1), m.group(2), args)) from None
             _reraise(exc, name)
     inplace.__name__ = name
     inplace.__qualname__ = f"Tensor.{name}"
@@ -219,15 +304,15 @@ def bind_all(namespace):
                 functions[alias] = fn
         if opdef.method:
             method_name = opdef.method if isinstance(opdef.method, str) else name
-            method = _make_function(opdef, opdef.impl_for(device), method=method_name) if opdef.out else fn
+            method = _make_function(opdef, opdef.impl_for(device), method=method_name) if opdef.function else fn
             if not _defined_on_class(method_name):
                 setattr(Tensor, method_name, method)
             for alias in opdef.aliases:
                 if not _defined_on_class(alias):
                     setattr(Tensor, alias, method)
         if opdef.inplace and not _defined_on_class(opdef.inplace):
-            if opdef.autocast or opdef.out:   # torch's autocast lists only out-of-place ops; no out= here
-                fn = _make_function(opdef, opdef.impl_for(device), autocast=False, method=opdef.inplace)
+            if opdef.autocast:   # torch's autocast lists only out-of-place ops
+                fn = _make_function(opdef, opdef.impl_for(device), autocast=False)
             setattr(Tensor, opdef.inplace, _make_inplace(fn, opdef.inplace))
             for alias in opdef.aliases:
                 if not _defined_on_class(alias + "_"):

@@ -626,11 +626,30 @@ def inverse(input):
     # MindSpore returns garbage for singular matrices; torch raises (a zero pivot in its LU)
     singular = is_singular(input)
     if bool(singular.any()):
-        bad = singular.reshape(-1).asnumpy().nonzero()[0]
-        where = f"(Batch element {bad[0]}): " if input.ndim > 2 else ""
-        raise RuntimeError(f"linalg.inv: {where}The diagonal element is zero, the inversion could not be "
-                           "completed because the input matrix is singular.")
+        raise singular_error("linalg.inv", input, singular)
     return inv
+
+
+def singular_error(name, A, singular):
+    """torch's LinAlgError for the first singular matrix of ``A``: the (1-based) index of the zero pivot
+    that LAPACK's LU with partial pivoting meets, found by the same elimination on the host."""
+    from .linalg_decomp import LinAlgError
+    i = int(singular.reshape(-1).asnumpy().nonzero()[0][0])
+    where = f"(Batch element {i}): " if A.ndim > 2 else ""
+    return LinAlgError(f"{name}: {where}The diagonal element {_zero_pivot(A.asnumpy().reshape((-1,) + A.shape[-2:])[i])}"
+                       " is zero, the inversion could not be completed because the input matrix is singular.")
+
+
+def _zero_pivot(a):
+    a = np.array(a, copy=True)
+    n = a.shape[0]
+    for k in range(n):
+        p = k + int(np.argmax(np.abs(a[k:, k])))
+        if a[p, k] == 0:
+            return k + 1
+        a[[k, p]] = a[[p, k]]
+        a[k + 1:, k:] -= np.outer(a[k + 1:, k] / a[k, k], a[k, k:])
+    return n
 
 
 # --- einsum ---------------------------------------------------------------------------------------

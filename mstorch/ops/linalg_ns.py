@@ -187,10 +187,7 @@ def inv_ex(A, *, check_errors=False):
     if not bool(bad.any()):
         return inv_ex_rt(_top.inverse(A), info)
     if check_errors:
-        i = int(bad.reshape(-1).asnumpy().nonzero()[0][0])
-        where = f"(Batch element {i}): " if A.ndim > 2 else ""
-        raise LinAlgError(f"linalg.inv_ex: {where}The diagonal element 1 is zero, the inversion could not be "
-                          "completed because the input matrix is singular.")
+        raise _top.singular_error("linalg.inv_ex", A, bad)
     nan = ops.full(tuple(A.shape), math.nan, dtype=A.dtype)
     safe = ops.where(ops.expand_dims(ops.expand_dims(bad, -1), -1), eye_like(A), A)
     return inv_ex_rt(ops.where(ops.expand_dims(ops.expand_dims(bad, -1), -1), nan, _top.matrix_inverse(safe)), info)

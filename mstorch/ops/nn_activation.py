@@ -312,7 +312,10 @@ def tanhshrink(input):
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
                            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
     x = float_result(input)
-    return _in_float(lambda v: ops.sub(v, tanh_accurate(v)), x)
+    # torch's tanhshrink is ``input - input.tanh()``: in half precision tanh is rounded before the
+    # subtraction (which cancels near 0), so it is rounded here too
+    t = _in_float(tanh_accurate, x)
+    return _in_float(ops.sub, x, cast(t, _f32) if x.dtype in _HALF else t)
 
 
 def _softshrink(x, lambd):

@@ -220,6 +220,6 @@ def resize_(self, *sizes, memory_format=None):
 @register("resize_as_", family=F, raw=True)
 def resize_as_(input, the_template, *, memory_format=None):
     if not isinstance(the_template, Tensor):
-        raise TypeError(f"resize_as_(): argument 'the_template' (position 1) must be Tensor, not "
+        raise TypeError(f"resize_as_(): argument 'the_template' (position 2) must be Tensor, not "
                         f"{type(the_template).__name__}")
     return resize_(input, tuple(the_template._ms.shape))
