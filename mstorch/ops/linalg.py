@@ -16,6 +16,7 @@ from ._helpers import promote, dtype_of, wrap_dim, _scalar_name, cast
 from ._views import fresh
 from ._registry import register
 from .reduction import return_type
+from .. import _ms_private as P
 
 F = "linalg"
 _bf16 = ms.bfloat16
@@ -521,6 +522,57 @@ def _p_norm_last(diff, p):
     return ops.where(pos, root, ops.zeros_like(s))
 
 
+# --- inputs MindSpore's factorisations get wrong -------------------------------------------------
+
+class LinAlgError(RuntimeError):
+    """torch.linalg.LinAlgError: a RuntimeError raised for singular or non-definite inputs."""
+
+
+LinAlgError.__module__ = "torch.linalg"
+
+
+
+def host_array(t):
+    """``t`` on the host when MindSpore's linear-algebra kernels would get it wrong, else None: a
+    non-finite entry, or one past the square root of the dtype's largest value (LAPACK scales such
+    matrices; MindSpore's Eigen kernels square them and overflow). Tensors that need a gradient stay
+    on MindSpore's kernels, whose autograd the host results lack."""
+    if t.dtype not in (ms.float32, ms.float64, ms.complex64, ms.complex128) or t.size == 0 or \
+            (P.requires_grad(t) and P.grad_enabled()):
+        return None
+    a = t.asnumpy()
+    big = math.sqrt(np.finfo(a.real.dtype).max)
+    if np.isfinite(a).all() and not (np.abs(a) > big).any():
+        return None
+    return a
+
+
+def host_result(x, like):
+    return ms.Tensor(np.ascontiguousarray(x).astype(like.asnumpy().dtype if isinstance(like, ms.Tensor) else like))
+
+
+def host_svd(a, compute_uv, full_matrices=False, name="linalg.svd"):
+    """LAPACK's SVD of a host array batch, as torch's: a NaN is refused (LAPACK's NaN check), a matrix
+    with an infinite entry gives NaN everywhere."""
+    flat = a.reshape((-1,) + a.shape[-2:])
+    bad = np.isnan(flat).any(axis=(-2, -1))
+    if bad.any():
+        where = f"(Batch element {int(bad.nonzero()[0][0])}): " if a.ndim > 2 else ""
+        raise LinAlgError(f"{name}: {where}The algorithm failed to converge because the input matrix contained "
+                          "non-finite values.")
+    inf = ~np.isfinite(flat).all(axis=(-2, -1))
+    clean = np.where(inf[:, None, None], 0, flat)
+    m, n = a.shape[-2:]
+    if not compute_uv:
+        s = np.linalg.svd(clean, compute_uv=False)
+        s[inf] = np.nan
+        return s.reshape(a.shape[:-2] + s.shape[-1:])
+    u, s, vh = np.linalg.svd(clean, full_matrices=full_matrices)
+    for x in (u, s, vh):
+        x[inf] = np.nan
+    return tuple(x.reshape(a.shape[:-2] + x.shape[1:]) for x in (u, s, vh))
+
+
 # --- determinants and inverses (MindSpore has CPU kernels for float32/64 and complex) -------------
 
 def _check_square(t, name):
@@ -561,7 +613,14 @@ def logdet(input):
     _check_square(input, "logdet")
     r = _small(input, lambda t: ops.log(t.reshape(tuple(t.shape[:-2]))),
                lambda t: ops.zeros(tuple(t.shape[:-2]), t.dtype))
-    return r if r is not None else ops.logdet(input)
+    if r is not None:
+        return r
+    # log(det) through slogdet as torch: a negative determinant is NaN whose gradient is zero (MindSpore's
+    # LogDet back-propagates through log|det| there)
+    sign, logabs = ops.slogdet(input)
+    if dtype_of(input)._cat == D._COMPLEX:
+        return ops.add(ops.log(sign), logabs)
+    return ops.where(ops.lt(sign, 0), ops.full_like(logabs, math.nan), logabs)
 
 
 slogdet_rt = return_type("slogdet", ("sign", "logabsdet"))
@@ -585,8 +644,11 @@ def inverse(input):
     n = input.shape[-1]
     if n == 0:
         return fresh(input)
+    a = host_array(input) if n > 1 else None
     if n == 1:
         inv = ops.reciprocal(input)
+    elif a is not None:
+        inv = host_result(_host_inv(a), input)
     else:
         inv = ops.inverse(input)
     # MindSpore returns garbage for singular matrices; torch raises (a zero pivot in its LU)
@@ -598,6 +660,18 @@ def inverse(input):
         raise RuntimeError(f"linalg.inv: {where}The diagonal element is zero, the inversion could not be "
                            "completed because the input matrix is singular.")
     return inv
+
+
+def _host_inv(a):
+    """LAPACK's inverse per matrix; a singular one is left to the caller's check (NaN here)."""
+    flat = a.reshape((-1,) + a.shape[-2:])
+    out = np.empty_like(flat)
+    for i, m in enumerate(flat):
+        try:
+            out[i] = np.linalg.inv(m)
+        except np.linalg.LinAlgError:
+            out[i] = np.nan
+    return out.reshape(a.shape)
 
 
 # --- einsum ---------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from .. import _dtype as D
 from .. import _ms_private as P
 from ._helpers import dtype_of, _scalar_name, cast
 from ._registry import register
-from .linalg import _broadcast_batch, _mm
+from .linalg import _broadcast_batch, _mm, LinAlgError, host_array, host_result, host_svd
 from .reduction import return_type, needs_grad
 
 F = "torch.linalg"
@@ -29,13 +29,6 @@ eigh_rt = return_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
 eig_rt = return_type("linalg_eig", ("eigenvalues", "eigenvectors"))
 lstsq_rt = return_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
 cholesky_ex_rt = return_type("linalg_cholesky_ex", ("L", "info"))
-
-
-class LinAlgError(RuntimeError):
-    """torch.linalg.LinAlgError: a RuntimeError raised for singular or non-definite inputs."""
-
-
-LinAlgError.__module__ = "torch.linalg"
 
 
 # --- shared checks and helpers ------------------------------------------------------------------
@@ -188,9 +181,18 @@ def _qr_backward(saved, gq, gr):
 
 def _qr_fwd(mode):
     def fwd(a):
-        q, r = ops.qr(a, mode)
+        q, r = _qr_value(a, mode)
         return (q, r), (a, q, r)
     return fwd
+
+
+def _qr_value(A, mode):
+    """(Q, R); LAPACK's on the host for non-finite or huge entries, which MindSpore's kernel turns to NaN."""
+    a = host_array(A)
+    if a is None:
+        return ops.qr(A, mode)
+    q, r = np.linalg.qr(a, mode)
+    return host_result(q, A), host_result(r, A)
 
 
 _qr_nodes = {mode: _node("LinalgQrBackward0", _qr_fwd(mode), _qr_backward) for mode in ("reduced", "complete")}
@@ -203,13 +205,13 @@ def qr(A, mode="reduced"):
                            "'r', or 'complete'")
     check_matrix(A, "linalg.qr", kernel="geqrf_cpu")
     if mode == "r":
-        r = ops.qr(ops.stop_gradient(A), "reduced")[1]
+        r = _qr_value(ops.stop_gradient(A), "reduced")[1]
         if needs_grad(A):   # torch: R alone is not differentiable through linalg.qr
             r = _qr_r_only(A, r)
         return qr_rt(ops.zeros((0,), A.dtype), r)
     if needs_grad(A):
         return qr_rt(*_qr_nodes[mode](A))
-    return qr_rt(*ops.qr(A, mode))
+    return qr_rt(*_qr_value(A, mode))
 
 
 def _qr_r_only(a, r):
@@ -249,8 +251,22 @@ def svd(A, full_matrices=True, *, driver=None):
         u = ops.cat((u, uf[..., k:]), -1) if m > k else u
         v = ops.cat((v, vf[..., k:]), -1) if n > k else v
         return svd_rt(u, s, mH(v))
+    a = host_array(A)
+    if a is not None:
+        return svd_rt(*(host_result(x, A if i != 1 else _real_np(A)) for i, x in enumerate(
+            host_svd(a, True, full_matrices))))
     s, u, v = ops.svd(A, full_matrices=full_matrices, compute_uv=True)
     return svd_rt(u, s, mH(v))
+
+
+def svd_parts(A, name="linalg.svd"):
+    """(S, U, V) of the reduced SVD, as ops.svd gives them; LAPACK's on the host for inputs MindSpore's
+    kernel gets wrong (non-finite or huge entries)."""
+    a = host_array(A)
+    if a is None:
+        return ops.svd(A, full_matrices=False, compute_uv=True)
+    u, s, vh = host_svd(a, True, name=name)
+    return host_result(s, _real_np(A)), host_result(u, A), mH(host_result(vh, A))
 
 
 def _real(dt):
@@ -260,6 +276,9 @@ def _real(dt):
 def svdvals_ms(A):
     if min(A.shape[-2], A.shape[-1]) == 0:
         return ops.zeros(tuple(A.shape[:-2]) + (0,), _real(A.dtype))
+    a = host_array(A)
+    if a is not None:
+        return host_result(host_svd(a, False), _real_np(A))
     return ops.svd(A, compute_uv=False)
 
 
@@ -410,7 +429,7 @@ def _pinv_value(A, atol, rtol, hermitian):
         keep = ops.gt(absw, tol)
         inv = ops.where(keep, ops.div(1, ops.where(keep, w, ops.ones_like(w))), ops.zeros_like(w))
         return _mm(ops.mul(v, ops.expand_dims(cast(inv, v.dtype), -2)), mH(v))
-    s, u, v = ops.svd(A, full_matrices=False, compute_uv=True)
+    s, u, v = svd_parts(A)
     tol = _tol(ops.amax(s, -1, True), A, atol, rtol)
     keep = ops.gt(s, tol)
     inv = ops.where(keep, ops.div(1, ops.where(keep, s, ops.ones_like(s))), ops.zeros_like(s))
@@ -493,7 +512,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
         rtol = _EPS[A.dtype] * max(m, n)
     else:
         rtol = rcond
-    s, u, v = ops.svd(A, full_matrices=False, compute_uv=True)
+    s, u, v = svd_parts(A, "linalg.lstsq")
     keep = ops.gt(s, ops.mul(ops.amax(ops.stop_gradient(s), -1, True), rtol))
     inv = ops.where(keep, ops.div(1, ops.where(keep, s, ops.ones_like(s))), ops.zeros_like(s))
     x = _mm(ops.mul(v, ops.expand_dims(cast(inv, v.dtype), -2)), _mm(mH(u), b))

@@ -259,7 +259,9 @@ def _full(name, fn, input):
     x, dt = comparable(input)
     r = fn(x, (), False)
     if has_nan(x):
-        r = ops.where(ops.isnan(x).any(), const(math.nan, x.dtype), r)
+        # NaN is the result, and torch's gradient goes to the NaN entries, shared evenly (as among ties)
+        nan = ops.isnan(x)
+        r = ops.div(ops.sum(ops.where(nan, x, ops.zeros_like(x))), cast(ops.sum(cast(nan, ms.int32)), x.dtype))
     return _back(r, dt)
 
 
