@@ -15,7 +15,7 @@ from .. import _dtype as D
 from ._helpers import promote, dtype_of, wrap_dim, _scalar_name, cast
 from ._views import fresh
 from ._registry import register
-from .reduction import return_type
+from .reduction import return_type, needs_grad
 from .. import _ms_private as P
 
 F = "linalg"
@@ -493,6 +493,27 @@ def pdist(input, p=2):
     return _p_norm_last(ops.sub(rows_i, rows_j), p)
 
 
+def _euclid_fwd(diff):
+    r = ops.sqrt(ops.sum(ops.square(diff), -1))
+    return r, (diff, r)
+
+
+def _euclid_bwd(saved, g):
+    # torch's gradient (g * diff) / r, in that order, taken after the root: a huge coordinate whose
+    # square overflowed gets a finite g * diff / inf = 0 (the chain through the square would give
+    # 0 * inf = NaN); zero where r == 0
+    diff, r = saved
+    r1 = ops.expand_dims(r, -1)
+    gd = ops.mul(ops.expand_dims(g, -1), diff)
+    return ops.where(ops.eq(r1, 0), ops.zeros_like(gd), ops.div(gd, r1))
+
+
+def _euclid(diff):
+    if needs_grad(diff):
+        return _node("CdistBackward0", _euclid_fwd, _euclid_bwd)(diff)
+    return _euclid_fwd(diff)[0]
+
+
 def _p_norm_last(diff, p):
     """The p-norm over the last dimension (p = 0 counts non-zeros), with torch's zero gradient where
     two points coincide."""
@@ -510,19 +531,34 @@ def _p_norm_last(diff, p):
         slope = ops.sub(picked, ops.stop_gradient(picked))
         return ops.add(ops.squeeze(top, -1), ops.where(ops.isfinite(picked), slope, ops.zeros_like(slope)))
     if p == 2:
-        s = ops.sum(ops.square(diff), -1)
+        return _euclid(diff)
     else:        # |d|**p has an infinite slope at 0 for p < 1: torch's gradient there is 0
         nz = ops.gt(absd, 0)
         powd = ops.pow(ops.where(nz, absd, ops.ones_like(absd)), p)
         s = ops.sum(ops.where(nz, powd, ops.zeros_like(absd)), -1)
-    # torch's backward gives 0 (not NaN) where two points coincide: keep the root off zero
-    pos = ops.gt(s, 0)
+    # torch's backward gives 0 (not NaN) where two points coincide: keep the root off zero (NaN stays NaN)
+    pos = ops.logical_not(ops.le(s, 0))
     safe = ops.where(pos, s, ops.ones_like(s))
     root = ops.sqrt(safe) if p == 2 else ops.pow(safe, 1.0 / p)
     return ops.where(pos, root, ops.zeros_like(s))
 
 
 # --- inputs MindSpore's factorisations get wrong -------------------------------------------------
+
+def _node(name, fwd, bwd):
+    """An autograd node of ours: ``fwd(*tensors) -> (outputs, saved)``, ``bwd(saved, *grads) -> grads``."""
+    def forward(node, *args):
+        outs, saved = fwd(*args)
+        node.save_for_backward(*saved)
+        return outs
+
+    def backward(node, *grads):
+        r = bwd(node.saved_tensors, *grads)
+        return r if isinstance(r, tuple) else (r,)
+    cls = type(name, (P.FunctionBase,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+    return cls.apply
+
+
 
 class LinAlgError(RuntimeError):
     """torch.linalg.LinAlgError: a RuntimeError raised for singular or non-definite inputs."""

@@ -14,10 +14,9 @@ from mindspore import ops
 from mindspore.ops.operations.math_ops import MatrixTriangularSolve
 
 from .. import _dtype as D
-from .. import _ms_private as P
 from ._helpers import dtype_of, _scalar_name, cast
 from ._registry import register
-from .linalg import _broadcast_batch, _mm, LinAlgError, host_array, host_result, host_svd
+from .linalg import _broadcast_batch, _mm, _node, LinAlgError, host_array, host_result, host_svd
 from .reduction import return_type, needs_grad
 
 F = "torch.linalg"
@@ -78,20 +77,6 @@ def trsolve(a, b, upper, left=True, unitriangular=False):
     if tuple(b.shape[:-2]) != batch:
         b = ops.broadcast_to(b, batch + tuple(b.shape[-2:]))
     return MatrixTriangularSolve(lower=not upper, adjoint=False)(a, b)
-
-
-def _node(name, fwd, bwd):
-    """An autograd node of ours: ``fwd(*tensors) -> (outputs, saved)``, ``bwd(saved, *grads) -> grads``."""
-    def forward(node, *args):
-        outs, saved = fwd(*args)
-        node.save_for_backward(*saved)
-        return outs
-
-    def backward(node, *grads):
-        r = bwd(node.saved_tensors, *grads)
-        return r if isinstance(r, tuple) else (r,)
-    cls = type(name, (P.FunctionBase,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
-    return cls.apply
 
 
 def _batch_prefix(t, index):
