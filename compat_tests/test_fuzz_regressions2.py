@@ -144,3 +144,29 @@ def test_masked_scatter_nothing_selected_keeps_signed_zero():
     def make(T):
         return [T.tensor([-0.0, 1.0, 2.0], requires_grad=True), T.zeros((0,), requires_grad=True)]
     check(lambda T: _grads(T, make, lambda T, x, s: T.masked_scatter(x, T.tensor([False, False, False]), s)))
+
+
+# --- integer semantics ----------------------------------------------------------------------------
+
+def test_margin_ranking_loss_uint8_float_margin():
+    def f(T):
+        a = T.tensor([[0, 10, 9, 6], [10, 0, 0, 0], [9, 6, 0, 255]], dtype=T.uint8)
+        b = T.tensor([[0, 0, 5], [2, 0, 4], [0, 0, 6], [9, 255, 0]], dtype=T.uint8).t()
+        t = T.tensor([[6, 10, 6, 0], [7, 0, 0, 10], [0, 0, 1, 0]], dtype=T.uint8)
+        return [T.nn.functional.margin_ranking_loss(a, b, t, margin=-0.2, reduction=r) for r in ("sum", "none")]
+    check(f)
+
+
+def test_margin_ranking_loss_int_margin_keeps_int():
+    check(lambda T: T.nn.functional.margin_ranking_loss(T.tensor([1, 5, 3]), T.tensor([2, 2, 2]), T.tensor([1, -1, 1]),
+                                                        margin=1, reduction="none"))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_ldexp_int64_exponent_wraps_to_int32(dtype):
+    def f(T):
+        x = T.tensor([[1.609, 1.084], [0.319, -0.866], [1.0, 1.0]], dtype=getattr(T, dtype))
+        e = T.tensor([[0, 1], [2, 9223372036854775807], [-9223372036854775808, 1000]])
+        y = x.clone()
+        return T.ldexp(x, e), y.ldexp_(e), y
+    check(f)
