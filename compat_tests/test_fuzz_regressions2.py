@@ -170,3 +170,12 @@ def test_ldexp_int64_exponent_wraps_to_int32(dtype):
         y = x.clone()
         return T.ldexp(x, e), y.ldexp_(e), y
     check(f)
+
+
+# --- special functions ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fn", ["i1", "i1e", "i0e"])
+def test_bessel_i_grad_at_signed_zero(fn):
+    def make(T):
+        return [T.tensor([[2.1, 1.8, 2.4], [2.5, -0.6, -0.8], [-1.6, 0.0, -0.0]], requires_grad=True)]
+    check(lambda T: _grads(T, make, lambda T, x: getattr(T.special, fn)(x)))

@@ -56,8 +56,14 @@ def _unary(name, fn, differentiable=True):
     register(f"special.{name}", family=F, function=False, method=False, out=True)(impl)
 
 
+def _i1(x):
+    # MindSpore's BesselI1 gradient at exactly 0 is 1 (the limit of i0(x) - i1(x)/x there is 1/2):
+    # x/2 is i1's value (with its sign) and slope at 0
+    return ops.where(ops.equal(x, 0), ops.mul(x, 0.5), ops.bessel_i1(x))
+
+
 for _name, _fn, _grad in [
-    ("i0e", ops.bessel_i0e, True), ("i1", ops.bessel_i1, True), ("i1e", ops.bessel_i1e, True),
+    ("i0e", ops.bessel_i0e, True), ("i1", _i1, True), ("i1e", ops.bessel_i1e, True),
     ("bessel_j0", ops.bessel_j0, False), ("bessel_j1", ops.bessel_j1, False),
     ("bessel_y0", ops.bessel_y0, False), ("bessel_y1", ops.bessel_y1, False),
     ("modified_bessel_i0", ops.bessel_i0, False), ("modified_bessel_i1", ops.bessel_i1, False),
