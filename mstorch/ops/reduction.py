@@ -259,9 +259,9 @@ def _full(name, fn, input):
     x, dt = comparable(input)
     r = fn(x, (), False)
     if has_nan(x):
-        # NaN is the result, and torch's gradient goes to the NaN entries, shared evenly (as among ties)
+        # NaN, made from the NaNs themselves: torch's backward spreads the gradient evenly over them
         nan = ops.isnan(x)
-        r = ops.div(ops.sum(ops.where(nan, x, ops.zeros_like(x))), cast(ops.sum(cast(nan, ms.int32)), x.dtype))
+        r = ops.div(ops.sum(ops.where(nan, x, const(0, x.dtype))), ops.sum(cast(nan, x.dtype)))
     return _back(r, dt)
 
 
