@@ -179,3 +179,11 @@ def test_bessel_i_grad_at_signed_zero(fn):
     def make(T):
         return [T.tensor([[2.1, 1.8, 2.4], [2.5, -0.6, -0.8], [-1.6, 0.0, -0.0]], requires_grad=True)]
     check(lambda T: _grads(T, make, lambda T, x: getattr(T.special, fn)(x)))
+
+
+def test_inv_ex_singular_beside_huge():
+    def f(T):
+        a = T.tensor([[[BIG32, 1.0], [2.0, 3.0]], [[1.0, 2.0], [3.0, 4.0]]])
+        r = T.linalg.inv_ex(a)
+        return r.inverse, r.info
+    check(f)

@@ -680,13 +680,7 @@ def inverse(input):
     n = input.shape[-1]
     if n == 0:
         return fresh(input)
-    a = host_array(input) if n > 1 else None
-    if n == 1:
-        inv = ops.reciprocal(input)
-    elif a is not None:
-        inv = host_result(_host_inv(a), input)
-    else:
-        inv = ops.inverse(input)
+    inv = ops.reciprocal(input) if n == 1 else inverse_value(input)
     # MindSpore returns garbage for singular matrices; torch raises (a zero pivot in its LU)
     logabs = ops.log(ops.abs(input.reshape(-1))) if n == 1 else ops.slogdet(input)[1]
     singular = ops.isinf(logabs) & ops.lt(logabs, 0)
@@ -696,6 +690,12 @@ def inverse(input):
         raise RuntimeError(f"linalg.inv: {where}The diagonal element is zero, the inversion could not be "
                            "completed because the input matrix is singular.")
     return inv
+
+
+def inverse_value(t):
+    """MindSpore's inverse of square matrices (n > 1), LAPACK's on the host for inputs it gets wrong."""
+    a = host_array(t)
+    return ops.inverse(t) if a is None else host_result(_host_inv(a), t)
 
 
 def _host_inv(a):
