@@ -187,3 +187,16 @@ def test_inv_ex_singular_beside_huge():
         r = T.linalg.inv_ex(a)
         return r.inverse, r.info
     check(f)
+
+
+@pytest.mark.parametrize("fn", ["svdvals", "svd", "pinv"])
+def test_svd_family_refuses_nan_with_grad(fn):
+    def f(T):
+        a = T.tensor([[[1.8, 1.4, 1e30], [0.2, nan, 0.9], [nan, 1.5, 1.7]]], requires_grad=True)
+        r = getattr(T.linalg, fn)(a)
+        return r[1] if fn == "svd" else r
+    check(f)
+
+
+def test_matrix_norm_2_huge_entry():
+    check(lambda T: [T.linalg.matrix_norm(T.tensor([[1e30, 2.0], [3.0, 4.0]]), o) for o in (2, -2)])

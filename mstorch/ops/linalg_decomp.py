@@ -228,6 +228,7 @@ def svd(A, full_matrices=True, *, driver=None):
         vh = eye_like(A, n) if vn else ops.zeros(b + (0, n), A.dtype)
         return svd_rt(u, ops.zeros(b + (0,), _real(A.dtype)), vh)
     m, n = A.shape[-2], A.shape[-1]
+    a = _svd_host(A)
     if full_matrices and m != n and needs_grad(A):
         # MindSpore's Svd backward is wrong for the completed bases; torch's ignores the gradient of the
         # columns beyond min(m, n) (they span a fixed complement), so they come from a detached call
@@ -236,7 +237,6 @@ def svd(A, full_matrices=True, *, driver=None):
         u = ops.cat((u, uf[..., k:]), -1) if m > k else u
         v = ops.cat((v, vf[..., k:]), -1) if n > k else v
         return svd_rt(u, s, mH(v))
-    a = host_array(A)
     if a is not None:
         return svd_rt(*(host_result(x, A if i != 1 else _real_np(A)) for i, x in enumerate(
             host_svd(a, True, full_matrices))))
@@ -244,10 +244,19 @@ def svd(A, full_matrices=True, *, driver=None):
     return svd_rt(u, s, mH(v))
 
 
+def _svd_host(A, name="linalg.svd"):
+    """host_array(A) for the SVD family; a tensor that needs grad stays on MindSpore's kernel, but a NaN
+    in it is still refused as torch's LAPACK check does."""
+    a = host_array(A)
+    if a is None and needs_grad(A) and A.size and bool(ops.isnan(A).any()):
+        host_svd(A.asnumpy(), False, name=name)   # raises
+    return a
+
+
 def svd_parts(A, name="linalg.svd"):
     """(S, U, V) of the reduced SVD, as ops.svd gives them; LAPACK's on the host for inputs MindSpore's
     kernel gets wrong (non-finite or huge entries)."""
-    a = host_array(A)
+    a = _svd_host(A, name)
     if a is None:
         return ops.svd(A, full_matrices=False, compute_uv=True)
     u, s, vh = host_svd(a, True, name=name)
@@ -261,7 +270,7 @@ def _real(dt):
 def svdvals_ms(A):
     if min(A.shape[-2], A.shape[-1]) == 0:
         return ops.zeros(tuple(A.shape[:-2]) + (0,), _real(A.dtype))
-    a = host_array(A)
+    a = _svd_host(A)
     if a is not None:
         return host_result(host_svd(a, False), _real_np(A))
     return ops.svd(A, compute_uv=False)
