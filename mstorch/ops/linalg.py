@@ -584,7 +584,8 @@ def host_array(t):
 
 
 def host_result(x, like):
-    return ms.Tensor(np.ascontiguousarray(x).astype(like.asnumpy().dtype if isinstance(like, ms.Tensor) else like))
+    """A host array as a tensor of ``like``'s dtype (a tensor's, or a NumPy type)."""
+    return ms.Tensor(np.ascontiguousarray(x).astype(dtype_of(like)._np if isinstance(like, ms.Tensor) else like))
 
 
 def host_svd(a, compute_uv, full_matrices=False, name="linalg.svd"):
