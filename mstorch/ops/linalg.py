@@ -29,6 +29,20 @@ _CPP = {ms.float32: "float", ms.float64: "double", ms.float16: "c10::Half", ms.b
         ms.complex128: "c10::complex<double>"}
 
 
+def _node(name, fwd, bwd):
+    """An autograd node of ours: ``fwd(*tensors) -> (outputs, saved)``, ``bwd(saved, *grads) -> grads``."""
+    def forward(node, *args):
+        outs, saved = fwd(*args)
+        node.save_for_backward(*saved)
+        return outs
+
+    def backward(node, *grads):
+        r = bwd(node.saved_tensors, *grads)
+        return r if isinstance(r, tuple) else (r,)
+    cls = type(name, (P.FunctionBase,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+    return cls.apply
+
+
 def _no_bool(t, kernel):
     if t.dtype == ms.bool_:
         raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
@@ -508,10 +522,11 @@ def _euclid_bwd(saved, g):
     return ops.where(ops.eq(r1, 0), ops.zeros_like(gd), ops.div(gd, r1))
 
 
+_euclid_node = _node("CdistBackward0", _euclid_fwd, _euclid_bwd)
+
+
 def _euclid(diff):
-    if needs_grad(diff):
-        return _node("CdistBackward0", _euclid_fwd, _euclid_bwd)(diff)
-    return _euclid_fwd(diff)[0]
+    return _euclid_node(diff) if needs_grad(diff) else _euclid_fwd(diff)[0]
 
 
 def _p_norm_last(diff, p):
@@ -545,27 +560,11 @@ def _p_norm_last(diff, p):
 
 # --- inputs MindSpore's factorisations get wrong -------------------------------------------------
 
-def _node(name, fwd, bwd):
-    """An autograd node of ours: ``fwd(*tensors) -> (outputs, saved)``, ``bwd(saved, *grads) -> grads``."""
-    def forward(node, *args):
-        outs, saved = fwd(*args)
-        node.save_for_backward(*saved)
-        return outs
-
-    def backward(node, *grads):
-        r = bwd(node.saved_tensors, *grads)
-        return r if isinstance(r, tuple) else (r,)
-    cls = type(name, (P.FunctionBase,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
-    return cls.apply
-
-
-
 class LinAlgError(RuntimeError):
     """torch.linalg.LinAlgError: a RuntimeError raised for singular or non-definite inputs."""
 
 
 LinAlgError.__module__ = "torch.linalg"
-
 
 
 def host_array(t):
@@ -599,7 +598,6 @@ def host_svd(a, compute_uv, full_matrices=False, name="linalg.svd"):
                           "non-finite values.")
     inf = ~np.isfinite(flat).all(axis=(-2, -1))
     clean = np.where(inf[:, None, None], 0, flat)
-    m, n = a.shape[-2:]
     if not compute_uv:
         s = np.linalg.svd(clean, compute_uv=False)
         s[inf] = np.nan
