@@ -100,14 +100,14 @@ def test_full_min_max_grad_goes_to_nan(fn):
 @pytest.mark.parametrize("fn", ["selu", "elu", "celu"])
 def test_elu_family_grad_at_nan_and_large_negative(fn):
     def make(T):
-        return [T.tensor([-1.3, -1e-45, nan, -19.0, -12.1, BIG32, -7.8, -BIG32, -inf, 0.0, 2.0],
+        return [T.tensor([-1.3, -1e-30, nan, -19.0, -12.1, BIG32, -7.8, -BIG32, -inf, 0.0, 2.0],
                          requires_grad=True)]
     check(lambda T: _grads(T, make, lambda T, x: getattr(T.nn.functional, fn)(x)))
 
 
 def test_prelu_strided_weight_with_inf():
     def make(T):
-        return [T.tensor([[-BIG32, 0.31, 4.88], [1e-45, BIG32, inf]], requires_grad=True),
+        return [T.tensor([[-BIG32, 0.31, 4.88], [1e-30, BIG32, inf]], requires_grad=True),
                 T.tensor([-0.4, -2.9], requires_grad=True)]
     check(lambda T: _grads(T, make, lambda T, x, w: T.nn.functional.prelu(x, w[::2])))
 
@@ -119,7 +119,7 @@ def test_cdist_nan_distance():
 
 def test_cdist_overflowing_square_grad():
     def make(T):
-        return [T.tensor([[[-0.6, 0.7], [-1.1, -0.3], [-0.9, -0.8]], [[inf, -1e-45], [0.5, -BIG32], [-1.4, 0.6]]],
+        return [T.tensor([[[-0.6, 0.7], [-1.1, -0.3], [-0.9, -0.8]], [[inf, -1e-30], [0.5, -BIG32], [-1.4, 0.6]]],
                          requires_grad=True),
                 T.tensor([[[BIG32, 0.72], [1e30, -0.77], [-0.67, 0.0], [0.57, -0.0]]], requires_grad=True)]
     check(lambda T: _grads(T, make, lambda T, a, b: T.cdist(a, b)))
