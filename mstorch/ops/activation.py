@@ -59,7 +59,7 @@ def _elu(input, alpha, scale, input_scale):
     # torch's elu family: the negative branch (and its gradient) holds for x <= 0
     d = dtype_of(input)
     zero = scalar_tensor(0, d)
-    pos = ops.greater(input, zero)
+    pos = ops.logical_not(ops.less_equal(input, zero))   # NaN takes the linear branch, as torch's x <= 0 test
     xn = ops.where(pos, zero, input)
     if input_scale != 1:
         xn = ops.mul(xn, scalar_tensor(input_scale, d))
@@ -113,7 +113,9 @@ def prelu(input, weight):
         w = weight.reshape((channels,) + (1,) * (input.ndim - 2))
     elif weight.ndim == 1 and weight.size == 1 and input.ndim == 0:
         w = weight.reshape(())
-    return ops.where(ops.greater(input, scalar_tensor(0, dtype_of(input))), input, ops.mul(w, input))
+    # the weight multiplies only the non-positive part, so its gradient sees no inf * 0 from the others
+    pos = ops.greater(input, scalar_tensor(0, dtype_of(input)))
+    return ops.where(pos, input, ops.mul(w, ops.where(pos, ops.zeros_like(input), input)))
 
 
 def _softmax_input(name, input, dim, dtype):

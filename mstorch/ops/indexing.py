@@ -17,6 +17,7 @@ from ._registry import register
 from ..autograd._higher_order import record_own_backward
 from .creation import _infer_sequence_dtype, _data_to_ms, _check_fill
 from ._views import BasicIndex, index_view, fresh, solid, empty_from, scatter_positions, grad_source, broadcast_shape
+from .reduction import needs_grad, empty_result
 
 F = "indexing"
 _COMPLEX = (ms.complex64, ms.complex128)
@@ -799,6 +800,13 @@ def masked_select(input, mask):
     return _kern(ops.masked_select, x, m)
 
 
+def _untouched(x, source, shape):
+    """``x`` where nothing is scattered, still on source's graph (torch's source gradient is zeros)."""
+    if not needs_grad(source):
+        return fresh(x)
+    return ops.sub(x, empty_result(source, shape))   # x - 0 keeps x's signed zeros
+
+
 @register("masked_scatter", family=F, inplace="masked_scatter_")
 def masked_scatter(input, mask, source):
     _check_mask(mask, "masked_scatter_", c_names=False)
@@ -809,12 +817,12 @@ def masked_scatter(input, mask, source):
         raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
                            f"{scalar_type_name(dtype_of(input))} and {scalar_type_name(dtype_of(source))}")
     if m.size == 0:
-        return fresh(x)
+        return _untouched(x, source, shape)
     order = ops.cumsum(cast(m, ms.int64), 0)
     if int(order[-1]) > source.size:
         raise RuntimeError("Number of elements of source < number of ones in mask")
     if source.size == 0:
-        return fresh(x)
+        return _untouched(x, source, shape)
     picked = _kern(ops.gather, source.reshape(-1), ops.maximum(order - 1, ops.zeros_like(order)), 0)
     return _where(m.reshape(shape), picked.reshape(shape), x)
 

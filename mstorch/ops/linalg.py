@@ -15,8 +15,9 @@ from .. import _dtype as D
 from ._helpers import promote, dtype_of, wrap_dim, _scalar_name, cast
 from ._views import fresh
 from ._registry import register
-from .reduction import return_type
+from .reduction import return_type, needs_grad
 from .pointwise import abs as _abs
+from .. import _ms_private as P
 
 F = "linalg"
 _bf16 = ms.bfloat16
@@ -27,6 +28,26 @@ _CPP = {ms.float32: "float", ms.float64: "double", ms.float16: "c10::Half", ms.b
         ms.int64: "long int", ms.int32: "int", ms.int16: "short int", ms.int8: "signed char",
         ms.uint8: "unsigned char", ms.bool_: "bool", ms.complex64: "c10::complex<float>",
         ms.complex128: "c10::complex<double>"}
+
+
+def _node(name, fwd, bwd):
+    """An autograd node of ours: ``fwd(*tensors) -> (outputs, saved)``, ``bwd(saved, *grads) -> grads``."""
+    def forward(node, *args):
+        outs, saved = fwd(*args)
+        node.save_for_backward(*saved)
+        return outs
+
+    def backward(node, *grads):
+        r = bwd(node.saved_tensors, *grads)
+        return r if isinstance(r, tuple) else (r,)
+    cls = type(name, (P.FunctionBase,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+
+    def apply(*args):
+        out = cls.apply(*args)
+        for o in out if isinstance(out, tuple) else (out,):
+            P.set_function_of_output(o, cls)   # grad_fn keeps its name after backward frees the node
+        return out
+    return apply
 
 
 def _no_bool(t, kernel):
@@ -498,6 +519,28 @@ def pdist(input, p=2):
     return _p_norm_last(ops.sub(rows_i, rows_j), p)
 
 
+def _euclid_fwd(diff):
+    r = ops.sqrt(ops.sum(ops.square(diff), -1))
+    return r, (diff, r)
+
+
+def _euclid_bwd(saved, g):
+    # torch's gradient (g * diff) / r, in that order, taken after the root: a huge coordinate whose
+    # square overflowed gets a finite g * diff / inf = 0 (the chain through the square would give
+    # 0 * inf = NaN); zero where r == 0
+    diff, r = saved
+    r1 = ops.expand_dims(r, -1)
+    gd = ops.mul(ops.expand_dims(g, -1), diff)
+    return ops.where(ops.eq(r1, 0), ops.zeros_like(gd), ops.div(gd, r1))
+
+
+_euclid_node = _node("CdistBackward0", _euclid_fwd, _euclid_bwd)
+
+
+def _euclid(diff):
+    return _euclid_node(diff) if needs_grad(diff) else _euclid_fwd(diff)[0]
+
+
 def _p_norm_last(diff, p):
     """The p-norm over the last dimension (p = 0 counts non-zeros), with torch's zero gradient where
     two points coincide."""
@@ -515,16 +558,66 @@ def _p_norm_last(diff, p):
         slope = ops.sub(picked, ops.stop_gradient(picked))
         return ops.add(ops.squeeze(top, -1), ops.where(ops.isfinite(picked), slope, ops.zeros_like(slope)))
     if p == 2:
-        s = ops.sum(ops.square(diff), -1)
+        return _euclid(diff)
     else:        # |d|**p has an infinite slope at 0 for p < 1: torch's gradient there is 0
         nz = ops.gt(absd, 0)
         powd = ops.pow(ops.where(nz, absd, ops.ones_like(absd)), p)
         s = ops.sum(ops.where(nz, powd, ops.zeros_like(absd)), -1)
-    # torch's backward gives 0 (not NaN) where two points coincide: keep the root off zero
-    pos = ops.gt(s, 0)
+    # torch's backward gives 0 (not NaN) where two points coincide: keep the root off zero (NaN stays NaN)
+    pos = ops.logical_not(ops.le(s, 0))
     safe = ops.where(pos, s, ops.ones_like(s))
     root = ops.sqrt(safe) if p == 2 else ops.pow(safe, 1.0 / p)
     return ops.where(pos, root, ops.zeros_like(s))
+
+
+# --- inputs MindSpore's factorisations get wrong -------------------------------------------------
+
+class LinAlgError(RuntimeError):
+    """torch.linalg.LinAlgError: a RuntimeError raised for singular or non-definite inputs."""
+
+
+LinAlgError.__module__ = "torch.linalg"
+
+
+def host_array(t):
+    """``t`` on the host when MindSpore's linear-algebra kernels would get it wrong, else None: a
+    non-finite entry, or one past the square root of the dtype's largest value (LAPACK scales such
+    matrices; MindSpore's Eigen kernels square them and overflow). Tensors that need a gradient stay
+    on MindSpore's kernels, whose autograd the host results lack."""
+    if t.dtype not in (ms.float32, ms.float64, ms.complex64, ms.complex128) or t.size == 0 or \
+            (P.requires_grad(t) and P.grad_enabled()):
+        return None
+    a = t.asnumpy()
+    big = math.sqrt(np.finfo(a.real.dtype).max)
+    if np.isfinite(a).all() and not (np.abs(a) > big).any():
+        return None
+    return a
+
+
+def host_result(x, like):
+    """A host array as a tensor of ``like``'s dtype (a tensor's, or a NumPy type)."""
+    return ms.Tensor(np.ascontiguousarray(x).astype(dtype_of(like)._np if isinstance(like, ms.Tensor) else like))
+
+
+def host_svd(a, compute_uv, full_matrices=False, name="linalg.svd"):
+    """LAPACK's SVD of a host array batch, as torch's: a NaN is refused (LAPACK's NaN check), a matrix
+    with an infinite entry gives NaN everywhere."""
+    flat = a.reshape((-1,) + a.shape[-2:])
+    bad = np.isnan(flat).any(axis=(-2, -1))
+    if bad.any():
+        where = f"(Batch element {int(bad.nonzero()[0][0])}): " if a.ndim > 2 else ""
+        raise LinAlgError(f"{name}: {where}The algorithm failed to converge because the input matrix contained "
+                          "non-finite values.")
+    inf = ~np.isfinite(flat).all(axis=(-2, -1))
+    clean = np.where(inf[:, None, None], 0, flat)
+    if not compute_uv:
+        s = np.linalg.svd(clean, compute_uv=False)
+        s[inf] = np.nan
+        return s.reshape(a.shape[:-2] + s.shape[-1:])
+    u, s, vh = np.linalg.svd(clean, full_matrices=full_matrices)
+    for x in (u, s, vh):
+        x[inf] = np.nan
+    return tuple(x.reshape(a.shape[:-2] + x.shape[1:]) for x in (u, s, vh))
 
 
 # --- determinants and inverses (MindSpore has CPU kernels for float32/64 and complex) -------------
@@ -567,7 +660,14 @@ def logdet(input):
     _check_square(input, "logdet")
     r = _small(input, lambda t: ops.log(t.reshape(tuple(t.shape[:-2]))),
                lambda t: ops.zeros(tuple(t.shape[:-2]), t.dtype))
-    return r if r is not None else ops.logdet(input)
+    if r is not None:
+        return r
+    # log(det) through slogdet as torch: a negative determinant is NaN whose gradient is zero (MindSpore's
+    # LogDet back-propagates through log|det| there)
+    sign, logabs = ops.slogdet(input)
+    if dtype_of(input)._cat == D._COMPLEX:
+        return ops.add(ops.log(sign), logabs)
+    return ops.where(ops.lt(sign, 0), ops.full_like(logabs, math.nan), logabs)
 
 
 slogdet_rt = return_type("slogdet", ("sign", "logabsdet"))
@@ -619,10 +719,7 @@ def inverse(input):
     n = input.shape[-1]
     if n == 0:
         return fresh(input)
-    if n == 1:
-        inv = ops.reciprocal(input)
-    else:
-        inv = matrix_inverse(input)
+    inv = ops.reciprocal(input) if n == 1 else inverse_value(input)
     # MindSpore returns garbage for singular matrices; torch raises (a zero pivot in its LU)
     singular = is_singular(input)
     if bool(singular.any()):
@@ -650,6 +747,24 @@ def _zero_pivot(a):
         a[[k, p]] = a[[p, k]]
         a[k + 1:, k:] -= np.outer(a[k + 1:, k] / a[k, k], a[k, k:])
     return n
+
+
+def inverse_value(t):
+    """MindSpore's inverse of square matrices (n > 1), LAPACK's on the host for inputs it gets wrong."""
+    a = host_array(t)
+    return matrix_inverse(t) if a is None else host_result(_host_inv(a), t)
+
+
+def _host_inv(a):
+    """LAPACK's inverse per matrix; a singular one is left to the caller's check (NaN here)."""
+    flat = a.reshape((-1,) + a.shape[-2:])
+    out = np.empty_like(flat)
+    for i, m in enumerate(flat):
+        try:
+            out[i] = np.linalg.inv(m)
+        except np.linalg.LinAlgError:
+            out[i] = np.nan
+    return out.reshape(a.shape)
 
 
 # --- einsum ---------------------------------------------------------------------------------------

@@ -14,10 +14,9 @@ from . import _msops as ops
 from mindspore.ops.operations.math_ops import MatrixTriangularSolve
 
 from .. import _dtype as D
-from .. import _ms_private as P
 from ._helpers import dtype_of, _scalar_name, cast
 from ._registry import register
-from .linalg import _broadcast_batch, _mm
+from .linalg import _broadcast_batch, _mm, _node, LinAlgError, host_array, host_result, host_svd
 from .reduction import return_type, needs_grad
 
 F = "torch.linalg"
@@ -29,13 +28,6 @@ eigh_rt = return_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
 eig_rt = return_type("linalg_eig", ("eigenvalues", "eigenvectors"))
 lstsq_rt = return_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
 cholesky_ex_rt = return_type("linalg_cholesky_ex", ("L", "info"))
-
-
-class LinAlgError(RuntimeError):
-    """torch.linalg.LinAlgError: a RuntimeError raised for singular or non-definite inputs."""
-
-
-LinAlgError.__module__ = "torch.linalg"
 
 
 # --- shared checks and helpers ------------------------------------------------------------------
@@ -85,26 +77,6 @@ def trsolve(a, b, upper, left=True, unitriangular=False):
     if tuple(b.shape[:-2]) != batch:
         b = ops.broadcast_to(b, batch + tuple(b.shape[-2:]))
     return MatrixTriangularSolve(lower=not upper, adjoint=False)(a, b)
-
-
-def _node(name, fwd, bwd):
-    """An autograd node of ours: ``fwd(*tensors) -> (outputs, saved)``, ``bwd(saved, *grads) -> grads``."""
-    def forward(node, *args):
-        outs, saved = fwd(*args)
-        node.save_for_backward(*saved)
-        return outs
-
-    def backward(node, *grads):
-        r = bwd(node.saved_tensors, *grads)
-        return r if isinstance(r, tuple) else (r,)
-    cls = type(name, (P.FunctionBase,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
-
-    def apply(*args):
-        out = cls.apply(*args)
-        for o in out if isinstance(out, tuple) else (out,):
-            P.set_function_of_output(o, cls)   # grad_fn keeps its name after backward frees the node
-        return out
-    return apply
 
 
 def _batch_prefix(t, index):
@@ -194,9 +166,18 @@ def _qr_backward(saved, gq, gr):
 
 def _qr_fwd(mode):
     def fwd(a):
-        q, r = ops.qr(a, mode)
+        q, r = _qr_value(a, mode)
         return (q, r), (a, q, r)
     return fwd
+
+
+def _qr_value(A, mode):
+    """(Q, R); LAPACK's on the host for non-finite or huge entries, which MindSpore's kernel turns to NaN."""
+    a = host_array(A)
+    if a is None:
+        return ops.qr(A, mode)
+    q, r = np.linalg.qr(a, mode)
+    return host_result(q, A), host_result(r, A)
 
 
 _qr_nodes = {mode: _node("LinalgQrBackward0", _qr_fwd(mode), _qr_backward) for mode in ("reduced", "complete")}
@@ -209,13 +190,13 @@ def qr(A, mode="reduced"):
                            "'r', or 'complete'")
     check_matrix(A, "linalg.qr", kernel="geqrf_cpu")
     if mode == "r":
-        r = ops.qr(ops.stop_gradient(A), "reduced")[1]
+        r = _qr_value(ops.stop_gradient(A), "reduced")[1]
         if needs_grad(A):   # torch: R alone is not differentiable through linalg.qr
             r = _qr_r_only(A, r)
         return qr_rt(ops.zeros((0,), A.dtype), r)
     if needs_grad(A):
         return qr_rt(*_qr_nodes[mode](A))
-    return qr_rt(*ops.qr(A, mode))
+    return qr_rt(*_qr_value(A, mode))
 
 
 def _qr_r_only(a, r):
@@ -247,6 +228,7 @@ def svd(A, full_matrices=True, *, driver=None):
         vh = eye_like(A, n) if vn else ops.zeros(b + (0, n), A.dtype)
         return svd_rt(u, ops.zeros(b + (0,), _real(A.dtype)), vh)
     m, n = A.shape[-2], A.shape[-1]
+    a = _svd_host(A)
     if full_matrices and m != n and needs_grad(A):
         # MindSpore's Svd backward is wrong for the completed bases; torch's ignores the gradient of the
         # columns beyond min(m, n) (they span a fixed complement), so they come from a detached call
@@ -255,8 +237,30 @@ def svd(A, full_matrices=True, *, driver=None):
         u = ops.cat((u, uf[..., k:]), -1) if m > k else u
         v = ops.cat((v, vf[..., k:]), -1) if n > k else v
         return svd_rt(u, s, mH(v))
+    if a is not None:
+        return svd_rt(*(host_result(x, A if i != 1 else _real_np(A)) for i, x in enumerate(
+            host_svd(a, True, full_matrices))))
     s, u, v = ms_svd(A, full_matrices=full_matrices, compute_uv=True)
     return svd_rt(u, s, mH(v))
+
+
+def _svd_host(A, name="linalg.svd"):
+    """host_array(A) for the SVD family; a tensor that needs grad stays on MindSpore's kernel, but a NaN
+    in it is still refused as torch's LAPACK check does."""
+    a = host_array(A)
+    if a is None and needs_grad(A) and A.size and bool(ops.isnan(A).any()):
+        host_svd(A.asnumpy(), False, name=name)   # raises
+    return a
+
+
+def svd_parts(A, name="linalg.svd"):
+    """(S, U, V) of the reduced SVD, as ops.svd gives them; LAPACK's on the host for inputs MindSpore's
+    kernel gets wrong (non-finite or huge entries)."""
+    a = _svd_host(A, name)
+    if a is None:
+        return ms_svd(A, full_matrices=False, compute_uv=True)
+    u, s, vh = host_svd(a, True, name=name)
+    return host_result(s, _real_np(A)), host_result(u, A), mH(host_result(vh, A))
 
 
 def ms_svd(A, full_matrices=False, compute_uv=True):
@@ -274,6 +278,9 @@ def _real(dt):
 def svdvals_ms(A):
     if min(A.shape[-2], A.shape[-1]) == 0:
         return ops.zeros(tuple(A.shape[:-2]) + (0,), _real(A.dtype))
+    a = _svd_host(A)
+    if a is not None:
+        return host_result(host_svd(a, False), _real_np(A))
     return ms_svd(A, compute_uv=False)
 
 
@@ -424,7 +431,7 @@ def _pinv_value(A, atol, rtol, hermitian):
         keep = ops.gt(absw, tol)
         inv = ops.where(keep, ops.div(1, ops.where(keep, w, ops.ones_like(w))), ops.zeros_like(w))
         return _mm(ops.mul(v, ops.expand_dims(cast(inv, v.dtype), -2)), mH(v))
-    s, u, v = ms_svd(A, full_matrices=False, compute_uv=True)
+    s, u, v = svd_parts(A)
     tol = _tol(ops.amax(s, -1, True), A, atol, rtol)
     keep = ops.gt(s, tol)
     inv = ops.where(keep, ops.div(1, ops.where(keep, s, ops.ones_like(s))), ops.zeros_like(s))
@@ -507,7 +514,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
         rtol = _EPS[A.dtype] * max(m, n)
     else:
         rtol = rcond
-    s, u, v = ms_svd(A, full_matrices=False, compute_uv=True)
+    s, u, v = svd_parts(A, "linalg.lstsq")
     keep = ops.gt(s, ops.mul(ops.amax(ops.stop_gradient(s), -1, True), rtol))
     inv = ops.where(keep, ops.div(1, ops.where(keep, s, ops.ones_like(s))), ops.zeros_like(s))
     x = _mm(ops.mul(v, ops.expand_dims(cast(inv, v.dtype), -2)), _mm(mH(u), b))

@@ -190,7 +190,7 @@ def inv_ex(A, *, check_errors=False):
         raise _top.singular_error("linalg.inv_ex", A, bad)
     nan = ops.full(tuple(A.shape), math.nan, dtype=A.dtype)
     safe = ops.where(ops.expand_dims(ops.expand_dims(bad, -1), -1), eye_like(A), A)
-    return inv_ex_rt(ops.where(ops.expand_dims(ops.expand_dims(bad, -1), -1), nan, _top.matrix_inverse(safe)), info)
+    return inv_ex_rt(ops.where(ops.expand_dims(ops.expand_dims(bad, -1), -1), nan, _top.inverse_value(safe)), info)
 
 
 def _solve_args(A, B, left, name="linalg.solve"):

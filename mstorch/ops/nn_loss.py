@@ -645,7 +645,9 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     infer_size(tuple(target.shape), infer_size(tuple(input1.shape), tuple(input2.shape)))
     a, b, _ = promote(input1, input2)
     d, t, _ = promote(ops.sub(a, b), target)
-    loss = ops.clamp(ops.add(ops.mul(ops.neg(t), d), _c(margin, d)), 0.0)
+    # the margin takes part in type promotion (a float margin makes an integer loss float, not truncated)
+    p, m, _ = promote(ops.mul(ops.neg(t), d), margin)
+    loss = ops.clamp(ops.add(p, m), 0.0)
     return _reduce(loss, mode)
 
 

@@ -114,8 +114,19 @@ def heaviside(input, values):
     return ops.where(ops.equal(input, zero), cast(values, input.dtype), pos)
 
 
+def _ldexp_exponent(other, input):
+    """torch's ldexp takes an int exponent: int64 exponents wrap to int32 (INT64_MAX is -1, so 2**-1);
+    for a float64 input 2**e is formed in float64 (float32 would overflow past 2**127)."""
+    if not isinstance(other, ms.Tensor) or other.dtype != ms.int64:
+        return other
+    e = cast(ops.bitwise_and(other, ms.Tensor(0xFFFFFFFF, ms.int64)), ms.int64)
+    e = ops.where(ops.ge(e, 2 ** 31), ops.sub(e, 2 ** 32), e)
+    return cast(e, ms.float64 if isinstance(input, ms.Tensor) and input.dtype == ms.float64 else ms.int32)
+
+
 @register("ldexp", family=F, inplace="ldexp_", out=True)
 def ldexp(input, other):
+    other = _ldexp_exponent(other, input)
     _need_tensor("ldexp", other, 2)
     # the dtype (measured on torch): a float exponent promotes with the input (uint8 with float16
     # exponents is float16); an integer exponent leaves the input's float type
