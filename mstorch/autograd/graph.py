@@ -79,3 +79,56 @@ class _FreedFunctionNode(Node):
 
     def __hash__(self):
         return id(self)
+
+
+class saved_tensors_hooks:
+    """torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook).
+
+    MindSpore's autograd engine keeps the tensors it saves for backward inside its own nodes and offers no hook
+    on saving or reading them, so pack/unpack hooks cannot run. Entering the context raises instead of silently
+    running backward without them (a non-identity hook would change results or memory use)."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        if disable_saved_tensors_hooks._active:
+            raise RuntimeError(disable_saved_tensors_hooks._active[-1])
+        raise RuntimeError(
+            "torch.autograd.graph.saved_tensors_hooks is not supported by mstorch: MindSpore's autograd engine "
+            "saves tensors for backward internally and cannot run pack/unpack hooks on them")
+
+    def __exit__(self, *args):
+        return False
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """torch.autograd.graph.save_on_cpu: keep tensors saved for backward in host memory. mstorch runs on the
+    CPU, where saved tensors already live in host memory, so this is the identity (as torch's is on CPU
+    tensors); ``pin_memory`` has no effect without an accelerator."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        self.pin_memory = pin_memory
+        self.device_type = device_type
+
+    def __enter__(self):
+        return self
+
+
+class disable_saved_tensors_hooks:
+    """torch.autograd.graph.disable_saved_tensors_hooks(error_message): inside it, saved_tensors_hooks raise
+    ``RuntimeError(error_message)`` — mstorch's raise anyway, with that message while it is active."""
+
+    _active = []
+
+    def __init__(self, error_message):
+        self.error_message = error_message
+
+    def __enter__(self):
+        disable_saved_tensors_hooks._active.append(self.error_message)
+        return self
+
+    def __exit__(self, *args):
+        disable_saved_tensors_hooks._active.pop()
+        return False
