@@ -7,6 +7,8 @@ as torch's, and classes registered with ``register_pytree_node`` take torch's ke
 import collections
 import dataclasses
 import functools
+import importlib
+import json
 import types
 from collections import OrderedDict, defaultdict, deque, namedtuple
 from typing import Any, Callable, NamedTuple
@@ -15,12 +17,19 @@ __all__ = ["PyTree", "Context", "FlattenFn", "UnflattenFn", "TreeSpec", "LeafSpe
            "register_pytree_node", "tree_is_leaf", "tree_flatten", "tree_flatten_with_path", "tree_unflatten",
            "tree_iter", "tree_leaves", "tree_leaves_with_path", "tree_structure", "tree_map",
            "tree_map_with_path", "tree_map_", "tree_map_only", "tree_map_only_", "tree_all", "tree_any",
-           "tree_all_only", "tree_any_only", "is_namedtuple", "is_namedtuple_class", "is_namedtuple_instance"]
+           "tree_all_only", "tree_any_only", "treespec_dumps", "treespec_loads", "treespec_pprint", "is_namedtuple",
+           "is_namedtuple_class", "is_namedtuple_instance", "is_structseq", "is_structseq_class",
+           "is_structseq_instance", "PyTreeSpec", "DumpableContext", "ToDumpableContextFn", "FromDumpableContextFn"]
 
 PyTree = Any
 Context = Any
 FlattenFn = Callable[[PyTree], tuple]
 UnflattenFn = Callable[[Any, Context], PyTree]
+DumpableContext = Any
+ToDumpableContextFn = Callable[[Context], DumpableContext]
+FromDumpableContextFn = Callable[[DumpableContext], Context]
+DEFAULT_TREESPEC_SERIALIZATION_PROTOCOL = 1
+NO_SERIALIZED_TYPE_NAME_FOUND = "NO_SERIALIZED_TYPE_NAME_FOUND"
 
 
 class NodeDef(NamedTuple):
@@ -30,9 +39,17 @@ class NodeDef(NamedTuple):
     flatten_with_keys_fn: Any
 
 
+class _SerializeNodeDef(NamedTuple):
+    typ: Any
+    serialized_type_name: str
+    to_dumpable_context: Any
+    from_dumpable_context: Any
+
+
 # node type -> NodeDef; every namedtuple class is handled under the key ``namedtuple`` (as in torch)
 SUPPORTED_NODES: dict = {}
-SUPPORTED_SERIALIZED_TYPES: dict = {}
+SUPPORTED_SERIALIZED_TYPES: dict = {}  # node type -> _SerializeNodeDef (treespec_dumps/loads)
+SERIALIZED_TYPE_TO_PYTHON_TYPE: dict = {}
 
 
 # ---- keys (paths to a leaf) ----
@@ -89,17 +106,24 @@ def register_pytree_node(cls, flatten_fn, unflatten_fn, *, serialized_type_name=
     ``unflatten_fn(children, context) -> obj``."""
     if cls in SUPPORTED_NODES:
         raise ValueError(f"{cls} is already registered as pytree node.")
-    if (to_dumpable_context is None) != (from_dumpable_context is None):
+    _register(cls, flatten_fn, unflatten_fn, flatten_with_keys_fn, serialized_type_name, to_dumpable_context,
+              from_dumpable_context)
+
+
+def _register(cls, flatten_fn, unflatten_fn, keys_fn, serialized_type_name, to_dumpable=None, from_dumpable=None):
+    if (to_dumpable is None) != (from_dumpable is None):
         raise ValueError(f"Both to_dumpable_context and from_dumpable_context for {cls} must be None or "
                          "registered.")
-    SUPPORTED_NODES[cls] = NodeDef(cls, flatten_fn, unflatten_fn, flatten_with_keys_fn)
-    name = serialized_type_name if serialized_type_name is not None else f"{cls.__module__}.{cls.__qualname__}"
-    SUPPORTED_SERIALIZED_TYPES[cls] = (name, to_dumpable_context, from_dumpable_context)
-
-
-def _register_builtin(cls, flatten_fn, unflatten_fn, keys_fn, name):
     SUPPORTED_NODES[cls] = NodeDef(cls, flatten_fn, unflatten_fn, keys_fn)
-    SUPPORTED_SERIALIZED_TYPES[cls] = (name, None, None)
+    name = NO_SERIALIZED_TYPE_NAME_FOUND if serialized_type_name is None else serialized_type_name
+    SUPPORTED_SERIALIZED_TYPES[cls] = _SerializeNodeDef(cls, name, to_dumpable, from_dumpable)
+    SERIALIZED_TYPE_TO_PYTHON_TYPE[name] = cls
+
+
+def _register_namedtuple(cls, *, serialized_type_name):
+    """Make the namedtuple class ``cls`` serializable by treespec_dumps under ``serialized_type_name``."""
+    _register(cls, _namedtuple_flatten, lambda v, c: c(*v), _with_keys(_namedtuple_flatten, _namedtuple_keys),
+              serialized_type_name, _namedtuple_serialize, _namedtuple_deserialize)
 
 
 def _seq_keys(children):
@@ -153,25 +177,78 @@ def _deque_flatten(d):
     return list(d), d.maxlen
 
 
-_register_builtin(tuple, _tuple_flatten, lambda v, c: tuple(v),
-                  _with_keys(_tuple_flatten, lambda o, ch, c: _seq_keys(ch)), "builtins.tuple")
-_register_builtin(list, _list_flatten, lambda v, c: list(v),
-                  _with_keys(_list_flatten, lambda o, ch, c: _seq_keys(ch)), "builtins.list")
-_register_builtin(dict, _dict_flatten, lambda v, c: dict(zip(c, v)), _with_keys(_dict_flatten, _dict_keys),
-                  "builtins.dict")
-_register_builtin(namedtuple, _namedtuple_flatten, lambda v, c: c(*v),
-                  _with_keys(_namedtuple_flatten, _namedtuple_keys), "collections.namedtuple")
-_register_builtin(OrderedDict, _ordereddict_flatten, lambda v, c: OrderedDict(zip(c, v)),
-                  _with_keys(_ordereddict_flatten, _dict_keys), "collections.OrderedDict")
-_register_builtin(defaultdict, _defaultdict_flatten, lambda v, c: defaultdict(c[0], zip(c[1], v)),
-                  _with_keys(_defaultdict_flatten, _defaultdict_keys), "collections.defaultdict")
-_register_builtin(deque, _deque_flatten, lambda v, c: deque(v, maxlen=c),
-                  _with_keys(_deque_flatten, lambda o, ch, c: _seq_keys(ch)), "collections.deque")
+def _namedtuple_serialize(context):
+    name = getattr(SUPPORTED_SERIALIZED_TYPES.get(context), "serialized_type_name", NO_SERIALIZED_TYPE_NAME_FOUND)
+    if name == NO_SERIALIZED_TYPE_NAME_FOUND:
+        raise NotImplementedError(
+            f"Can't serialize TreeSpec of namedtuple class {context} because we didn't register a "
+            "serializated_type_name. Please register using `_register_namedtuple`.")
+    return name
 
 
-# ---- namedtuple detection ----
+def _namedtuple_deserialize(dumpable):
+    if dumpable not in SERIALIZED_TYPE_TO_PYTHON_TYPE:
+        raise NotImplementedError(f"Can't deserialize TreeSpec of namedtuple class {dumpable} because we couldn't "
+                                  "find a serializated name.")
+    return SERIALIZED_TYPE_TO_PYTHON_TYPE[dumpable]
+
+
+def _defaultdict_serialize(context):
+    factory, keys = context
+    return {"default_factory_module": factory.__module__, "default_factory_name": factory.__qualname__,
+            "dict_context": keys}
+
+
+def _defaultdict_deserialize(dumpable):
+    factory = getattr(importlib.import_module(dumpable["default_factory_module"]), dumpable["default_factory_name"])
+    return [factory, dumpable["dict_context"]]
+
+
+def _seq_with_keys(flatten):
+    return _with_keys(flatten, lambda o, ch, c: _seq_keys(ch))
+
+
+_register(tuple, _tuple_flatten, lambda v, c: tuple(v), _seq_with_keys(_tuple_flatten), "builtins.tuple")
+_register(list, _list_flatten, lambda v, c: list(v), _seq_with_keys(_list_flatten), "builtins.list")
+_register(dict, _dict_flatten, lambda v, c: dict(zip(c, v)), _with_keys(_dict_flatten, _dict_keys), "builtins.dict")
+_register(namedtuple, _namedtuple_flatten, lambda v, c: c(*v), _with_keys(_namedtuple_flatten, _namedtuple_keys),
+          "collections.namedtuple", _namedtuple_serialize, _namedtuple_deserialize)
+_register(OrderedDict, _ordereddict_flatten, lambda v, c: OrderedDict(zip(c, v)),
+          _with_keys(_ordereddict_flatten, _dict_keys), "collections.OrderedDict")
+_register(defaultdict, _defaultdict_flatten, lambda v, c: defaultdict(c[0], zip(c[1], v)),
+          _with_keys(_defaultdict_flatten, _defaultdict_keys), "collections.defaultdict", _defaultdict_serialize,
+          _defaultdict_deserialize)
+_register(deque, _deque_flatten, lambda v, c: deque(v, maxlen=c), _seq_with_keys(_deque_flatten),
+          "collections.deque")
+
+
+def _return_types():
+    from ..ops.reduction import _RETURN_TYPES
+    return _RETURN_TYPES
+
+
+# torch.return_types.* (max, sort, topk...) are structseqs in torch, nodes of their own class with no context;
+# ours are namedtuple classes, so they are registered as their own nodes and kept out of is_namedtuple (torch
+# gives them no serialized name: treespec_dumps refuses them)
+for _cls in _return_types().values():
+    _register(_cls, _tuple_flatten, lambda v, c, cls=_cls: cls(*v), _seq_with_keys(_tuple_flatten), None)
+
+
+# ---- namedtuple / structseq detection ----
+def is_structseq_class(cls):
+    return isinstance(cls, type) and cls in _return_types().values()
+
+
+def is_structseq_instance(obj):
+    return is_structseq_class(type(obj))
+
+
+def is_structseq(obj):
+    return is_structseq_class(obj if isinstance(obj, type) else type(obj))
+
+
 def is_namedtuple_class(cls):
-    return (isinstance(cls, type) and issubclass(cls, tuple) and isinstance(getattr(cls, "_fields", None), tuple)
+    return (isinstance(cls, type) and issubclass(cls, tuple) and not is_structseq_class(cls) and isinstance(getattr(cls, "_fields", None), tuple)
             and all(type(f) is str for f in cls._fields)
             and callable(getattr(cls, "_make", None)) and callable(getattr(cls, "_asdict", None)))
 
@@ -298,6 +375,9 @@ class TreeSpec:
             spec._up_to(child, out)
 
 
+PyTreeSpec = TreeSpec
+
+
 class LeafSpec(TreeSpec):
     __slots__ = ()
 
@@ -310,6 +390,54 @@ _LEAF_SPEC = LeafSpec()
 
 def treespec_pprint(treespec):
     return repr(treespec)
+
+
+def _spec_to_json(spec):
+    if spec.is_leaf():
+        return {"type": None, "context": None, "children_spec": []}
+    if spec.type not in SUPPORTED_SERIALIZED_TYPES:
+        raise NotImplementedError(f"Serializing {spec.type} in pytree is not registered.")
+    node = SUPPORTED_SERIALIZED_TYPES[spec.type]
+    if node.serialized_type_name == NO_SERIALIZED_TYPE_NAME_FOUND:
+        raise NotImplementedError(f"No registered serialization name for {spec.type} found. Please update your "
+                                  "_register_pytree_node call with a `serialized_type_name` kwarg.")
+    if node.to_dumpable_context is None:
+        try:
+            context = json.dumps(spec._context)
+        except TypeError as exc:
+            raise TypeError("Unable to serialize context. Please make the context json dump-able, or register a "
+                            "custom serializer using _register_pytree_node.") from exc
+    else:
+        context = node.to_dumpable_context(spec._context)
+    return {"type": node.serialized_type_name, "context": context,
+            "children_spec": [_spec_to_json(c) for c in spec._children]}
+
+
+def _json_to_spec(schema):
+    if schema["type"] is None and schema["context"] is None and not schema["children_spec"]:
+        return _LEAF_SPEC
+    if schema["type"] not in SERIALIZED_TYPE_TO_PYTHON_TYPE:
+        raise NotImplementedError(f"Deserializing {schema['type']} in pytree is not registered.")
+    typ = SERIALIZED_TYPE_TO_PYTHON_TYPE[schema["type"]]
+    node = SUPPORTED_SERIALIZED_TYPES[typ]
+    context = (json.loads(schema["context"]) if node.from_dumpable_context is None
+               else node.from_dumpable_context(schema["context"]))
+    return TreeSpec(typ, context, [_json_to_spec(c) for c in schema["children_spec"]])
+
+
+def treespec_dumps(treespec, protocol=None):
+    """The TreeSpec as JSON text, in torch's format (protocol 1): readable by torch's treespec_loads."""
+    protocol = DEFAULT_TREESPEC_SERIALIZATION_PROTOCOL if protocol is None else protocol
+    if protocol != 1:
+        raise ValueError(f"Unknown protocol {protocol}. Available protocols: [1]")
+    return json.dumps((protocol, _spec_to_json(treespec)))
+
+
+def treespec_loads(serialized):
+    protocol, schema = json.loads(serialized)
+    if protocol != 1:
+        raise ValueError(f"Unknown protocol {protocol}. Available protocols: [1]")
+    return _json_to_spec(schema)
 
 
 # ---- flatten / unflatten ----
