@@ -27,25 +27,22 @@ def sym_int(a):
     return builtins.int(a)
 
 
-def _check_number(a):
-    if not isinstance(a, _ALL_TYPES):
-        raise AssertionError(f"expected {_ALL_TYPES}, got {type(a)}")
+def _extremum(pick, a, b):
+    """builtins.max/min of two numbers, a float when either is (torch's rule for sym_max/sym_min)."""
+    for x in (a, b):
+        if not isinstance(x, _ALL_TYPES):
+            raise AssertionError(f"expected {_ALL_TYPES}, got {type(x)}")
+    if isinstance(a, _FLOAT_TYPES) or isinstance(b, _FLOAT_TYPES):
+        return builtins.float(pick(a, b))
+    return pick(a, b)
 
 
 def sym_max(a, b):
-    _check_number(a)
-    _check_number(b)
-    if isinstance(a, _FLOAT_TYPES) or isinstance(b, _FLOAT_TYPES):
-        return builtins.float(builtins.max(a, b))
-    return builtins.max(a, b)
+    return _extremum(builtins.max, a, b)
 
 
 def sym_min(a, b):
-    _check_number(a)
-    _check_number(b)
-    if isinstance(a, _FLOAT_TYPES) or isinstance(b, _FLOAT_TYPES):
-        return builtins.float(builtins.min(a, b))
-    return builtins.min(a, b)
+    return _extremum(builtins.min, a, b)
 
 
 def sym_sqrt(a):
