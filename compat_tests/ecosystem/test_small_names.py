@@ -69,3 +69,18 @@ def test_disable_saved_tensors_hooks_message():
             with T.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
                 pass
     check(fn)
+
+
+def test_backends_answers():
+    def fn(T):
+        b = T.backends
+        out = [b.mps.is_available(), b.mps.is_built(), b.cudnn.is_available(), b.cuda.is_built(),
+               b.openmp.is_available(), b.opt_einsum.is_available(), b.opt_einsum.get_opt_einsum(),
+               b.mha.get_fastpath_enabled()]
+        b.mha.set_fastpath_enabled(False)
+        out.append(b.mha.get_fastpath_enabled())
+        b.mha.set_fastpath_enabled(True)
+        return out
+    check(fn)
+    check(lambda T: T.backends.mps.is_macos_or_newer(14, 0))
+    check(lambda T: T.backends.mps.is_macos13_or_newer())

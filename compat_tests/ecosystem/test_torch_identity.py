@@ -45,6 +45,13 @@ out["real_torch_loaded"] = any(getattr(m, "__file__", None) and "site-packages/t
 print(json.dumps(out))
 '''
 
+# the alias's distribution itself: no installed files, no requirements, no entry points
+ALIAS_DIST = r'''
+dist = md.distribution("torch")
+out["alias_dist"] = {"files": dist.files, "requires": dist.requires, "entry_points": list(dist.entry_points)}
+print(json.dumps(out))
+'''
+
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
@@ -59,12 +66,13 @@ def reference(tmp_path_factory):
 
 
 def test_alias_answers_torch_checks_without_torch(run_case, reference):
-    got = run_case(PROBE, "run")
+    got = run_case(PROBE + ALIAS_DIST, "run")
     assert got["real_torch_loaded"] is False and got["module"] == "mstorch"
     assert reference["module"] == "torch"
     # metadata: torch's name and release (the real CPU wheel adds "+cpu"; the alias's has no local label)
     assert got["md_version"] == "2.13.0" == Version(reference["md_version"]).base_version
     assert got["md_version_field"] == got["md_version"]
+    assert got["alias_dist"] == {"files": None, "requires": None, "entry_points": []}
     for key in ("find_spec", "dist_map", "md_name", "dist_name", "in_distributions", "transformers_torch_ok",
                 "accelerate_torch_ok", "type", "is_str", "base_version", "version_mod", "TorchVersion",
                 "backends"):
