@@ -22,7 +22,7 @@ import sys
 TOP = "torch"
 TORCH_VERSION = "2.13.0"  # the torch release mstorch follows (torch.__version__ adds "+mstorch")
 _METADATA = (f"Metadata-Version: 2.1\nName: torch\nVersion: {TORCH_VERSION}\n"
-             "Summary: the PyTorch API on MindSpore (mstorch's alias for torch)\nLicense: BSD-3-Clause\n")
+             "Summary: the PyTorch API on MindSpore (mstorch's alias for torch)\n")
 
 
 class _AliasDistribution(importlib.metadata.Distribution):
@@ -80,6 +80,8 @@ class TorchAliasFinder(importlib.abc.MetaPathFinder):
 
     def find_distributions(self, context=importlib.metadata.DistributionFinder.Context()):
         if context.name is not None and _normalized(context.name) != TOP:
+            return iter(())
+        if "path" in vars(context):  # a search of given folders (an install target): only what is there
             return iter(())
         if _real_torch_distribution(self):
             return iter(())
