@@ -4,8 +4,10 @@ Node names come from MindSpore's kernels, so they differ from torch's for some o
 ``MatMulExtBackward0`` is torch's ``MmBackward0``; in-place ops show as ``InplaceCopyBackward0``).
 Custom Functions are named as torch names them (``MyFnBackward``); leaves' nodes as ``AccumulateGrad``.
 """
+import mindspore
+
 from .. import _ms_private as P
-from .._tensor import _DIFFERENTIABLE
+from .._tensor import _DIFFERENTIABLE, Tensor, wrap
 
 # MindSpore kernel name -> torch's, for the nodes scripts print most often
 _TORCH_NAMES = {"SumExt": "Sum", "MeanExt": "Mean", "MatMulExt": "Mm", "MatMul": "Mm",
@@ -82,24 +84,40 @@ class _FreedFunctionNode(Node):
 
 
 class saved_tensors_hooks:
-    """torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook).
+    """torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook), on MindSpore's saved-tensor hooks:
+    ``pack_hook`` receives each tensor MindSpore's autograd saves for backward, ``unpack_hook`` gives it back.
 
-    MindSpore's autograd engine keeps the tensors it saves for backward inside its own nodes and offers no hook
-    on saving or reading them, so pack/unpack hooks cannot run. Entering the context raises instead of silently
-    running backward without them (a non-identity hook would change results or memory use)."""
+    MindSpore's backward formulas save their own set of tensors (a matmul + tanh saves 8 tensors here, 3 in
+    torch, scalars included), so the hooks run on that set: hooks that preserve values (offloading, copies,
+    compression round trips) give torch's gradients; a hook that changes values changes different tensors than
+    in torch (docs/known-differences.md)."""
 
     def __init__(self, pack_hook, unpack_hook):
         self.pack_hook = pack_hook
         self.unpack_hook = unpack_hook
+        self._ms_hooks = None
+
+    def _pack(self, t):
+        return self.pack_hook(wrap(t))
+
+    def _unpack(self, packed):
+        out = self.unpack_hook(packed)
+        if not isinstance(out, Tensor):
+            raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+                            f"{type(out).__name__}")
+        return out._ms
 
     def __enter__(self):
         if disable_saved_tensors_hooks._active:
             raise RuntimeError(disable_saved_tensors_hooks._active[-1])
-        raise RuntimeError(
-            "torch.autograd.graph.saved_tensors_hooks is not supported by mstorch: MindSpore's autograd engine "
-            "saves tensors for backward internally and cannot run pack/unpack hooks on them")
+        self._ms_hooks = mindspore.saved_tensors_hooks(self._pack, self._unpack)
+        self._ms_hooks.__enter__()
+        return self
 
     def __exit__(self, *args):
+        if self._ms_hooks is not None:
+            self._ms_hooks.__exit__(*args)
+            self._ms_hooks = None
         return False
 
 
@@ -109,6 +127,7 @@ class save_on_cpu(saved_tensors_hooks):
     tensors); ``pin_memory`` has no effect without an accelerator."""
 
     def __init__(self, pin_memory=False, device_type="cuda"):
+        super().__init__(None, None)
         self.pin_memory = pin_memory
         self.device_type = device_type
 
@@ -117,8 +136,8 @@ class save_on_cpu(saved_tensors_hooks):
 
 
 class disable_saved_tensors_hooks:
-    """torch.autograd.graph.disable_saved_tensors_hooks(error_message): inside it, saved_tensors_hooks raise
-    ``RuntimeError(error_message)`` — mstorch's raise anyway, with that message while it is active."""
+    """torch.autograd.graph.disable_saved_tensors_hooks(error_message): entering saved_tensors_hooks inside it
+    raises ``RuntimeError(error_message)``."""
 
     _active = []
 
