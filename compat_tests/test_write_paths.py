@@ -12,7 +12,7 @@ a base, with gradients of several layouts.
 import numpy as np
 import pytest
 
-from harness import check, rand
+from harness import check_as_torch as check, rand  # matrices mixing accepted and rejected calls: as torch does
 
 A = rand(2, 3)                       # the receiver's logical values
 S = rand(2, 3, seed=1)               # the source's logical values

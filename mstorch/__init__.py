@@ -136,13 +136,10 @@ def is_vulkan_available():
     return False
 
 
-__version__ = "2.13.0+mstorch"
-
-# torch's module-level constants (torch/__init__.py takes them from math)
-import math as _math  # noqa: E402
-
-e, pi, inf, nan = _math.e, _math.pi, _math.inf, _math.nan
-newaxis = None
+from . import version, torch_version  # noqa: E402
+from .torch_version import __version__  # noqa: E402  (a TorchVersion: compares with "2.0" and (2, 1))
+from ._symbolic import (pi, e, inf, nan, newaxis, sym_not, sym_float, sym_int, sym_max, sym_min,  # noqa: E402,F401
+                        sym_sqrt, sym_ite, sym_sum, typename, is_storage)
 
 from . import cuda, accelerator, backends, npu  # noqa: E402,F401
 from ._runtime import (set_num_threads, get_num_threads, set_num_interop_threads,  # noqa: E402,F401

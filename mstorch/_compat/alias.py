@@ -5,13 +5,43 @@ the same module object under both names, so ``isinstance``, pickled class paths
 (``torch.nn.modules.linear.Linear``) and third-party ``import torch`` (einops...) all meet mstorch.
 A name mstorch does not provide fails like a missing module, naming what is missing.
 ``safetensors.torch`` resolves to ``mstorch.safetensors`` as well.
+
+Libraries also ask the installed-package metadata whether torch is there and which version
+(``importlib.metadata.version("torch")``: transformers, accelerate, peft). While the alias is on and no real torch
+distribution is installed, the finder answers with a minimal distribution named torch, version
+``TORCH_VERSION``, without files. Where the real torch *is* installed, its metadata is left as the environment
+says (we never shadow an installed package's metadata; ``import torch`` still gives mstorch).
 """
 import importlib
 import importlib.abc
+import importlib.metadata
 import importlib.util
+import re
 import sys
 
 TOP = "torch"
+TORCH_VERSION = "2.13.0"  # the torch release mstorch follows (torch.__version__ adds "+mstorch")
+_METADATA = (f"Metadata-Version: 2.1\nName: torch\nVersion: {TORCH_VERSION}\n"
+             "Summary: the PyTorch API on MindSpore (mstorch's alias for torch)\n")
+
+
+class _AliasDistribution(importlib.metadata.Distribution):
+    """torch's metadata while the alias is on: name and version, ``top_level.txt`` naming torch (so
+    ``packages_distributions()`` maps the import name to it), and no file list (``files`` is None)."""
+
+    def read_text(self, filename):
+        if filename in ("METADATA", "PKG-INFO"):
+            return _METADATA
+        if filename == "top_level.txt":
+            return "torch\n"
+        return None
+
+    def locate_file(self, path):
+        raise FileNotFoundError(f"mstorch's torch alias has no installed files ({path})")
+
+
+def _normalized(name):
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 class _AliasLoader(importlib.abc.Loader):
@@ -47,6 +77,27 @@ class TorchAliasFinder(importlib.abc.MetaPathFinder):
                 return None
         spec = importlib.util.spec_from_loader(fullname, _AliasLoader(mapped), is_package=True)
         return spec
+
+    def find_distributions(self, context=importlib.metadata.DistributionFinder.Context()):
+        if context.name is not None and _normalized(context.name) != TOP:
+            return iter(())
+        if "path" in vars(context):  # a search of given folders (an install target): only what is there
+            return iter(())
+        if _real_torch_distribution(self):
+            return iter(())
+        return iter((_AliasDistribution(),))
+
+
+def _real_torch_distribution(own):
+    """Whether another finder (site-packages) holds an installed torch distribution."""
+    context = importlib.metadata.DistributionFinder.Context(name=TOP)
+    for finder in sys.meta_path:
+        if finder is own:
+            continue
+        find = getattr(finder, "find_distributions", None)
+        if find is not None and next(iter(find(context)), None) is not None:
+            return True
+    return False
 
 
 _FINDER = TorchAliasFinder()

@@ -4,8 +4,10 @@ Node names come from MindSpore's kernels, so they differ from torch's for some o
 ``MatMulExtBackward0`` is torch's ``MmBackward0``; in-place ops show as ``InplaceCopyBackward0``).
 Custom Functions are named as torch names them (``MyFnBackward``); leaves' nodes as ``AccumulateGrad``.
 """
+import mindspore
+
 from .. import _ms_private as P
-from .._tensor import _DIFFERENTIABLE
+from .._tensor import _DIFFERENTIABLE, Tensor, wrap
 
 # MindSpore kernel name -> torch's, for the nodes scripts print most often
 _TORCH_NAMES = {"SumExt": "Sum", "MeanExt": "Mean", "MatMulExt": "Mm", "MatMul": "Mm",
@@ -85,3 +87,73 @@ def _function_node_name(cls):
 
     def __hash__(self):
         return id(self)
+
+
+class saved_tensors_hooks:
+    """torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook), on MindSpore's saved-tensor hooks:
+    ``pack_hook`` receives each tensor MindSpore's autograd saves for backward, ``unpack_hook`` gives it back.
+
+    MindSpore's backward formulas save their own set of tensors (a matmul + tanh saves 8 tensors here, 3 in
+    torch, scalars included), so the hooks run on that set: hooks that preserve values (offloading, copies,
+    compression round trips) give torch's gradients; a hook that changes values changes different tensors than
+    in torch (docs/known-differences.md)."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+        self._ms_hooks = None
+
+    def _pack(self, t):
+        return self.pack_hook(wrap(t))
+
+    def _unpack(self, packed):
+        out = self.unpack_hook(packed)
+        if not isinstance(out, Tensor):
+            raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+                            f"{type(out).__name__}")
+        return out._ms
+
+    def __enter__(self):
+        if disable_saved_tensors_hooks._active:
+            raise RuntimeError(disable_saved_tensors_hooks._active[-1])
+        self._ms_hooks = mindspore.saved_tensors_hooks(self._pack, self._unpack)
+        self._ms_hooks.__enter__()
+        return self
+
+    def __exit__(self, *args):
+        if self._ms_hooks is not None:
+            self._ms_hooks.__exit__(*args)
+            self._ms_hooks = None
+        return False
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """torch.autograd.graph.save_on_cpu: keep tensors saved for backward in host memory. mstorch runs on the
+    CPU, where saved tensors already live in host memory, so this is the identity (as torch's is on CPU
+    tensors); ``pin_memory`` has no effect without an accelerator."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        super().__init__(None, None)
+        self.pin_memory = pin_memory
+        self.device_type = device_type
+
+    def __enter__(self):
+        return self
+
+
+class disable_saved_tensors_hooks:
+    """torch.autograd.graph.disable_saved_tensors_hooks(error_message): entering saved_tensors_hooks inside it
+    raises ``RuntimeError(error_message)``."""
+
+    _active = []
+
+    def __init__(self, error_message):
+        self.error_message = error_message
+
+    def __enter__(self):
+        disable_saved_tensors_hooks._active.append(self.error_message)
+        return self
+
+    def __exit__(self, *args):
+        disable_saved_tensors_hooks._active.pop()
+        return False

@@ -1,0 +1,66 @@
+"""Ecosystem tests run code in a subprocess where the real torch is not installed, as on a user's machine with
+only mstorch: a small bootstrap hides torch (and functorch/torchgen, its sibling packages) from ``import`` and
+from ``importlib.metadata`` before anything runs, without touching the installed torch.
+
+The parent folder's conftest (torch imported, known failures) applies here too."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+BOOTSTRAP = r'''
+import importlib.machinery, importlib.metadata, re, runpy, sys
+HIDDEN = ("torch", "functorch", "torchgen")
+_find_spec = importlib.machinery.PathFinder.find_spec
+_find_dists = importlib.machinery.PathFinder.find_distributions
+
+def _find_spec_without_torch(fullname, path=None, target=None):
+    if fullname.split(".")[0] in HIDDEN:
+        return None
+    return _find_spec(fullname, path, target)
+
+def _find_dists_without_torch(*args, **kwargs):
+    for dist in _find_dists(*args, **kwargs):
+        if re.sub(r"[-_.]+", "-", dist.metadata["Name"] or "").lower() not in HIDDEN:
+            yield dist
+
+importlib.machinery.PathFinder.find_spec = staticmethod(_find_spec_without_torch)
+importlib.machinery.PathFinder.find_distributions = staticmethod(_find_dists_without_torch)
+mode, script = sys.argv[1], sys.argv[2]
+if mode == "run":  # python -m mstorch run SCRIPT
+    import mstorch.__main__
+    sys.exit(mstorch.__main__.main(["run", script]))
+sys.argv = [script]
+runpy.run_path(script, run_name="__main__")
+'''
+
+
+def _run(tmp_path, code, mode, hide_torch=True):
+    script = tmp_path / "case.py"
+    script.write_text(code)
+    if hide_torch:
+        boot = tmp_path / "no_torch_boot.py"
+        boot.write_text(BOOTSTRAP)
+        cmd = [sys.executable, str(boot), mode, str(script)]
+    else:
+        cmd = ([sys.executable, "-m", "mstorch", "run", str(script)] if mode == "run"
+               else [sys.executable, str(script)])
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-4000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture
+def run_case(tmp_path):
+    """``run_case(code, mode)``: run ``code`` (which prints one JSON line last) and return that value.
+    mode "run": through ``python -m mstorch run`` with torch hidden; "plain": plain python with torch hidden
+    (the alias off); "torch": plain python with the real torch; "run-with-torch": the alias on beside an
+    installed torch."""
+    def run(code, mode):
+        if mode == "torch":
+            return _run(tmp_path, code, "plain", hide_torch=False)
+        if mode == "run-with-torch":
+            return _run(tmp_path, code, "run", hide_torch=False)
+        return _run(tmp_path, code, mode)
+    return run
