@@ -224,11 +224,13 @@ def test_post_accumulate_grad_hook_errors():
     check(lambda T: T.tensor(W).register_post_accumulate_grad_hook(lambda p: None))
     check(lambda T: (T.tensor(W, requires_grad=True) * 2).register_post_accumulate_grad_hook(lambda p: None))
 
-    def returns_value(T):
-        w = T.tensor(W, requires_grad=True)
-        w.register_post_accumulate_grad_hook(lambda p: 1)
-        (w * 2).sum().backward()
-    check(returns_value)
+    for hook in (lambda p: 1, lambda p: p.detach() + 1, lambda p: p):
+        def returns_value(T):
+            w = T.tensor(W, requires_grad=True)
+            w.register_post_accumulate_grad_hook(hook)
+            (w * 2).sum().backward()
+            return w.grad
+        check(returns_value)
 
 
 # --- optimizers --------------------------------------------------------------------------------------------

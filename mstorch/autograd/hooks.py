@@ -9,7 +9,7 @@ import weakref
 from mindspore import ops as _ops
 
 from .. import _ms_private as P
-from .._tensor import wrap, write_memory
+from .._tensor import Tensor, wrap, write_memory
 from ..ops._views import _copy
 
 
@@ -190,17 +190,28 @@ def _add_to_grad(owner, current, grad):
     return P.detach(current)
 
 
-def _run_post_accumulate_hooks(refs):
+def _run_post_accumulate_hooks(refs, create_graph=False):
     """Call the post-accumulate-grad hooks of the leaves that got a gradient in the last backward, in the
     order their gradients arrived (torch calls each right after that leaf's accumulation)."""
-    for ref in refs:
-        t = ref()
-        hooks = None if t is None else P.post_accumulate_hooks(t)
-        for fn, wrapper_ref in list((hooks or {}).values()):
-            tensor = wrapper_ref()
-            r = fn(wrap(t) if tensor is None else tensor)
-            if r is not None:
-                raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
+    # torch runs them inside its backward pass, where grad mode is off unless create_graph is on (so a hook
+    # may update its leaf in place: p.add_(p.grad, alpha=-lr))
+    enabled = P.grad_enabled()
+    P.set_grad_enabled(create_graph)
+    try:
+        for ref in refs:
+            t = ref()
+            hooks = None if t is None else P.post_accumulate_hooks(t)
+            for fn, wrapper_ref in list((hooks or {}).values()):
+                tensor = wrapper_ref()
+                arg = wrap(t) if tensor is None else tensor
+                r = fn(arg)
+                if r is None or r is arg or (isinstance(r, Tensor) and r._ms is t):
+                    continue    # torch accepts a hook that hands back its own argument (p.add_(...))
+                if not isinstance(r, Tensor):
+                    raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
+                raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+    finally:
+        P.set_grad_enabled(enabled)
 
 
 def register_post_accumulate_grad_hook(tensor, hook):
@@ -240,10 +251,11 @@ def end_backward(saved, grad_outputs=None):
     old_state, n_pending, n_accumulated = saved
     pending, accumulated = _pending[n_pending:], _accumulated[n_accumulated:]
     del _pending[n_pending:], _accumulated[n_accumulated:]
+    create_graph = bool(state.get("create_graph"))
     state.update(old_state)
     if grad_outputs is not None:
         _unalias_fresh_grads(pending, grad_outputs)
-        _run_post_accumulate_hooks(accumulated)
+        _run_post_accumulate_hooks(accumulated, create_graph)
 
 
 def _unalias_fresh_grads(pending, grad_outputs):
