@@ -4,7 +4,7 @@ nothing pretends torch is installed."""
 import pytest
 from packaging.version import Version
 
-from harness import check
+from harness import check_as_torch as check  # value and error cases side by side: as torch does
 
 # What transformers (utils/import_utils.py) and accelerate (utils/imports.py, utils/versions.py) ask at
 # import time, in our words: find_spec, packages_distributions, metadata/version, packaging comparisons of
