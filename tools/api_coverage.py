@@ -121,17 +121,8 @@ def render(table):
 
 
 def main():
-    text = render(collect())
-    path = ROOT / "docs" / "api-coverage.md"
-    if "--check" in sys.argv:
-        current = path.read_text() if path.exists() else ""
-        if current != text:
-            print("docs/api-coverage.md is stale: run tools/api_coverage.py")
-            return 1
-        return 0
-    path.write_text(text)
-    print(f"wrote {path}")
-    return 0
+    from gen_coverage import write_or_check
+    return write_or_check("api-coverage.md", render(collect()), "api_coverage.py")
 
 
 if __name__ == "__main__":

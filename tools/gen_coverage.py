@@ -45,18 +45,22 @@ def render():
     return "\n".join(lines)
 
 
-def main():
-    text = render()
-    path = ROOT / "docs" / "coverage.md"
+def write_or_check(name, text, tool):
+    """Write docs/<name>, or with --check exit 1 when the committed file differs (the test suite runs this)."""
+    path = ROOT / "docs" / name
     if "--check" in sys.argv:
         current = path.read_text() if path.exists() else ""
         if current != text:
-            print("docs/coverage.md is stale: run tools/gen_coverage.py")
+            print(f"docs/{name} is stale: run tools/{tool}")
             return 1
         return 0
     path.write_text(text)
     print(f"wrote {path}")
     return 0
+
+
+def main():
+    return write_or_check("coverage.md", render(), "gen_coverage.py")
 
 
 if __name__ == "__main__":
