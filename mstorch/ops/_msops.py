@@ -24,6 +24,7 @@ globals().update({k: getattr(_ms, k) for k in dir(_ms) if not k.startswith("_")}
 import numpy as _np            # noqa: E402
 import mindspore as _mindspore  # noqa: E402
 from .. import _ms_private as _P  # noqa: E402
+from .._tensor import host_view  # noqa: E402
 
 
 
@@ -273,7 +274,10 @@ _NAN_TYPES = (_mindspore.float16, _mindspore.float32, _mindspore.float64)
 
 
 def _has_nan(t):
-    return isinstance(t, _MsTensor) and t.dtype in _NAN_TYPES and t.size > 0 and bool(_np.isnan(t.asnumpy()).any())
+    # host_view: a zero-copy array over CPU memory (asnumpy() parses a format string per call); a sum is
+    # NaN when any element is (inf - inf only sends the call down the exact where() path)
+    return (isinstance(t, _MsTensor) and t.dtype in _NAN_TYPES and t.size > 0
+            and bool(_np.isnan(host_view(t).sum())))
 
 
 def _keep_nan(fn):
