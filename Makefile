@@ -19,6 +19,7 @@ demo: $(STAMP)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check --quiet mstorch compat_tests tools benchmarks examples
+	$(VENV)/bin/lint-imports --no-cache
 
 test: $(STAMP) lint
 	$(PY) -m pytest -n 2 compat_tests -p no:randomly

@@ -380,3 +380,34 @@ def test_function_mark_dirty_returns_the_input():
         (h * 3).sum().backward()
         return y is h, h, a.grad, y.grad_fn.name()
     check(fn)
+
+
+def test_function_applied_inside_another_functions_forward():
+    # the inner apply (returning its own input) must not lose the outer apply's record of returned inputs
+    def fn(T):
+        class Double(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.mark_dirty(x)
+                return x.mul_(2)
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        class AddInto(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y):
+                z = Double.apply(y.clone())
+                ctx.mark_dirty(x)
+                return x.add_(z), z
+
+            @staticmethod
+            def backward(ctx, gx, gz):
+                return gx, gx + gz
+        a, b = leaf(T), leaf(T)
+        h = a * 1
+        out, z = AddInto.apply(h, b)
+        (out * 3 + z).sum().backward()
+        return out is h, out, z, a.grad, b.grad
+    check(fn)

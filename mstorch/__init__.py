@@ -29,15 +29,13 @@ short = int16
 cfloat = complex64
 cdouble = complex128
 
-from .ops import _bind  # noqa: E402
 from .ops.creation import (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor, IntTensor,  # noqa: E402,F401,E501
                            ShortTensor, CharTensor, ByteTensor, BoolTensor)
-from .ops import _families  # noqa: E402,F401  (imports every other family file)
+from ._functions import FUNCTIONS as _FUNCTIONS  # noqa: E402  (the op table's generated functions)
 
-_functions = _bind.bind_all(globals())
+globals().update(_FUNCTIONS)
 
-
-from . import _tensor_dunders  # noqa: E402,F401
+from . import _install  # noqa: E402
 from . import autograd  # noqa: E402
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: E402
                        is_grad_enabled, is_inference_mode_enabled)
@@ -47,38 +45,15 @@ from .random import (manual_seed, seed, initial_seed, get_rng_state, set_rng_sta
 from . import nn  # noqa: E402
 from . import serialization  # noqa: E402
 from .serialization import save, load  # noqa: E402
+
+_install.install()   # the one step that puts methods and operators on Tensor (see _install.py)
+
 from . import utils  # noqa: E402
-
-
-class _Layout:
-    def __init__(self, name):
-        self._name = name
-
-    def __repr__(self):
-        return f"torch.{self._name}"
-
-
-strided = _Layout("strided")
-sparse_coo = _Layout("sparse_coo")
-sparse_csr = _Layout("sparse_csr")
-Tensor.layout = strided
-from ._sparse_tensor import sparse_coo_tensor, sparse_csr_tensor, SparseCooTensor as _Coo, SparseCsrTensor as _Csr  # noqa: E402,E501
-_Coo.layout, _Csr.layout = sparse_coo, sparse_csr
+from ._layout import (layout, memory_format, strided, sparse_coo, sparse_csr, contiguous_format,  # noqa: E402,F401
+                      channels_last, preserve_format)
+from ._sparse_tensor import sparse_coo_tensor, sparse_csr_tensor  # noqa: E402
 from . import sparse  # noqa: E402  (torch.sparse)
-spmm = _functions["mm"]   # torch.spmm: mm with a sparse first operand
-
-
-class _MemoryFormat:
-    def __init__(self, name):
-        self._name = name
-
-    def __repr__(self):
-        return f"torch.{self._name}"
-
-
-contiguous_format = _MemoryFormat("contiguous_format")
-channels_last = _MemoryFormat("channels_last")
-preserve_format = _MemoryFormat("preserve_format")
+spmm = _FUNCTIONS["mm"]   # torch.spmm: mm with a sparse first operand
 
 
 def _tensor_arg(name, input):

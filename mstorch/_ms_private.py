@@ -81,15 +81,21 @@ def requires_grad(t):
 
 def set_requires_grad(t, flag):
     t._requires_grad = flag
-    if flag and leaf_hook_factory and getattr(t, "_mstorch_leaf_hook", None) is None and t._is_leaf:
-        t._mstorch_leaf_hook = t.register_hook(leaf_hook_factory[0](t))
+    if flag and _leaf_hook_factory is not None and getattr(t, "_mstorch_leaf_hook", None) is None and t._is_leaf:
+        t._mstorch_leaf_hook = t.register_hook(_leaf_hook_factory(t))
 
 
 # MindSpore clones a gradient that reaches a leaf through two paths (``a + b`` hands the same
 # gradient to both) with a kernel CPU lacks ("The kernel Clone unregistered"), and adds a gradient to
-# ``.grad`` storage to storage, strides ignored. mstorch.autograd registers here the factory of a hook
-# that every leaf requiring grad gets (autograd/hooks.py), which must run after the user's hooks.
-leaf_hook_factory = []
+# ``.grad`` storage to storage, strides ignored. The engine workarounds (autograd/hooks.py) set here the
+# factory of a hook that every leaf requiring grad gets on the devices that need it, which must run after
+# the user's hooks; ``install_leaf_hook`` is called once, by the install step.
+_leaf_hook_factory = None
+
+
+def set_leaf_hook_factory(factory):
+    global _leaf_hook_factory
+    _leaf_hook_factory = factory
 
 
 def move_leaf_hook_last(t):
@@ -97,7 +103,7 @@ def move_leaf_hook_last(t):
     old = getattr(t, "_mstorch_leaf_hook", None)
     if old is not None:
         old.remove()
-        t._mstorch_leaf_hook = t.register_hook(leaf_hook_factory[0](t))
+        t._mstorch_leaf_hook = t.register_hook(_leaf_hook_factory(t))
 
 
 # Tensor.register_post_accumulate_grad_hook: the hooks live on the mindspore tensor, so every wrapper

@@ -224,10 +224,19 @@ def tensor_repr(t, tensor_contents=None):
         body = None if tensor_contents is not None else tensor_str(_host_array(t), indent)
     if tensor_contents is not None:
         body = tensor_contents
-    from .autograd.graph import node_for
-    node = node_for(t._ms)
+    node = t.grad_fn
     if node is not None:
         suffixes.append(f"grad_fn=<{node.name()}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)
+
+
+# --- Tensor members owned here (installed on Tensor by mstorch/_install.py) ---------------------------------
+
+
+def _repr(self, *, tensor_contents=None):
+    return tensor_repr(self, tensor_contents)
+
+
+TENSOR_MEMBERS = {"__repr__": _repr}

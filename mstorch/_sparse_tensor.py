@@ -15,8 +15,12 @@ A sparse tensor has no dense ``_ms``: reading it raises ``SparseOperand``. The g
 import sys
 
 from . import _dtype as D
+from . import _ms_private as P
+from . import _printing as PR
 from ._tensor import Tensor, _parse_to
 from ._size import Size
+from ._layout import sparse_coo, sparse_csr
+from .ops._registry import PUBLIC, SPARSE
 
 _new = object.__new__
 
@@ -52,7 +56,6 @@ def _no_dense(self):
 
 def sparse_call(name, args, kwargs):
     """Run op ``name`` whose arguments include a sparse tensor: its sparse implementation or torch's error."""
-    from .ops._registry import SPARSE
     impl = SPARSE.get(name)
     if impl is None:
         t = next((a for a in list(args) + list(kwargs.values()) if isinstance(a, _Sparse)), None)
@@ -66,7 +69,6 @@ def sparse_inplace(self, result, name):
     """``self.<op>_(...)`` when the op's result is sparse: the receiver takes the result's structure."""
     if not isinstance(self, _Sparse) or type(result) is not type(self):
         raise RuntimeError(f"{name}: in-place result layout {result.layout} differs from the receiver's {self.layout}")
-    from . import _ms_private as P
     if self.requires_grad and self.is_leaf and P.grad_enabled():
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     if result.dtype is not self.dtype:
@@ -80,7 +82,8 @@ def sparse_inplace(self, result, name):
 
 
 def _long(x):
-    from . import tensor, int64
+    tensor = PUBLIC["tensor"]
+    int64 = D.int64
     if isinstance(x, Tensor):
         return x if x.dtype is int64 else x.to(int64)
     return tensor(x, dtype=int64)
@@ -250,7 +253,6 @@ class _Sparse(Tensor):
     # --- printing --------------------------------------------------------------------------------
 
     def __repr__(self, *, tensor_contents=None):
-        from . import _printing as PR
         indent = len("tensor(")
 
         def body(t, prefix):
@@ -290,7 +292,7 @@ class SparseCooTensor(_Sparse):
 
     is_sparse = True
     is_sparse_csr = False
-    layout = None   # set to mstorch.sparse_coo in mstorch/__init__.py
+    layout = sparse_coo
     _layout_name = "Sparse"
 
     def _with_values(self, values, copy=False):
@@ -340,7 +342,7 @@ class SparseCooTensor(_Sparse):
         return flat, stride
 
     def to_dense(self, dtype=None, *, masked_grad=None):
-        from . import zeros
+        zeros = PUBLIC["zeros"]
         k = self._idx.shape[0]
         dense_shape = self._shape[k:]
         vals = self._vals if dtype is None else self._vals.to(dtype)
@@ -356,7 +358,8 @@ class SparseCooTensor(_Sparse):
         if self._coalesced:
             return self
         import numpy as np
-        from . import tensor, zeros
+        tensor = PUBLIC["tensor"]
+        zeros = PUBLIC["zeros"]
         k = self._idx.shape[0]
         nnz = self._nnz()
         if nnz == 0 or k == 0:
@@ -383,7 +386,7 @@ class SparseCooTensor(_Sparse):
     def to_sparse_csr(self, dense_dim=None):
         """COO -> CSR (2-D, no dense dims): the coalesced entries, row pointers counted on the host."""
         import numpy as np
-        from . import tensor
+        tensor = PUBLIC["tensor"]
         if self.sparse_dim() != 2:
             raise RuntimeError("coo_to_sparse_csr: conversion from Sparse to SparseCsr for input tensors with "
                                f"sparse_dim()!={2} is not supported")
@@ -399,7 +402,7 @@ class SparseCsrTensor(_Sparse):
 
     is_sparse = False
     is_sparse_csr = True
-    layout = None   # set to mstorch.sparse_csr in mstorch/__init__.py
+    layout = sparse_csr
     _layout_name = "SparseCsr"
     _backend = "SparseCsrCPU"
 
@@ -434,7 +437,8 @@ class SparseCsrTensor(_Sparse):
         if layout is not None and layout is not SparseCooTensor.layout:
             return self if layout is self.layout else _no_layout(layout)
         import numpy as np
-        from . import tensor, stack
+        tensor = PUBLIC["tensor"]
+        stack = PUBLIC["stack"]
         crow = self._crow.numpy().astype(np.int64)
         rows = tensor(np.repeat(np.arange(len(crow) - 1, dtype=np.int64), np.diff(crow)))
         return make(stack([rows, self._col.long()]), self._vals, self._shape, True)
@@ -457,7 +461,7 @@ def _no_layout(layout):
 
 def sparse_mm(sparse, dense):
     """sparse (n, k) @ dense (k, m) or (k,): gather dense rows by column index, scale, index_add."""
-    from . import zeros
+    zeros = PUBLIC["zeros"]
     if not isinstance(dense, Tensor):
         raise TypeError(f"mm(): argument 'mat2' (position 2) must be Tensor, not {type(dense).__name__}")
     if sparse.ndim != 2 or sparse.dense_dim() != 0:
@@ -486,7 +490,7 @@ def _scalar(dtype):
 def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
                       requires_grad=False, check_invariants=None, is_coalesced=None):
     """torch.sparse_coo_tensor (COO layout; hybrid tensors with dense dims are accepted)."""
-    from . import tensor
+    tensor = PUBLIC["tensor"]
     if isinstance(indices, SparseCooTensor) or isinstance(values, SparseCooTensor):
         raise TypeError("sparse_coo_tensor(): indices and values must be dense tensors")
     idx = _long(indices)
@@ -540,7 +544,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
 
 def dense_to_sparse(t, sparse_dim=None):
     """Tensor.to_sparse(): a coalesced COO tensor of the non-zero entries (or rows, for sparse_dim)."""
-    from . import tensor
+    tensor = PUBLIC["tensor"]
     import numpy as np
     k = t.ndim if sparse_dim is None else int(sparse_dim)
     if not 0 <= k <= t.ndim:
@@ -562,7 +566,9 @@ def dense_to_sparse(t, sparse_dim=None):
 def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=None, device=None, pin_memory=False,
                       requires_grad=False, check_invariants=None):
     """torch.sparse_csr_tensor (2-D; the index dtype, int32 or int64, is kept as given)."""
-    from . import tensor, int32, int64
+    tensor = PUBLIC["tensor"]
+    int32 = D.int32
+    int64 = D.int64
     crow = crow_indices if isinstance(crow_indices, Tensor) else tensor(crow_indices, dtype=int64)
     col = col_indices if isinstance(col_indices, Tensor) else tensor(col_indices, dtype=int64)
     vals = values if isinstance(values, Tensor) else tensor(values)
@@ -594,3 +600,19 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
     s = make_csr(crow, col, vals, shape)
     s._leaf = s._leaf or requires_grad
     return s
+
+
+# --- Tensor members owned here (installed on Tensor by mstorch/_install.py) ---------------------------------
+
+def _to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+    """A coalesced COO (or, with ``layout=torch.sparse_csr``, CSR) tensor of the non-zero entries."""
+    if (layout is not None and repr(layout) not in ("torch.sparse_coo", "torch.sparse_csr")) \
+            or blocksize is not None:
+        raise NotImplementedError(f"mstorch: to_sparse(layout={layout}) is not supported (COO and CSR only)")
+    if dense_dim is not None:
+        sparse_dim = self._ms.ndim - dense_dim
+    coo = dense_to_sparse(self, sparse_dim)
+    return coo.to_sparse_csr() if repr(layout) == "torch.sparse_csr" else coo
+
+
+TENSOR_MEMBERS = {"to_sparse": _to_sparse}

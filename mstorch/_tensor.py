@@ -8,6 +8,7 @@ indexing, autograd entry points and the in-place write-back every ``*_`` method 
 from __future__ import annotations
 
 import ctypes
+import warnings
 
 import numpy as np
 import mindspore as ms
@@ -20,6 +21,7 @@ from . import _runtime
 from ._device import device as _device_cls, current_device, check_available
 from ._size import from_shape as _size
 from ._warnings import warn_once
+from ._layout import strided
 from ._cast import NP_BF16
 
 _MsTensor = ms.Tensor
@@ -48,12 +50,6 @@ class Tensor:
     __slots__ = ("_ms", "__dict__", "__weakref__")
 
     # torch.Tensor(data) / torch.Tensor(*sizes): the legacy constructor
-    def __new__(cls, *args, **kwargs):
-        from .ops.creation import legacy_construct
-        w = _new(cls)
-        w._ms = legacy_construct(args, kwargs, D.get_default_dtype())
-        return w
-
     def __init__(self, *args, **kwargs):
         pass
 
@@ -158,17 +154,6 @@ class Tensor:
         return (a.data_ptr() == b.data_ptr() and a.storage_offset() == b.storage_offset()
                 and tuple(a.shape) == tuple(b.shape) and tuple(a.stride()) == tuple(b.stride()))
 
-    def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
-        """A coalesced COO (or, with ``layout=torch.sparse_csr``, CSR) tensor of the non-zero entries."""
-        if (layout is not None and repr(layout) not in ("torch.sparse_coo", "torch.sparse_csr")) \
-                or blocksize is not None:
-            raise NotImplementedError(f"mstorch: to_sparse(layout={layout}) is not supported (COO and CSR only)")
-        from ._sparse_tensor import dense_to_sparse
-        if dense_dim is not None:
-            sparse_dim = self._ms.ndim - dense_dim
-        coo = dense_to_sparse(self, sparse_dim)
-        return coo.to_sparse_csr() if repr(layout) == "torch.sparse_csr" else coo
-
     def to_sparse_csr(self, dense_dim=None):
         if self._ms.ndim != 2 or dense_dim:
             raise NotImplementedError("mstorch: to_sparse_csr supports 2-D tensors without dense dims")
@@ -177,7 +162,7 @@ class Tensor:
     def to_dense(self, dtype=None, *, masked_grad=None):
         return self if dtype is None else self.to(dtype)
 
-    layout = None  # set to torch.strided in __init__
+    layout = strided
 
     def is_floating_point(self):
         return self.dtype.is_floating_point
@@ -190,11 +175,6 @@ class Tensor:
 
     def is_contiguous(self, memory_format=None):
         return bool(self._ms.is_contiguous())
-
-    def broadcast_to(self, *size, **kwargs):
-        # torch's method also takes the sizes unpacked (x.broadcast_to(2, 3)); torch.broadcast_to does not
-        from . import broadcast_to
-        return broadcast_to(self, *((size,) if len(size) > 1 else size), **kwargs)
 
     def contiguous(self, memory_format=None):
         if self._ms.is_contiguous():
@@ -216,13 +196,6 @@ class Tensor:
         if not shape:
             raise TypeError("len() of a 0-d tensor")
         return shape[0]
-
-    def __iter__(self):
-        if self._ms.ndim == 0:
-            raise TypeError("iteration over a 0-d tensor")
-        # rows are views, as torch's unbind(0) gives: writing to one writes to this tensor
-        from .ops.indexing import getitem
-        return iter([getitem(self, i) for i in range(self._ms.shape[0])])
 
     def __reversed__(self):
         if self._ms.ndim == 0:
@@ -268,13 +241,6 @@ class Tensor:
         arr = self.numpy()
         return arr if dtype is None else arr.astype(dtype, copy=False)
 
-    def __array_wrap__(self, array, context=None, return_scalar=False):
-        # np.sin(tensor) -> Tensor; torch has no NumPy bool interop here and returns uint8
-        from .ops.creation import from_numpy
-        if array.dtype == bool:
-            array = array.astype("uint8")
-        return from_numpy(np.ascontiguousarray(array) if array.ndim else array.reshape(()))
-
     def __bool__(self):
         n = self._ms.size
         if n != 1:
@@ -308,10 +274,6 @@ class Tensor:
         if self._ms.ndim == 0:
             return self.item().__format__(spec)
         return object.__format__(self, spec)
-
-    def __repr__(self, *, tensor_contents=None):
-        from ._printing import tensor_repr
-        return tensor_repr(self, tensor_contents)
 
     def __str__(self):
         return self.__repr__()
@@ -463,8 +425,7 @@ class Tensor:
         g = P.grad(self._ms)
         if g is None:
             if not self.is_leaf and not self.retains_grad:
-                from .autograd.hooks import warn_non_leaf_grad
-                warn_non_leaf_grad()
+                _warn_non_leaf_grad()
             return None
         return wrap(g)
 
@@ -485,32 +446,8 @@ class Tensor:
         P.set_grad(self._ms, None)
 
     @property
-    def grad_fn(self):
-        from .autograd.graph import node_for
-        return node_for(self._ms)
-
-    @property
     def retains_grad(self):
         return P.retain_hook(self._ms) is not None
-
-    def retain_grad(self):
-        if not self.requires_grad:
-            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if not P.is_leaf(self._ms):
-            from .autograd.hooks import retain_grad
-            retain_grad(self._ms)
-
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
-
-    def register_hook(self, hook):
-        from .autograd.hooks import register_tensor_hook
-        return register_tensor_hook(self, hook)
-
-    def register_post_accumulate_grad_hook(self, hook):
-        from .autograd.hooks import register_post_accumulate_grad_hook
-        return register_post_accumulate_grad_hook(self, hook)
 
     def detach(self):
         return wrap(P.detach(self._ms))
@@ -571,57 +508,7 @@ class Tensor:
                 raise RuntimeError(
                     "a view of a leaf Variable that requires grad is being used in an in-place operation.")
 
-    def _write(self, new, check_cast=True):
-        """Make ``new`` (a mindspore.Tensor) the value of this tensor in place, as torch's ``*_`` ops do.
-
-        ``check_cast=False`` is copy_'s contract: any dtype converts."""
-        try:
-            return self._write_checked(new, check_cast)
-        except BaseException:
-            # a failed MindSpore kernel switches op recording off for every later op: every in-place
-            # op, setitem and out= passes here, so none leaves autograd off for the process
-            P.enable_recording()
-            raise
-
-    def _write_checked(self, new, check_cast):
-        self._check_inplace()
-        t = self._ms
-        if new.dtype != t.dtype:
-            src, dst = D._FROM_MS[new.dtype], D._FROM_MS[t.dtype]
-            if check_cast and not D.can_cast(src, dst):
-                raise RuntimeError(
-                    f"result type {D.SCALAR_TYPE_NAMES[src]} can't be cast to the desired output type "
-                    f"{D.SCALAR_TYPE_NAMES[dst]}")
-            new = _cast(new, t.dtype)
-        if new.shape != t.shape:
-            if not _broadcastable_to(new.shape, t.shape):
-                raise RuntimeError(
-                    f"output with shape {list(t.shape)} doesn't match the broadcast shape {list(new.shape)}")
-            new = new.broadcast_to(t.shape)
-        if self._view is not None:
-            # copy_ into a MindSpore view fails on CPU: a view writes its base, then re-reads itself
-            from .ops._views import write_view
-            return write_view(self, new)
-        if solid(t):
-            t.copy_(new)
-        elif P.requires_grad(t) and P.grad_enabled():
-            # an alias of other memory with a history to record: no producer makes one (views carry
-            # _view); keep autograd right, as a tensor of its own
-            from .ops._views import fresh
-            self._ms = fresh(new)
-        else:   # an alias of other memory (a detached view, a strided .grad): write where it lies
-            write_memory(t, new)
-        return self
-
     # --- indexing ----------------------------------------------------------------------------
-
-    def __getitem__(self, index):
-        from .ops.indexing import getitem
-        return getitem(self, index)
-
-    def __setitem__(self, index, value):
-        from .ops.indexing import setitem
-        setitem(self, index, value)
 
     # --- misc -----------------------------------------------------------------------------------
 
@@ -647,10 +534,6 @@ class Tensor:
             new.__dict__.update(copy.deepcopy(state, memo))
         memo[id(self)] = new
         return new
-
-    def __reduce_ex__(self, protocol):
-        from .serialization import reduce_tensor
-        return reduce_tensor(self)
 
     __array_priority__ = 1000
 
@@ -699,27 +582,6 @@ class Tensor:
             raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got {n}-D tensor.")
         return _conj(self.transpose(-2, -1))
 
-    def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-        from .ops.creation import tensor
-        return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
-
-    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-        from .ops.creation import zeros
-        return zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
-
-    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
-        from .ops.creation import ones
-        return ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
-
-    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
-        from .ops.creation import empty
-        return empty(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
-
-    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
-                 pin_memory=False):
-        from .ops.creation import full
-        return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
-
     # --- native interop -------------------------------------------------------------------------
 
     def to_mindspore(self):
@@ -737,6 +599,15 @@ def _wrap_dim(dim, ndim):
         raise IndexError(
             f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     return dim + n if dim < 0 else dim
+
+
+def _warn_non_leaf_grad():
+    warnings.warn(
+        "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
+        "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
+        "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf "
+        "Tensor by mistake, make sure you access the leaf Tensor instead. See "
+        "github.com/pytorch/pytorch/pull/30531 for more information.", UserWarning, stacklevel=3)
 
 
 def _warn(msg):
@@ -845,7 +716,7 @@ def host_view(ms_t):
 from ._cast import cast as _cast  # noqa: E402
 
 
-def _broadcastable_to(src, dst):
+def broadcastable_to(src, dst):
     if len(src) > len(dst):
         return False
     for s, d in zip(reversed(src), reversed(dst)):

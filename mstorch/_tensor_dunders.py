@@ -6,7 +6,7 @@ other operand's reflected method, and ``==`` falls back to identity.
 """
 import numpy as np
 
-from . import _functions as fn
+from ._functions import FUNCTIONS as fn
 from ._tensor import Tensor
 
 
@@ -29,9 +29,7 @@ def _swap(f):
     return reflected
 
 
-def _inplace(name):
-    method = getattr(Tensor, name)
-
+def _inplace(method):
     def iop(self, other):
         try:
             return method(self, other)
@@ -66,34 +64,6 @@ def _rmatmul(self, other):
     return fn["matmul"](other, self) if isinstance(other, Tensor) else NotImplemented
 
 
-Tensor.__add__ = _binary(fn["add"])
-Tensor.__radd__ = _swap(fn["add"])
-Tensor.__iadd__ = _inplace("add_")
-Tensor.__sub__ = _binary(fn["sub"])
-Tensor.__rsub__ = _swap(fn["sub"])
-Tensor.__isub__ = _inplace("sub_")
-Tensor.__mul__ = _binary(fn["mul"])
-Tensor.__rmul__ = _swap(fn["mul"])
-Tensor.__imul__ = _inplace("mul_")
-Tensor.__truediv__ = _binary(fn["div"])
-Tensor.__rtruediv__ = _rtruediv
-Tensor.__itruediv__ = _inplace("div_")
-Tensor.__floordiv__ = _binary(fn["floor_divide"])
-Tensor.__rfloordiv__ = _swap(fn["floor_divide"])
-Tensor.__ifloordiv__ = _inplace("floor_divide_")
-Tensor.__mod__ = _binary(fn["remainder"])
-Tensor.__rmod__ = _swap(fn["remainder"])
-Tensor.__imod__ = _inplace("remainder_")
-Tensor.__pow__ = _binary(fn["pow"])
-Tensor.__rpow__ = _swap(fn["pow"])
-Tensor.__ipow__ = _inplace("pow_")
-Tensor.__matmul__ = _matmul
-Tensor.__rmatmul__ = _rmatmul
-Tensor.__neg__ = fn["neg"]
-Tensor.__pos__ = lambda self: self
-Tensor.__abs__ = fn["abs"]
-
-
 def _invert(self):
     # torch's ~ refuses floats with a TypeError (bitwise_not itself raises NotImplementedError)
     if self.dtype.is_floating_point or self.dtype.is_complex:
@@ -101,25 +71,64 @@ def _invert(self):
     return fn["bitwise_not"](self)
 
 
-Tensor.__invert__ = _invert
-Tensor.__lshift__ = _binary(fn["bitwise_left_shift"])
-Tensor.__rshift__ = _binary(fn["bitwise_right_shift"])
-Tensor.__rlshift__ = _swap(fn["bitwise_left_shift"])
-Tensor.__rrshift__ = _swap(fn["bitwise_right_shift"])
-Tensor.__ilshift__ = _inplace("bitwise_left_shift_")
-Tensor.__irshift__ = _inplace("bitwise_right_shift_")
-Tensor.__and__ = _binary(fn["bitwise_and"])
-Tensor.__rand__ = _swap(fn["bitwise_and"])
-Tensor.__iand__ = _inplace("bitwise_and_")
-Tensor.__or__ = _binary(fn["bitwise_or"])
-Tensor.__ror__ = _swap(fn["bitwise_or"])
-Tensor.__ior__ = _inplace("bitwise_or_")
-Tensor.__xor__ = _binary(fn["bitwise_xor"])
-Tensor.__rxor__ = _swap(fn["bitwise_xor"])
-Tensor.__ixor__ = _inplace("bitwise_xor_")
-Tensor.__eq__ = _eq
-Tensor.__ne__ = _binary(fn["ne"])
-Tensor.__lt__ = _binary(fn["lt"])
-Tensor.__le__ = _binary(fn["le"])
-Tensor.__gt__ = _binary(fn["gt"])
-Tensor.__ge__ = _binary(fn["ge"])
+def _broadcast_to(self, *size, **kwargs):
+    # torch's method also takes the sizes unpacked (x.broadcast_to(2, 3)); torch.broadcast_to does not
+    return fn["broadcast_to"](self, *((size,) if len(size) > 1 else size), **kwargs)
+
+
+def members(methods):
+    """The operators (and methods that are thin adapters over a table function), given the table's Tensor
+    ``methods`` (the in-place operators call the in-place methods)."""
+    return {
+        "__add__": _binary(fn["add"]),
+        "__radd__": _swap(fn["add"]),
+        "__iadd__": _inplace(methods["add_"]),
+        "__sub__": _binary(fn["sub"]),
+        "__rsub__": _swap(fn["sub"]),
+        "__isub__": _inplace(methods["sub_"]),
+        "__mul__": _binary(fn["mul"]),
+        "__rmul__": _swap(fn["mul"]),
+        "__imul__": _inplace(methods["mul_"]),
+        "__truediv__": _binary(fn["div"]),
+        "__rtruediv__": _rtruediv,
+        "__itruediv__": _inplace(methods["div_"]),
+        "__floordiv__": _binary(fn["floor_divide"]),
+        "__rfloordiv__": _swap(fn["floor_divide"]),
+        "__ifloordiv__": _inplace(methods["floor_divide_"]),
+        "__mod__": _binary(fn["remainder"]),
+        "__rmod__": _swap(fn["remainder"]),
+        "__imod__": _inplace(methods["remainder_"]),
+        "__pow__": _binary(fn["pow"]),
+        "__rpow__": _swap(fn["pow"]),
+        "__ipow__": _inplace(methods["pow_"]),
+        "__matmul__": _matmul,
+        "__rmatmul__": _rmatmul,
+        "__neg__": fn["neg"],
+        "__pos__": lambda self: self,
+        "__abs__": fn["abs"],
+        "__invert__": _invert,
+        "__lshift__": _binary(fn["bitwise_left_shift"]),
+        "__rshift__": _binary(fn["bitwise_right_shift"]),
+        "__rlshift__": _swap(fn["bitwise_left_shift"]),
+        "__rrshift__": _swap(fn["bitwise_right_shift"]),
+        "__ilshift__": _inplace(methods["bitwise_left_shift_"]),
+        "__irshift__": _inplace(methods["bitwise_right_shift_"]),
+        "__and__": _binary(fn["bitwise_and"]),
+        "__rand__": _swap(fn["bitwise_and"]),
+        "__iand__": _inplace(methods["bitwise_and_"]),
+        "__or__": _binary(fn["bitwise_or"]),
+        "__ror__": _swap(fn["bitwise_or"]),
+        "__ior__": _inplace(methods["bitwise_or_"]),
+        "__xor__": _binary(fn["bitwise_xor"]),
+        "__rxor__": _swap(fn["bitwise_xor"]),
+        "__ixor__": _inplace(methods["bitwise_xor_"]),
+        "__eq__": _eq,
+        "__ne__": _binary(fn["ne"]),
+        "__lt__": _binary(fn["lt"]),
+        "__le__": _binary(fn["le"]),
+        "__gt__": _binary(fn["gt"]),
+        "__ge__": _binary(fn["ge"]),
+        "real": property(fn["real"]),
+        "imag": property(fn["imag"]),
+        "broadcast_to": _broadcast_to,
+    }

@@ -483,3 +483,10 @@ def get_unsafe_globals_in_checkpoint(f):
             return _weights_only.unsafe_globals(reader.get_record("data.pkl"))
         finally:
             reader.close()
+
+
+# --- Tensor members owned here (installed on Tensor by mstorch/_install.py) ---------------------------------
+
+
+TENSOR_MEMBERS = {"__reduce_ex__": lambda self, protocol: reduce_tensor(self)}
+PARAMETER_MEMBERS = {"__reduce_ex__": lambda self, protocol: reduce_parameter(self)}

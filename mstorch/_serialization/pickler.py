@@ -10,6 +10,8 @@ import pickle
 import types
 
 from .. import _dtype as D
+from .. import _layout
+from ..nn.modules.module import Module
 from .._device import device as _device_cls
 from . import names
 from . import rebuild as R
@@ -56,14 +58,10 @@ class Saver:
         return ("storage", stype, st._key, st._location, numel)
 
 
-_Module = None
-_Layout = None
-
 
 def special_reduce(obj):
     """torch's pickled form of mstorch objects whose own reduce names mstorch internals, or
     NotImplemented."""
-    global _Module, _Layout
     t = type(obj)
     if t is D.dtype or t is R.StorageType:
         return obj._name  # a global: torch.float32, torch.FloatStorage
@@ -73,13 +71,9 @@ def special_reduce(obj):
         method = names.tensor_method_name(obj)
         # torch's form of a tensor method: getattr(torch._C.TensorBase, 'relu'); torch.Tensor serves too
         return NotImplemented if method is None else (getattr, (names.Tensor, method))
-    if _Module is None:
-        import mstorch
-        from ..nn.modules.module import Module
-        _Module, _Layout = Module, type(mstorch.strided)
-    if t is _Layout:
+    if t is _layout.layout:
         return (R._get_layout, (repr(obj),))
-    if isinstance(obj, _Module) and t.__reduce_ex__ is _Module.__reduce_ex__:
+    if isinstance(obj, Module) and t.__reduce_ex__ is Module.__reduce_ex__:
         # torch's form: NEWOBJ of the class, then BUILD with the state (Module.__setstate__)
         return (copyreg.__newobj__, (t,), obj.__getstate__())
     return NotImplemented

@@ -15,6 +15,7 @@ import numpy as np
 import mindspore as ms
 
 from .. import _dtype as D
+from .. import _layout
 from .. import _device
 from .._tensor import Tensor, wrap
 
@@ -356,9 +357,8 @@ def set_obj_state(obj, state):
 
 def _get_layout(name):
     """torch.serialization._get_layout: a layout object from its repr ('torch.strided')."""
-    import mstorch
-    layout = getattr(mstorch, name.rpartition(".")[2], None)
-    if layout is None or type(layout).__name__ != "_Layout":
+    layout = getattr(_layout, name.rpartition(".")[2], None)
+    if not isinstance(layout, _layout.layout):
         raise RuntimeError(f"mstorch.load: layout {name} is not supported")
     return layout
 

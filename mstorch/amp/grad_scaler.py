@@ -11,6 +11,11 @@ from enum import Enum
 
 import numpy as np
 
+from .. import _dtype as D
+from .. import _functions as fn
+from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
+
 __all__ = ["OptState", "GradScaler"]
 
 
@@ -24,16 +29,10 @@ def _refresh_per_optimizer_state():
     return {"stage": OptState.READY, "found_inf_per_device": {}}
 
 
-def _torch():
-    import mstorch
-    return mstorch
-
-
 def _non_finite_check_and_unscale_(grads, found_inf, inv_scale):
     """torch._amp_foreach_non_finite_check_and_unscale_ over one device and dtype."""
-    torch = _torch()
     for g in grads:
-        if not bool(torch.isfinite(g).all()):
+        if not bool(fn.isfinite(g).all()):
             found_inf.fill_(1.0)
         g.mul_(inv_scale)
 
@@ -92,19 +91,17 @@ class GradScaler:
         return (self._scale, self._growth_tracker)
 
     def _lazy_init_scale_growth_tracker(self, dev):
-        torch = _torch()
         if self._growth_tracker is not None:
             raise AssertionError("_growth_tracker initialized before _scale")
-        self._scale = torch.full((), self._init_scale, dtype=torch.float32, device=dev)
-        self._growth_tracker = torch.full((), self._init_growth_tracker, dtype=torch.int32, device=dev)
+        self._scale = fn.full((), self._init_scale, dtype=D.float32, device=dev)
+        self._growth_tracker = fn.full((), self._init_growth_tracker, dtype=D.int32, device=dev)
 
     def scale(self, outputs):
         if not self._enabled:
             return outputs
-        torch = _torch()
 
         def apply_scale(val):
-            if isinstance(val, torch.Tensor):
+            if isinstance(val, Tensor):
                 if self._scale is None:
                     self._lazy_init_scale_growth_tracker(val.device)
                 return val * self._scale
@@ -116,17 +113,16 @@ class GradScaler:
         return apply_scale(outputs)
 
     def _unscale_grads_(self, optimizer, inv_scale, found_inf, allow_fp16):
-        torch = _torch()
         per_dtype = defaultdict(list)
-        with torch.no_grad():
+        with no_grad():
             for group in optimizer.param_groups:
                 for param in group["params"]:
-                    if not isinstance(param, torch.Tensor):
+                    if not isinstance(param, Tensor):
                         raise AssertionError(f"expected param to be torch.Tensor, got {type(param).__name__}")
                     grad = param.grad
                     if grad is None:
                         continue
-                    if (not allow_fp16) and grad.dtype == torch.float16:
+                    if (not allow_fp16) and grad.dtype == D.float16:
                         raise ValueError("Attempting to unscale FP16 gradients.")
                     per_dtype[grad.dtype].append(grad)
             for grads in per_dtype.values():
@@ -143,9 +139,8 @@ class GradScaler:
             raise RuntimeError("unscale_() has already been called on this optimizer since the last update().")
         elif optimizer_state["stage"] is OptState.STEPPED:
             raise RuntimeError("unscale_() is being called after step().")
-        torch = _torch()
         inv_scale = self._scale.double().reciprocal().float()
-        found_inf = torch.full((), 0.0, dtype=torch.float32, device=self._scale.device)
+        found_inf = fn.full((), 0.0, dtype=D.float32, device=self._scale.device)
         optimizer_state["found_inf_per_device"] = self._unscale_grads_(optimizer, inv_scale, found_inf, False)
         optimizer_state["stage"] = OptState.UNSCALED
 
@@ -275,10 +270,9 @@ class GradScaler:
         self.__dict__.update(state)
 
     def _check_inf_per_device(self, optimizer):
-        torch = _torch()
         _scale, _ = self._check_scale_growth_tracker("_check_inf_per_device")
-        dummy_inv_scale = torch.full((), 1.0, dtype=torch.float32, device=_scale.device)
-        found_inf = torch.full((), 0.0, dtype=torch.float32, device=_scale.device)
+        dummy_inv_scale = fn.full((), 1.0, dtype=D.float32, device=_scale.device)
+        found_inf = fn.full((), 0.0, dtype=D.float32, device=_scale.device)
         self._per_optimizer_states[id(optimizer)]["found_inf_per_device"] = self._unscale_grads_(
             optimizer, dummy_inv_scale, found_inf, True)
         return self._per_optimizer_states[id(optimizer)]["found_inf_per_device"]

@@ -221,3 +221,30 @@ def resume_recording():
     differentiation with bare mstorch tensor math calls this after the native call.
     """
     P.enable_recording()
+
+
+# --- Tensor members owned here (installed on Tensor by mstorch/_install.py) ---------------------------------
+
+
+def _retain_grad(self):
+    if not self.requires_grad:
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    if not P.is_leaf(self._ms):
+        hooks.retain_grad(self._ms)
+
+
+def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+def _register_hook(self, hook):
+    return hooks.register_tensor_hook(self, hook)
+
+
+def _register_post_accumulate_grad_hook(self, hook):
+    return hooks.register_post_accumulate_grad_hook(self, hook)
+
+
+TENSOR_MEMBERS = {"grad_fn": property(lambda self: graph.node_for(self._ms)), "retain_grad": _retain_grad,
+                  "backward": _backward, "register_hook": _register_hook,
+                  "register_post_accumulate_grad_hook": _register_post_accumulate_grad_hook}

@@ -8,6 +8,7 @@ tensors go to MindSpore's node, so its engine frees them after backward and chec
 import copy
 import functools
 import inspect
+import threading
 
 from mindspore import Tensor as _MsTensor
 
@@ -78,7 +79,9 @@ class _Bridge(P.FunctionBase):
         if dirty:
             # an input modified in place and returned: apply hands back the caller's own tensor
             outs = out if isinstance(out, tuple) else (out,)
-            _returned_inputs[:] = [(i, j) for i, o in enumerate(outs) for j, a in enumerate(args)
+            applying = _applying()
+            if applying:
+                applying[-1][:] = [(i, j) for i, o in enumerate(outs) for j, a in enumerate(args)
                                    if o is a and any(o is d for d in dirty)]
         if isinstance(out, tuple):
             return tuple(o._ms if isinstance(o, Tensor) else o for o in out)
@@ -207,19 +210,32 @@ class Function:
             args, kwargs = bound.args, bound.kwargs
         if kwargs:
             raise TypeError(f"forward() got an unexpected keyword argument '{next(iter(kwargs))}'")
-        del _returned_inputs[:]
-        out = cls._bridge.apply(*(a._ms if isinstance(a, Tensor) else a for a in args))
+        returned = []   # filled by forward: (output index, input index) of inputs returned as outputs
+        applying = _applying()
+        applying.append(returned)
+        try:
+            out = cls._bridge.apply(*(a._ms if isinstance(a, Tensor) else a for a in args))
+        finally:
+            applying.pop()
         if isinstance(out, tuple):
             res = [_output(o, cls) for o in out]
         else:
             res = [_output(out, cls)]
-        for i, j in _returned_inputs:
+        for i, j in returned:
             args[j]._ms = res[i]._ms   # MindSpore moved the input's history onto this output
             res[i] = args[j]
         return tuple(res) if isinstance(out, tuple) else res[0]
 
 
-_returned_inputs = []   # (output index, input index) pairs of the apply in progress
+_local = threading.local()
+
+
+def _applying():
+    """This thread's stack of Function.apply calls in progress (a forward may apply another Function)."""
+    stack = getattr(_local, "applying", None)
+    if stack is None:
+        stack = _local.applying = []
+    return stack
 
 
 def _output(o, cls):

@@ -4,13 +4,14 @@ MindSpore's own retain_grad clones the gradient with a kernel that CPU lacks ("T
 unregistered"), so a retained gradient is kept by a tensor hook of ours instead; like torch's, that
 hook always runs after the user's hooks (it is moved to the end when a hook is added).
 """
+import threading
 import weakref
 
 from mindspore import ops as _ops
+from mindspore.ops import auto_generate as _gen
 
 from .. import _ms_private as P
 from .._tensor import Tensor, wrap, write_memory
-from ..ops._views import _copy
 
 
 class RemovableHandle:
@@ -69,16 +70,6 @@ def _install_retain_hook(t):
     P.set_retain_hook(t, t.register_hook(keep))
 
 
-def warn_non_leaf_grad():
-    import warnings
-    warnings.warn(
-        "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
-        "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
-        "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf "
-        "Tensor by mistake, make sure you access the leaf Tensor instead. See "
-        "github.com/pytorch/pytorch/pull/30531 for more information.", UserWarning, stacklevel=3)
-
-
 # --- leaf gradients -------------------------------------------------------------------------------
 #
 # Every leaf requiring grad gets this hook (installed by _ms_private's set_requires_grad, kept after
@@ -98,9 +89,17 @@ def warn_non_leaf_grad():
 #   strides (the kernel the engine would have run); a ``.grad`` laid out otherwise (assigned by hand)
 #   is added to here in place, as torch's accumulation does.
 
-_pending = []                      # (leaf weakref, view) handed out during the current backward
-_accumulated = []                  # leaves with post-accumulate-grad hooks that got a gradient
-state = {"create_graph": False, "accumulate": False}
+class _EngineRun(threading.local):
+    """The backward run in progress in this thread (runs in two threads do not see each other's)."""
+
+    def __init__(self):
+        self.create_graph = False   # autograd.grad/backward(create_graph=True)
+        self.accumulate = False     # backward() writes .grad; autograd.grad returns the gradients
+        self.pending = []           # (leaf weakref, view) handed out during the current backward
+        self.accumulated = []       # leaves with post-accumulate-grad hooks that got a gradient
+
+
+_run = _EngineRun()
 
 
 def _leaf_hook_for(t):
@@ -110,25 +109,32 @@ def _leaf_hook_for(t):
         owner = ref()
         if owner is None:
             return None
-        if not state["accumulate"]:
+        run = _run
+        if not run.accumulate:
             return None            # autograd.grad: the gradient is returned, .grad is left alone
         if P.post_accumulate_hooks(owner):
-            _accumulated.append(ref)
+            run.accumulated.append(ref)
         current = P.grad(owner)
         if current is not None:
             return _add_to_grad(owner, current, grad)
-        if state["create_graph"]:
+        if run.create_graph:
             return _ops.mul(grad, 1)   # keeps the graph; views made in backward lose edges
         if not _obeys_layout(grad, owner) or grad.storage_offset():
             return _copy_in_layout(grad, owner)
         view = grad.view(grad.shape)
-        _pending.append((ref, view))
+        run.pending.append((ref, view))
         return view
 
     return leaf_grad
 
 
-P.leaf_hook_factory[:] = [_leaf_hook_for]
+# MindSpore's engine needs this hook on every leaf requiring grad (see above). Measured on CPU; GPU and
+# Ascend are not measured yet (no device image carries MindSpore), so the hook is installed there too.
+NEEDS_LEAF_HOOK = {"CPU": True, "GPU": True, "Ascend": True}
+
+
+def install_leaf_hook(device):
+    P.set_leaf_hook_factory(_leaf_hook_for if NEEDS_LEAF_HOOK.get(device, True) else None)
 
 
 def _engine_adds(t):
@@ -160,13 +166,13 @@ def _obeys_layout(grad, leaf):
 def _copy_in_layout(grad, leaf):
     """A copy of ``grad`` in memory of its own, laid out as torch lays out ``leaf``'s gradient."""
     if leaf.is_contiguous() or not _dense_strides(leaf):
-        return _copy(grad)
+        return _gen.copy(grad)
     strides = leaf.stride()
     order = sorted(range(leaf.ndim), key=lambda d: -strides[d])   # outermost dim first
     inverse = [0] * len(order)
     for i, d in enumerate(order):
         inverse[d] = i
-    return _ops.transpose(_copy(_ops.transpose(grad, tuple(order))), tuple(inverse))
+    return _ops.transpose(_gen.copy(_ops.transpose(grad, tuple(order))), tuple(inverse))
 
 
 def _add_to_grad(owner, current, grad):
@@ -184,7 +190,7 @@ def _add_to_grad(owner, current, grad):
             "location. Please clone() the tensor before performing the operation.")
     total = _ops.add(current, grad)
     P.set_grad(owner, None)
-    if state["create_graph"]:
+    if _run.create_graph:
         return total               # torch's accumulation with a graph is out of place too
     write_memory(current, total)
     return P.detach(current)
@@ -239,20 +245,21 @@ class _DictEntry:
 def begin_backward(create_graph, accumulate):
     """Set the leaf hooks up for one engine run; returns what ``end_backward`` restores (runs nest: a
     checkpointed forward recomputed inside a backward runs autograd again)."""
-    saved = (dict(state), len(_pending), len(_accumulated))
-    state["create_graph"] = bool(create_graph)
-    state["accumulate"] = accumulate
+    run = _run
+    saved = (run.create_graph, run.accumulate, len(run.pending), len(run.accumulated))
+    run.create_graph, run.accumulate = bool(create_graph), accumulate
     return saved
 
 
 def end_backward(saved, grad_outputs=None):
     """After an engine run (``grad_outputs`` None when it failed): un-alias the gradients it handed
     out, call post-accumulate-grad hooks, and restore the enclosing run's settings."""
-    old_state, n_pending, n_accumulated = saved
-    pending, accumulated = _pending[n_pending:], _accumulated[n_accumulated:]
-    del _pending[n_pending:], _accumulated[n_accumulated:]
-    create_graph = bool(state.get("create_graph"))
-    state.update(old_state)
+    run = _run
+    old_create, old_accumulate, n_pending, n_accumulated = saved
+    pending, accumulated = run.pending[n_pending:], run.accumulated[n_accumulated:]
+    del run.pending[n_pending:], run.accumulated[n_accumulated:]
+    create_graph = run.create_graph
+    run.create_graph, run.accumulate = old_create, old_accumulate
     if grad_outputs is not None:
         _unalias_fresh_grads(pending, grad_outputs)
         _run_post_accumulate_hooks(accumulated, create_graph)

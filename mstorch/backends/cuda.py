@@ -1,4 +1,7 @@
 """torch.backends.cuda: matmul precision flags are stored; MindSpore has no TF32 switch on CPU."""
+import contextlib
+
+from .. import _runtime
 
 
 class _MatmulFlags:
@@ -11,8 +14,7 @@ matmul = _MatmulFlags()
 
 
 def is_built():
-    from .. import cuda
-    return cuda.is_available()
+    return _runtime.device_target() == "GPU"   # torch.cuda.is_available()'s answer
 
 
 # scaled_dot_product_attention backend switches: global, as torch's (they apply on CPU too). mstorch has one
@@ -99,13 +101,21 @@ def _flash_refusal(q, k, v, dropout_p):
 
 
 def sdp_kernel(enable_flash=True, enable_math=True, enable_mem_efficient=True, enable_cudnn=True):
-    """Mirrors the deprecated torch.backends.cuda.sdp_kernel (a FutureWarning, then nn.attention.sdpa_kernel)."""
+    """Mirrors the deprecated torch.backends.cuda.sdp_kernel: a FutureWarning, then a context manager that
+    enables only the chosen backends inside the block, as ``nn.attention.sdpa_kernel`` of that list does."""
     import warnings
-    from ..nn.attention import SDPBackend, sdpa_kernel
     warnings.warn("`torch.backends.cuda.sdp_kernel()` is deprecated. In the future, this context manager will be "
                   "removed. Please see `torch.nn.attention.sdpa_kernel()` for the new context manager, with "
                   "updated signature.", FutureWarning, stacklevel=2)
-    chosen = [b for b, on in ((SDPBackend.FLASH_ATTENTION, enable_flash),
-                              (SDPBackend.EFFICIENT_ATTENTION, enable_mem_efficient),
-                              (SDPBackend.MATH, enable_math), (SDPBackend.CUDNN_ATTENTION, enable_cudnn)) if on]
-    return sdpa_kernel(chosen)
+    return _sdp_switches({"flash": enable_flash, "mem_efficient": enable_mem_efficient, "math": enable_math,
+                          "cudnn": enable_cudnn, "overrideable": False})
+
+
+@contextlib.contextmanager
+def _sdp_switches(switches):
+    previous = dict(_SDP)
+    try:
+        _SDP.update(switches)
+        yield {}
+    finally:
+        _SDP.update(previous)

@@ -303,14 +303,14 @@ def _check_tensor_list(ts, name):
 
 
 def _array(t):
-    from .. import bfloat16
+    from .._dtype import bfloat16
     d = t.detach()
     return np.ascontiguousarray((d.float() if d.dtype is bfloat16 else d).numpy())
 
 
 def _write(t, array):
     """``t[...] = array`` in place, outside autograd (c10d ops are not recorded)."""
-    from .. import no_grad
+    from ..autograd.grad_mode import no_grad
     from ..ops.creation import from_numpy
     with no_grad():
         t.copy_(from_numpy(np.ascontiguousarray(array)).reshape(t.shape))

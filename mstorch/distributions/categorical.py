@@ -1,5 +1,8 @@
 """torch.distributions.Categorical."""
-import mstorch as torch
+from .. import _dtype as D
+from .. import _functions as fn
+from .._finfo import finfo
+from .._size import Size
 from . import constraints
 from .distribution import Distribution
 from .utils import lazy_property, logits_to_probs, probs_to_logits
@@ -29,13 +32,13 @@ class Categorical(Distribution):
             self.logits = logits - logits.logsumexp(dim=-1, keepdim=True)
         self._param = self.probs if probs is not None else self.logits
         self._num_events = self._param.size()[-1]
-        batch_shape = self._param.size()[:-1] if self._param.ndimension() > 1 else torch.Size()
+        batch_shape = self._param.size()[:-1] if self._param.ndimension() > 1 else Size()
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Categorical, _instance)
-        batch_shape = torch.Size(batch_shape)
-        param_shape = batch_shape + torch.Size((self._num_events,))
+        batch_shape = Size(batch_shape)
+        param_shape = batch_shape + Size((self._num_events,))
         if "probs" in self.__dict__:
             new.probs = self.probs.expand(param_shape)
             new._param = new.probs
@@ -68,7 +71,7 @@ class Categorical(Distribution):
 
     @property
     def mean(self):
-        return torch.full(self._extended_shape(), nan, dtype=self.probs.dtype, device=self.probs.device)
+        return fn.full(self._extended_shape(), nan, dtype=self.probs.dtype, device=self.probs.device)
 
     @property
     def mode(self):
@@ -76,30 +79,30 @@ class Categorical(Distribution):
 
     @property
     def variance(self):
-        return torch.full(self._extended_shape(), nan, dtype=self.probs.dtype, device=self.probs.device)
+        return fn.full(self._extended_shape(), nan, dtype=self.probs.dtype, device=self.probs.device)
 
-    def sample(self, sample_shape=torch.Size()):
-        if not isinstance(sample_shape, torch.Size):
-            sample_shape = torch.Size(sample_shape)
+    def sample(self, sample_shape=Size()):
+        if not isinstance(sample_shape, Size):
+            sample_shape = Size(sample_shape)
         probs_2d = self.probs.reshape(-1, self._num_events)
-        samples_2d = torch.multinomial(probs_2d, sample_shape.numel(), True).T
+        samples_2d = fn.multinomial(probs_2d, sample_shape.numel(), True).T
         return samples_2d.reshape(self._extended_shape(sample_shape))
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
         value = value.long().unsqueeze(-1)
-        value, log_pmf = torch.broadcast_tensors(value, self.logits)
+        value, log_pmf = fn.broadcast_tensors(value, self.logits)
         value = value[..., :1]
         return log_pmf.gather(-1, value).squeeze(-1)
 
     def entropy(self):
-        min_real = torch.finfo(self.logits.dtype).min
-        logits = torch.clamp(self.logits, min=min_real)
+        min_real = finfo(self.logits.dtype).min
+        logits = fn.clamp(self.logits, min=min_real)
         return -(logits * self.probs).sum(-1)
 
     def enumerate_support(self, expand=True):
-        values = torch.arange(self._num_events, dtype=torch.long, device=self._param.device)
+        values = fn.arange(self._num_events, dtype=D.int64, device=self._param.device)
         values = values.view((-1,) + (1,) * len(self._batch_shape))
         if expand:
             values = values.expand((-1,) + self._batch_shape)

@@ -2,7 +2,8 @@
 
 Each constraint's ``check(value)`` returns a bool tensor; reprs and singletons are torch's.
 """
-import mstorch as torch
+from .. import _dtype as D
+from .. import _functions as fn
 
 __all__ = ["Constraint", "boolean", "cat", "dependent", "dependent_property", "greater_than",
            "greater_than_eq", "independent", "integer_interval", "interval", "half_open_interval",
@@ -218,7 +219,7 @@ class _Simplex(Constraint):
     event_dim = 1
 
     def check(self, value):
-        return torch.all(value >= 0, dim=-1) & ((value.sum(-1) - 1).abs() < 1e-6)
+        return fn.all(value >= 0, dim=-1) & ((value.sum(-1) - 1).abs() < 1e-6)
 
 
 class _Multinomial(Constraint):
@@ -252,8 +253,8 @@ class _Square(Constraint):
     event_dim = 2
 
     def check(self, value):
-        return torch.full(size=value.shape[:-2], fill_value=(value.shape[-2] == value.shape[-1]),
-                          dtype=torch.bool)
+        return fn.full(size=value.shape[:-2], fill_value=(value.shape[-2] == value.shape[-1]),
+                          dtype=D.bool_)
 
 
 class _Cat(Constraint):
@@ -280,7 +281,7 @@ class _Cat(Constraint):
         for constr, length in zip(self.cseq, self.lengths):
             checks.append(constr.check(value.narrow(self.dim, start, length)))
             start = start + length
-        return torch.cat(checks, self.dim)
+        return fn.cat(checks, self.dim)
 
 
 class _Stack(Constraint):
@@ -302,7 +303,7 @@ class _Stack(Constraint):
 
     def check(self, value):
         vs = [value.select(self.dim, i) for i in range(value.size(self.dim))]
-        return torch.stack([c.check(v) for v, c in zip(vs, self.cseq)], self.dim)
+        return fn.stack([c.check(v) for v, c in zip(vs, self.cseq)], self.dim)
 
 
 dependent = _Dependent()

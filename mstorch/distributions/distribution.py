@@ -1,7 +1,10 @@
 """torch.distributions.Distribution: shapes, argument/sample validation, the sample/rsample protocol."""
 import warnings
 
-import mstorch as torch
+from .. import _functions as fn
+from .._size import Size
+from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
 from . import constraints
 from .utils import lazy_property
 
@@ -25,7 +28,7 @@ class Distribution:
             raise ValueError
         Distribution._validate_args = value
 
-    def __init__(self, batch_shape=torch.Size(), event_shape=torch.Size(), validate_args=None):
+    def __init__(self, batch_shape=Size(), event_shape=Size(), validate_args=None):
         self._batch_shape = batch_shape
         self._event_shape = event_shape
         if validate_args is not None:
@@ -87,17 +90,17 @@ class Distribution:
     def stddev(self):
         return self.variance.sqrt()
 
-    def sample(self, sample_shape=torch.Size()):
-        with torch.no_grad():
+    def sample(self, sample_shape=Size()):
+        with no_grad():
             return self.rsample(sample_shape)
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=Size()):
         raise NotImplementedError
 
     def sample_n(self, n):
         warnings.warn("`sample_n(n)` will be deprecated. Use `sample((n,))` instead.", FutureWarning,
                       stacklevel=2)
-        return self.sample(torch.Size((n,)))
+        return self.sample(Size((n,)))
 
     def log_prob(self, value):
         raise NotImplementedError
@@ -115,15 +118,15 @@ class Distribution:
         raise NotImplementedError
 
     def perplexity(self):
-        return torch.exp(self.entropy())
+        return fn.exp(self.entropy())
 
-    def _extended_shape(self, sample_shape=torch.Size()):
-        if not isinstance(sample_shape, torch.Size):
-            sample_shape = torch.Size(sample_shape)
-        return torch.Size(sample_shape + self._batch_shape + self._event_shape)
+    def _extended_shape(self, sample_shape=Size()):
+        if not isinstance(sample_shape, Size):
+            sample_shape = Size(sample_shape)
+        return Size(sample_shape + self._batch_shape + self._event_shape)
 
     def _validate_sample(self, value):
-        if not isinstance(value, torch.Tensor):
+        if not isinstance(value, Tensor):
             raise ValueError("The value argument to log_prob must be a Tensor")
         event_dim_start = len(value.size()) - len(self._event_shape)
         if value.size()[event_dim_start:] != self._event_shape:

@@ -1,5 +1,5 @@
 """torch.distributions.exp_family.ExponentialFamily: entropy through the log-normalizer's gradient."""
-import mstorch as torch
+from .. import autograd
 from .distribution import Distribution
 
 __all__ = ["ExponentialFamily"]
@@ -23,7 +23,7 @@ class ExponentialFamily(Distribution):
         result = -self._mean_carrier_measure
         nparams = [p.detach().requires_grad_() for p in self._natural_params]
         lg_normal = self._log_normalizer(*nparams)
-        gradients = torch.autograd.grad(lg_normal.sum(), nparams, create_graph=True)
+        gradients = autograd.grad(lg_normal.sum(), nparams, create_graph=True)
         result += lg_normal
         for np, g in zip(nparams, gradients):
             result -= (np * g).reshape(self._batch_shape + (-1,)).sum(-1)

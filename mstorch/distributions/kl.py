@@ -3,7 +3,8 @@ import math
 import warnings
 from functools import total_ordering
 
-import mstorch as torch
+from .. import _functions as fn
+from .. import autograd
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .distribution import Distribution
@@ -81,7 +82,7 @@ def kl_divergence(p, q):
 
 
 def _infinite_like(tensor):
-    return torch.full_like(tensor, inf)
+    return fn.full_like(tensor, inf)
 
 
 @register_kl(Bernoulli, Bernoulli)
@@ -105,7 +106,7 @@ def _kl_expfamily_expfamily(p, q):
     p_nparams = [np.detach().requires_grad_() for np in p._natural_params]
     q_nparams = q._natural_params
     lg_normal = p._log_normalizer(*p_nparams)
-    gradients = torch.autograd.grad(lg_normal.sum(), p_nparams, create_graph=True)
+    gradients = autograd.grad(lg_normal.sum(), p_nparams, create_graph=True)
     result = q._log_normalizer(*q_nparams) - lg_normal
     for pnp, qnp, g in zip(p_nparams, q_nparams, gradients):
         result -= _sum_rightmost((qnp - pnp) * g, len(q.event_shape))

@@ -1,5 +1,6 @@
 """torch.distributions.OneHotCategorical (and its straight-through variant)."""
-import mstorch as torch
+from .. import _functions as fn
+from .._size import Size
 from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
@@ -23,7 +24,7 @@ class OneHotCategorical(Distribution):
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(OneHotCategorical, _instance)
-        batch_shape = torch.Size(batch_shape)
+        batch_shape = Size(batch_shape)
         new._categorical = self._categorical.expand(batch_shape)
         super(OneHotCategorical, new).__init__(batch_shape, self.event_shape, validate_args=False)
         new._validate_args = self._validate_args
@@ -61,8 +62,8 @@ class OneHotCategorical(Distribution):
     def param_shape(self):
         return self._categorical.param_shape
 
-    def sample(self, sample_shape=torch.Size()):
-        sample_shape = torch.Size(sample_shape)
+    def sample(self, sample_shape=Size()):
+        sample_shape = Size(sample_shape)
         probs = self._categorical.probs
         indices = self._categorical.sample(sample_shape)
         return one_hot(indices, self._categorical._num_events).to(probs)
@@ -77,7 +78,7 @@ class OneHotCategorical(Distribution):
 
     def enumerate_support(self, expand=True):
         n = self.event_shape[0]
-        values = torch.eye(n, dtype=self._param.dtype, device=self._param.device)
+        values = fn.eye(n, dtype=self._param.dtype, device=self._param.device)
         values = values.view((n,) + (1,) * len(self.batch_shape) + (n,))
         if expand:
             values = values.expand((n,) + self.batch_shape + (n,))
@@ -90,7 +91,7 @@ class OneHotCategoricalStraightThrough(OneHotCategorical):
 
     has_rsample = True
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=Size()):
         samples = self.sample(sample_shape)
         probs = self._categorical.probs
         return samples + (probs - probs.detach())

@@ -1,5 +1,6 @@
 """torch.distributions.Uniform."""
-import mstorch as torch
+from .. import _functions as fn
+from .._size import Size
 from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all, _Number
@@ -37,14 +38,14 @@ class Uniform(Distribution):
     def __init__(self, low, high, validate_args=None):
         self.low, self.high = broadcast_all(low, high)
         if isinstance(low, _Number) and isinstance(high, _Number):
-            batch_shape = torch.Size()
+            batch_shape = Size()
         else:
             batch_shape = self.low.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Uniform, _instance)
-        batch_shape = torch.Size(batch_shape)
+        batch_shape = Size(batch_shape)
         new.low = self.low.expand(batch_shape)
         new.high = self.high.expand(batch_shape)
         super(Uniform, new).__init__(batch_shape, validate_args=False)
@@ -55,9 +56,9 @@ class Uniform(Distribution):
     def support(self):
         return constraints.interval(self.low, self.high)
 
-    def rsample(self, sample_shape=torch.Size()):
+    def rsample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
-        rand = torch.rand(shape, dtype=self.low.dtype, device=self.low.device)
+        rand = fn.rand(shape, dtype=self.low.dtype, device=self.low.device)
         return self.low + rand * (self.high - self.low)
 
     def log_prob(self, value):
@@ -65,7 +66,7 @@ class Uniform(Distribution):
             self._validate_sample(value)
         lb = self.low.le(value).type_as(self.low)
         ub = self.high.gt(value).type_as(self.low)
-        return torch.log(lb.mul(ub)) - torch.log(self.high - self.low)
+        return fn.log(lb.mul(ub)) - fn.log(self.high - self.low)
 
     def cdf(self, value):
         if self._validate_args:
@@ -77,4 +78,4 @@ class Uniform(Distribution):
         return value * (self.high - self.low) + self.low
 
     def entropy(self):
-        return torch.log(self.high - self.low)
+        return fn.log(self.high - self.low)

@@ -1,7 +1,11 @@
 """torch.distributions.utils: broadcasting of parameters, probs <-> logits, lazy_property."""
 from functools import update_wrapper
 
-import mstorch as torch
+from .. import _dtype as D
+from .. import _functions as fn
+from .._finfo import finfo
+from .._tensor import Tensor
+from ..autograd.grad_mode import enable_grad
 from ..nn import functional as F
 
 euler_constant = 0.57721566490153286060
@@ -14,17 +18,17 @@ _Number = (int, float, bool)
 def broadcast_all(*values):
     """Mirrors torch.distributions.utils.broadcast_all: numbers become tensors of the first tensor's
     dtype (else the default dtype), then everything is broadcast together."""
-    if not all(isinstance(v, (torch.Tensor,) + _Number) for v in values):
+    if not all(isinstance(v, (Tensor,) + _Number) for v in values):
         raise ValueError("Input arguments must all be instances of Number, torch.Tensor or objects "
                          "implementing __torch_function__.")
-    if not all(isinstance(v, torch.Tensor) for v in values):
-        dtype = next((v.dtype for v in values if isinstance(v, torch.Tensor)), torch.get_default_dtype())
-        values = [v if isinstance(v, torch.Tensor) else torch.tensor(v, dtype=dtype) for v in values]
-    return torch.broadcast_tensors(*values)
+    if not all(isinstance(v, Tensor) for v in values):
+        dtype = next((v.dtype for v in values if isinstance(v, Tensor)), D.get_default_dtype())
+        values = [v if isinstance(v, Tensor) else fn.tensor(v, dtype=dtype) for v in values]
+    return fn.broadcast_tensors(*values)
 
 
 def _standard_normal(shape, dtype, device):
-    return torch.empty(shape, dtype=dtype, device=device).normal_()
+    return fn.empty(shape, dtype=dtype, device=device).normal_()
 
 
 def _sum_rightmost(value, dim):
@@ -35,20 +39,20 @@ def _sum_rightmost(value, dim):
 
 def logits_to_probs(logits, is_binary=False):
     if is_binary:
-        return torch.sigmoid(logits)
+        return fn.sigmoid(logits)
     return F.softmax(logits, dim=-1)
 
 
 def clamp_probs(probs):
-    eps = torch.finfo(probs.dtype).eps
+    eps = finfo(probs.dtype).eps
     return probs.clamp(min=eps, max=1 - eps)
 
 
 def probs_to_logits(probs, is_binary=False):
     ps_clamped = clamp_probs(probs)
     if is_binary:
-        return torch.log(ps_clamped) - torch.log1p(-ps_clamped)
-    return torch.log(ps_clamped)
+        return fn.log(ps_clamped) - fn.log1p(-ps_clamped)
+    return fn.log(ps_clamped)
 
 
 class lazy_property:
@@ -62,7 +66,7 @@ class lazy_property:
     def __get__(self, instance, obj_type=None):
         if instance is None:
             return _lazy_property_and_property(self.wrapped)
-        with torch.enable_grad():
+        with enable_grad():
             value = self.wrapped(instance)
         setattr(instance, self.wrapped.__name__, value)
         return value

@@ -143,9 +143,8 @@ class _AliasInChildren:
 
     def __enter__(self):
         if self.active:
-            import mstorch
             here = os.path.dirname(os.path.abspath(__file__))
-            extra = [os.path.join(here, "_alias_site"), os.path.dirname(os.path.dirname(mstorch.__file__))]
+            extra = [os.path.join(here, "_alias_site"), os.path.dirname(os.path.dirname(here))]
             self.saved = {k: os.environ.get(k) for k in ("PYTHONPATH", "MSTORCH_SPAWN_ALIAS")}
             os.environ["PYTHONPATH"] = os.pathsep.join(extra + [p for p in [self.saved["PYTHONPATH"]] if p])
             os.environ["MSTORCH_SPAWN_ALIAS"] = "1"

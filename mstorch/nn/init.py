@@ -30,7 +30,7 @@ def _no_grad_trunc_normal_(tensor, mean, std, a, b, generator=None):
     # torch 2.13 samples by rejection, drawing in this order, so seeded results follow its stream:
     # a wide [a, b] redraws normal samples that fall outside; a narrow one accepts uniform proposals on
     # [a, b] with probability pdf(x) / pdf(mode).
-    from .. import where, empty_like
+    from .._functions import where, empty_like
     with no_grad():
         if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
             lo, hi = tensor.new_tensor(a).item(), tensor.new_tensor(b).item()

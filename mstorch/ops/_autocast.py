@@ -5,7 +5,7 @@ ops in the autocast dtype ("lower": matmuls, convolutions, linear, prelu, attent
 in float32 ("fp32": losses, some pools, quantiles, cdist...); every other op runs in its inputs' dtype.
 Only floating tensors on the autocast device that are not float64 are cast.
 
-The hot path: ``bind_all`` wraps only the ops tagged here, and the wrapper's check while autocast is
+The hot path: ``_bind.build`` wraps only the ops tagged here, and the wrapper's check while autocast is
 off is one truthiness test of a set. On CPU, MindSpore lacks bfloat16 kernels for most of these ops,
 so a "lower" op runs as torch's CPU kernels effectively do: inputs rounded to the autocast dtype,
 computed in float32, the result rounded to the autocast dtype (gradients get the same roundings
@@ -77,7 +77,7 @@ def set_enabled(device_type, enabled):
 
 
 def tag(ops):
-    """Mark the op table's entries with their autocast policy (read by bind_all)."""
+    """Mark the op table's entries with their autocast policy (read by _bind.build)."""
     for name, policy in POLICY.items():
         if name in ops:
             ops[name].autocast = policy

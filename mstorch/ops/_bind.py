@@ -12,13 +12,13 @@ import mindspore as ms
 
 from .. import _dtype as _D
 from .. import _ms_private as _P
-from .. import _runtime
 from .._cast import cast as _cast
 from .._tensor import Tensor, wrap
 from .._sparse_tensor import SparseOperand, sparse_call, sparse_inplace
 from . import _autocast, _trace
-from ._registry import OPS
+from ._registry import OPS, PUBLIC
 from ._views import fresh
+from ._helpers import result_type as _result_type
 
 _MsTensor = ms.Tensor
 _AUTOCAST_ON = _autocast.ACTIVE   # thread idents with autocast on (a set shared with _autocast)
@@ -225,11 +225,9 @@ _CAST_ERROR = re.compile(r"^result type (\w+) can't be cast to the desired outpu
 def _check_result_fits(self, other):
     """torch checks that an in-place binary op's result type fits the receiver before it looks for a
     kernel: a float ``other`` for an integer ``bitwise_and_`` is a cast error, not a missing kernel."""
-    from .._dtype import can_cast
-    from .. import result_type
     if isinstance(other, (Tensor, bool, int, float, complex)):
-        rt = result_type(self, other)
-        if not can_cast(rt, self.dtype):
+        rt = _result_type(self._ms, other._ms if isinstance(other, Tensor) else other)
+        if not _D.can_cast(rt, self.dtype):
             raise RuntimeError(f"result type {_D.SCALAR_TYPE_NAMES[rt]} can't be cast to the desired output type "
                                f"{_D.SCALAR_TYPE_NAMES[self.dtype]}")
 
@@ -285,45 +283,35 @@ def _make_inplace(fn, name):
     return inplace
 
 
-FUNCTIONAL = {}   # torch.nn.functional names -> generated functions
+def build(device):
+    """Generate every op's callables for one device target, from the op table.
 
-
-def bind_all(namespace):
-    """Create every function and method for the current device target; return the functions."""
-    device = _runtime.device_target()
-    functions = {}
-    FUNCTIONAL.clear()
+    Returns ``(functions, methods, functional)``: ``mstorch.<name>`` functions (aliases included), Tensor
+    members by name (methods, aliases and in-place forms), and ``torch.nn.functional`` entries. Nothing
+    is assigned here: ``mstorch/_install.py`` is the one step that puts them on Tensor and in namespaces."""
+    functions, methods, functional = {}, {}, {}
     _autocast.tag(OPS)
     for name, opdef in OPS.items():
-        fn = _make_function(opdef, opdef.impl_for(device))
+        impl = opdef.impl_for(device)
+        fn = _make_function(opdef, impl)
         if opdef.functional:
-            FUNCTIONAL[opdef.functional if isinstance(opdef.functional, str) else name] = fn
+            functional[opdef.functional if isinstance(opdef.functional, str) else name] = fn
         if opdef.function:
             functions[name] = fn
             for alias in opdef.aliases:
                 functions[alias] = fn
         if opdef.method:
             method_name = opdef.method if isinstance(opdef.method, str) else name
-            method = _make_function(opdef, opdef.impl_for(device), method=method_name) if opdef.function else fn
-            if not _defined_on_class(method_name):
-                setattr(Tensor, method_name, method)
+            method = _make_function(opdef, impl, method=method_name) if opdef.function else fn
+            methods[method_name] = method
             for alias in opdef.aliases:
-                if not _defined_on_class(alias):
-                    setattr(Tensor, alias, method)
-        if opdef.inplace and not _defined_on_class(opdef.inplace):
+                methods[alias] = method
+        if opdef.inplace:
             if opdef.autocast:   # torch's autocast lists only out-of-place ops
-                fn = _make_function(opdef, opdef.impl_for(device), autocast=False)
-            setattr(Tensor, opdef.inplace, _make_inplace(fn, opdef.inplace))
+                fn = _make_function(opdef, impl, autocast=False)
+            methods[opdef.inplace] = _make_inplace(fn, opdef.inplace)
             for alias in opdef.aliases:
-                if not _defined_on_class(alias + "_"):
-                    setattr(Tensor, alias + "_", _make_inplace(fn, alias + "_"))
-    namespace.update(functions)
-    return functions
-
-
-_HANDWRITTEN = set(vars(Tensor))
-
-
-def _defined_on_class(name):
-    # methods written by hand in _tensor.py win over generated ones
-    return name in _HANDWRITTEN
+                methods[alias + "_"] = _make_inplace(fn, alias + "_")
+    PUBLIC.clear()
+    PUBLIC.update(functions)
+    return functions, methods, functional

@@ -60,6 +60,12 @@ class OpDef:
 
 OPS: dict[str, OpDef] = {}
 
+# The generated public functions by torch name, filled by ``ops/_bind.build``: for family code that
+# composes other public ops by name at call time (the sparse table runs a dense op on a sparse tensor's
+# values; a loss takes a user's distance function and the default one). The op layer cannot import
+# ``mstorch/_functions.py``, which is built above it.
+PUBLIC: dict[str, Callable] = {}
+
 # torch op name -> implementation for calls with a sparse tensor argument (``ops/sparse.py``). The
 # generated wrapper of the op falls back to it when an argument has no dense storage; it receives the
 # mstorch objects untouched. Ops missing here raise torch's "Could not run 'aten::<op>'" error.

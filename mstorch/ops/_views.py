@@ -15,7 +15,8 @@ from . import _msops as ops
 from mindspore.ops import auto_generate as _gen
 
 from .. import _ms_private as P
-from .._tensor import Tensor, wrap, scalar_type_name, solid as is_solid
+from .. import _dtype as D
+from .._tensor import Tensor, wrap, scalar_type_name, solid as is_solid, write_memory, broadcastable_to
 from .._cast import cast
 
 _copy = _gen.copy   # Copy: a real copy for every dtype, but it has no gradient
@@ -444,3 +445,50 @@ def broadcast_shape(shapes):
     for s in shapes[1:]:
         out = infer_size(out, tuple(s))
     return out
+
+
+# --- Tensor members owned here (installed on Tensor by mstorch/_install.py) ---------------------------------
+
+def write(self, new, check_cast=True):
+    """Make ``new`` (a mindspore.Tensor) the value of this tensor in place, as torch's ``*_`` ops do.
+
+    ``check_cast=False`` is copy_'s contract: any dtype converts."""
+    try:
+        return _write_checked(self, new, check_cast)
+    except BaseException:
+        # a failed MindSpore kernel switches op recording off for every later op: every in-place
+        # op, setitem and out= passes here, so none leaves autograd off for the process
+        P.enable_recording()
+        raise
+
+
+def _write_checked(self, new, check_cast):
+    self._check_inplace()
+    t = self._ms
+    if new.dtype != t.dtype:
+        src, dst = D._FROM_MS[new.dtype], D._FROM_MS[t.dtype]
+        if check_cast and not D.can_cast(src, dst):
+            raise RuntimeError(
+                f"result type {D.SCALAR_TYPE_NAMES[src]} can't be cast to the desired output type "
+                f"{D.SCALAR_TYPE_NAMES[dst]}")
+        new = cast(new, t.dtype)
+    if new.shape != t.shape:
+        if not broadcastable_to(new.shape, t.shape):
+            raise RuntimeError(
+                f"output with shape {list(t.shape)} doesn't match the broadcast shape {list(new.shape)}")
+        new = new.broadcast_to(t.shape)
+    if self._view is not None:
+        # copy_ into a MindSpore view fails on CPU: a view writes its base, then re-reads itself
+        return write_view(self, new)
+    if is_solid(t):
+        t.copy_(new)
+    elif P.requires_grad(t) and P.grad_enabled():
+        # an alias of other memory with a history to record: no producer makes one (views carry
+        # _view); keep autograd right, as a tensor of its own
+        self._ms = fresh(new)
+    else:   # an alias of other memory (a detached view, a strided .grad): write where it lies
+        write_memory(t, new)
+    return self
+
+
+TENSOR_MEMBERS = {"_write": write}

@@ -279,10 +279,6 @@ def imag(input):
     return wrap(ops.imag(input._ms))
 
 
-Tensor.real = property(real)
-Tensor.imag = property(imag)
-
-
 @register("conj", family=F, raw=True)
 def conj(input):
     return wrap(ops.conj(input._ms)) if input.dtype.is_complex else input

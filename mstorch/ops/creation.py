@@ -762,3 +762,46 @@ ByteTensor = _legacy_class("ByteTensor", D.uint8)
 BoolTensor = _legacy_class("BoolTensor", D.bool_)
 LEGACY_CLASSES = (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor, IntTensor, ShortTensor,
                   CharTensor, ByteTensor, BoolTensor)
+
+
+# --- Tensor members owned here (installed on Tensor by mstorch/_install.py) ---------------------------------
+
+
+def _tensor_new(cls, *args, **kwargs):
+    # torch.Tensor(data) / torch.Tensor(*sizes): the legacy constructor
+    w = object.__new__(cls)
+    w._ms = legacy_construct(args, kwargs, D.get_default_dtype())
+    return w
+
+
+def _array_wrap(self, array, context=None, return_scalar=False):
+    # np.sin(tensor) -> Tensor; torch has no NumPy bool interop here and returns uint8
+    if array.dtype == bool:
+        array = array.astype("uint8")
+    return from_numpy(np.ascontiguousarray(array) if array.ndim else array.reshape(()))
+
+
+def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def _new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+    return zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def _new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+    return ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def _new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+    return empty(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
+              pin_memory=False):
+    return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+TENSOR_MEMBERS = {"__new__": staticmethod(_tensor_new), "__array_wrap__": _array_wrap,
+                  "new_tensor": _new_tensor, "new_zeros": _new_zeros, "new_ones": _new_ones,
+                  "new_empty": _new_empty, "new_full": _new_full}

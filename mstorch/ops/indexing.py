@@ -892,3 +892,16 @@ def take_along_dim(input, indices, dim=None):
     x = ops.broadcast_to(input, tuple(xb)) if tuple(xb) != tuple(input.shape) else input
     i = ops.broadcast_to(indices, tuple(ib)) if tuple(ib) != tuple(indices.shape) else indices
     return gather(x, d, i)
+
+
+# --- Tensor members owned here (installed on Tensor by mstorch/_install.py) ---------------------------------
+
+
+def _iter(self):
+    if self._ms.ndim == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    # rows are views, as torch's unbind(0) gives: writing to one writes to this tensor
+    return iter([getitem(self, i) for i in range(self._ms.shape[0])])
+
+
+TENSOR_MEMBERS = {"__getitem__": getitem, "__setitem__": setitem, "__iter__": _iter}

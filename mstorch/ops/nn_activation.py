@@ -23,7 +23,7 @@ from .. import _dtype as D
 from .. import random as R
 from .._tensor import Tensor, wrap, scalar_type_name
 from ._helpers import dtype_of, float_result, scalar_tensor, wrap_dim, cast
-from ._registry import OPS, register
+from ._registry import OPS, PUBLIC, register
 from . import activation as _top
 from .pointwise import _not_impl, tanh_accurate
 from .reduction import vector_norm
@@ -401,13 +401,12 @@ def normalize(input, p=2.0, dim=1, eps=1e-12):
 @register("gumbel_softmax", family=F, function=False, method=False, functional=True, raw=True)
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     # composed from Tensor ops, as torch's: the noise is exponential_() from the generator torch would use
-    import mstorch as T
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=3)
-    gumbels = -T.empty_like(logits).exponential_().log()
+    gumbels = -PUBLIC["empty_like"](logits).exponential_().log()
     y_soft = ((logits + gumbels) / tau).softmax(dim)
     if not hard:
         return y_soft
     index = y_soft.max(dim, keepdim=True)[1]
-    y_hard = T.zeros_like(logits).scatter_(dim, index, 1.0)
+    y_hard = PUBLIC["zeros_like"](logits).scatter_(dim, index, 1.0)
     return y_hard - y_soft.detach() + y_soft

@@ -20,6 +20,8 @@ from ._registry import register
 from .activation import softmax_kernel
 from .linalg import _mm
 from .nn_linear import linear as _linear_op
+from .nn_dropout import dropout as _dropout_op
+from .._tensor import wrap
 from ..backends.cuda import sdp_backend_for as _sdp_backend_for
 
 F = "nn.attention"
@@ -35,9 +37,7 @@ def _linear(x, w, b):
 
 def _dropout(x, p):
     # torch draws the attention-dropout mask with at::dropout; F.dropout reproduces that stream
-    from .._tensor import wrap
-    from ..nn import functional as NF
-    return NF.dropout(wrap(x), p, True)._ms
+    return _dropout_op(wrap(x), p, True)._ms
 
 
 def _cname(t):

@@ -4,7 +4,7 @@ from . import _msops as ops
 
 from .. import _dtype as D
 from ._helpers import promote, wrap_dim, cast
-from ._registry import register
+from ._registry import PUBLIC, register
 from .nn_loss import F, _c, _float_only, _in_float, _mode, _pair, _reduce, _sg, _tname
 from .reduction import vector_norm
 from .pointwise import abs as _abs
@@ -69,7 +69,6 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
                                       reduction="mean"):
     # raw: distance_function is any callable on mstorch Tensors (a Module, a lambda)
-    import mstorch as T
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if margin <= 0:
@@ -78,14 +77,14 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
         raise RuntimeError("The anchor, positive, and negative tensors are expected to have the same number of "
                            f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative "
                            f"{negative.ndim}D inputs")
-    dist = distance_function if distance_function is not None else T.pairwise_distance
+    dist = distance_function if distance_function is not None else PUBLIC["pairwise_distance"]
     d_pos = dist(anchor, positive)
     d_neg = dist(anchor, negative)
     if swap:
-        d_neg = T.minimum(d_neg, dist(positive, negative))
-    loss = T.clamp_min(margin + d_pos - d_neg, 0)
+        d_neg = PUBLIC["minimum"](d_neg, dist(positive, negative))
+    loss = PUBLIC["clamp_min"](margin + d_pos - d_neg, 0)
     if reduction == "sum":
-        return T.sum(loss)
+        return PUBLIC["sum"](loss)
     if reduction == "mean":
-        return T.mean(loss)
+        return PUBLIC["mean"](loss)
     return loss

@@ -11,12 +11,9 @@ import numpy as np
 from .. import _dtype as D
 from .._sparse_tensor import SparseCooTensor, SparseCsrTensor, make, sparse_mm, unsupported
 from .._tensor import Tensor
-from ._registry import register_sparse
+from ._registry import PUBLIC, register_sparse
 
 
-def _ns():
-    import mstorch
-    return mstorch
 
 
 def _is_sparse(x):
@@ -41,7 +38,7 @@ def _keys(s):
 
 
 def _from_keys(keys, shape, k):
-    from .. import tensor
+    tensor = PUBLIC["tensor"]
     if len(keys) == 0:
         return tensor(np.zeros((k, 0), np.int64))
     return tensor(np.stack(np.unravel_index(keys, shape[:k])).astype(np.int64).reshape(k, -1))
@@ -49,7 +46,8 @@ def _from_keys(keys, shape, k):
 
 def _scatter_rows(n, parts, like):
     """A (n, *dense) value tensor: ``zeros.index_add`` of each (positions, values) part, in order."""
-    from .. import zeros, tensor
+    zeros = PUBLIC["zeros"]
+    tensor = PUBLIC["tensor"]
     out = zeros((n,) + tuple(like.shape[1:]), dtype=like.dtype)
     for pos, vals in parts:
         if len(pos):
@@ -127,7 +125,7 @@ def _add_like(input, other, alpha, name):
             raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size {size} while "
                                f"other has size {list(other.shape)} (FYI: dense-sparse addition does not currently "
                                "support broadcasting)")
-        return getattr(_ns(), name)(input, other.to_dense(), alpha=alpha)
+        return PUBLIC[name](input, other.to_dense(), alpha=alpha)
     if not _is_sparse(other) or not _is_sparse(input):
         raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
     if type(input) is not type(other):
@@ -168,7 +166,9 @@ def _at_indices(s, dense):
 def _times_lookup(s, other, s_first):
     """Each entry of ``s`` times ``other``'s coalesced value at the same index; exactly zero where
     ``other`` has none."""
-    from .. import tensor, zeros_like, where
+    tensor = PUBLIC["tensor"]
+    zeros_like = PUBLIC["zeros_like"]
+    where = PUBLIC["where"]
     c = other.coalesce()
     ck, sk = _keys(c), _keys(s)
     if not len(ck):
@@ -186,14 +186,14 @@ def _sparse_mul(a, b):
         raise RuntimeError("sparse_binary_op_intersection_cpu(): expects sparse inputs with equal dimensionality, "
                            "number of sparse dimensions, and shape of sparse dimensions")
     if a._coalesced and b._coalesced:   # the entries stored in both, in index order
-        from .. import tensor
+        tensor = PUBLIC["tensor"]
         ak, bk = _keys(a), _keys(b)
         keys, ia, ib = np.intersect1d(ak, bk, assume_unique=True, return_indices=True)
         vals = a._vals.index_select(0, tensor(ia.astype(np.int64))) * \
             b._vals.index_select(0, tensor(ib.astype(np.int64)))
         return make(_from_keys(keys, a._shape, a.sparse_dim()), vals, a._shape, True)
     if not a._nnz() or not b._nnz():
-        from .. import zeros
+        zeros = PUBLIC["zeros"]
         vals = zeros((0,) + tuple(a._vals.shape[1:]), dtype=D.promote_types(a.dtype, b.dtype))
         return make(a._idx[:, :0], vals, a._shape, True)
     # torch looks up the operand that is "probably coalesced" (coalesced, else the one with more entries,
@@ -227,7 +227,7 @@ def div(input, other, *, rounding_mode=None):
                            "for divisor)")
     if rounding_mode is not None and isinstance(input, SparseCooTensor):
         input = input.coalesce()   # rounding is not linear: torch sums repeated entries first
-    return input._with_values(_ns().div(input._vals, other, rounding_mode=rounding_mode))
+    return input._with_values(PUBLIC["div"](input._vals, other, rounding_mode=rounding_mode))
 
 
 # --- unary ops that map zero to zero -------------------------------------------------------------
@@ -246,7 +246,7 @@ def _zero_preserving(name):
     def op(input, *args, **kwargs):
         # torch coalesces first: f(a + b) is not f(a) + f(b)
         s = input.coalesce() if isinstance(input, SparseCooTensor) else input
-        return s._with_values(getattr(_ns(), name)(s._vals, *args, **kwargs))
+        return s._with_values(PUBLIC[name](s._vals, *args, **kwargs))
     op.__name__ = name
     return op
 
@@ -269,7 +269,7 @@ def pow(input, exponent):  # noqa: A001  (torch's name)
 
 def _sparse_sparse_mm(a, b):
     """sparse (n, k) @ sparse (k, m): every pair of entries meeting on k, summed per output index."""
-    from .. import tensor
+    tensor = PUBLIC["tensor"]
     if a.ndim != 2 or b.ndim != 2 or a.dense_dim() or b.dense_dim():
         raise RuntimeError("mstorch: sparse @ sparse supports 2-D sparse tensors with sparse_dim 2 only")
     if a._shape[1] != b._shape[0]:
@@ -346,7 +346,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 def index_select(input, dim, index):
     """Entries whose index along ``dim`` is selected, grouped by position in ``index`` (then in stored
     order), as torch's CPU kernel lists them; the result is not coalesced."""
-    from .. import tensor
+    tensor = PUBLIC["tensor"]
     s = _coo(input)
     n = s.ndim
     if not -n <= dim < n:
@@ -388,7 +388,7 @@ def transpose(input, dim0, dim1):
         raise NotImplementedError("mstorch: transpose of a dense dimension of a hybrid sparse tensor is not supported")
     if d0 == d1:
         return s
-    from .. import stack
+    stack = PUBLIC["stack"]
     rows = [s._idx[i] for i in range(k)]
     rows[d0], rows[d1] = rows[d1], rows[d0]
     shape = list(s._shape)
@@ -431,7 +431,9 @@ def sparse_sum(input, dim=None, keepdim=False, dtype=None):
         return out
     r = make(s._idx[keep], vals, shape, False).coalesce()
     if keepdim:
-        from .. import zeros, stack, int64
+        zeros = PUBLIC["zeros"]
+        stack = PUBLIC["stack"]
+        int64 = D.int64
         rows = [r._idx[keep.index(d)] if d in keep else zeros(r._nnz(), dtype=int64) for d in range(k)]
         full = [1 if d in dims else s._shape[d] for d in range(n)]
         return make(stack(rows) if rows else r._idx, r._vals, full, False)

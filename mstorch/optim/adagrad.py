@@ -18,7 +18,7 @@ def _step_state(fused, value=0.0):
 
 
 def _sum_state(p, value):
-    from .. import full_like
+    from .._functions import full_like
     return full_like(p, complex(value, value) if p.is_complex() else value).detach()
 
 

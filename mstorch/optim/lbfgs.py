@@ -18,6 +18,7 @@ import numpy as np
 import mindspore as ms
 
 from .. import _ms_private as P
+from .._functions import cat
 from .._tensor import Tensor, wrap
 from ..autograd import resume_recording
 from ..autograd.grad_mode import enable_grad, no_grad
@@ -143,8 +144,7 @@ class _TensorVectors:
     """Flat vectors as mstorch tensors (torch's code, op for op)."""
 
     def __init__(self, params):
-        import mstorch
-        self._cat = mstorch.cat
+        self._cat = cat
         self.params = params
 
     def flat_grad(self):

@@ -4,7 +4,9 @@ The COO layout is complete for these; CSR tensors (``torch.sparse_csr_tensor``, 
 through their COO form. The element-wise and product ops live in the sparse op table (``ops/sparse.py``).
 """
 from .._sparse_tensor import SparseCooTensor, SparseCsrTensor, make as _make, sparse_coo_tensor as _coo_tensor
+from .. import _dtype as D
 from ..ops import sparse as _ops
+from ..ops._registry import PUBLIC
 
 __all__ = ["mm", "addmm", "sum", "softmax", "log_softmax", "FloatTensor", "DoubleTensor", "LongTensor"]
 
@@ -13,13 +15,13 @@ def mm(mat1, mat2, reduce="sum"):
     """torch.sparse.mm: sparse @ dense is dense, sparse @ sparse is sparse; gradients reach both."""
     if reduce != "sum":
         raise NotImplementedError(f"mstorch: torch.sparse.mm(reduce={reduce!r}) is not supported")
-    from .. import mm as _mm
+    _mm = PUBLIC["mm"]
     return _mm(mat1, mat2)
 
 
 def addmm(mat, mat1, mat2, *, beta=1.0, alpha=1.0):
     """torch.sparse.addmm: beta * mat + alpha * (mat1 @ mat2) with a sparse ``mat1``."""
-    from .. import addmm as _addmm
+    _addmm = PUBLIC["addmm"]
     return _addmm(mat, mat1, mat2, beta=beta, alpha=alpha)
 
 
@@ -32,7 +34,8 @@ def sum(input, dim=None, dtype=None):  # noqa: A001  (torch's name)
 
 def _grouped(input, dim, log):
     import numpy as np
-    from .. import tensor, zeros
+    tensor = PUBLIC["tensor"]
+    zeros = PUBLIC["zeros"]
     if not isinstance(input, SparseCooTensor):
         raise TypeError("mstorch: torch.sparse.softmax expects a sparse COO tensor")
     if input.dense_dim() != 0:
@@ -80,7 +83,11 @@ def _legacy(dtype_name):
     """torch.sparse.FloatTensor(indices, values, size) and friends: the pre-1.0 constructors pygcn-era
     scripts still call."""
     def ctor(*args):
-        from .. import Size, float32, float64, int64, zeros
+        from .._size import Size
+        float32 = D.float32
+        float64 = D.float64
+        int64 = D.int64
+        zeros = PUBLIC["zeros"]
         dtype = {"Float": float32, "Double": float64, "Long": int64}[dtype_name]
         if all(isinstance(a, int) for a in args):   # FloatTensor(2, 3): an empty sparse tensor of that size
             return _coo_tensor(zeros(len(args), 0, dtype=int64), zeros(0, dtype=dtype), Size(args))

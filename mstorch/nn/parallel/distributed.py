@@ -148,7 +148,7 @@ class DistributedDataParallel(Module):
             self.require_backward_grad_sync = old
 
     def forward(self, *inputs, **kwargs):
-        from ... import is_grad_enabled
+        from ...autograd.grad_mode import is_grad_enabled
         if self._ready:
             missing = " ".join(str(i) for i in range(len(self._params)) if i not in self._ready)
             self._ready = []

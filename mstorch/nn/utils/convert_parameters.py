@@ -1,12 +1,12 @@
 """torch.nn.utils parameters_to_vector / vector_to_parameters."""
+from ..._functions import cat
 from ..._tensor import Tensor
 
 __all__ = ["parameters_to_vector", "vector_to_parameters"]
 
 
 def parameters_to_vector(parameters):
-    import mstorch
-    return mstorch.cat([p.view(-1) for p in parameters])
+    return cat([p.view(-1) for p in parameters])
 
 
 def vector_to_parameters(vec, parameters):

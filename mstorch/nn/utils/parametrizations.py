@@ -3,6 +3,7 @@
 Not provided: ``orthogonal`` (it needs matrix_exp / Cayley / Householder maps and complex support;
 see docs/known-differences.md).
 """
+from ... import _functions as T
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
@@ -41,9 +42,6 @@ def weight_norm(module, name="weight", dim=0):
     return module
 
 
-def _ms():
-    import mstorch
-    return mstorch
 
 
 class _SpectralNorm(Module):
@@ -73,7 +71,6 @@ class _SpectralNorm(Module):
         return weight.flatten(1)
 
     def _power_method(self, mat, n_power_iterations):
-        T = _ms()
         with no_grad():
             mat = mat.detach()
             for _ in range(n_power_iterations):
@@ -84,7 +81,6 @@ class _SpectralNorm(Module):
     def forward(self, weight):
         if weight.ndim == 1:
             return F.normalize(weight, dim=0, eps=self.eps)
-        T = _ms()
         mat = self._reshape_weight_to_matrix(weight)
         if self.training:
             self._power_method(mat, self.n_power_iterations)

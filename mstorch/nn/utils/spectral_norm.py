@@ -1,5 +1,6 @@
 """torch.nn.utils.spectral_norm / remove_spectral_norm: the forward-pre-hook form (``weight_orig``, buffers
 ``weight_u``, ``weight_v``; u and v start from torch's generator stream, so they equal torch's after seeding)."""
+from ... import _functions as T
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
@@ -10,9 +11,6 @@ __all__ = ["SpectralNorm", "SpectralNormLoadStateDictPreHook", "SpectralNormStat
            "remove_spectral_norm"]
 
 
-def _ms():
-    import mstorch
-    return mstorch
 
 
 def _add_load_pre_hook(module, hook):
@@ -41,7 +39,6 @@ class SpectralNorm:
         return mat.reshape(mat.size(0), -1)
 
     def compute_weight(self, module, do_power_iteration):
-        T = _ms()
         weight = getattr(module, self.name + "_orig")
         u = getattr(module, self.name + "_u")
         v = getattr(module, self.name + "_v")
@@ -71,7 +68,6 @@ class SpectralNorm:
     def _solve_v_and_rescale(self, weight_mat, u, target_sigma):
         # v with u = normalize(W v) and sigma = u.W.v: v = pinv(W^T W) W^T u, rescaled (old checkpoints only)
         import numpy as np
-        T = _ms()
         w = weight_mat.detach().double().numpy()
         v = np.linalg.pinv(w.T @ w) @ w.T @ u.detach().double().numpy()
         v = T.tensor(v).to(weight_mat.dtype)

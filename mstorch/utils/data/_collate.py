@@ -14,7 +14,7 @@ import numpy as np
 import mindspore as ms
 
 from ..._tensor import Tensor, wrap
-from ... import as_tensor, from_numpy, stack, tensor as _tensor
+from ..._functions import as_tensor, from_numpy, stack, tensor as _tensor
 from ..._dtype import float64
 
 np_str_obj_array_pattern = re.compile(r"[SaUO]")

@@ -21,7 +21,9 @@ from typing import Generic, TypeVar
 
 import numpy as np
 
-from ... import accelerator, empty, int64, from_numpy
+from ... import accelerator
+from ..._dtype import int64
+from ..._functions import empty, from_numpy
 from ..._tensor import Tensor
 from . import _collate
 from . import _worker

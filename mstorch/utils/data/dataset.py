@@ -5,7 +5,7 @@ import math
 import warnings
 from typing import Generic, Iterable, TypeVar
 
-from ... import randperm
+from ..._functions import randperm
 from ...random import default_generator
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "ChainDataset",

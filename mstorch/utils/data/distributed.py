@@ -1,7 +1,7 @@
 """``DistributedSampler``: mirrors ``torch.utils.data.distributed`` (same shuffles, padding, strides)."""
 import math
 
-from ... import randperm
+from ..._functions import randperm
 from ...random import Generator
 from .sampler import Sampler
 

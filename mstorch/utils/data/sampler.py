@@ -6,7 +6,8 @@ which reproduce torch's CPU streams: the same seed gives the same indices as tor
 import itertools
 from typing import Generic, TypeVar
 
-from ... import empty, int64, randint, randperm, multinomial, as_tensor, double
+from ..._dtype import int64, float64 as double
+from ..._functions import empty, randint, randperm, multinomial, as_tensor
 from ...random import Generator
 
 __all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler",
