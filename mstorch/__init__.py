@@ -48,6 +48,7 @@ from . import nn  # noqa: E402
 from . import serialization  # noqa: E402
 from .serialization import save, load  # noqa: E402
 from . import utils  # noqa: E402
+utils._import_submodules()  # noqa: E402  (they need the names above)
 
 
 class _Layout:

@@ -512,6 +512,11 @@ class Tensor:
         from .autograd.hooks import register_post_accumulate_grad_hook
         return register_post_accumulate_grad_hook(self, hook)
 
+    @property
+    def _backward_hooks(self):
+        """torch's table of this tensor's ``register_hook`` hooks by handle id; None before the first."""
+        return P.tensor_hooks(self._ms)
+
     def detach(self):
         return wrap(P.detach(self._ms))
 
