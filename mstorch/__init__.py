@@ -161,5 +161,8 @@ from . import linalg, special  # noqa: E402,F401  (torch.linalg, torch.special: 
 from . import jit, onnx, testing  # noqa: E402,F401
 from . import distributed, multiprocessing  # noqa: E402,F401
 from . import hub  # noqa: E402,F401
+from . import profiler  # noqa: E402,F401
+from . import storage  # noqa: E402,F401
+from .storage import UntypedStorage  # noqa: E402,F401
 from . import fft  # noqa: E402,F401  (torch.fft: from the op table)
 from ._toplevel_nn import batch_norm, instance_norm, embedding  # noqa: E402,F401  (ATen argument order)
