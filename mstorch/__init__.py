@@ -49,6 +49,7 @@ from .serialization import save, load  # noqa: E402
 _install.install()   # the one step that puts methods and operators on Tensor (see _install.py)
 
 from . import utils  # noqa: E402
+from .utils import data as _data, checkpoint as _checkpoint, _pytree  # noqa: E402,F401  (torch.utils.*)
 from ._layout import (layout, memory_format, strided, sparse_coo, sparse_csr, contiguous_format,  # noqa: E402,F401
                       channels_last, preserve_format)
 from ._sparse_tensor import sparse_coo_tensor, sparse_csr_tensor  # noqa: E402
@@ -135,5 +136,8 @@ from . import linalg, special  # noqa: E402,F401  (torch.linalg, torch.special: 
 from . import jit, onnx, testing  # noqa: E402,F401
 from . import distributed, multiprocessing  # noqa: E402,F401
 from . import hub  # noqa: E402,F401
+from . import profiler  # noqa: E402,F401
+from . import storage  # noqa: E402,F401
+from .storage import UntypedStorage  # noqa: E402,F401
 from . import fft  # noqa: E402,F401  (torch.fft: from the op table)
 from ._toplevel_nn import batch_norm, instance_norm, embedding  # noqa: E402,F401  (ATen argument order)

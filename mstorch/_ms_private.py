@@ -6,6 +6,7 @@ the import fails with a single error naming the supported MindSpore versions, in
 later somewhere deep in a training step.
 """
 import importlib
+from collections import OrderedDict
 
 SUPPORTED_MINDSPORE = ("2.10.0",)
 
@@ -119,7 +120,7 @@ def post_accumulate_hooks(t, create=False):
         return None
     hooks = getattr(t, "_mstorch_post_accumulate_hooks", None)
     if hooks is None and create:
-        hooks = t._mstorch_post_accumulate_hooks = {}
+        hooks = t._mstorch_post_accumulate_hooks = OrderedDict()   # weakly held by hook handles
     return hooks
 
 
@@ -170,6 +171,15 @@ def replace_parameter_data(param, new):
 
 # mstorch keeps a retained non-leaf gradient with a hook of its own (see autograd/hooks.py): the
 # handle is stored on the mindspore tensor, so every wrapper of that tensor sees it.
+def tensor_hooks(t):
+    """The table of ``Tensor.register_hook`` hooks of ``t`` (torch's ``_backward_hooks``), or None."""
+    return getattr(t, "_mstorch_hooks", None)
+
+
+def set_tensor_hooks(t, table):
+    t._mstorch_hooks = table
+
+
 def retain_hook(t):
     return getattr(t, "_mstorch_retain_hook", None)
 

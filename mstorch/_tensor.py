@@ -191,6 +191,14 @@ class Tensor:
     def data_ptr(self):
         return int(self._ms.data_ptr())
 
+    def untyped_storage(self):
+        """torch's Tensor.untyped_storage: a view answers with its base's storage."""
+        from .storage import UntypedStorage
+        root = self
+        while root._view is not None:
+            root = root._view[0]
+        return UntypedStorage._of(root)
+
     def __len__(self):
         shape = self._ms.shape
         if not shape:
@@ -448,6 +456,11 @@ class Tensor:
     @property
     def retains_grad(self):
         return P.retain_hook(self._ms) is not None
+
+    @property
+    def _backward_hooks(self):
+        """torch's table of this tensor's ``register_hook`` hooks by handle id; None before the first."""
+        return P.tensor_hooks(self._ms)
 
     def detach(self):
         return wrap(P.detach(self._ms))

@@ -6,30 +6,27 @@ hook always runs after the user's hooks (it is moved to the end when a hook is a
 """
 import threading
 import weakref
+from collections import OrderedDict
 
 from mindspore import ops as _ops
 from mindspore.ops import auto_generate as _gen
 
 from .. import _ms_private as P
 from .._tensor import Tensor, wrap, write_memory
+from ..utils.hooks import RemovableHandle
 
 
-class RemovableHandle:
-    """Mirrors torch.utils.hooks.RemovableHandle for tensor hooks."""
+class _TensorHooks(OrderedDict):
+    """torch's ``Tensor._backward_hooks``: the user's hooks by handle id. Removing one (through its
+    RemovableHandle) also removes the MindSpore hook that calls it."""
 
-    def __init__(self, ms_handle):
-        self._h = ms_handle
+    def __init__(self):
+        super().__init__()
+        self.engine_handles = {}
 
-    def remove(self):
-        if self._h is not None:
-            self._h.remove()
-            self._h = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
+    def __delitem__(self, key):
+        super().__delitem__(key)
+        self.engine_handles.pop(key).remove()
 
 
 def register_tensor_hook(tensor, hook):
@@ -41,7 +38,13 @@ def register_tensor_hook(tensor, hook):
         r = hook(wrap(grad))
         return None if r is None else r._ms
 
-    handle = RemovableHandle(t.register_hook(ms_hook))
+    table = P.tensor_hooks(t)
+    if table is None:
+        table = _TensorHooks()
+        P.set_tensor_hooks(t, table)
+    handle = RemovableHandle(table)
+    table[handle.id] = hook
+    table.engine_handles[handle.id] = t.register_hook(ms_hook)
     P.move_leaf_hook_last(t)
     if P.retain_hook(t) is not None:
         _install_retain_hook(t)
@@ -227,19 +230,9 @@ def register_post_accumulate_grad_hook(tensor, hook):
     if not P.is_leaf(t):
         raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
     hooks = P.post_accumulate_hooks(t, create=True)
-    key = object()
-    hooks[key] = (hook, weakref.ref(tensor))
-    return RemovableHandle(_DictEntry(hooks, key))
-
-
-class _DictEntry:
-    """A removable entry of a hook dictionary (what RemovableHandle removes)."""
-
-    def __init__(self, table, key):
-        self._table, self._key = table, key
-
-    def remove(self):
-        self._table.pop(self._key, None)
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = (hook, weakref.ref(tensor))
+    return handle
 
 
 def begin_backward(create_graph, accumulate):

@@ -1,4 +1,3 @@
-"""torch.utils: the parts mstorch provides."""
-from . import data  # noqa: F401
-from . import checkpoint  # noqa: F401
-from . import _pytree  # noqa: F401
+"""torch.utils: the parts mstorch provides. The package imports only ``hooks`` (autograd and nn use it);
+``mstorch/__init__`` imports ``data``, ``checkpoint`` and ``_pytree``, which build on the layers above."""
+from . import hooks  # noqa: F401

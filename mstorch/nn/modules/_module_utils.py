@@ -6,6 +6,7 @@ import weakref
 from collections import OrderedDict, namedtuple
 
 from ..._tensor import Tensor
+from ...utils.hooks import RemovableHandle  # noqa: F401  (torch.nn.modules.module has it too)
 
 
 def _typename(obj):
@@ -28,33 +29,6 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
         return super().__repr__()
 
     __str__ = __repr__
-
-
-class RemovableHandle:
-    """Mirrors torch.utils.hooks.RemovableHandle."""
-
-    next_id = 0
-
-    def __init__(self, hooks_dict, *, extra_dict=None):
-        self.hooks_dict_ref = weakref.ref(hooks_dict)
-        self.id = RemovableHandle.next_id
-        RemovableHandle.next_id += 1
-        self.extra_dict_ref = tuple(weakref.ref(d) for d in (extra_dict or ()))
-
-    def remove(self):
-        hooks_dict = self.hooks_dict_ref()
-        if hooks_dict is not None and self.id in hooks_dict:
-            del hooks_dict[self.id]
-        for ref in self.extra_dict_ref:
-            d = ref()
-            if d is not None and self.id in d:
-                del d[self.id]
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
 
 
 def _addindent(s_, num_spaces):
