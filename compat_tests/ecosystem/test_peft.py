@@ -2,6 +2,9 @@
 script on real torch: on a hand-written MLP (``target_modules`` by name) and on a tiny GPT-2 from transformers
 (its ``Conv1D`` projections): adapter layout, a few AdamW steps, eval logits, ``save_pretrained`` and
 ``PeftModel.from_pretrained`` reload, ``merge_and_unload``; real torch then loads the adapters mstorch saved."""
+import pytest
+
+from harness import check_as_torch as check  # value and error cases side by side: as torch does
 from json_compare import assert_close
 
 CASE = r'''
@@ -88,3 +91,34 @@ def test_lora_train_save_reload_merge(run_case):
         # torch reads mstorch's adapter file: mstorch's LoRA weights exactly
         assert r.pop("read_mstorch") == g["lora"], name
     assert_close(ref, got)
+
+
+# --- the torch names peft reaches at import, side by side in this process (harness) ---------------------------
+
+def _sign_free(T, U, S, V):
+    """torch.svd_lowrank's factors up to the sign of each singular pair (LAPACK's and MindSpore's choices
+    differ, docs/known-differences.md): the singular values and U diag(S) V^H."""
+    return S, U @ T.diag_embed(S) @ V.mT
+
+
+@pytest.mark.parametrize("shape,q,niter,mean", [((8, 5), 3, 2, False), ((5, 8), 4, 1, False), ((6, 6), 6, 2, False),
+                                                ((2, 7, 4), 3, 2, False), ((8, 5), 3, 0, True)])
+def test_svd_lowrank(shape, q, niter, mean):
+    def fn(T):
+        T.manual_seed(0)
+        A = T.randn(*shape)
+        M = T.randn(*shape[-2:]) * 0.1 if mean else None
+        U, S, V = T.svd_lowrank(A, q=q, niter=niter, M=M)
+        return (U.shape, V.shape) + _sign_free(T, U, S, V) + (T.randn(2),)   # the same draws were used
+    check(fn, rtol=1e-4, atol=1e-5)
+
+
+def test_distribution_classes_peft_imports():
+    def fn(T):
+        from importlib import import_module
+        rb = import_module(T.__name__ + ".distributions.relaxed_bernoulli")
+        wi = import_module(T.__name__ + ".distributions.wishart")
+        return (issubclass(rb.RelaxedBernoulli, T.distributions.Distribution),
+                issubclass(wi.Wishart, T.distributions.ExponentialFamily),
+                T.distributions.RelaxedBernoulli is rb.RelaxedBernoulli, T.distributions.Wishart is wi.Wishart)
+    check(fn)
