@@ -1,23 +1,25 @@
 """torch.svd_lowrank: randomized low-rank SVD (Halko et al. 2009, algorithms 4.4 and 5.1), composed from
 randn, matmul, linalg.qr and linalg.svd in torch's order, so the same seed gives torch's factors."""
-import mstorch as _T
+from . import _dtype as D
+from . import linalg
+from .ops.random import randn
 
 __all__ = ["svd_lowrank"]
 
 
 def _approximate_basis(A, q, niter, M):
     """An orthonormal Q with q columns such that Q Q^H (A - M) approximates A - M."""
-    dtype = A.dtype if A.dtype in (_T.float16, _T.float32, _T.float64) else _T.float32
-    R = _T.randn(A.shape[-1], q, dtype=dtype, device=A.device)
+    dtype = A.dtype if A.dtype in (D.float16, D.float32, D.float64) else D.float32
+    R = randn(A.shape[-1], q, dtype=dtype, device=A.device)
 
     def times(X, Y, MX):
-        out = _T.matmul(X, Y)
-        return out if MX is None else out - _T.matmul(MX, Y)
+        out = X.matmul(Y)
+        return out if MX is None else out - MX.matmul(Y)
 
-    Q = _T.linalg.qr(times(A, R, M)).Q
+    Q = linalg.qr(times(A, R, M)).Q
     for _ in range(niter):
-        Q = _T.linalg.qr(times(A.mH, Q, None if M is None else M.mH)).Q
-        Q = _T.linalg.qr(times(A, Q, M)).Q
+        Q = linalg.qr(times(A.mH, Q, None if M is None else M.mH)).Q
+        Q = linalg.qr(times(A, Q, M)).Q
     return Q
 
 
@@ -32,10 +34,10 @@ def svd_lowrank(A, q=6, niter=2, M=None):
         A = A.mH
         M = None if M is None else M.mH
     Q = _approximate_basis(A, q, niter, M)
-    B = _T.matmul(Q.mH, A)
+    B = Q.mH.matmul(A)
     if M is not None:
-        B = B - _T.matmul(Q.mH, M)
-    U, S, Vh = _T.linalg.svd(B, full_matrices=False)
+        B = B - Q.mH.matmul(M)
+    U, S, Vh = linalg.svd(B, full_matrices=False)
     V = Vh.mH
     U = Q.matmul(U)
     if m < n:
