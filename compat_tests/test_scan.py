@@ -1,4 +1,5 @@
 """The scanner resolves import aliases and reports statuses that agree with the op table."""
+import os
 import subprocess
 import sys
 import textwrap
@@ -105,3 +106,48 @@ def test_every_unsupported_entry_is_a_torch_api_that_mstorch_refuses_by_name():
         else:
             raise AssertionError(f"mstorch provides torch.{name} though it is listed as unsupported")
         assert _scan.status("torch." + name) == (_scan.MISSING, reason)
+
+
+def test_uses_are_marked_as_run_at_import_or_not(tmp_path):
+    f = tmp_path / "lib.py"
+    f.write_text(textwrap.dedent("""
+        import torch
+        from typing import TYPE_CHECKING
+        if TYPE_CHECKING:
+            from torch import Tensor
+        x = torch.zeros(1)
+
+        @torch.no_grad()
+        def f(a=torch.ones(1), b: torch.dtype = None) -> torch.Size:
+            return torch.exp(a)
+
+        class C(torch.nn.Module):
+            k = torch.float32
+            def g(self):
+                return torch.tanh
+        h = lambda t=torch.pi: torch.sin(t)
+    """))
+    marks = {name: [at_import for _, _, at_import in locs] for name, locs in _scan.scan_uses([str(f)]).items()}
+    assert marks == {"torch": [True], "torch.Tensor": [False], "torch.zeros": [True], "torch.no_grad": [True],
+                     "torch.ones": [True], "torch.dtype": [True], "torch.Size": [True], "torch.exp": [False],
+                     "torch.nn.Module": [True], "torch.float32": [True], "torch.tanh": [False], "torch.pi": [True],
+                     "torch.sin": [False]}
+    # postponed annotations run only when something reads them (typing.get_type_hints)
+    f.write_text("from __future__ import annotations\nimport torch\ndef f(a: torch.dtype): pass\n")
+    assert [m for _, _, m in _scan.scan_uses([str(f)])["torch.dtype"]] == [False]
+
+
+def test_names_whose_value_is_none_exist():
+    # torch.version.hip is None on a CPU build; the name exists (the scanner once reported it missing)
+    assert _scan.status("torch.version.hip") == (_scan.SUPPORTED, "")
+    assert _scan.status("torch.version.no_such_field")[0] == _scan.MISSING
+
+
+def test_ecosystem_doc_is_current():
+    """docs/ecosystem.md (the six libraries' torch APIs and mstorch's support) matches the code and the installed
+    releases. It renders from docs/ecosystem-uses.json, the scan of those releases (a minute of CPU, so not rerun
+    here): a changed release fails with the command that rescans."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = subprocess.run([sys.executable, os.path.join(root, "tools", "ecosystem_report.py"), "--check"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr

@@ -139,5 +139,6 @@ from . import hub  # noqa: E402,F401
 from . import profiler  # noqa: E402,F401
 from . import storage  # noqa: E402,F401
 from .storage import UntypedStorage  # noqa: E402,F401
+from ._lowrank import svd_lowrank  # noqa: E402,F401
 from . import fft  # noqa: E402,F401  (torch.fft: from the op table)
 from ._toplevel_nn import batch_norm, instance_norm, embedding  # noqa: E402,F401  (ATen argument order)

@@ -1,7 +1,9 @@
 """``python -m mstorch scan PATH``: which torch APIs a file or project uses, and mstorch's support for each.
 
 AST-based, through import aliases (``import torch.nn as nn``, ``from torch.nn import functional as F``,
-``from torch.optim import Adam``). A name's status comes from the same sources as docs/coverage.md:
+``from torch.optim import Adam``). Each use is marked as run at import time or not: module-level code,
+class bodies, decorators, default values and (without ``from __future__ import annotations``) annotations
+run when the module is imported; function bodies and ``if TYPE_CHECKING:`` blocks do not. A name's status comes from the same sources as docs/coverage.md:
 the op table (``mstorch.ops._registry.OPS``, with its per-op difference notes and refusals) and the
 mstorch namespace itself, so the scan can never disagree with the coverage document.
 """
@@ -19,7 +21,55 @@ class _Visitor(ast.NodeVisitor):
     def __init__(self, path):
         self.path = path
         self.aliases = {}          # local name -> dotted torch name
-        self.uses = []             # (dotted name, line)
+        self.uses = []             # (dotted name, line, run at import time)
+        self.deferred = 0          # > 0 inside code that does not run at import (function bodies)
+        self.lazy_annotations = False   # from __future__ import annotations
+
+    def _use(self, name, line):
+        self.uses.append((name, line, not self.deferred))
+
+    def _deferred(self, nodes):
+        self.deferred += 1
+        for n in nodes:
+            self.visit(n)
+        self.deferred -= 1
+
+    def _visit_function(self, node):
+        for n in getattr(node, "decorator_list", ()):
+            self.visit(n)
+        args = node.args
+        for n in args.defaults + [d for d in args.kw_defaults if d is not None]:
+            self.visit(n)
+        if not isinstance(node, ast.Lambda):
+            params = args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]
+            self._annotations([a.annotation for a in params if a.annotation] + ([node.returns] if node.returns else []))
+        self._deferred(node.body if isinstance(node.body, list) else [node.body])
+
+    def _annotations(self, nodes):
+        # postponed annotations are still read later (typing.get_type_hints, dataclass argument parsers)
+        if self.lazy_annotations:
+            self._deferred(nodes)
+        else:
+            for n in nodes:
+                self.visit(n)
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _visit_function
+
+    def visit_AnnAssign(self, node):
+        self._annotations([node.annotation])
+        self.visit(node.target)
+        if node.value is not None:
+            self.visit(node.value)
+
+    def visit_If(self, node):
+        test = node.test
+        if (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+                isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"):
+            self._deferred(node.body)       # only type checkers read it
+            for n in node.orelse:
+                self.visit(n)
+            return
+        self.generic_visit(node)
 
     def visit_Import(self, node):
         for a in node.names:
@@ -28,17 +78,19 @@ class _Visitor(ast.NodeVisitor):
                     self.aliases[a.asname] = a.name
                 else:
                     self.aliases["torch"] = "torch"
-                self.uses.append((a.name, node.lineno))
+                self._use(a.name, node.lineno)
 
     def visit_ImportFrom(self, node):
         mod = node.module or ""
+        if mod == "__future__" and any(a.name == "annotations" for a in node.names):
+            self.lazy_annotations = True
         if node.level == 0 and (mod == "torch" or mod.startswith("torch.")):
             for a in node.names:
                 if a.name == "*":
                     continue
                 full = f"{mod}.{a.name}"
                 self.aliases[a.asname or a.name] = full
-                self.uses.append((full, node.lineno))
+                self._use(full, node.lineno)
 
     def visit_Attribute(self, node):
         chain = []
@@ -48,13 +100,13 @@ class _Visitor(ast.NodeVisitor):
             cur = cur.value
         if isinstance(cur, ast.Name) and cur.id in self.aliases:
             full = ".".join([self.aliases[cur.id]] + chain[::-1])
-            self.uses.append((full, node.lineno))
+            self._use(full, node.lineno)
             return          # the whole chain is recorded; do not record its prefixes again
         self.generic_visit(node)
 
     def visit_Name(self, node):
         if node.id in self.aliases and isinstance(node.ctx, ast.Load):
-            self.uses.append((self.aliases[node.id], node.lineno))
+            self._use(self.aliases[node.id], node.lineno)
 
 
 def _files(path):
@@ -70,6 +122,11 @@ def _files(path):
 
 def scan_paths(paths):
     """Returns {dotted torch name: [(file, line), ...]}."""
+    return {name: [(f, line) for f, line, _ in locs] for name, locs in scan_uses(paths).items()}
+
+
+def scan_uses(paths):
+    """Returns {dotted torch name: [(file, line, run at import time), ...]}."""
     found = collections.defaultdict(list)
     for base in paths:
         for f in _files(base):
@@ -79,8 +136,8 @@ def scan_paths(paths):
                 continue
             v = _Visitor(f)
             v.visit(tree)
-            for name, line in v.uses:
-                found[name].append((f, line))
+            for name, line, at_import in v.uses:
+                found[name].append((f, line, at_import))
     return found
 
 
@@ -94,15 +151,16 @@ def status(name):
     if reason is not None:
         return MISSING, reason
     obj = sys.modules["mstorch"]
+    absent = object()   # an attribute whose value is None (torch.version.hip) exists
     for p in parts[1:]:
-        nxt = getattr(obj, p, None)
-        if nxt is None:
+        nxt = getattr(obj, p, absent)
+        if nxt is absent:
             import importlib
             try:
-                nxt = importlib.import_module(f"{obj.__name__}.{p}") if hasattr(obj, "__path__") else None
+                nxt = importlib.import_module(f"{obj.__name__}.{p}") if hasattr(obj, "__path__") else absent
             except ImportError:
-                nxt = None
-        if nxt is None:
+                nxt = absent
+        if nxt is absent:
             return MISSING, f"mstorch has no {'.'.join(['torch'] + parts[1:parts.index(p) + 1])}"
         obj = nxt
     difference = getattr(obj, "mstorch_difference", None)

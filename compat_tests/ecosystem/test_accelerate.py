@@ -129,7 +129,9 @@ def test_placements_and_wrapper_types():
                  dt.Replicate() == dt.Replicate(), dt.Shard(0).is_shard(), dt.Shard(0).is_shard(1),
                  dt.Partial().is_partial(), dt.Replicate().is_replicate(), dt.Shard(0).is_replicate()],
                 [isinstance(p, dt.DTensor) for p in lin.parameters()], issubclass(dt.DTensor, T.Tensor),
-                isinstance(lin, fsdp.FullyShardedDataParallel),
+                isinstance(lin, fsdp.FullyShardedDataParallel), [repr(s) for s in fsdp.ShardingStrategy],
+                [str(s) for s in fsdp.StateDictType],
+                fsdp.fully_sharded_data_parallel.StateDictType is fsdp.StateDictType,
                 issubclass(fsdp.fully_sharded_data_parallel.FullyShardedDataParallel, T.nn.Module))
     check(types)
 

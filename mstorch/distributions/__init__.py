@@ -14,18 +14,20 @@ from .kl import kl_divergence, register_kl
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .uniform import Uniform
+from .relaxed_bernoulli import RelaxedBernoulli  # noqa: F401  (constructing it raises)
+from .wishart import Wishart  # noqa: F401  (constructing it raises)
 
 __all__ = ["Bernoulli", "Categorical", "Distribution", "ExponentialFamily", "Normal", "OneHotCategorical",
-           "OneHotCategoricalStraightThrough", "Uniform", "constraints", "kl_divergence", "register_kl"]
+           "OneHotCategoricalStraightThrough", "RelaxedBernoulli", "Uniform", "Wishart", "constraints", "kl_divergence", "register_kl"]
 
 _NOT_PROVIDED = frozenset("""AbsTransform AffineTransform Beta Binomial CatTransform Cauchy Chi2 ComposeTransform
 ContinuousBernoulli CorrCholeskyTransform CumulativeDistributionTransform Dirichlet ExpTransform Exponential
 FisherSnedecor Gamma GeneralizedPareto Geometric Gumbel HalfCauchy HalfNormal Independent IndependentTransform
 InverseGamma Kumaraswamy LKJCholesky Laplace LogNormal LogisticNormal LowRankMultivariateNormal
 LowerCholeskyTransform MixtureSameFamily Multinomial MultivariateNormal NegativeBinomial Pareto Poisson
-PositiveDefiniteTransform PowerTransform RelaxedBernoulli RelaxedOneHotCategorical ReshapeTransform
+PositiveDefiniteTransform PowerTransform RelaxedOneHotCategorical ReshapeTransform
 SigmoidTransform SoftmaxTransform SoftplusTransform StackTransform StickBreakingTransform StudentT TanhTransform
-Transform TransformedDistribution VonMises Weibull Wishart biject_to identity_transform transform_to
+Transform TransformedDistribution VonMises Weibull biject_to identity_transform transform_to
 transforms""".split())
 
 

@@ -1,7 +1,8 @@
 """torch.distributed.fsdp.fully_sharded_data_parallel (see the package docstring)."""
 from ...nn.modules.module import Module
+from .api import ShardingStrategy, StateDictType  # noqa: F401  (torch re-exports them here too)
 
-__all__ = ["FullyShardedDataParallel"]
+__all__ = ["FullyShardedDataParallel", "ShardingStrategy", "StateDictType"]
 
 
 class FullyShardedDataParallel(Module):
