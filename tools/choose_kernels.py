@@ -82,6 +82,13 @@ CASES = {
         _case("conv_transpose3d", lambda T, x, w: _F(T).conv_transpose3d(x, w, stride=2),
               [("N", 8, 4, 4, 4), (8, 4, 2, 2, 2)]),
     ],
+    "linear": [
+        _case("linear 784->256, data input", lambda T, x, w, b: _F(T).linear(x, w, b),
+              [("N", 784), (256, 784), (256,)], const=(0,)),
+        _case("linear 256->256", lambda T, x, w, b: _F(T).linear(x, w, b), [("N", 256), (256, 256), (256,)]),
+        _case("linear 3-d 128->384", lambda T, x, w, b: _F(T).linear(x, w, b),
+              [("N", 16, 128), (384, 128), (384,)]),
+    ],
     "max_pool": [
         _case("max_pool2d 2x2 after relu", lambda T, x: _F(T).max_pool2d(x, 2), [("N", 32, 32, 32)], relu=(0,)),
         _case("max_pool2d 3/2/1 (ResNet stem)", lambda T, x: _F(T).max_pool2d(x, 3, 2, 1), [("N", 16, 32, 32)]),

@@ -6,6 +6,7 @@ CHOICES = {
     "CPU": {
         "conv": "native_alias",
         "conv_transpose": "native_alias",
+        "linear": "matmul",
         "max_pool": "classic",
     },
 }

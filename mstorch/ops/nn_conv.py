@@ -15,9 +15,8 @@ import mindspore as ms
 from . import _msops as ops
 from mindspore.ops import operations as P
 
-from .. import _ms_private as _private
 from . import _kernels as kernels
-from ._helpers import dtype_of, cast
+from ._helpers import dtype_of, cast, graph_inputs
 from ._registry import register
 from .linalg import _mm
 
@@ -172,16 +171,6 @@ def _conv_native(x, w, b, stride, pad, dilation, groups, n):
     if n == 2:
         return ops.conv2d(x, w, b, stride, mode, pad, dilation, groups)
     return ops.conv3d(x, w, b, stride, mode, pad, dilation, groups)
-
-
-def graph_inputs(*tensors):
-    """The tensors, those that would be constants of the backward graph aliased as graph parameters
-    (``_ms_private.graph_input``: MindSpore's backward kernels format constants as text and recompile
-    every step). Only while recording and when some input requires grad: otherwise nothing is recorded."""
-    if not _private.grad_enabled() or not any(t is not None and _private.requires_grad(t) for t in tensors):
-        return tensors
-    return tuple(_private.graph_input(t) if t is not None and _private.is_graph_constant(t) else t
-                 for t in tensors)
 
 
 def _conv_native_alias(x, w, b, stride, pad, dilation, groups, n):
