@@ -58,3 +58,15 @@ def test_im2col_tiles_are_bounded(monkeypatch):
     with _kernels.forced("conv", "im2col"):
         check(lambda T: T.nn.functional.conv2d(T.ones(2, 1, 256, 64), T.ones(1, 1, 3, 3), padding=1), atol=1e-4)
     assert len(seen) > 4 and max(seen) <= 1 << 18
+
+
+@pytest.mark.parametrize("name", list(_kernels.CANDIDATES["max_pool"]))
+@pytest.mark.parametrize("special", ["none", "-inf", "float16"])
+def test_max_pool_candidates_on_special_values(name, special):
+    # padding and ceil_mode windows; -inf in part of a window (a window of nothing but -inf and padding,
+    # and NaN windows, are known differences of the native kernel: docs/known-differences.md)
+    x = rand(2, 3, 9, 9, dtype="float16" if special == "float16" else "float32")
+    if special == "-inf":
+        x[0, 0, 1:3, 1:3] = -np.inf
+    with _kernels.forced("max_pool", name):
+        check_grad(lambda T, x: T.nn.functional.max_pool2d(x, 3, 2, 1, ceil_mode=True), [x], rtol=1e-3, atol=1e-3)
