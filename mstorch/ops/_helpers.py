@@ -137,8 +137,9 @@ def _scalar_name(t):
 def graph_inputs(*tensors):
     """The tensors, those that would be constants of the backward graph aliased as graph parameters
     (``_ms_private.graph_input``: MindSpore's backward kernels format constants as text and recompile
-    every step). Only while recording and when some input requires grad: otherwise nothing is recorded."""
-    if not _P.grad_enabled() or not any(t is not None and _P.requires_grad(t) for t in tensors):
+    every step). Only while recording and when some input requires grad: otherwise nothing is recorded.
+    The common call (every input on the graph already) costs a few attribute reads."""
+    const = [t is not None and _P.is_graph_constant(t) for t in tensors]
+    if not any(const) or all(c or t is None for c, t in zip(const, tensors)) or not _P.grad_enabled():
         return tensors
-    return tuple(_P.graph_input(t) if t is not None and _P.is_graph_constant(t) else t
-                 for t in tensors)
+    return tuple(_P.graph_input(t) if c else t for c, t in zip(const, tensors))
