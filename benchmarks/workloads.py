@@ -428,7 +428,7 @@ def write(rows, header):
     notes = [f"- {r['key']}: {n}" for r in rows for n in r["notes"]]
     if notes:
         lines += ["", "Notes:", ""] + notes
-    lines += ["", "How CPU kernels are chosen (conv, transposed conv, max pool): `tools/choose_kernels.py` times "
+    lines += ["", "How CPU kernels are chosen (convolutions, linear, max pool...): `tools/choose_kernels.py` times "
               "each op's candidates on the host and writes `mstorch/ops/_kernel_choice.py`; see "
               "`mstorch/ops/_kernels.py`.", ""]
     path = ROOT / "docs" / "performance.md"
