@@ -24,8 +24,9 @@ lint: $(STAMP)
 test: $(STAMP) lint
 	$(PY) -m pytest -n 2 compat_tests -p no:randomly
 
+# training steps of real workloads vs raw MindSpore and torch -> docs/performance.md (`make bench QUICK=1`: a few minutes)
 bench: $(STAMP)
-	$(PY) benchmarks/overhead.py
+	$(PY) benchmarks/workloads.py $(if $(QUICK),--quick,)
 
 # differential fuzzing against torch with a random seed: `make fuzz MINUTES=60`
 MINUTES ?= 10

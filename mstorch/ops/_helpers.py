@@ -5,6 +5,7 @@ Type promotion, dim normalisation, dtype arguments: written once here and used b
 import mindspore as ms
 
 from .. import _dtype as D
+from .. import _ms_private as _P
 
 MsTensor = ms.Tensor
 _FROM_MS = D._FROM_MS
@@ -131,3 +132,14 @@ def float_result(t):
 def _scalar_name(t):
     from .._tensor import scalar_type_name
     return scalar_type_name(_FROM_MS[t.dtype])
+
+
+def graph_inputs(*tensors):
+    """The tensors, those that would be constants of the backward graph aliased as graph parameters
+    (``_ms_private.graph_input``: MindSpore's backward kernels format constants as text and recompile
+    every step). Only while recording and when some input requires grad: otherwise nothing is recorded.
+    The common call (every input on the graph already) costs a few attribute reads."""
+    const = [t is not None and _P.is_graph_constant(t) for t in tensors]
+    if not any(const) or all(c or t is None for c, t in zip(const, tensors)) or not _P.grad_enabled():
+        return tensors
+    return tuple(_P.graph_input(t) if c else t for c, t in zip(const, tensors))

@@ -15,7 +15,8 @@ import mindspore as ms
 from . import _msops as ops
 from mindspore.ops import operations as P
 
-from ._helpers import dtype_of, cast
+from . import _kernels as kernels
+from ._helpers import dtype_of, cast, graph_inputs
 from ._registry import register
 from .linalg import _mm
 
@@ -157,25 +158,70 @@ def _conv_run(x, w, b, stride, pad, dilation, groups, n):
         x, w = cast(x, ms.float32), cast(w, ms.float32)
         b = None if b is None else cast(b, ms.float32)
     elif dt not in _NATIVE:
-        return _conv_im2col(x, w, b, stride, pad, dilation, groups)
-    mode = "pad" if any(pad) else "valid"
-    if n == 1:
-        out = ops.conv1d(x, w, b, stride[0], mode, pad[0], dilation[0], groups)
-    elif n == 2:
-        out = ops.conv2d(x, w, b, stride, mode, pad, dilation, groups)
-    else:
-        out = ops.conv3d(x, w, b, stride, mode, pad, dilation, groups)
+        return _conv_im2col(x, w, b, stride, pad, dilation, groups, n)
+    out = kernels.ACTIVE["conv"](x, w, b, stride, pad, dilation, groups, n)
     return cast(out, dt) if dt == ms.bfloat16 else out
 
 
-def _conv_im2col(x, w, b, stride, pad, dilation, groups):
-    """Convolution as strided slices + matmul, for dtypes without a conv kernel (float64, integers)."""
-    n = w.ndim - 2
-    kernel = w.shape[2:]
+def _conv_native(x, w, b, stride, pad, dilation, groups, n):
+    """MindSpore's convolution kernels (oneDNN on CPU)."""
+    mode = "pad" if any(pad) else "valid"
+    if n == 1:
+        return ops.conv1d(x, w, b, stride[0], mode, pad[0], dilation[0], groups)
+    if n == 2:
+        return ops.conv2d(x, w, b, stride, mode, pad, dilation, groups)
+    return ops.conv3d(x, w, b, stride, mode, pad, dilation, groups)
+
+
+def _conv_native_alias(x, w, b, stride, pad, dilation, groups, n):
+    """MindSpore's kernels with constant inputs (the image of a first layer, frozen weights) aliased
+    as graph parameters: their backward is 3-6x faster (graph_inputs)."""
+    x, w, b = graph_inputs(x, w, b)
+    return _conv_native(x, w, b, stride, pad, dilation, groups, n)
+
+
+# a column buffer of at most this many bytes: larger images are cut into batch and row tiles
+COLUMN_BYTES = 64 << 20
+
+
+def _conv_im2col(x, w, b, stride, pad, dilation, groups, n):
+    """Convolution as strided slices + one matmul per tile (im2col); also the path of the dtypes
+    without a convolution kernel (float64, integers), exact in their own precision."""
     if any(pad):
         x = ops.pad(x, pad_tuple([(p, p) for p in pad]))
-    N, C = x.shape[:2]
+    y = _im2col_tiled(x, w, stride, dilation, groups)
+    if b is not None:
+        y = y + b.reshape((1, w.shape[0]) + (1,) * n)
+    return y
+
+
+def _im2col_tiled(x, w, stride, dilation, groups):
+    """im2col on padded input, cut so that no column buffer exceeds COLUMN_BYTES: by batch, then (for one
+    image too large) by rows of the first spatial dim; the tiles' outputs are concatenated."""
+    kernel = w.shape[2:]
     out = [(s - d * (k - 1) - 1) // st + 1 for s, k, d, st in zip(x.shape[2:], kernel, dilation, stride)]
+    per_row = x.shape[1] * math.prod(kernel) * math.prod(out[1:]) * x.itemsize
+    N = x.shape[0]
+    rows = max(1, COLUMN_BYTES // per_row)
+    if rows >= out[0]:
+        step = max(1, rows // out[0])
+        if step >= N:
+            return _im2col(x, w, stride, dilation, groups, out)
+        return ops.cat([_im2col_tiled(x[i:i + step], w, stride, dilation, groups) for i in range(0, N, step)])
+    if N > 1:
+        return ops.cat([_im2col_tiled(x[i:i + 1], w, stride, dilation, groups) for i in range(N)])
+    span = dilation[0] * (kernel[0] - 1)
+    tiles = []
+    for r0 in range(0, out[0], rows):
+        r1 = min(out[0], r0 + rows)
+        part = x[:, :, r0 * stride[0]:(r1 - 1) * stride[0] + span + 1]
+        tiles.append(_im2col(part, w, stride, dilation, groups, [r1 - r0] + out[1:]))
+    return ops.cat(tiles, 2)
+
+
+def _im2col(x, w, stride, dilation, groups, out):
+    kernel = w.shape[2:]
+    N, C = x.shape[:2]
     cols = []
     for offs in itertools.product(*[range(k) for k in kernel]):
         begin = (0, 0) + tuple(o * d for o, d in zip(offs, dilation))
@@ -187,10 +233,10 @@ def _conv_im2col(x, w, b, stride, pad, dilation, groups):
     O = w.shape[0]
     col = col.reshape(N, groups, (C // groups) * K, L)
     y = _mm(w.reshape(groups, O // groups, (C // groups) * K), col)
-    y = y.reshape((N, O) + tuple(out))
-    if b is not None:
-        y = y + b.reshape((1, O) + (1,) * n)
-    return y
+    return y.reshape((N, O) + tuple(out))
+
+
+kernels.candidates("conv", native=_conv_native, native_alias=_conv_native_alias, im2col=_conv_im2col)
 
 
 @register("conv1d", family=F, method=False, functional=True)
@@ -273,26 +319,38 @@ def _transpose_run(x, w, stride, padding, output_padding, groups, dilation, out,
     if dt == ms.bfloat16:
         x, w = cast(x, ms.float32), cast(w, ms.float32)
     elif dt not in _NATIVE:
-        return _transpose_composed(x, w, stride, padding, output_padding, groups, dilation, n)
+        return _transpose_composed(x, w, stride, padding, output_padding, groups, dilation, out, n)
+    y = kernels.ACTIVE["conv_transpose"](x, w, stride, padding, output_padding, groups, dilation, out, n)
+    return cast(y, dt) if dt == ms.bfloat16 else y
+
+
+def _transpose_native(x, w, stride, padding, output_padding, groups, dilation, out, n):
+    """MindSpore's kernels: Conv2DBackpropInput (the same computation; ConvTranspose2D has no CPU kernel),
+    Conv3DTranspose when the depth dilation is 1."""
     cout = w.shape[1] * groups
     if n == 1:
         prim = _backprop_input(w.shape[0], (1, w.shape[2]), (0, 0, padding[0], padding[0]), (1, stride[0]),
                                (1, dilation[0]), groups)
-        y = prim(x.expand_dims(2), w.expand_dims(2), (x.shape[0], cout, 1, out[0])).squeeze(2)
-    elif n == 2:
+        return prim(x.expand_dims(2), w.expand_dims(2), (x.shape[0], cout, 1, out[0])).squeeze(2)
+    if n == 2:
         prim = _backprop_input(w.shape[0], tuple(w.shape[2:]),
                                (padding[0], padding[0], padding[1], padding[1]), stride, dilation, groups)
-        y = prim(x, w, (x.shape[0], cout) + tuple(out))
-    elif dilation[0] == 1:
+        return prim(x, w, (x.shape[0], cout) + tuple(out))
+    if dilation[0] == 1:
         pad = (padding[0], padding[0], padding[1], padding[1], padding[2], padding[2])
-        y = _transpose3d(w.shape[0], cout, tuple(w.shape[2:]), pad, stride, dilation, groups,
-                         output_padding)(x, w)
-    else:
-        y = _transpose_composed(x, w, stride, padding, output_padding, groups, dilation, n)
-    return cast(y, dt) if dt == ms.bfloat16 else y
+        return _transpose3d(w.shape[0], cout, tuple(w.shape[2:]), pad, stride, dilation, groups,
+                            output_padding)(x, w)
+    return _transpose_composed(x, w, stride, padding, output_padding, groups, dilation, out, n)
 
 
-def _transpose_composed(x, w, stride, padding, output_padding, groups, dilation, n):
+def _transpose_native_alias(x, w, stride, padding, output_padding, groups, dilation, out, n):
+    """The native kernels with constant inputs (a generator's noise, frozen weights) aliased as graph
+    parameters (graph_inputs)."""
+    x, w = graph_inputs(x, w)
+    return _transpose_native(x, w, stride, padding, output_padding, groups, dilation, out, n)
+
+
+def _transpose_composed(x, w, stride, padding, output_padding, groups, dilation, out, n):
     """Transposed convolution as zero-insertion + padding + a convolution with the flipped kernel."""
     for i, s in enumerate(stride):
         if s > 1:
@@ -319,6 +377,10 @@ def _insert_zeros(x, axis, s):
     begin = (0,) * x.ndim
     end = shape[:axis] + ((size - 1) * s + 1,) + shape[axis + 1:]
     return ops.strided_slice(x, begin, end, (1,) * x.ndim)
+
+
+kernels.candidates("conv_transpose", native=_transpose_native, native_alias=_transpose_native_alias,
+                   composed=_transpose_composed)
 
 
 @register("conv_transpose1d", family=F, method=False, functional=True)

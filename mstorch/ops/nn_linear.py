@@ -1,6 +1,7 @@
 """torch.nn.functional.linear / bilinear."""
 from . import _msops as ops
 
+from . import _kernels as kernels
 from ._helpers import dtype_of
 from ._registry import register
 from .linalg import _mm
@@ -19,14 +20,26 @@ def linear(input, weight, bias=None):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
                            f"{weight.shape[-1]}x{weight.shape[0]})")
     if input.ndim == 2:
-        # classic primitives: their backward records completely (double backward is right)
-        return _MATMUL_T(input, weight) if bias is None else ops.dense(input, weight, bias)
+        return _MATMUL_T(input, weight) if bias is None else kernels.ACTIVE["linear"](input, weight, bias)
     lead = input.shape[:-1]
     flat = input.reshape(-1, input.shape[-1])
-    out = _MATMUL_T(flat, weight) if bias is None else ops.dense(flat, weight, bias)
+    out = _MATMUL_T(flat, weight) if bias is None else kernels.ACTIVE["linear"](flat, weight, bias)
     return out.reshape(tuple(lead) + (weight.shape[0],))
 
 
+# classic primitives: their backward records completely (double backward is right)
+def _linear_dense(x, w, b):
+    """MindSpore's Dense kernel (2-D input with bias)."""
+    return ops.dense(x, w, b)
+
+
+def _linear_matmul(x, w, b):
+    """MatMul with the weight transposed, then a broadcasting Add (not BiasAdd: its backward does not
+    record for double backward)."""
+    return ops.add(_MATMUL_T(x, w), b)
+
+
+kernels.candidates("linear", dense=_linear_dense, matmul=_linear_matmul)
 _MATMUL_T = ops.MatMul(transpose_b=True)
 
 

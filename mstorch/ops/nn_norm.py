@@ -17,6 +17,7 @@ from .. import _dtype as D
 from .. import _ms_private as _P
 from .._tensor import wrap, scalar_type_name
 from .._cast import cast
+from ._helpers import graph_inputs
 from ._registry import register
 from ..autograd._higher_order import record_own_backward, Recompute
 
@@ -124,6 +125,7 @@ def _bn_fused(xm, w, b, rmean, rvar, training, momentum, eps, update, c):
         rv = _f32(rvar._ms).copy() if rv is None else rv
     else:
         rm, rv = _f32(rmean._ms), _f32(rvar._ms)
+    x4, w, b = graph_inputs(x4, w, b)
     out = _bn_prim(training, float(eps), float(momentum))(x4, w, b, rm, rv)[0]
     if update:
         if rm is not rmean._ms:
@@ -242,7 +244,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
     if dt in _FUSED and 0 < eps and input.size:
         w = _const(ns, 1.0) if weight is None else _f32(weight)
         b = _const(ns, 0.0) if bias is None else _f32(bias)
-        x = _f32(input)
+        x, w, b = graph_inputs(_f32(input), w, b)
         out = _ln_prim(axis, float(eps))(x, w, b)[0]
         if _P.requires_grad(out):
             # inputs keep their graph (no cycle: only outputs lead back to the node); the kernel saves them

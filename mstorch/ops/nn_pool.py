@@ -13,6 +13,9 @@ import numpy as np
 import mindspore as ms
 from . import _msops as ops
 
+from mindspore.ops import operations as PO
+
+from . import _kernels as kernels
 from ._helpers import dtype_of, cast
 from ._registry import register
 from .reduction import has_nan
@@ -158,15 +161,7 @@ def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_i
     dt = x.dtype
     if dt == ms.bfloat16:
         x = cast(x, ms.float32)
-
-    def pool(x, return_indices):
-        if n == 1:
-            r = ops.max_pool2d(x.expand_dims(2), (1, k[0]), (1, s[0]), (0, p[0]), (1, d[0]), return_indices, ceil_mode)
-            return tuple(t.squeeze(2) for t in r) if return_indices else r.squeeze(2)
-        if n == 2:
-            return ops.max_pool2d(x, k, s, p, d, return_indices, ceil_mode)
-        return ops.max_pool3d(x, k, s, p, d, ceil_mode, return_indices)
-    r = _nan_propagating(pool, x, return_indices)
+    r = kernels.ACTIVE["max_pool"](x, k, s, p, d, ceil_mode, return_indices, n)
     if return_indices:
         out, idx = r
         if idx.dtype != ms.int64:
@@ -179,6 +174,49 @@ def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_i
         out = out.squeeze(0)
         idx = None if idx is None else idx.squeeze(0)
     return (out, idx) if return_indices else out
+
+
+def _max_pool_native(x, k, s, p, d, ceil_mode, return_indices, n):
+    """MindSpore's MaxPoolWithArgmaxV2 / MaxPool3DWithArgmax (their CPU backward is slow: a 2x2 pool of
+    32x32x32x32 took 2.5 s against torch's 60 ms, measured), with torch's NaN rule."""
+    def pool(x, return_indices):
+        if n == 1:
+            r = ops.max_pool2d(x.expand_dims(2), (1, k[0]), (1, s[0]), (0, p[0]), (1, d[0]), return_indices, ceil_mode)
+            return tuple(t.squeeze(2) for t in r) if return_indices else r.squeeze(2)
+        if n == 2:
+            return ops.max_pool2d(x, k, s, p, d, return_indices, ceil_mode)
+        return ops.max_pool3d(x, k, s, p, d, ceil_mode, return_indices)
+    return _nan_propagating(pool, x, return_indices)
+
+
+@functools.lru_cache(maxsize=64)
+def _classic_max_pool(kernel, stride):
+    return PO.MaxPool(kernel, stride, "VALID")
+
+
+def _max_pool_classic(x, k, s, p, d, ceil_mode, return_indices, n):
+    """The classic MaxPool kernel (oneDNN forward and backward on CPU, the first maximum of a window
+    gets the gradient, as in torch) on input padded with -inf: for 1-d/2-d pooling without dilation
+    or indices of all-finite input (a window of -inf would send its gradient to the padding; NaN needs
+    torch's rule). Anything else goes to the native kernels."""
+    if (return_indices or n == 3 or x.size == 0 or any(v != 1 for v in d) or x.dtype not in (ms.float16, ms.float32)
+            or not np.isfinite(x.asnumpy()).all()):
+        return _max_pool_native(x, k, s, p, d, ceil_mode, return_indices, n)
+    if n == 1:
+        return _max_pool_classic(x.expand_dims(2), (1,) + k, (1,) + s, (0,) + p, (1, 1), ceil_mode, False,
+                                 2).squeeze(2)
+    sizes = x.shape[2:]
+    out = [_out_size(sz, kk, pp, ss, 1, ceil_mode) for sz, kk, pp, ss in zip(sizes, k, p, s)]
+    need = [(o - 1) * ss + kk for o, ss, kk in zip(out, s, k)]    # the padded extent VALID pooling reads
+    pairs = [(pp, max(0, nd - sz - pp)) for pp, nd, sz in zip(p, need, sizes)]
+    if any(lo or hi for lo, hi in pairs):
+        x = ops.pad(x, pad_tuple(pairs), value=-_INF)
+    if any(sz + lo + hi > nd for sz, (lo, hi), nd in zip(sizes, pairs, need)):
+        x = x[:, :, :need[0], :need[1]]
+    return _classic_max_pool(tuple(k), tuple(s))(x)
+
+
+kernels.candidates("max_pool", native=_max_pool_native, classic=_max_pool_classic)
 
 
 @register("max_pool1d", family=F, method=False, functional=True)
