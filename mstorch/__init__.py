@@ -139,7 +139,7 @@ def is_vulkan_available():
 from . import version, torch_version  # noqa: E402
 from .torch_version import __version__  # noqa: E402  (a TorchVersion: compares with "2.0" and (2, 1))
 from ._symbolic import (pi, e, inf, nan, newaxis, sym_not, sym_float, sym_int, sym_max, sym_min,  # noqa: E402,F401
-                        sym_sqrt, sym_ite, sym_sum, typename, is_storage)
+                        sym_sqrt, sym_ite, sym_sum, typename, is_storage, _assert)
 
 from . import cuda, accelerator, backends, npu  # noqa: E402,F401
 from ._runtime import (set_num_threads, get_num_threads, set_num_interop_threads,  # noqa: E402,F401
@@ -162,3 +162,4 @@ from . import distributed, multiprocessing  # noqa: E402,F401
 from . import hub  # noqa: E402,F401
 from . import fft  # noqa: E402,F401  (torch.fft: from the op table)
 from ._toplevel_nn import batch_norm, instance_norm, embedding  # noqa: E402,F401  (ATen argument order)
+from . import fx  # noqa: E402,F401  (torch.fx: symbolic tracing; hooks into the op wrappers)

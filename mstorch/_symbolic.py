@@ -84,6 +84,17 @@ def typename(obj, /):
     return f"{module}.{qualname}"
 
 
+def _assert(condition, message):
+    """torch._assert: ``assert condition, message``; under torch.fx tracing a Proxy condition is recorded
+    as a call (torch reaches it through __torch_function__)."""
+    from .ops import _bind
+    if _bind.PROXIES_ALIVE:
+        r = _bind.record_proxy_op(_assert, None, (condition, message), {})
+        if r is not _bind.NOT_TRACED:
+            return r
+    assert condition, message
+
+
 def is_storage(obj, /):
     """False: mstorch has no storage objects (``Tensor.untyped_storage`` is not provided), so nothing is one."""
     return False
