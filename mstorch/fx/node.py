@@ -39,7 +39,9 @@ def _base_types():
 # --- torch's qualified names for mstorch objects ------------------------------------------------------
 
 _PUBLIC = None   # id(object) -> "torch.<path>", built on first use
-_PUBLIC_SPACES = ("", "nn.functional", "linalg", "special", "fft", "Tensor", "nn", "autograd")
+# torch.nn.functional first: a few functions are the same object at the top level and in F (dropout),
+# and models call them through F
+_PUBLIC_SPACES = ("nn.functional", "", "linalg", "special", "fft", "Tensor", "nn", "autograd")
 
 
 def _public_names():
@@ -58,6 +60,16 @@ def _public_names():
                 if name.startswith("__") or not callable(value) or isinstance(value, types.ModuleType):
                     continue
                 table.setdefault(id(value), f"{prefix}.{name}")
+        # torch's functionals written in C print under their own module (F.conv2d is torch.conv2d): the same
+        # name where mstorch has that path (torch._C._nn.* it has not: those keep torch.nn.functional.*)
+        from ._functional_calls import NAMES
+        for name, qualified in NAMES.items():
+            fn = getattr(mstorch.nn.functional, name, None)
+            owner = mstorch
+            for part in qualified.split(".")[1:]:
+                owner = getattr(owner, part, None)
+            if fn is not None and callable(owner):
+                table[id(fn)] = qualified
         _PUBLIC = table
     return _PUBLIC
 

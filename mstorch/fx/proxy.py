@@ -325,7 +325,43 @@ def record_op(fn, method, args, kwargs):
     tracer = proxy.tracer
     if method is not None:
         return tracer.create_proxy("call_method", method, args, kwargs)
+    convention = _functional_convention(fn)
+    if convention is not None:
+        if convention[0] == "method":
+            return tracer.create_proxy("call_method", convention[1], args, kwargs)
+        args, kwargs = _as_torch_records(fn.__name__, convention, args, kwargs)
     return tracer.create_proxy("call_function", fn, args, kwargs, name=tracer.graph._target_to_str(fn.__name__))
+
+
+_FUNCTIONAL = None
+
+
+def _functional_convention(fn):
+    """How torch records a call of this torch.nn.functional function (``_functional_calls``), or None."""
+    global _FUNCTIONAL
+    if _FUNCTIONAL is None:
+        from ..nn import functional as F
+        from ._functional_calls import CALLS
+        _FUNCTIONAL = {id(getattr(F, name)): conv for name, conv in CALLS.items() if hasattr(F, name)}
+    return _FUNCTIONAL.get(id(fn))
+
+
+def _as_torch_records(name, convention, args, kwargs):
+    """The arguments as torch's Python functional passes them on: bound to its parameters, defaults filled,
+    then split into its positional and keyword arguments."""
+    _, params, defaults, positional, keywords = convention
+    if len(args) > len(params):
+        raise TypeError(f"{name}() takes {len(params)} positional arguments but {len(args)} were given")
+    bound = dict(defaults)
+    bound.update(zip(params, args))
+    for k, v in kwargs.items():
+        if k not in params:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{k}'")
+        bound[k] = v
+    missing = [p for p in params if p not in bound]
+    if missing:
+        raise TypeError(f"{name}() missing {len(missing)} required positional argument: '{missing[0]}'")
+    return tuple(bound[p] for p in positional), {k: bound[k] for k in keywords}
 
 
 _bind.record_proxy_op = record_op
