@@ -442,3 +442,65 @@ def test_transformers_style_proxy_check():
         T.fx.symbolic_trace(M())
         return seen, isinstance(x_in(T, 2), T.fx.Proxy)
     check(case)
+
+
+def test_feature_extractor_flow():
+    """The steps of torchvision's create_feature_extractor on a traced model: drop the output, return
+    chosen intermediate nodes (an OrderedDict), dead-code elimination, recompile, and a GraphModule
+    subclass built over two graphs (train/eval) as its DualGraphModule does."""
+    def case(T):
+        from collections import OrderedDict
+        from_graph_module = T.fx.graph_module
+
+        class Net(T.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = T.nn.Conv2d(2, 4, 3, padding=1)
+                self.drop = T.nn.Dropout(0.5)
+                self.fc = T.nn.Linear(4, 3)
+
+            def forward(self, x):
+                f = T.relu(self.conv(x))
+                f = self.drop(f)
+                return self.fc(f.mean(dim=(2, 3)))
+
+        class Dual(T.fx.GraphModule):
+            def __init__(self, root, train_graph, eval_graph, class_name="GraphModule"):
+                super(T.fx.GraphModule, self).__init__()
+                self.__class__.__name__ = class_name
+                self.train_graph, self.eval_graph = train_graph, eval_graph
+                for node in list(train_graph.nodes) + list(eval_graph.nodes):
+                    if node.op in ["get_attr", "call_module"]:
+                        from_graph_module._copy_attr(root, self, node.target)
+                self.graph = train_graph
+                self._tracer_cls = self.graph._tracer_cls
+
+            def train(self, mode=True):
+                self.graph = self.train_graph if mode else self.eval_graph
+                return super().train(mode=mode)
+
+        T.manual_seed(0)
+        model = Net()
+        graphs = {}
+        for mode in ("train", "eval"):
+            model.train(mode == "train")
+            tracer = T.fx.Tracer()
+            graph = tracer.trace(model)
+            gm = T.fx.GraphModule(tracer.root, graph, "Net")
+            for n in reversed(gm.graph.nodes):
+                if n.op == "output":
+                    gm.graph.erase_node(n)
+            nodes = list(gm.graph.nodes)
+            wanted = OrderedDict((name, n) for n in nodes for name in ("relu", "mean") if n.name == name)
+            with gm.graph.inserting_after(nodes[-1]):
+                gm.graph.output(wanted)
+            gm.graph.eliminate_dead_code()
+            gm.recompile()
+            graphs[mode] = graph
+        fx_model = Dual(model, graphs["train"], graphs["eval"], class_name="Net").eval()
+        x = x_in(T, 2, 2, 5, 5)
+        out = fx_model(x)
+        return (fx_model.code, list(out), out["mean"], T.relu(model.conv(x)).mean(dim=(2, 3)),
+                type(fx_model).__name__, [k for k, _ in fx_model.named_children()],
+                T.fx.graph_module._USER_PRESERVED_ATTRIBUTES_KEY)
+    check(case, rtol=1e-4, atol=1e-5)

@@ -189,9 +189,9 @@ class Node:
         return self._prev
 
     def _remove_from_list(self):
+        # the node keeps its own links, so an iterator standing on an erased node walks on to its old neighbours
         p, n = self._prev, self._next
         p._next, n._prev = n, p
-        self._prev = self._next = self
 
     def prepend(self, x):
         """Put ``x`` right before this node (moving it if it is already in the list)."""
