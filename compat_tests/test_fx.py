@@ -7,6 +7,9 @@ import copy
 import io
 import math
 import operator
+import pathlib
+import subprocess
+import sys
 
 import numpy as np
 import torch
@@ -504,3 +507,10 @@ def test_feature_extractor_flow():
                 type(fx_model).__name__, [k for k, _ in fx_model.named_children()],
                 T.fx.graph_module._USER_PRESERVED_ATTRIBUTES_KEY)
     check(case, rtol=1e-4, atol=1e-5)
+
+
+def test_functional_call_table_is_current():
+    """mstorch/fx/_functional_calls.py (torch's recording convention of each functional) matches torch."""
+    tool = pathlib.Path(__file__).resolve().parent.parent / "tools" / "gen_fx_functional.py"
+    out = subprocess.run([sys.executable, str(tool), "--check"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr

@@ -17,6 +17,7 @@ import textwrap
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 OUT = ROOT / "mstorch" / "fx" / "_functional_calls.py"
 # torch dispatches these on `return_indices` (boolean_dispatch); a plain call records the if_false branch
 _DISPATCHED = {"max_pool1d": "_max_pool1d", "max_pool2d": "_max_pool2d", "max_pool3d": "_max_pool3d",

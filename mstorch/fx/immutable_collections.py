@@ -4,9 +4,9 @@ A graph edit must go through ``Node.args = ...`` (which updates the users of eve
 stored containers refuse in-place mutation with torch's message."""
 
 _HELP = ("If you are attempting to modify the kwargs or args of a torch.fx.Node object,\n"
-         "instead create a new copy of it and assign the copy to the node:\n"
-         "    new_args = ... # copy and mutate args\n"
-         "    node.args = new_args\n")
+         "instead create a new copy of it and assign the copy to the node:\n\n"
+         "    new_args = ...  # copy and mutate args\n"
+         "    node.args = new_args")
 
 
 def _no_mutation(self, *args, **kwargs):
