@@ -11,7 +11,6 @@ import pathlib
 import subprocess
 import sys
 
-import numpy as np
 import torch
 import mstorch
 

@@ -12,7 +12,7 @@ import inspect
 import math
 import warnings
 from itertools import chain
-from types import FunctionType, ModuleType
+from types import FunctionType
 
 from .graph import Graph
 from .graph_module import GraphModule

@@ -7,6 +7,7 @@ their last use with ``;  x = None``, ``return``), so ``GraphModule.code`` prints
 import builtins
 import contextlib
 import copy
+import inspect
 import keyword
 import math
 import re
@@ -481,10 +482,7 @@ class Graph:
             raise AssertionError("Node to insert after is not in graph.")
         return _InsertPoint(self, n.append)
 
-    def placeholder(self, name, type_expr=None, default_value=None.__class__):
-        import inspect
-        if default_value is None.__class__:
-            default_value = inspect.Signature.empty
+    def placeholder(self, name, type_expr=None, default_value=inspect.Signature.empty):
         args = () if default_value is inspect.Signature.empty else (default_value,)
         return self.create_node("placeholder", name, args=args, type_expr=type_expr)
 

@@ -12,12 +12,11 @@ import dis
 import enum
 import inspect
 import operator
-import sys
 from bisect import bisect_left
 
 from ..ops import _bind
-from .graph import Graph, magic_methods, reflectable_magic_methods
-from .node import Node, _base_types, map_aggregate, map_arg
+from .graph import magic_methods, reflectable_magic_methods
+from .node import _base_types, map_aggregate, map_arg
 
 __all__ = ["TracerBase", "GraphAppendingTracer", "TraceError", "Proxy", "Attribute", "ParameterProxy", "Scope",
            "ScopeContextManager"]
