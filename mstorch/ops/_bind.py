@@ -28,6 +28,13 @@ _MS_NO_KERNEL = re.compile(r"Unsupported data type!.*but get input\[(?:\[const v
 # `"add" not implemented for 'Half'`)
 _SCALAR_NAMES = {str(d._ms): name for d, name in _D.SCALAR_TYPE_NAMES.items()}
 
+# torch.fx tracing (mstorch/fx/proxy.py): while a Proxy exists, each wrapper hands calls that have a Proxy
+# argument to `record_proxy_op`, which records them in the graph (torch's __torch_function__ on Proxy).
+# With no Proxy alive the wrapper pays one test of this global.
+PROXIES_ALIVE = False
+record_proxy_op = None
+NOT_TRACED = None
+
 
 def _unwrap(a):
     tp = type(a)
@@ -149,8 +156,16 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
     policy = opdef.autocast if autocast else None
     names = _numpy_names(impl)
     trace = _trace.tracer(name) if _trace.ENABLED else None
+    # what torch.fx records for a Proxy argument: the method's name (call_method) or this function
+    proxy_method = method
+    if method is None and opdef.method and not (opdef.function or opdef.functional):   # a method-only op
+        proxy_method = opdef.method if isinstance(opdef.method, str) else name
 
     def fn(*args, **kwargs):
+        if PROXIES_ALIVE:
+            r = record_proxy_op(fn, proxy_method, args, kwargs)
+            if r is not NOT_TRACED:
+                return r
         out = None
         if kwargs:
             if has_out:
