@@ -253,7 +253,7 @@ class Tensor:
         """torch.Tensor.numpy: on CPU the array shares memory with the tensor, views included."""
         if self._ms.dtype == ms.bfloat16:
             raise TypeError("Got unsupported ScalarType BFloat16")
-        if not force and self.requires_grad:
+        if not force and self.requires_grad and P.grad_enabled():   # torch allows it under no_grad
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         t = self._ms
