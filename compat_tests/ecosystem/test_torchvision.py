@@ -9,8 +9,8 @@ its meta registrations (which need ``_C``) are skipped before import, as the tes
 
 Tolerances: values through 20-50 float32 layers in another library's kernels (MindSpore's) differ by rounding, so
 logits compare within 2e-5 of their largest magnitude, the loss at rtol 2e-5, and the per-tensor sums of gradients and updated weights at 1e-4 of that
-tensor's absolute sum (plus 1e-5 absolute: some gradients are rounding noise around 0, such as the bias of a
-BatchNorm whose output is normalized again)."""
+tensor's absolute sum (plus 1e-4 absolute: some gradients are rounding noise around 0, such as the bias of a
+BatchNorm feeding a 1x1 convolution and a training-mode BatchNorm, whose gradient sums to 0 per channel)."""
 import numpy as np
 import pytest
 
@@ -148,6 +148,7 @@ def results(torch_and_mstorch):
 
 
 def _close(ref, got, rtol, atol=0.0):
+    """Also used by test_timm."""
     np.testing.assert_allclose(np.asarray(got, float), np.asarray(ref, float), rtol=rtol, atol=atol)
 
 
@@ -155,7 +156,7 @@ def _sums_close(ref, got, what):
     assert list(ref) == list(got), what
     for name in ref:
         (s0, a0), (s1, a1) = ref[name], got[name]
-        tol = 1e-4 * a0 + 1e-5
+        tol = 1e-4 * a0 + 1e-4
         assert abs(s0 - s1) <= tol and abs(a0 - a1) <= tol, f"{what} {name}: {ref[name]} vs {got[name]}"
 
 
