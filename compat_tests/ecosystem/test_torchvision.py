@@ -152,11 +152,11 @@ def _close(ref, got, rtol, atol=0.0):
     np.testing.assert_allclose(np.asarray(got, float), np.asarray(ref, float), rtol=rtol, atol=atol)
 
 
-def _sums_close(ref, got, what):
+def _sums_close(ref, got, what, rtol=1e-4, atol=1e-4):
     assert list(ref) == list(got), what
     for name in ref:
         (s0, a0), (s1, a1) = ref[name], got[name]
-        tol = 1e-4 * a0 + 1e-4
+        tol = rtol * a0 + atol
         assert abs(s0 - s1) <= tol and abs(a0 - a1) <= tol, f"{what} {name}: {ref[name]} vs {got[name]}"
 
 
