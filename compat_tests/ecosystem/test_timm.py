@@ -8,22 +8,10 @@ of their largest magnitude. (An Adam step is not compared: it turns gradients th
 rounding noise around 0 into full +-lr steps, see test_torchvision.)"""
 import pytest
 
-from test_torchvision import _close, _sums_close
+from test_torchvision import PRELUDE, _close, _sums_close
 
-SCRIPT = r'''
-import importlib.util, json, sys, types
-import torch
-if torch.__name__ == "torch":
-    sys.modules["torchvision._meta_registrations"] = types.ModuleType("torchvision._meta_registrations")
-elif importlib.util.find_spec("torch.fx") is None:
-    # place-holder until mstorch.fx lands (branch fx): timm decorates functions with torch.fx.wrap at import
-    fx = types.ModuleType("torch.fx")
-    fx.wrap = lambda fn: fn
-    sys.modules["torch.fx"] = torch.fx = fx
-    if not hasattr(torch, "_assert"):
-        def _assert(condition, message):
-            assert condition, message
-        torch._assert = _assert
+SCRIPT = PRELUDE + r'''
+import json
 import timm
 
 

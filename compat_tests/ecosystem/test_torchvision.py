@@ -14,15 +14,15 @@ BatchNorm feeding a 1x1 convolution and a training-mode BatchNorm, whose gradien
 import numpy as np
 import pytest
 
-SCRIPT = r'''
-import hashlib, importlib.util, json, os, sys, tempfile, types
+# Runs first in each case script: under real torch, skips torchvision's registrations that need its _C (the CUDA
+# build's _C does not load beside the CPU torch); under mstorch, until mstorch.fx lands (branch fx), a place-holder
+# for the two names torchvision and timm use at import, torch.fx.wrap and torch._assert.
+PRELUDE = r'''
+import importlib.util, sys, types
 import torch
 if torch.__name__ == "torch":
-    # the CUDA build's _C does not load beside the CPU torch: skip the registrations that need it
     sys.modules["torchvision._meta_registrations"] = types.ModuleType("torchvision._meta_registrations")
 elif importlib.util.find_spec("torch.fx") is None:
-    # place-holder until mstorch.fx lands (branch fx): torchvision.ops calls torch.fx.wrap at import and
-    # torchvision checks shapes with torch._assert (also from that branch)
     fx = types.ModuleType("torch.fx")
     fx.wrap = lambda fn: fn
     sys.modules["torch.fx"] = torch.fx = fx
@@ -30,6 +30,10 @@ elif importlib.util.find_spec("torch.fx") is None:
         def _assert(condition, message):
             assert condition, message
         torch._assert = _assert
+'''
+
+SCRIPT = PRELUDE + r'''
+import hashlib, json, os, tempfile
 import numpy as np
 from PIL import Image
 import torchvision
@@ -238,11 +242,8 @@ def test_roi_align_against_numpy(results, aligned):
     _close(_roi_align_reference(x, rois, (3, 2), 0.5, 2, aligned), got, 1e-5, 1e-6)
 
 
-FEATURES = r'''
-import json, sys, types
-import torch
-if torch.__name__ == "torch":
-    sys.modules["torchvision._meta_registrations"] = types.ModuleType("torchvision._meta_registrations")
+FEATURES = PRELUDE + r'''
+import json
 from torchvision.models import convnext
 from torchvision.models.feature_extraction import create_feature_extractor, get_graph_node_names
 torch.manual_seed(0)
