@@ -291,13 +291,17 @@ def test_autocast_kernel_and_exclude_guard():
         def autocast_mm(a, b):
             with T._C._ExcludeDispatchKeyGuard(keys):
                 return ops.mm(a.double(), b.double())
-        T.library.Library(ns, "IMPL").impl("mm", autocast_mm, "AutocastCPU")
+        autocast_lib = T.library.Library(ns, "IMPL")   # kept alive: a collected Library unregisters its kernels
+        autocast_lib.impl("mm", autocast_mm, "AutocastCPU")
         a = T.ones(2, 2)
         plain = ops.mm(a, a)
         with T.autocast("cpu"):
             cast = ops.mm(a, a)
+        autocast_lib._destroy()
+        with T.autocast("cpu"):
+            after = ops.mm(a, a)
         lib._destroy()
-        return [plain, cast]
+        return [plain, cast, after]
     check(fn)
 
 
