@@ -8,28 +8,24 @@ __all__ = ["QuantStub", "DeQuantStub", "QConfig", "prepare", "prepare_qat", "con
            "default_observer", "default_weight_observer", "default_per_channel_weight_observer"]
 
 
-class QuantStub(Module):
+class _Stub(Module):
+    """The identity a float model carries where a converted model (de)quantizes."""
+
+    def __init__(self, qconfig=None):
+        super().__init__()
+        if qconfig:
+            self.qconfig = qconfig
+
+    def forward(self, x):
+        return x
+
+
+class QuantStub(_Stub):
     """Mirrors torch.ao.quantization.QuantStub: marks where a converted model quantizes; the identity before."""
 
-    def __init__(self, qconfig=None):
-        super().__init__()
-        if qconfig:
-            self.qconfig = qconfig
 
-    def forward(self, x):
-        return x
-
-
-class DeQuantStub(Module):
+class DeQuantStub(_Stub):
     """Mirrors torch.ao.quantization.DeQuantStub: where a converted model dequantizes; the identity before."""
-
-    def __init__(self, qconfig=None):
-        super().__init__()
-        if qconfig:
-            self.qconfig = qconfig
-
-    def forward(self, x):
-        return x
 
 
 def _refuse(name):
