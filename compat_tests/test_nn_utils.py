@@ -433,3 +433,36 @@ def test_whole_model_with_norm_dropout_embedding_loads_in_torch():
     np.testing.assert_allclose(n(mstorch.tensor(x)).detach().numpy(), tn(torch.tensor(x)).detach().numpy(),
                                rtol=1e-5, atol=1e-5)
     assert int(tn[0].num_batches_tracked) == 1 and repr(tn) == repr(n)
+
+
+# --- fusion ------------------------------------------------------------------------------------------
+
+def _trained_bn(T, bn):
+    bn.train()
+    bn(T.tensor(rand(4, bn.num_features, 3, 3, seed=7)) if isinstance(bn, T.nn.BatchNorm2d)
+       else T.tensor(rand(6, bn.num_features, seed=7)))
+    return bn.eval()
+
+
+@pytest.mark.parametrize("transpose", [False, True])
+def test_fuse_conv_bn_eval(transpose):
+    def fn(T):
+        T.manual_seed(0)
+        conv = (T.nn.ConvTranspose2d(3, 4, 3) if transpose else T.nn.Conv2d(3, 4, 3)).eval()
+        bn = _trained_bn(T, T.nn.BatchNorm2d(4))
+        fused = T.nn.utils.fusion.fuse_conv_bn_eval(conv, bn, transpose=transpose)
+        x = T.tensor(rand(2, 3, 6, 6, seed=3))
+        return [fused(x), bn(conv(x)), type(fused.weight).__name__, fused.weight.requires_grad]
+    check(fn, rtol=1e-5, atol=1e-5)
+
+
+def test_fuse_linear_bn_eval_and_errors():
+    def fn(T):
+        T.manual_seed(0)
+        lin = T.nn.Linear(3, 4).eval()
+        bn = _trained_bn(T, T.nn.BatchNorm1d(4))
+        fused = T.nn.utils.fuse_linear_bn_eval(lin, bn)
+        x = T.tensor(rand(5, 3, seed=3))
+        return [fused(x), bn(lin(x))]
+    check(fn, rtol=1e-5, atol=1e-5)
+    check_raises(lambda T: T.nn.utils.fusion.fuse_conv_bn_eval(T.nn.Conv2d(1, 1, 1), T.nn.BatchNorm2d(1)))

@@ -267,7 +267,15 @@ NUMPY_CASES = {
     "np_sum": lambda T: float(np.sum(T.tensor([0.5, 1.0]))),
     "from_numpy_roundtrip": lambda T: (lambda a: (lambda t: (a.__setitem__(0, 5.0), t, _nd(t.numpy())))(
         T.from_numpy(a)))(np.array([1.0, 2.0], dtype=np.float32)),
+    # grad mode decides, as in torch: a tensor that requires grad converts under no_grad
+    "numpy_requires_grad_no_grad": lambda T: _no_grad_numpy(T),
 }
+
+
+def _no_grad_numpy(T):
+    x = T.tensor([1.0, 2.0], requires_grad=True)
+    with T.no_grad():
+        return _nd(x.numpy())
 
 
 NUMPY_ERRORS = {"asarray_requires_grad", "np_sum", "numpy_bf16", "numpy_requires_grad"}
@@ -282,6 +290,20 @@ def test_requires_grad_scalar_conversion_warns():
     check(lambda T: _warned(T, lambda: float(T.tensor([1.0], requires_grad=True))))
     check(lambda T: [_warned(T, lambda: f(T.tensor([1.0], requires_grad=True)))
                      for f in (int, complex, bool, lambda t: t.item(), lambda t: t.tolist())])
+
+
+def test_as_subclass():
+    def fn(T):
+        Sub = type("Sub", (T.Tensor,), {})
+        x = T.arange(4.0, requires_grad=True)
+        y = (x * 2).as_subclass(Sub)
+        y.sum().backward()   # the subclass instance keeps the autograd history
+        z = T.zeros(3).as_subclass(Sub)
+        z.add_(1)            # and shares the data
+        return [type(y).__name__, isinstance(y, T.Tensor), y.detach().clone(), x.grad, z.as_subclass(T.Tensor)]
+    check(fn)
+    check(lambda T: T.zeros(2).as_subclass(int), raises=True)
+    check(lambda T: T.zeros(2).as_subclass(3), raises=True)
 
 
 def test_warn_always_flag():

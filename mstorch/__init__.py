@@ -144,3 +144,7 @@ from . import fft  # noqa: E402,F401  (torch.fft: from the op table)
 from ._toplevel_nn import batch_norm, instance_norm, embedding  # noqa: E402,F401  (ATen argument order)
 from . import fx  # noqa: E402,F401  (torch.fx: symbolic tracing; hooks into the op wrappers)
 from .fx._symbolic_trace import _assert  # noqa: E402,F401  (torch._assert: recorded under fx tracing)
+from . import library, _custom_ops, _C, compiler, ao  # noqa: E402,F401  (torch.library, _custom_ops, _C, compiler, ao)
+# torch.ops is the operator namespace object (torch.ops.<ns>.<op>, load_library); the package mstorch/ops/
+# (the op table) stays internal, reached by import statements, which read sys.modules, not this attribute
+from ._library import ops  # noqa: E402,F811

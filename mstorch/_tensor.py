@@ -234,7 +234,7 @@ class Tensor:
         """torch.Tensor.numpy: on CPU the array shares memory with the tensor, views included."""
         if self._ms.dtype == ms.bfloat16:
             raise TypeError("Got unsupported ScalarType BFloat16")
-        if not force and self.requires_grad:
+        if not force and self.requires_grad and P.grad_enabled():   # torch allows it under no_grad
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         t = self._ms
@@ -464,6 +464,19 @@ class Tensor:
 
     def detach(self):
         return wrap(P.detach(self._ms))
+
+    def as_subclass(self, cls):
+        """torch.Tensor.as_subclass: the same data (and autograd history) as an instance of ``cls``, a Tensor
+        subclass (torchvision's tv_tensors are made this way). mstorch ops do not consult a subclass's
+        ``__torch_function__``: results of ops on it are plain Tensors."""
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError(f"as_subclass(): argument 'cls' (position 1) must be a subclass of Tensor, not "
+                            f"{cls!r}" if isinstance(cls, type) else
+                            f"as_subclass(): argument 'cls' (position 1) must be type, not {type(cls).__name__}")
+        out = _new(cls)
+        out._ms = self._ms
+        out.__dict__.update(self.__dict__)   # a view stays a view of the same base
+        return out
 
     def detach_(self):
         if self._view is not None:

@@ -36,19 +36,41 @@ runpy.run_path(script, run_name="__main__")
 '''
 
 
-def _run(tmp_path, code, mode, hide_torch=True):
+def _command(tmp_path, code, mode, hide_torch=True):
     script = tmp_path / "case.py"
     script.write_text(code)
     if hide_torch:
         boot = tmp_path / "no_torch_boot.py"
         boot.write_text(BOOTSTRAP)
-        cmd = [sys.executable, str(boot), mode, str(script)]
-    else:
-        cmd = ([sys.executable, "-m", "mstorch", "run", str(script)] if mode == "run"
-               else [sys.executable, str(script)])
+        return [sys.executable, str(boot), mode, str(script)]
+    return ([sys.executable, "-m", "mstorch", "run", str(script)] if mode == "run"
+            else [sys.executable, str(script)])
+
+
+def _result(returncode, stdout, stderr):
+    assert returncode == 0, stderr[-4000:]
+    return json.loads(stdout.strip().splitlines()[-1])
+
+
+def _run(tmp_path, code, mode, hide_torch=True):
+    cmd = _command(tmp_path, code, mode, hide_torch)
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=tmp_path)
-    assert out.returncode == 0, out.stderr[-4000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return _result(out.returncode, out.stdout, out.stderr)
+
+
+@pytest.fixture(scope="module")
+def torch_and_mstorch(tmp_path_factory):
+    """``torch_and_mstorch(code)``: run ``code`` with the real torch and through ``python -m mstorch run`` with torch
+    hidden, both at once (a module's cases share one pair of processes), and return (torch's, mstorch's) value."""
+    def run(code):
+        procs = []
+        for mode, hide in (("plain", False), ("run", True)):
+            folder = tmp_path_factory.mktemp(mode)
+            procs.append(subprocess.Popen(_command(folder, code, mode, hide), stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE, text=True, cwd=folder))
+        outs = [p.communicate(timeout=600) for p in procs]
+        return tuple(_result(p.returncode, *o) for p, o in zip(procs, outs))
+    return run
 
 
 @pytest.fixture

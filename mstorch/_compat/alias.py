@@ -20,6 +20,7 @@ import re
 import sys
 
 TOP = "torch"
+OPS = "torch.ops"
 TORCH_VERSION = "2.13.0"  # the torch release mstorch follows (torch.__version__ adds "+mstorch")
 _METADATA = (f"Metadata-Version: 2.1\nName: torch\nVersion: {TORCH_VERSION}\n"
              "Summary: the PyTorch API on MindSpore (mstorch's alias for torch)\n")
@@ -49,8 +50,9 @@ class _AliasLoader(importlib.abc.Loader):
         self.target = target
 
     def create_module(self, spec):
-        module = importlib.import_module(self.target)
-        return module
+        module, _, attr = self.target.partition(":")   # "module:attribute" for an object that is not a module
+        module = importlib.import_module(module)
+        return getattr(module, attr) if attr else module
 
     def exec_module(self, module):
         # already executed under its mstorch name; re-binding happens in find_spec's caller
@@ -62,6 +64,10 @@ class TorchAliasFinder(importlib.abc.MetaPathFinder):
         if fullname == "safetensors.torch":  # mstorch's reader/writer of the format (mstorch/_safetensors.py)
             return importlib.util.spec_from_loader(fullname, _AliasLoader("mstorch.safetensors"))
         if fullname != TOP and not fullname.startswith(TOP + "."):
+            return None
+        if fullname == OPS:  # torch.ops is the operator namespace object; mstorch/ops/ is the internal op table
+            return importlib.util.spec_from_loader(fullname, _AliasLoader("mstorch._library:ops"))
+        if fullname.startswith(OPS + "."):
             return None
         mapped = "mstorch" + fullname[len(TOP):]
         try:
@@ -114,8 +120,9 @@ def install():
                 "before anything imports torch")
     import mstorch
     sys.modules[TOP] = mstorch
+    sys.modules[OPS] = mstorch.ops
     for name, module in list(sys.modules.items()):
-        if name.startswith("mstorch.") and module is not None:
+        if name.startswith("mstorch.") and module is not None and not name.startswith("mstorch.ops."):
             sys.modules.setdefault(TOP + name[len("mstorch"):], module)
 
 
@@ -123,7 +130,8 @@ def uninstall():
     if _FINDER in sys.meta_path:
         sys.meta_path.remove(_FINDER)
     for name in [n for n in sys.modules if n == TOP or n.startswith(TOP + ".") or n == "safetensors.torch"]:
-        if getattr(sys.modules[name], "__name__", "").startswith("mstorch"):
+        module = sys.modules[name]
+        if getattr(module, "__name__", "").startswith("mstorch") or module is sys.modules["mstorch"].ops:
             del sys.modules[name]
 
 

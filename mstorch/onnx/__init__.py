@@ -62,6 +62,43 @@ def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=Non
 unsupported("onnx.export", "no ONNX export: " + _REASON)
 
 
+class TensorProtoDataType(_PybindStyleEnum):
+    """ONNX element types (onnx.TensorProto.DataType), as torch.onnx names them."""
+    UNDEFINED = 0
+    FLOAT = 1
+    UINT8 = 2
+    INT8 = 3
+    UINT16 = 4
+    INT16 = 5
+    INT32 = 6
+    INT64 = 7
+    STRING = 8
+    BOOL = 9
+    FLOAT16 = 10
+    DOUBLE = 11
+    UINT32 = 12
+    UINT64 = 13
+    COMPLEX64 = 14
+    COMPLEX128 = 15
+    BFLOAT16 = 16
+
+
+_custom_symbolics = {}   # (name, opset) -> symbolic function, for an exporter mstorch does not have
+
+
+def register_custom_op_symbolic(symbolic_name, symbolic_fn, opset_version):
+    """torch.onnx.register_custom_op_symbolic: kept for the exporter (which raises); libraries register
+    symbolics for their custom operators at import (torchvision)."""
+    if symbolic_name.startswith("::"):
+        raise ValueError(f"Failed to register operator {symbolic_name}. The symbolic name must match the format "
+                         "domain::name, and should start with a letter and contain only alphanumerical characters")
+    _custom_symbolics[(symbolic_name, opset_version)] = symbolic_fn
+
+
+def unregister_custom_op_symbolic(symbolic_name, opset_version):
+    _custom_symbolics.pop((symbolic_name, opset_version), None)
+
+
 def is_in_onnx_export():
     """Mirrors torch.onnx.is_in_onnx_export: True only while an export traces the model, never in mstorch."""
     return False

@@ -4,29 +4,12 @@ Translated from MindSpore's defaults (see docs/translated-defaults.md): padding 
 nn.Conv2d pads 'same'), weight (out, in/groups, *k) and (in, out/groups, *k) for transposed,
 kaiming_uniform(a=sqrt(5)) weights and U(-1/sqrt(fan_in), 1/sqrt(fan_in)) bias, padding_mode through F.pad.
 """
-import collections.abc
-from itertools import repeat
-
 from .. import functional as F
 from .linear import _register_weight_and_bias, _reset_kaiming_uniform
 from .module import Module
+from .utils import _single, _pair, _triple, _reverse_repeat_tuple
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
-
-
-def _ntuple(n):
-    def parse(x):
-        if isinstance(x, collections.abc.Iterable):
-            return tuple(x)
-        return tuple(repeat(x, n))
-    return parse
-
-
-_single, _pair, _triple, _quadruple = _ntuple(1), _ntuple(2), _ntuple(3), _ntuple(4)
-
-
-def _reverse_repeat_tuple(t, n):
-    return tuple(x for x in reversed(t) for _ in range(n))
 
 
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}

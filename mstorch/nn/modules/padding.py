@@ -1,6 +1,6 @@
 """Padding layers: Zero/Constant/Reflection/Replication/Circular Pad 1d-3d (torch's F.pad order)."""
 from .. import functional as F
-from .conv import _ntuple, _pair, _quadruple
+from .utils import _ntuple, _pair, _quadruple
 from .module import Module
 
 __all__ = ["CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",

@@ -4,7 +4,7 @@ Attributes are stored as given (torch keeps ``kernel_size=3`` an int for MaxPool
 AvgPool1d), so ``repr`` prints exactly as torch's.
 """
 from .. import functional as F
-from .conv import _pair, _single, _triple
+from .utils import _pair, _single, _triple
 from .module import Module
 
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",

@@ -19,9 +19,9 @@ import typing
 import warnings
 from typing import Final  # noqa: F401  (torch.jit.Final is typing.Final)
 
-from . import nn as _nn
-from .ops._registry import unsupported
-from ._tensor import Tensor as _Tensor
+from .. import nn as _nn
+from ..ops._registry import unsupported
+from .._tensor import Tensor as _Tensor
 
 __all__ = ["Attribute", "Error", "Final", "Future", "ScriptFunction", "ScriptModule", "annotate", "export",
            "enable_onednn_fusion", "fork", "freeze", "interface", "ignore", "isinstance", "is_scripting",
@@ -690,3 +690,6 @@ class strict_fusion:
 
 _fork = fork
 _wait = wait
+_script_if_tracing = script_if_tracing   # the private name torchvision decorates with
+
+from . import annotations  # noqa: E402,F401

@@ -1,0 +1,90 @@
+"""torch._C: the few names of torch's C++ binding module that libraries use from Python.
+
+Dispatch keys exist for torch.library registrations (``Library.impl(op, fn, "AutocastCPU")``) and for
+``_ExcludeDispatchKeyGuard``, which makes mstorch's operator registry (``_library``) skip those keys in this
+thread, as torch's dispatcher does (torchvision's autocast kernels re-call their op under it)."""
+import enum
+
+from . import _library
+
+
+class DispatchKey(enum.Enum):
+    """torch._C.DispatchKey: the keys torch.library registrations name."""
+    Undefined = 0
+    CPU = 1
+    CUDA = 2
+    XPU = 3
+    MPS = 4
+    Meta = 5
+    PrivateUse1 = 6
+    CompositeImplicitAutograd = 7
+    CompositeExplicitAutograd = 8
+    Autograd = 9
+    AutogradCPU = 10
+    AutogradCUDA = 11
+    AutocastCPU = 12
+    AutocastCUDA = 13
+    AutocastXPU = 14
+    Python = 15
+    BackendSelect = 16
+
+
+class DispatchKeySet:
+    """torch._C.DispatchKeySet: a set of dispatch keys, combined with ``|``."""
+
+    def __init__(self, key=None):
+        self._keys = frozenset() if key is None else frozenset([key.name if isinstance(key, DispatchKey) else key])
+
+    def __or__(self, other):
+        out = DispatchKeySet()
+        out._keys = self._keys | other._keys
+        return out
+
+    def has(self, key):
+        return (key.name if isinstance(key, DispatchKey) else key) in self._keys
+
+    def __repr__(self):
+        return f"DispatchKeySet({', '.join(sorted(self._keys))})"
+
+
+class _ExcludeDispatchKeyGuard:
+    """torch._C._ExcludeDispatchKeyGuard(keyset): while active, operators skip kernels under these keys."""
+
+    def __init__(self, keyset):
+        self._guard = _library.exclude_keys(keyset._keys)
+
+    def __enter__(self):
+        self._guard.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self._guard.__exit__(*exc)
+
+
+class DisableTorchFunctionSubclass:
+    """torch._C.DisableTorchFunctionSubclass: within it, Tensor subclasses' ``__torch_function__`` is not
+    consulted. mstorch never consults it (its ops do not dispatch to subclass overrides), so there is nothing
+    to switch off."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+DisableTorchFunction = DisableTorchFunctionSubclass
+
+
+def _log_api_usage_once(event):
+    """torch's API-usage telemetry: it records only where a logging handler is installed in C++, which mstorch
+    has none of."""
+
+
+def _get_tracing_state():
+    """torch.jit tracing state: mstorch has no TorchScript tracer, so never tracing."""
+    return None
+
+
+def _get_privateuse1_backend_name():
+    return "privateuseone"

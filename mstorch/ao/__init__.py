@@ -1,0 +1,2 @@
+"""torch.ao: architecture optimization. Only ``quantization``'s float-model pieces exist (see there)."""
+from . import quantization  # noqa: F401
