@@ -1,0 +1,26 @@
+"""Samples for view_as_real / view_as_complex (mstorch/ops/complex_views.py); writes through the views
+and gradients through both are in test_complex_views.py."""
+import numpy as np
+
+from harness import rand
+from .common import OpInfo, S, E
+
+C = (rand(3, 4) + 1j * rand(3, 4, seed=1)).astype(np.complex64)
+PAIRS = rand(3, 4, 2)
+
+
+def _t(a, dtype=None):
+    return lambda T: T.tensor(a, dtype=None if dtype is None else getattr(T, dtype))
+
+
+OPS = [
+    OpInfo("view_as_real", method=False, samples=[
+        S(_t(C)), S(_t(C, "complex128")), S(_t(np.complex64(1 + 2j))), S(_t(np.zeros((0, 2), np.complex64))),
+        E(_t(PAIRS)), E(_t([1, 2]))]),
+    # the gradient form samples float inputs into a complex result: compared in test_complex_views.py
+    OpInfo("view_as_complex", method=False, grad=False, samples=[
+        S(PAIRS), S(_t(PAIRS, "float64")), S(_t([1., 2.])), S(lambda T: T.zeros(0, 2)),
+        E(rand(3)), E(_t(PAIRS, "bfloat16")), E(_t(PAIRS, "int64")), E(_t(np.float32(1.))),
+        E(lambda T: T.zeros(2, 3).t()), E(lambda T: T.zeros(3, 4)[:, 1:3]),
+        E(lambda T: T.zeros(7)[1:].reshape(3, 2)), E(lambda T: T.zeros(3, 3)[:, :2])]),
+]
