@@ -46,3 +46,13 @@ def test_float16_pairs_refuse_by_name_where_torch_gives_complex32():
     import pytest
     with pytest.raises(RuntimeError, match="complex32"):
         mstorch.view_as_complex(mstorch.zeros(2, 2, dtype=mstorch.float16))
+
+
+def test_write_through_tensor_unfold_reaches_base():
+    def f(T):
+        x = T.arange(10.)
+        w = x.unfold(0, 3, 3)
+        w[1].fill_(-1)
+        w.mul_(2)
+        return x, w
+    check(f)
