@@ -162,3 +162,31 @@ from . import distributed, multiprocessing  # noqa: E402,F401
 from . import hub  # noqa: E402,F401
 from . import fft  # noqa: E402,F401  (torch.fft: from the op table)
 from ._toplevel_nn import batch_norm, instance_norm, embedding  # noqa: E402,F401  (ATen argument order)
+
+# torch 2.13 dtypes MindSpore cannot hold here: the objects exist, tensors of them refuse by name
+from ._dtype import (float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu,  # noqa: E402,F401
+                     float4_e2m1fn_x2, complex32)
+chalf = complex32
+from . import _dynamo, compiler  # noqa: E402,F401  (eager answers: nothing is ever compiling)
+
+
+def get_device_module(device=None):
+    """torch.get_device_module: the module of a device type (``torch.cuda``, ``torch.cpu``...); with no
+    argument, the current accelerator's, which is ``torch.cpu`` where there is none."""
+    import sys as _sys
+    if device is None:
+        acc = accelerator.current_accelerator()
+        name = acc.type if acc is not None else "cpu"
+    elif isinstance(device, _device_mod.device):
+        name = device.type
+    elif isinstance(device, str):
+        name = _device_mod.device(device).type
+    else:
+        raise RuntimeError(f"Invalid value of device '{device}', expect torch.device, str, or None")
+    module = getattr(_sys.modules[__name__], name, None)
+    if module is None:
+        raise RuntimeError(f"Device '{name}' does not have a corresponding module registered as 'torch.{name}'.")
+    return module
+
+
+from . import _device as _device_mod  # noqa: E402
