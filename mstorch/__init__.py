@@ -190,3 +190,5 @@ def get_device_module(device=None):
 
 
 from . import _device as _device_mod  # noqa: E402
+from . import func  # noqa: E402,F401  (torch.func)
+from .func import vmap  # noqa: E402,F401
