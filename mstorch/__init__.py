@@ -192,3 +192,4 @@ def get_device_module(device=None):
 from . import _device as _device_mod  # noqa: E402
 from . import func  # noqa: E402,F401  (torch.func)
 from .func import vmap  # noqa: E402,F401
+from . import masked  # noqa: E402,F401  (torch.masked reductions)
