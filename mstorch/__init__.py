@@ -193,3 +193,4 @@ from . import _device as _device_mod  # noqa: E402
 from . import func  # noqa: E402,F401  (torch.func)
 from .func import vmap  # noqa: E402,F401
 from . import masked  # noqa: E402,F401  (torch.masked reductions)
+from . import signal  # noqa: E402,F401  (torch.signal.windows)
