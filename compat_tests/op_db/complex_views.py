@@ -24,3 +24,13 @@ OPS = [
         E(lambda T: T.zeros(2, 3).t()), E(lambda T: T.zeros(3, 4)[:, 1:3]),
         E(lambda T: T.zeros(7)[1:].reshape(3, 2)), E(lambda T: T.zeros(3, 3)[:, :2])]),
 ]
+
+R = rand(2, 3)
+OPS += [
+    OpInfo("complex", method=False, samples=[
+        S(R, rand(2, 3, seed=1)), S(rand(3), rand(2, 1)), S(_t(R, "float64"), _t(R, "float64")),
+        E(R, _t(R, "float64")), E(_t([1, 2]), _t([3, 4])), E(R, 3.), E(R, rand(4))]),
+    OpInfo("polar", method=False, samples=[
+        S(np.abs(R), rand(2, 3, seed=1)), S(_t(np.abs(R), "float64"), _t(R, "float64")),
+        E(_t([1, 2]), R), E(R, 2.)]),
+]

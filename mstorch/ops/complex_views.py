@@ -17,7 +17,7 @@ from .. import _ms_private as P
 from .._tensor import host_view, scalar_type_name
 from . import _msops as ops
 from ._registry import register
-from ._views import make_view
+from ._views import make_view, broadcast_shape
 
 F = "complex"
 _make_complex = ops.Complex()
@@ -83,3 +83,41 @@ def view_as_complex(input):
         raise RuntimeError("mstorch: torch.view_as_complex of a float16 tensor gives torch.complex32, a dtype "
                            "MindSpore does not have")
     return make_view(input, _as_complex(input._ms), lambda base_ms, new: _as_real(new), _as_complex)
+
+
+# --- complex from parts ----------------------------------------------------------------------------
+
+def _parts_check(name, a, b):
+    for arg, pos, t in (("real" if name == "complex" else "abs", 1, a), ("imag" if name == "complex" else "angle", 2, b)):
+        if not isinstance(t, ms.Tensor):
+            raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not {type(t).__name__}")
+    da, db = D._FROM_MS[a.dtype], D._FROM_MS[b.dtype]
+    floats = (D.float16, D.float32, D.float64)
+    if da not in floats or db not in floats:
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got {scalar_type_name(da)} "
+                           f"and {scalar_type_name(db)}")
+    if da is not db:
+        raise RuntimeError(f"Expected object of scalar type {scalar_type_name(da)} but got scalar type "
+                           f"{scalar_type_name(db)} for second argument")
+    if da is D.float16:
+        raise RuntimeError(f"mstorch: torch.{name} of float16 parts gives torch.complex32, a dtype MindSpore does "
+                           "not have")
+
+
+def _from_parts(re, im):
+    if tuple(re.shape) != tuple(im.shape):
+        shape = broadcast_shape((re.shape, im.shape))
+        re, im = ops.broadcast_to(re, shape), ops.broadcast_to(im, shape)
+    return _make_complex(re, im)
+
+
+@register("complex", family=F, method=False, out=True)
+def complex(real, imag):
+    _parts_check("complex", real, imag)
+    return _from_parts(real, imag)
+
+
+@register("polar", family=F, method=False, out=True)
+def polar(abs, angle):
+    _parts_check("polar", abs, angle)
+    return _from_parts(ops.mul(abs, ops.cos(angle)), ops.mul(abs, ops.sin(angle)))
