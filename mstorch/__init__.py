@@ -77,6 +77,7 @@ class _MemoryFormat:
 
 
 contiguous_format = _MemoryFormat("contiguous_format")
+legacy_contiguous_format = contiguous_format   # torch's alias (the same object)
 channels_last = _MemoryFormat("channels_last")
 preserve_format = _MemoryFormat("preserve_format")
 
@@ -168,6 +169,8 @@ from ._dtype import (float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnu
                      float4_e2m1fn_x2, complex32)
 chalf = complex32
 from . import _dynamo, compiler  # noqa: E402,F401  (eager answers: nothing is ever compiling)
+layout = _Layout            # torch.layout / torch.memory_format: the types of torch.strided, torch.channels_last
+memory_format = _MemoryFormat
 
 
 def get_device_module(device=None):

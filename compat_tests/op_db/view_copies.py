@@ -52,3 +52,7 @@ OPS += [
     OpInfo("tril_indices", grad=False, method=False, samples=[
         S(3, 4), S(3, 4, 1), S(4, 3, -2), S(1, 1), E(-1, 4)]),
 ]
+OPS += [
+    OpInfo("detach", method=False, grad=False, samples=[S(X), S(lambda T: T.ones(2, requires_grad=True) * 2)]),
+    OpInfo("get_device", grad=False, samples=[S(X), S(lambda T: T.tensor(1))]),
+]

@@ -142,3 +142,17 @@ def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pi
 @register("tril_indices", family=F, method=False, raw=True)
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False):
     return _tri_indices("tril_indices", row, col, offset, dtype, device, False)
+
+
+# --- function forms of Tensor methods ---------------------------------------------------------------
+
+@register("detach", family=F, method=False, raw=True)
+def detach(input):
+    return input.detach()
+
+
+@register("get_device", family=F, raw=True)
+def get_device(input):
+    """-1 for a CPU tensor, else the device index, as torch."""
+    dev = input.device
+    return -1 if dev.type == "cpu" else (dev.index or 0)
