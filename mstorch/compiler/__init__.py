@@ -75,6 +75,35 @@ def load_cache_artifacts(serialized_artifacts):
                        "mstorch (eager on MindSpore) cannot use")
 
 
+def set_enable_guard_collectives(enabled):
+    """Whether compiled code shares guard checks across ranks; returns the previous setting."""
+    prev = _guard_collectives[0]
+    _guard_collectives[0] = bool(enabled)
+    return prev
+
+
+_guard_collectives = [False]
+
+
+def _guard_filter(name):
+    def refuse(guard_entries, *args, **kwargs):
+        raise RuntimeError(f"mstorch: torch.compiler.{name} filters Dynamo's guards; mstorch captures no graphs "
+                           "and builds no guards")
+    refuse.__name__ = name
+    return refuse
+
+
+for _n in ("keep_portable_guards_unsafe", "keep_tensor_guards_unsafe", "skip_all_guards_unsafe",
+           "skip_guard_on_all_nn_modules_unsafe", "skip_guard_on_globals_unsafe",
+           "skip_guard_on_inbuilt_nn_modules_unsafe"):
+    globals()[_n] = _guard_filter(_n)
+
+
+def load_compiled_function(file, *, f_globals=None, external_data=None):
+    raise RuntimeError("mstorch: torch.compiler.load_compiled_function loads torch's compiled code, which mstorch "
+                       "(eager on MindSpore) cannot run")
+
+
 def nested_compile_region(fn=None):
     """Marks a region compiled once and reused: eagerly, the function itself."""
     if fn is None:

@@ -20,7 +20,7 @@ from ..autograd.grad_mode import enable_grad
 from ..utils import _pytree as pytree
 
 __all__ = ["grad", "grad_and_value", "vmap", "hessian", "jacfwd", "jacrev", "jvp", "vjp", "functional_call",
-           "stack_module_state"]
+           "stack_module_state", "linearize", "functionalize", "debug_unwrap", "replace_all_batch_norm_modules_"]
 
 Tensor = _tensor.Tensor
 
@@ -481,3 +481,53 @@ def stack_module_state(models):
     all_buffers = [dict(m.named_buffers()) for m in models]
     buffers = {k: stack([b[k] for b in all_buffers]) for k in all_buffers[0]}
     return params, buffers
+
+
+def linearize(func, *primals):
+    """torch.func.linearize: (output, jvp_fn), ``jvp_fn(*tangents)`` giving the JVP at ``primals``."""
+    output = func(*primals)
+
+    def jvp_fn(*tangents):
+        flat_p, p_spec = pytree.tree_flatten(primals)
+        flat_t, t_spec = pytree.tree_flatten(tangents)
+        if t_spec != p_spec:
+            raise RuntimeError(f"Expected the tangents {t_spec} to have the same argspec as the primals {p_spec}")
+        for p, t in zip(flat_p, flat_t):
+            if tuple(p.shape) != tuple(t.shape) or p.dtype != t.dtype:
+                raise RuntimeError(f"Mismatch in dtype or shape: expected tangent to have shape {tuple(p.shape)} "
+                                   f"and dtype {p.dtype}, got {tuple(t.shape)} and {t.dtype}")
+        return jvp(func, primals, tangents)[1]
+    return _undiff(output, False), jvp_fn
+
+
+def functionalize(func, *, remove="mutations"):
+    """torch.func.functionalize: the same results and the same input mutations as ``func`` (mstorch runs
+    eagerly: there is no graph whose mutations to remove)."""
+    if remove not in ("mutations", "mutations_and_views"):
+        raise RuntimeError(f"functionalize(f, remove='mutations'): received invalid argument for remove={remove}. "
+                           "Valid options are:\n     remove='mutations': all inplace and out= operators will be "
+                           "removed from the program, and replaced with their out-of-place equivalents.\n     "
+                           "remove='mutations_and_views': In addition to the above, all aliasing operators {view} "
+                           "will be replaced with their non-aliasing counterparts, {view}_copy.\n")
+
+    @functools.wraps(func)
+    def wrapped(*args, **kwargs):
+        return func(*args, **kwargs)
+    return wrapped
+
+
+def debug_unwrap(tensor, *, recurse=True):
+    """Unwraps a functorch tensor wrapper: mstorch's transforms make none, so the tensor itself."""
+    return tensor
+
+
+def replace_all_batch_norm_modules_(root):
+    """Stops every batch norm in ``root`` from tracking running stats (in place; returns ``root``)."""
+    from ..nn.modules.batchnorm import _BatchNorm
+    for m in root.modules():
+        if isinstance(m, _BatchNorm):
+            m.running_mean = None
+            m.running_var = None
+            m.num_batches_tracked = None
+            m.track_running_stats = False
+    return root
