@@ -109,3 +109,8 @@ def test_layout_and_memory_format_types():
     check(lambda T: [isinstance(T.strided, T.layout), isinstance(T.sparse_coo, T.layout),
                      isinstance(T.channels_last, T.memory_format), T.legacy_contiguous_format is T.contiguous_format,
                      isinstance(T.strided, T.memory_format)])
+
+
+def test_dynamo_submodules_libraries_reach():
+    check(lambda T: [isinstance(T.compile(T.nn.Linear(2, 2)), T._dynamo.eval_frame.OptimizedModule),
+                     issubclass(T._dynamo.exc.Unsupported, RuntimeError)])

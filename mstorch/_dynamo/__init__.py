@@ -7,7 +7,7 @@ reads back) and change nothing else. The decorators return what torch's return (
 or a wrapper carrying torch's ``_torchdynamo_*`` attributes)."""
 import functools
 
-from . import config  # noqa: F401
+from . import config, eval_frame, exc  # noqa: F401
 from .. import _compile
 from .._compile import OptimizedModule  # noqa: F401
 
