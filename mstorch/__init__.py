@@ -197,3 +197,61 @@ from . import func  # noqa: E402,F401  (torch.func)
 from .func import vmap  # noqa: E402,F401
 from . import masked  # noqa: E402,F401  (torch.masked reductions)
 from . import signal  # noqa: E402,F401  (torch.signal.windows)
+from . import types  # noqa: E402,F401  (torch.types)
+from .utils import hooks as _hooks  # noqa: E402,F401  (torch.utils.hooks)
+
+
+def _assert(condition, message):
+    """torch._assert: ``assert`` that also holds under scripting and tracing."""
+    if type(condition) is not Tensor and hasattr(condition, "__torch_function__"):
+        condition = bool(condition)
+    assert condition, message
+
+
+def _check_with(error_type, cond, message=None):
+    if not isinstance(cond, _builtin_bool):
+        if isinstance(cond, Tensor):
+            raise TypeError("cond must be a bool, but got a Tensor. For tensor conditions, use "
+                            "torch._check_tensor_all() to assert that all elements are true.")
+        raise TypeError(f"cond must be a bool, but got {type(cond)}")
+    if cond:
+        return
+    if message is None:
+        text = ("Expected cond to be True, but got False. (Could this error message be improved? If so, please "
+                "report an enhancement request to PyTorch.)")
+    else:
+        if not callable(message):
+            raise TypeError("message must be a callable")
+        text = str(message())
+    raise error_type(text)
+
+
+def _check(cond, message=None):
+    """torch._check: RuntimeError (with ``message()``) unless ``cond``."""
+    _check_with(RuntimeError, cond, message)
+
+
+def _check_index(cond, message=None):
+    _check_with(IndexError, cond, message)
+
+
+def _check_value(cond, message=None):
+    _check_with(ValueError, cond, message)
+
+
+def _check_type(cond, message=None):
+    _check_with(TypeError, cond, message)
+
+
+def _check_not_implemented(cond, message=None):
+    _check_with(NotImplementedError, cond, message)
+
+
+def _check_is_size(i, message=None, *, max=None):
+    _check(i >= 0, message)
+    if max is not None:
+        _check(i <= max, message)
+
+
+import builtins as _builtins  # noqa: E402
+_builtin_bool = _builtins.bool   # ``bool`` here is torch.bool
