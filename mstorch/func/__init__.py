@@ -122,19 +122,23 @@ def _stack_outputs(func, results, out_dims):
 
 
 def _run_samples(func, flat_args, flat_dims, spec, size, kwargs, randomness):
-    from .. import random as _random
+    from .. import autograd, random as _random
     results = []
     state = _random.get_rng_state() if randomness in ("same", "error") else None
-    for i in range(size):
-        if randomness == "same" and i:
-            _random.set_rng_state(state)
-        sample = [a.select(d, i) if d is not None else a for a, d in zip(flat_args, flat_dims)]
-        results.append(func(*pytree.tree_unflatten(sample, spec), **kwargs))
-        if randomness == "error" and i == 0 and not _random.get_rng_state().equal(state):
-            _random.set_rng_state(state)
-            raise RuntimeError("vmap: called random operation while in randomness error mode. Please either use the "
-                               "'same' or 'different' randomness flags on vmap or perform the randomness operation "
-                               "out of vmap")
+    autograd.vmap_depth[0] += 1
+    try:
+        for i in range(size):
+            if randomness == "same" and i:
+                _random.set_rng_state(state)
+            sample = [a.select(d, i) if d is not None else a for a, d in zip(flat_args, flat_dims)]
+            results.append(func(*pytree.tree_unflatten(sample, spec), **kwargs))
+            if randomness == "error" and i == 0 and not _random.get_rng_state().equal(state):
+                _random.set_rng_state(state)
+                raise RuntimeError("vmap: called random operation while in randomness error mode. Please either use "
+                                   "the 'same' or 'different' randomness flags on vmap or perform the randomness "
+                                   "operation out of vmap")
+    finally:
+        autograd.vmap_depth[0] -= 1
     return results
 
 

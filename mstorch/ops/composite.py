@@ -1,0 +1,134 @@
+"""Ops torch builds from other ops, built here the same way from mstorch's: block_diag, diagflat, adjoint,
+ravel, cov, corrcoef. Values, dtypes and gradients follow from the ops they are made of."""
+from .._dtype import scalar_type_name
+from ._registry import register
+
+F = "composite"
+
+
+def _mt():
+    import mstorch
+    return mstorch
+
+
+@register("block_diag", family=F, method=False, raw=True)
+def block_diag(*tensors):
+    mt = _mt()
+    mats = []
+    for i, t in enumerate(tensors):
+        if t.dim() > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
+                               f"{t.dim()} dimensions")
+        mats.append(t.reshape(1, 1) if t.dim() == 0 else t.reshape(1, -1) if t.dim() == 1 else t)
+    if not mats:
+        return mt.empty(1, 0)
+    dtype = mats[0].dtype
+    for m in mats[1:]:
+        dtype = mt.promote_types(dtype, m.dtype)
+    rows = sum(m.shape[0] for m in mats)
+    cols = sum(m.shape[1] for m in mats)
+    pieces, c = [], 0
+    for m in mats:
+        # each block padded with zeros to the full width, then the rows stacked: differentiable throughout
+        m = m.to(dtype)
+        if m.shape[0]:
+            pieces.append(mt.nn.functional.pad(m, (c, cols - c - m.shape[1])))
+        else:   # MindSpore's pad has no kernel for empty input; an empty block still joins the graph
+            pieces.append(mt.cat((mt.zeros(0, c, dtype=dtype), m, mt.zeros(0, cols - c - m.shape[1], dtype=dtype)), 1))
+        c += m.shape[1]
+    return mt.cat(pieces, 0) if rows else mt.zeros(0, cols, dtype=dtype)
+
+
+@register("diagflat", family=F, raw=True)
+def diagflat(input, offset=0):
+    return _mt().diag(input.reshape(-1), offset)
+
+
+@register("adjoint", family=F, raw=True)
+def adjoint(input):
+    if input.dim() < 2:
+        raise RuntimeError(f"tensor.adjoint() is only supported on matrices or batches of matrices. Got "
+                           f"{input.dim()}-D tensor.")
+    out = input.transpose(-2, -1)
+    return out.conj() if input.dtype.is_complex else out
+
+
+@register("ravel", family=F, raw=True)
+def ravel(input):
+    return input.reshape(-1)
+
+
+@register("cov", family=F, raw=True)
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    mt = _mt()
+    if input.dim() > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.dim()} dimensions")
+    x = input.reshape(1, -1) if input.dim() < 2 else input
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        x = x.to(mt.get_default_dtype())   # torch's integer observations give a float covariance
+    n = x.shape[1]
+    if fweights is not None:
+        if fweights.dim() > 1:
+            raise RuntimeError(f"cov(): expected fweights to have one or fewer dimensions but got fweights with "
+                               f"{fweights.dim()} dimensions")
+        if fweights.dtype.is_floating_point or fweights.dtype.is_complex:
+            raise RuntimeError(f"cov(): expected fweights to have integral dtype but got fweights with "
+                               f"{scalar_type_name(fweights.dtype)} dtype")
+        if fweights.numel() != n:
+            raise RuntimeError(f"cov(): expected fweights to have the same numel as there are observations in the "
+                               f"input but got {fweights.numel()} != {n}")
+        if bool((fweights < 0).any()):
+            raise RuntimeError("cov(): fweights cannot be negative")
+    if aweights is not None:
+        if aweights.dim() > 1:
+            raise RuntimeError(f"cov(): expected aweights to have one or fewer dimensions but got aweights with "
+                               f"{aweights.dim()} dimensions")
+        if not aweights.dtype.is_floating_point:
+            raise RuntimeError(f"cov(): expected aweights to have floating point dtype but got aweights with "
+                               f"{scalar_type_name(aweights.dtype)} dtype")
+        if aweights.numel() != n:
+            raise RuntimeError(f"cov(): expected aweights to have the same numel as there are observations in the "
+                               f"input but got {aweights.numel()} != {n}")
+        if bool((aweights < 0).any()):
+            raise RuntimeError("cov(): aweights cannot be negative")
+    w = fweights
+    if aweights is not None:
+        w = aweights if w is None else w * aweights
+    if w is None:
+        avg = x.mean(1)
+        w_sum = mt.tensor(n, dtype=avg.dtype if avg.dtype.is_floating_point else mt.get_default_dtype())
+    else:
+        w_sum = w.sum()
+        avg = (x * w).sum(1) / w_sum
+    if w is None or aweights is None or correction == 0:
+        norm_factor = w_sum - correction
+    else:
+        norm_factor = w_sum - correction * (w * aweights).sum() / w_sum
+    if bool(norm_factor <= 0):
+        import warnings
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
+                      "observations.")
+        norm_factor = mt.zeros_like(norm_factor)
+    xm = x - avg.unsqueeze(1)
+    xw = xm if w is None else xm * w
+    c = mt.mm(xw, xm.t().conj()) / norm_factor
+    return c.squeeze()
+
+
+@register("corrcoef", family=F, raw=True)
+def corrcoef(input):
+    mt = _mt()
+    if input.dim() > 2:
+        raise RuntimeError(f"corrcoef(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.dim()} dimensions")
+    c = cov(input)
+    if c.dim() == 0:
+        return c / c
+    d = mt.diag(c)
+    if c.dtype.is_complex:
+        d = d.real
+    stddev = d.sqrt()
+    c = c / stddev.unsqueeze(1)
+    c = c / stddev.unsqueeze(0)
+    return c.clamp(-1, 1) if not c.dtype.is_complex else c
