@@ -77,7 +77,6 @@ class _MemoryFormat:
 
 
 contiguous_format = _MemoryFormat("contiguous_format")
-legacy_contiguous_format = contiguous_format   # torch's alias (the same object)
 channels_last = _MemoryFormat("channels_last")
 preserve_format = _MemoryFormat("preserve_format")
 
@@ -169,8 +168,7 @@ from ._dtype import (float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnu
                      float4_e2m1fn_x2, complex32)
 chalf = complex32
 from . import _dynamo, compiler  # noqa: E402,F401  (eager answers: nothing is ever compiling)
-layout = _Layout            # torch.layout / torch.memory_format: the types of torch.strided, torch.channels_last
-memory_format = _MemoryFormat
+legacy_contiguous_format = contiguous_format   # torch's alias (the same object)
 
 
 def get_device_module(device=None):
@@ -198,7 +196,6 @@ from .func import vmap  # noqa: E402,F401
 from . import masked  # noqa: E402,F401  (torch.masked reductions)
 from . import signal  # noqa: E402,F401  (torch.signal.windows)
 from . import types  # noqa: E402,F401  (torch.types)
-from .utils import hooks as _hooks  # noqa: E402,F401  (torch.utils.hooks)
 
 
 def _assert(condition, message):

@@ -1,4 +1,4 @@
-"""torch._check*/_assert, torch.types and torch.utils.hooks against torch."""
+"""torch._check*/_assert and torch.types against torch."""
 import pytest
 
 from harness import check, AS_TORCH
@@ -24,12 +24,3 @@ def test_check_details():
 def test_types_aliases():
     check(lambda T: [isinstance(3, T.types._Number), isinstance(2.5, T.types._Number), isinstance("3", T.types._Number),
                      all(n in dir(T.types) for n in ("Device", "Number", "_size", "FileLike", "py_sym_types"))])
-
-
-def test_utils_hooks():
-    def f(T):
-        m = T.nn.Linear(2, 2)
-        h = m.register_forward_hook(lambda *a: None)
-        hook = T.utils.hooks.unserializable_hook(lambda g: g)
-        return [isinstance(h, T.utils.hooks.RemovableHandle), hook.__torch_unserializable__]
-    check(f)
