@@ -44,13 +44,17 @@ def _disabled(fn, recursive, reason):
     if isinstance(fn, Module):
         return OptimizedModule(fn)
 
-    @functools.wraps(fn)
+    return _forwarding(fn, fn, _torchdynamo_disable=True, _torchdynamo_disable_msg=reason,
+                       _torchdynamo_orig_callable=fn, _torchdynamo_disable_recursive=recursive)
+
+
+def _forwarding(target, like, **attrs):
+    """A function that calls ``target``, looks like ``like`` (functools.wraps) and carries ``attrs``."""
+    @functools.wraps(like)
     def wrapper(*args, **kwargs):
-        return fn(*args, **kwargs)
-    wrapper._torchdynamo_disable = True
-    wrapper._torchdynamo_disable_msg = reason
-    wrapper._torchdynamo_orig_callable = fn
-    wrapper._torchdynamo_disable_recursive = recursive
+        return target(*args, **kwargs)
+    for name, value in attrs.items():
+        setattr(wrapper, name, value)
     return wrapper
 
 
@@ -93,13 +97,10 @@ def substitute_in_graph(original_fn, *, can_constant_fold_through=False, skip_si
         raise TypeError(f"substitute_in_graph expects a function but got {type(original_fn)!r}")
 
     def deco(polyfill):
-        @functools.wraps(polyfill)
-        def wrapper(*args, **kwargs):
-            return original_fn(*args, **kwargs)
-        wrapper.__torch_dynamo_original__ = original_fn
-        wrapper.__torch_dynamo_polyfill__ = polyfill
-        wrapper.__torch_dynamo_can_constant_fold_through__ = can_constant_fold_through
-        return wrapper
+        # the polyfill stands in for ``original_fn`` only inside captured graphs
+        return _forwarding(original_fn, polyfill, __torch_dynamo_original__=original_fn,
+                           __torch_dynamo_polyfill__=polyfill,
+                           __torch_dynamo_can_constant_fold_through__=can_constant_fold_through)
     return deco
 
 

@@ -58,6 +58,22 @@ def ravel(input):
     return input.reshape(-1)
 
 
+def _check_weights(name, w, n, kind, dtype_ok):
+    if w is None:
+        return
+    if w.dim() > 1:
+        raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got {name} with {w.dim()} "
+                           "dimensions")
+    if not dtype_ok(w.dtype):
+        raise RuntimeError(f"cov(): expected {name} to have {kind} dtype but got {name} with "
+                           f"{scalar_type_name(w.dtype)} dtype")
+    if w.numel() != n:
+        raise RuntimeError(f"cov(): expected {name} to have the same numel as there are observations in the input "
+                           f"but got {w.numel()} != {n}")
+    if bool((w < 0).any()):
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+
+
 @register("cov", family=F, raw=True)
 def cov(input, *, correction=1, fweights=None, aweights=None):
     mt = _mt()
@@ -68,30 +84,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if not (x.dtype.is_floating_point or x.dtype.is_complex):
         x = x.to(mt.get_default_dtype())   # torch's integer observations give a float covariance
     n = x.shape[1]
-    if fweights is not None:
-        if fweights.dim() > 1:
-            raise RuntimeError(f"cov(): expected fweights to have one or fewer dimensions but got fweights with "
-                               f"{fweights.dim()} dimensions")
-        if fweights.dtype.is_floating_point or fweights.dtype.is_complex:
-            raise RuntimeError(f"cov(): expected fweights to have integral dtype but got fweights with "
-                               f"{scalar_type_name(fweights.dtype)} dtype")
-        if fweights.numel() != n:
-            raise RuntimeError(f"cov(): expected fweights to have the same numel as there are observations in the "
-                               f"input but got {fweights.numel()} != {n}")
-        if bool((fweights < 0).any()):
-            raise RuntimeError("cov(): fweights cannot be negative")
-    if aweights is not None:
-        if aweights.dim() > 1:
-            raise RuntimeError(f"cov(): expected aweights to have one or fewer dimensions but got aweights with "
-                               f"{aweights.dim()} dimensions")
-        if not aweights.dtype.is_floating_point:
-            raise RuntimeError(f"cov(): expected aweights to have floating point dtype but got aweights with "
-                               f"{scalar_type_name(aweights.dtype)} dtype")
-        if aweights.numel() != n:
-            raise RuntimeError(f"cov(): expected aweights to have the same numel as there are observations in the "
-                               f"input but got {aweights.numel()} != {n}")
-        if bool((aweights < 0).any()):
-            raise RuntimeError("cov(): aweights cannot be negative")
+    _check_weights("fweights", fweights, n, "integral", lambda d: not (d.is_floating_point or d.is_complex))
+    _check_weights("aweights", aweights, n, "floating point", lambda d: d.is_floating_point)
     w = fweights
     if aweights is not None:
         w = aweights if w is None else w * aweights
