@@ -3,7 +3,7 @@ import os
 from typing import IO, Any, Sequence, Union
 
 from ._device import device as _device
-from ._dtype import dtype as _dtype
+from ._dtype import dtype as _dtype  # noqa: F401  (torch.types._dtype)
 from ._size import Size
 from ._tensor import Tensor
 

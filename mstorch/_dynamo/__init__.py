@@ -218,7 +218,7 @@ class set_stance:
     def __enter__(self):
         _stance[0] = self.stance
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc_info):
         _stance[0] = self.prev
 
     def __call__(self, fn):

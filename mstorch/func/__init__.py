@@ -195,17 +195,26 @@ def _prepare(args, argnums, api):
     return args, picked, nums, outer
 
 
-def _grads(output, picked, outer):
-    from .. import zeros_like
-    leaves = [x for p in picked for x in pytree.tree_leaves(p)]
-    gs = _autograd_grad(output, leaves, create_graph=outer, allow_unused=True, retain_graph=outer or None)
-    gs = [zeros_like(x) if g is None else g for g, x in zip(gs, leaves)]
+def _regroup(flat, picked):
+    """``flat`` (one entry per leaf of the ``picked`` argument trees) back in those trees' structures."""
     out, k = [], 0
     for p in picked:
         spec = pytree.tree_structure(p)
-        out.append(pytree.tree_unflatten(gs[k:k + spec.num_leaves], spec))
+        out.append(pytree.tree_unflatten(flat[k:k + spec.num_leaves], spec))
         k += spec.num_leaves
     return out
+
+
+def _grads_of(outputs, picked, cotangents, retain, create):
+    """Gradients of ``outputs`` for every leaf of ``picked`` (zeros for unused ones), regrouped."""
+    from .. import zeros_like
+    leaves = [x for p in picked for x in pytree.tree_leaves(p)]
+    gs = _autograd_grad(outputs, leaves, cotangents, retain_graph=retain, create_graph=create, allow_unused=True)
+    return _regroup([zeros_like(x) if g is None else g for g, x in zip(gs, leaves)], picked)
+
+
+def _grads(output, picked, outer):
+    return _grads_of(output, picked, None, outer or None, outer)
 
 
 def _undiff(x, outer):
@@ -252,7 +261,6 @@ def grad(func, argnums=0, has_aux=False):
 
 def vjp(func, *primals, has_aux=False):
     """torch.func.vjp: (output, vjp_fn[, aux]); ``vjp_fn(cotangents)`` gives one gradient per primal."""
-    from .. import zeros_like
     with enable_grad():
         args, picked, nums, outer = _prepare(primals, tuple(range(len(primals))), "vjp")
         output = func(*args)
@@ -274,17 +282,9 @@ def vjp(func, *primals, has_aux=False):
         if cot_spec != out_spec:
             raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree structure of outputs "
                                f"to the function. cotangents: {cot_spec}, primal output: {out_spec}")
-        leaves = [x for p in picked for x in pytree.tree_leaves(p)]
         with enable_grad():
-            gs = _autograd_grad(out_leaves, leaves, cot_leaves, retain_graph=True,
-                                create_graph=outer if create_graph is None else create_graph, allow_unused=True)
-        gs = [zeros_like(x) if g is None else g for g, x in zip(gs, leaves)]
-        res, k = [], 0
-        for p in picked:
-            spec = pytree.tree_structure(p)
-            res.append(pytree.tree_unflatten(gs[k:k + spec.num_leaves], spec))
-            k += spec.num_leaves
-        return tuple(res)
+            return tuple(_grads_of(out_leaves, picked, cot_leaves, True,
+                                   outer if create_graph is None else create_graph))
     value = _undiff(output, outer)
     return (value, vjp_fn, _undiff(aux, outer)) if has_aux else (value, vjp_fn)
 
@@ -293,8 +293,8 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     """torch.func.jvp: (output, jvp_out), by the double-vjp identity on the reverse-mode engine."""
     from .. import zeros_like
     if not isinstance(primals, tuple):
-        raise RuntimeError(f"jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it should be valid to "
-                           f"call f(*primals).")
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it should be valid to "
+                           "call f(*primals).")
     if not isinstance(tangents, tuple) or len(tangents) != len(primals):
         raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the same python "
                            "structure. For example, if primals is a tuple of 3 tensors, tangents also must be. Got "
@@ -345,11 +345,7 @@ def _jacobian(func, argnums, has_aux, api):
                     else:
                         jac = zeros_like(x).new_zeros(tuple(o.shape) + tuple(x.shape))
                     jacs.append(jac if outer else jac.detach())
-                groups, k = [], 0
-                for p in picked:
-                    spec = pytree.tree_structure(p)
-                    groups.append(pytree.tree_unflatten(jacs[k:k + spec.num_leaves], spec))
-                    k += spec.num_leaves
+                groups = _regroup(jacs, picked)
                 per_out.append(groups[0] if isinstance(argnums, int) else tuple(groups))
         result = pytree.tree_unflatten(per_out, out_spec)
         return (result, _undiff(aux, outer)) if has_aux else result

@@ -13,7 +13,6 @@ import math
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor
 from .._warnings import warn_once
 from ._argerr import type_name
 from .creation import _finish, _host_to_ms, _round_to
