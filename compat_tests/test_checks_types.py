@@ -1,7 +1,7 @@
 """torch._check*/_assert and torch.types against torch."""
 import pytest
 
-from harness import check, AS_TORCH
+from harness import check
 
 
 @pytest.mark.parametrize("fn", ["_check", "_check_index", "_check_value", "_check_type", "_check_not_implemented"])

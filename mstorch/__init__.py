@@ -171,7 +171,7 @@ from . import _dynamo, compiler  # noqa: E402,F401  (eager answers: nothing is e
 legacy_contiguous_format = contiguous_format   # torch's alias (the same object)
 
 
-def get_device_module(device=None):
+def get_device_module(device=None):  # noqa: F811  (torch names the argument device)
     """torch.get_device_module: the module of a device type (``torch.cuda``, ``torch.cpu``...); with no
     argument, the current accelerator's, which is ``torch.cpu`` where there is none."""
     import sys as _sys
