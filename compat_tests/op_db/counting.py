@@ -36,7 +36,7 @@ OPS = [
         E(H, 4, weight=_t(W, "float64")), E(H, _t([[0., 1.]]))]),
     OpInfo("bincount", grad=False, samples=[
         S(IDX), S(IDX, minlength=10), S(IDX, IW), S(IDX, _t(IW, "float64")), S(IDX, _t([1, 1, 2, 3, 4])),
-        S(IDX, _t(IW, "float16")), S(_t([], "int64")), S(_t([0, 1, 1], "uint8")), S(_t([2, 0], "int32"), minlength=1),
+        S(IDX, _t(IW, "float16")), S(_t([], "int64")), S(_t([], "int64"), IW, minlength=3), S(_t([0, 1, 1], "uint8")), S(_t([2, 0], "int32"), minlength=1),
         E(_t([0, -3])), E(_t([[0, 3]])), E(_t([0., 3.])), E(IDX, IW[:2]), E(IDX, minlength=-1),
         E(_t([True, False]))]),
     OpInfo("isin", grad=False, method=False, samples=[

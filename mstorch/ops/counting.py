@@ -170,11 +170,13 @@ def bincount(input, weights=None, minlength=0):
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
     x = input.asnumpy()
-    if x.ndim != 1 or (x.size and x.min() < 0):
+    if x.ndim == 1 and not x.size:   # torch answers before looking at the weights
+        return _to_ms(np.zeros(minlength, np.int64), D.int64)
+    if x.ndim != 1 or x.min() < 0:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if weights is not None and (weights.ndim != 1 or weights.shape[0] != x.shape[0]):
         raise RuntimeError("weights should be 1-d and have the same length as input")
-    n = max(int(x.max()) + 1 if x.size else 0, minlength)
+    n = max(int(x.max()) + 1, minlength)
     if weights is None:
         return _to_ms(np.bincount(x.astype(np.int64), minlength=n), D.int64)
     # float32 weights count in float32, every other weight type in float64

@@ -72,7 +72,9 @@ def _register_copy(view_name, view):
         return _clone(view(input, *args, **kwargs))
     copy_op.__name__ = copy_op.__qualname__ = f"{view_name}_copy"
     copy_op.__doc__ = f"torch.{view_name}_copy: torch.{view_name}'s result in memory of its own."
-    register(f"{view_name}_copy", family=F, method=False, raw=True, out=True)(copy_op)
+    # the list-returning copies take a list as out= in torch; not offered here
+    register(f"{view_name}_copy", family=F, method=False, raw=True,
+             out=view_name not in ("split", "split_with_sizes", "unbind"))(copy_op)
 
 
 for _name, _view in _VIEWS.items():
