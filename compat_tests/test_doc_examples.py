@@ -21,6 +21,7 @@ pytestmark = pytest.mark.filterwarnings("ignore")   # deprecated APIs warn alike
 
 # APIs whose examples are not run: not cheap, or not runnable as written (torch fails on them too).
 SKIP = {
+    "torch.narrow_copy": "its example narrows a sparse COO tensor (mstorch's sparse tensors have no narrow)",
     # not cheap: tens of millions of elements, or MindSpore's CPU conv/pool kernels on 3-D volumes
     "torch.nn.CircularPad3d": "not cheap: pads a 16x3x8x320x480 input (59M elements)",
     "torch.nn.ReplicationPad3d": "not cheap: pads a 16x3x8x320x480 input (59M elements)",
@@ -85,6 +86,7 @@ CONTEXT = {
     "torch.optim.SGD": _LR_CONTEXT + "input, target = torch.randn(4, 2), torch.randn(4, 1)\n"
                                      "loss_fn = nn.MSELoss()\n",
     "torch.save": "import io",
+    "torch.Tensor.get_device": "x = torch.ones(2)",
     "torch.linalg.vecdot": "from torch import linalg",
     "torch.nn.utils.remove_spectral_norm": "from torch.nn.utils import spectral_norm",
     "torch.nn.utils.remove_weight_norm": "from torch.nn.utils import weight_norm",

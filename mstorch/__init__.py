@@ -148,3 +148,39 @@ from . import library, _custom_ops, _C, compiler, ao  # noqa: E402,F401  (torch.
 # torch.ops is the operator namespace object (torch.ops.<ns>.<op>, load_library); the package mstorch/ops/
 # (the op table) stays internal, reached by import statements, which read sys.modules, not this attribute
 from ._library import ops  # noqa: E402,F811
+
+# torch 2.13 dtypes MindSpore cannot hold here: the objects exist, tensors of them refuse by name
+from ._dtype import (float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu,  # noqa: E402,F401
+                     float4_e2m1fn_x2, complex32)
+chalf = complex32
+from . import _dynamo  # noqa: E402,F401  (eager answers: nothing is ever compiling)
+legacy_contiguous_format = contiguous_format   # torch's alias (the same object)
+
+
+def get_device_module(device=None):  # noqa: F811  (torch names the argument device)
+    """torch.get_device_module: the module of a device type (``torch.cuda``, ``torch.cpu``...); with no
+    argument, the current accelerator's, which is ``torch.cpu`` where there is none."""
+    import sys as _sys
+    if device is None:
+        acc = accelerator.current_accelerator()
+        name = acc.type if acc is not None else "cpu"
+    elif isinstance(device, _device_mod.device):
+        name = device.type
+    elif isinstance(device, str):
+        name = _device_mod.device(device).type
+    else:
+        raise RuntimeError(f"Invalid value of device '{device}', expect torch.device, str, or None")
+    module = getattr(_sys.modules[__name__], name, None)
+    if module is None:
+        raise RuntimeError(f"Device '{name}' does not have a corresponding module registered as 'torch.{name}'.")
+    return module
+
+
+from . import _device as _device_mod  # noqa: E402
+from . import func  # noqa: E402,F401  (torch.func)
+from .func import vmap  # noqa: E402,F401
+from . import masked  # noqa: E402,F401  (torch.masked reductions)
+from . import signal  # noqa: E402,F401  (torch.signal.windows)
+from . import types  # noqa: E402,F401  (torch.types)
+from ._symbolic import (_check, _check_index, _check_value, _check_type,  # noqa: E402,F401
+                        _check_not_implemented, _check_is_size)

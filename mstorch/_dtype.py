@@ -55,9 +55,42 @@ bool_ = dtype("bool", ms.bool_, np.bool_, _BOOL, 1, False)
 complex64 = dtype("complex64", ms.complex64, np.complex64, _COMPLEX, 8, True)
 complex128 = dtype("complex128", ms.complex128, np.complex128, _COMPLEX, 16, True)
 
+class _StorageOnlyDtype(dtype):
+    """A torch dtype MindSpore cannot hold on this platform (float8, float4, complex32, bits, quantized):
+    the object exists, prints and compares as torch's, and any tensor of it refuses by name."""
+    __slots__ = ()
+
+    def _refuse(self):
+        raise RuntimeError(f"mstorch: tensors of dtype torch.{self._name} are not supported: MindSpore 2.10 has no "
+                           "CPU kernels (not even a cast) for it")
+
+    _ms = property(_refuse)
+    _np = property(_refuse)
+
+
+def _storage_only(name, cat, itemsize, signed):
+    d = object.__new__(_StorageOnlyDtype)
+    for attr, value in (("_name", name), ("_cat", cat), ("itemsize", itemsize), ("is_floating_point", cat == _FLOAT),
+                        ("is_complex", cat == _COMPLEX), ("is_signed", signed)):
+        object.__setattr__(d, attr, value)
+    return d
+
+
+# torch 2.13's dtypes without a MindSpore counterpart here (see _StorageOnlyDtype)
+float8_e4m3fn = _storage_only("float8_e4m3fn", _FLOAT, 1, True)
+float8_e4m3fnuz = _storage_only("float8_e4m3fnuz", _FLOAT, 1, True)
+float8_e5m2 = _storage_only("float8_e5m2", _FLOAT, 1, True)
+float8_e5m2fnuz = _storage_only("float8_e5m2fnuz", _FLOAT, 1, True)
+float8_e8m0fnu = _storage_only("float8_e8m0fnu", _FLOAT, 1, False)
+float4_e2m1fn_x2 = _storage_only("float4_e2m1fn_x2", _FLOAT, 1, True)
+complex32 = _storage_only("complex32", _COMPLEX, 4, True)
+STORAGE_ONLY = (float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu, float4_e2m1fn_x2,
+                complex32)
+
+
 ALL = (float32, float64, float16, bfloat16, uint8, uint16, uint32, uint64, int8, int16, int32, int64,
        bool_, complex64, complex128)
-_BY_NAME = {d._name: d for d in ALL}
+_BY_NAME = {d._name: d for d in ALL + STORAGE_ONLY}
 
 # torch's aliases, exported from the top-level namespace
 ALIASES = {

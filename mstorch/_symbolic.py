@@ -10,6 +10,8 @@ import numpy as np
 
 from math import e, inf, nan, pi  # noqa: F401  (torch.e, torch.inf, torch.nan, torch.pi)
 
+from ._tensor import Tensor
+
 newaxis = None
 _ALL_TYPES = (np.integer, np.floating, builtins.int, builtins.float)
 _FLOAT_TYPES = (np.floating, builtins.float)
@@ -66,7 +68,6 @@ def sym_sum(*args):
 def typename(obj, /):
     """The dotted type name of ``obj`` as torch prints it: tensors give their legacy type (``torch.FloatTensor``),
     mstorch classes their torch path (``torch.nn.modules.linear.Linear``)."""
-    from ._tensor import Tensor
     if isinstance(obj, Tensor):
         return obj.type()
     module = getattr(obj, "__module__", "") or ""
@@ -88,3 +89,50 @@ def is_storage(obj, /):
     """Mirrors torch.is_storage: the only storages mstorch has are ``Tensor.untyped_storage()``'s."""
     from .storage import UntypedStorage
     return isinstance(obj, UntypedStorage)
+
+
+# --- torch._check and friends: torch's runtime checks with a lazily built message ------------------
+
+def _check_with(error_type, cond, message=None):
+    if not isinstance(cond, bool):
+        if isinstance(cond, Tensor):
+            raise TypeError("cond must be a bool, but got a Tensor. For tensor conditions, use "
+                            "torch._check_tensor_all() to assert that all elements are true.")
+        raise TypeError(f"cond must be a bool, but got {type(cond)}")
+    if cond:
+        return
+    if message is None:
+        text = ("Expected cond to be True, but got False. (Could this error message be improved? If so, please "
+                "report an enhancement request to PyTorch.)")
+    else:
+        if not callable(message):
+            raise TypeError("message must be a callable")
+        text = str(message())
+    raise error_type(text)
+
+
+def _check(cond, message=None):
+    """torch._check: RuntimeError (with ``message()``) unless ``cond``."""
+    _check_with(RuntimeError, cond, message)
+
+
+def _check_index(cond, message=None):
+    _check_with(IndexError, cond, message)
+
+
+def _check_value(cond, message=None):
+    _check_with(ValueError, cond, message)
+
+
+def _check_type(cond, message=None):
+    _check_with(TypeError, cond, message)
+
+
+def _check_not_implemented(cond, message=None):
+    _check_with(NotImplementedError, cond, message)
+
+
+def _check_is_size(i, message=None, *, max=None):
+    _check(i >= 0, message)
+    if max is not None:
+        _check(i <= max, message)

@@ -140,3 +140,10 @@ OPS = [
     OpInfo("cartesian_prod", [S(V3, V), S(V3), S(V3, V, V3), S(np.arange(3), np.arange(2)), E(A, V)],
            method=False),
 ]
+
+# Tensor.unfold: sliding windows (a view: the in-place write through it is in test_complex_views.py)
+OPS.append(OpInfo("unfold", function=False, samples=[
+    S(rand(10), 0, 3, 2), S(X, 2, 2, 1), S(X, -2, 3, 3), S(X, 0, 1, 1), S(rand(10), 0, 0, 1),
+    S(lambda T: T.tensor(1.5), 0, 1, 1), S(lambda T: T.arange(12).reshape(3, 4), 1, 2, 2),
+    E(rand(10), 0, 11, 2), E(rand(10), 0, 3, 0), E(rand(10), 1, 3, 1), E(rand(10), 0, -1, 1),
+    E(lambda T: T.tensor(1.5), 0, 2, 1)]))

@@ -164,7 +164,13 @@ _VERSION_ERROR = re.compile(r"which is the (\d+) 's output of (\w+); and its ver
                             r"expected version (\d+)")
 
 
+# > 0 while torch.func.vmap runs its function once per sample: a backward pass there stands for one
+# batched pass in torch, so the graph must outlive each per-sample pass (it is freed with its tensors)
+vmap_depth = [0]
+
+
 def _run(outs, grads, retain, create, inputs, accumulate):
+    retain = retain or vmap_depth[0] > 0
     own_hooks = ()
     if create:
         own_hooks, outs = _higher_order.prepare(outs)

@@ -304,11 +304,13 @@ def build(device):
     Returns ``(functions, methods, functional)``: ``mstorch.<name>`` functions (aliases included), Tensor
     members by name (methods, aliases and in-place forms), and ``torch.nn.functional`` entries. Nothing
     is assigned here: ``mstorch/_install.py`` is the one step that puts them on Tensor and in namespaces."""
-    functions, methods, functional = {}, {}, {}
+    functions, methods, functional, namespaced = {}, {}, {}, {}
     _autocast.tag(OPS)
     for name, opdef in OPS.items():
         impl = opdef.impl_for(device)
         fn = _make_function(opdef, impl)
+        if "." in name:   # torch.linalg.<x>, torch.fft.<x>...: their modules build their own wrappers
+            namespaced[name] = fn
         if opdef.functional:
             functional[opdef.functional if isinstance(opdef.functional, str) else name] = fn
         if opdef.function:
@@ -329,4 +331,6 @@ def build(device):
                 methods[alias + "_"] = _make_inplace(fn, alias + "_")
     PUBLIC.clear()
     PUBLIC.update(functions)
+    PUBLIC.update({"nn.functional." + k: v for k, v in functional.items()})
+    PUBLIC.update(namespaced)
     return functions, methods, functional

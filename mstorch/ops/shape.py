@@ -17,6 +17,7 @@ from .._tensor import Tensor, wrap, scalar_type_name
 from ._helpers import wrap_dim, wrap_dims, result_type, cast
 from ._registry import register
 from ._views import (make_view, fresh, solid, owns_storage, empty_from, index_view, reshape_pair,
+                     scatter_positions, grad_source, bf16_selection,
                      permute_pair, diagonal_pair, dtype_pair, infer_shape, shape_args, reshape_view,
                      expand_view, broadcast_shape)
 
@@ -793,3 +794,44 @@ def dstack(tensors):
 def column_stack(tensors):
     tensors = [t.reshape(t.size, 1) if t.ndim <= 1 else t for t in _seq(tensors, "column_stack")]
     return _cat(tensors, 1)
+
+
+# --- unfold (sliding windows) ----------------------------------------------------------------------
+
+def _windows_pair(dim, size, step, ndim):
+    """Tensor.unfold: windows of ``size`` every ``step`` along ``dim`` (a gather over window positions);
+    written back element by element through the same positions, as diagonal's view is."""
+    def read(base_ms):
+        length = base_ms.shape[dim] if base_ms.ndim else 1
+        x = base_ms.reshape(1) if not base_ms.ndim else base_ms
+        count = (length - size) // step + 1
+        idx = (ms.Tensor(np.arange(count, dtype=np.int64)[:, None] * step + np.arange(size, dtype=np.int64)[None, :])
+               .reshape(-1))
+        moved = ops.movedim(x, dim, -1) if dim != x.ndim - 1 else x
+        out = ops.gather(moved, idx, moved.ndim - 1) if count * size else empty_from(moved, tuple(moved.shape[:-1]) + (0,))
+        out = out.reshape(tuple(moved.shape[:-1]) + (count, size))
+        out = ops.movedim(out, -2, dim) if dim != x.ndim - 1 else out
+        return out.reshape(size) if not base_ms.ndim else out
+
+    def derive(base_ms):
+        return bf16_selection(read, base_ms)
+
+    def writeback(base_ms, new):
+        positions = read(ops.arange(base_ms.size, dtype=ms.int64).reshape(base_ms.shape))
+        return scatter_positions(grad_source(base_ms), positions, new)
+    return writeback, derive
+
+
+@register("unfold", family=F, function=False, raw=True)
+def unfold(self, dimension, size, step):
+    n = self._ms.ndim
+    dim = wrap_dim(dimension, max(n, 1))
+    length = self.shape[dim] if n else 1
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if size > length:
+        raise RuntimeError(f"maximum size for tensor at dimension {dim} is {length} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    writeback, derive = _windows_pair(dim, size, step, n)
+    return make_view(self, derive(self._ms), writeback, derive)

@@ -1,0 +1,214 @@
+"""Counting values: histc, histogram, bincount, isin.
+
+None of these has a gradient in torch, and MindSpore's kernels differ from torch's in the details that
+decide which bin a value lands in (MindSpore's ``histc`` rounds its bin position differently, its
+``bincount`` takes int32 only). The counts are computed on the host with NumPy, following torch's CPU
+kernels step by step in the input's dtype: torch's bin of an element ``x`` in ``histc`` is
+``int((x - min) * bins / (max - min))`` computed in that dtype (the last bin includes ``max``), and
+``histogram`` finds each element's bin among the linspace edges by a binary search.
+"""
+import math
+
+import mindspore as ms
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import scalar_type_name
+from ._argerr import invalid_args
+from ._helpers import dtype_of, result_type, cast
+from ._registry import register
+from .creation import _linspace_values, _round_to
+from .random import _CPP_NAMES
+from .reduction import return_type
+
+F = "counting"
+histogram_rt = return_type("histogram", ("hist", "bin_edges"))
+
+
+def _host(t):
+    """A NumPy copy of a mindspore tensor (bfloat16 read as float32, which holds it exactly)."""
+    if t.dtype == ms.bfloat16:
+        t = cast(t, ms.float32)
+    return t.asnumpy()
+
+
+def _to_ms(arr, dt):
+    if dt is D.bfloat16:
+        return ms.Tensor(np.asarray(arr, np.float32), dtype=ms.bfloat16)
+    return ms.Tensor(np.ascontiguousarray(arr, dt._np))
+
+
+def _cfmt(v):
+    """A double as C++'s ``operator<<`` prints it (torch's messages)."""
+    if math.isnan(v):
+        return "-nan" if math.copysign(1.0, v) < 0 else "nan"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return f"{v:g}"
+
+
+def _not_implemented(kernel, t):
+    return NotImplementedError(f'"{kernel}" not implemented for \'{scalar_type_name(dtype_of(t))}\'')
+
+
+def _check_bins(bins):
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+
+
+def _in_range(x, lo, hi):
+    # NaN fails both comparisons, so torch's kernels skip it like a value out of range
+    return (x >= lo) & (x <= hi)
+
+
+# --- histc -----------------------------------------------------------------------------------------
+
+@register("histc", family=F, out=True)
+def histc(input, bins=100, min=0, max=0):
+    dt = dtype_of(input)
+    if not dt.is_floating_point:
+        raise _not_implemented("histogram_cpu", input)
+    _check_bins(bins)
+    x = _host(input).reshape(-1)
+    npt = np.float32 if dt is D.bfloat16 else dt._np
+    lo, hi = float(npt(min)), float(npt(max))
+    if lo == hi and x.size:
+        # torch's aminmax of the data: NaN wins and prints with its sign bit set
+        lo, hi = (-math.nan, -math.nan) if np.isnan(x).any() else (float(x.min()), float(x.max()))
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError(f"torch.histc: range of [{_cfmt(lo)}, {_cfmt(hi)}] is not finite")
+    if lo > hi:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    # the kernel's edges are the input dtype's values of min and max
+    left, right = npt(lo), npt(hi)
+    x = x[_in_range(x, left, right)]
+    pos = ((x - left) * npt(bins) / (right - left)).astype(np.int64)
+    pos[pos == bins] = bins - 1
+    counts = np.bincount(pos, minlength=bins)[:bins]
+    return _to_ms(counts, dt)
+
+
+# --- histogram ------------------------------------------------------------------------------------
+
+def _histogram_range(x, range, dt):
+    if range is not None:
+        lo, hi = float(range[0]), float(range[1])
+    elif x.size:
+        lo, hi = (-math.nan, -math.nan) if np.isnan(x).any() else (float(x.min()), float(x.max()))
+    else:
+        lo, hi = 0.0, 1.0
+    if lo > hi:
+        raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {_cfmt(lo)} max "
+                           f"{_cfmt(hi)} for dimension 0")
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError(f"torch.histogramdd: dimension 0's range [{_cfmt(lo)}, {_cfmt(hi)}] is not finite")
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    return lo, hi
+
+
+@register("histogram", family=F)
+def histogram(input, bins, *, range=None, weight=None, density=False):
+    dt = dtype_of(input)
+    if dt not in (D.float32, D.float64):
+        raise _not_implemented("histogramdd", input)
+    x = input.asnumpy().reshape(-1)
+    if isinstance(bins, ms.Tensor):
+        if bins.ndim != 1:
+            raise RuntimeError("torch.histogramdd: bins tensor should have one dimension, but got "
+                               f"{bins.ndim} dimensions in the bins tensor for dimension 0")
+        if bins.dtype != input.dtype:
+            raise RuntimeError(
+                "torch.histogramdd: input tensor and bins tensors should have the same dtype, but got input "
+                f"with dtype {_CPP_NAMES[dt]} and bins for dimension 0 with dtype {_CPP_NAMES[dtype_of(bins)]}")
+        edges = bins.asnumpy()
+        _check_bins(edges.size - 1)
+    else:
+        if not isinstance(bins, int) or isinstance(bins, bool):
+            raise invalid_args("histogram", (input, bins), signatures=(
+                "Tensor input, Tensor bins, *, Tensor weight = None, bool density = False",
+                "Tensor input, int bins = 100, *, tuple of floats range = None, Tensor weight = None, "
+                "bool density = False"))
+        _check_bins(bins)
+        lo, hi = _histogram_range(x, range, dt)
+        edges = _round_to(_linspace_values(lo, hi, bins + 1, dt), dt).astype(dt._np)
+    w = None
+    if weight is not None:
+        if weight.dtype != input.dtype:
+            raise RuntimeError(
+                "torch.histogramdd: if weight tensor is provided, input tensor and weight tensor should have "
+                f"the same dtype, but got input({_CPP_NAMES[dt]}), and weight({_CPP_NAMES[dtype_of(weight)]})")
+        if tuple(weight.shape) != tuple(input.shape):
+            raise RuntimeError(
+                "torch.histogramdd: if weight tensor is provided it should have the same shape as the input "
+                f"tensor excluding its innermost dimension, but got input with shape {list(input.shape) + [1]} "
+                f"and weight with shape {list(weight.shape)}")
+        w = weight.asnumpy().reshape(-1)
+    nbins = edges.size - 1
+    hist = np.zeros(nbins, dt._np)
+    if nbins > 0:
+        keep = _in_range(x, edges[0], edges[-1])
+        pos = np.searchsorted(edges, x[keep], side="right") - 1
+        pos[pos == nbins] = nbins - 1   # the last bin includes its right edge
+        # accumulated one element at a time in the input's dtype, as torch's kernel does
+        np.add.at(hist, pos, w[keep] if w is not None else dt._np(1))
+    if density:
+        widths = np.diff(edges)
+        hist = (hist / (hist.sum() * widths)).astype(dt._np)
+    return histogram_rt(_to_ms(hist, dt), _to_ms(edges, dt))
+
+
+# --- bincount -------------------------------------------------------------------------------------
+
+@register("bincount", family=F)
+def bincount(input, weights=None, minlength=0):
+    dt = dtype_of(input)
+    if dt.is_floating_point or dt.is_complex or dt is D.bool_:
+        raise _not_implemented("bincount_cpu", input)
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    x = input.asnumpy()
+    if x.ndim == 1 and not x.size:   # torch answers before looking at the weights
+        return _to_ms(np.zeros(minlength, np.int64), D.int64)
+    if x.ndim != 1 or x.min() < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is not None and (weights.ndim != 1 or weights.shape[0] != x.shape[0]):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    n = max(int(x.max()) + 1, minlength)
+    if weights is None:
+        return _to_ms(np.bincount(x.astype(np.int64), minlength=n), D.int64)
+    # float32 weights count in float32, every other weight type in float64
+    out_dt = D.float32 if weights.dtype == ms.float32 else D.float64
+    out = np.zeros(n, out_dt._np)
+    np.add.at(out, x.astype(np.int64), _host(weights).astype(out_dt._np))
+    return _to_ms(out, out_dt)
+
+
+
+# --- isin -----------------------------------------------------------------------------------------
+
+def _isin_signatures():
+    return ("Tensor elements, Tensor test_elements, *, bool assume_unique = False, bool invert = False",
+            "Scalar element, Tensor test_elements, *, bool assume_unique = False, bool invert = False",
+            "Tensor elements, Scalar test_element, *, bool assume_unique = False, bool invert = False")
+
+
+@register("isin", family=F, method=False, out=True)
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    if not isinstance(elements, ms.Tensor) and not isinstance(test_elements, ms.Tensor):
+        raise invalid_args("isin", (elements, test_elements), signatures=_isin_signatures())
+    rt = result_type(elements, test_elements)
+    if rt is D.bool_ or rt.is_complex:
+        raise RuntimeError(f"Unsupported input type encountered for isin(): {scalar_type_name(rt)}")
+    npt = np.float32 if rt is D.bfloat16 else rt._np
+
+    def host(v):
+        if isinstance(v, ms.Tensor):
+            return _host(v if v.dtype == rt._ms else cast(v, rt._ms)).astype(npt, copy=False)
+        return np.array(v).astype(npt)   # a Python scalar wraps around as torch's cast does
+    e, t = host(elements), host(test_elements)
+    # equality as torch compares: NaN is in nothing; assume_unique changes speed only
+    found = np.isin(e.reshape(-1), t.reshape(-1), invert=invert).reshape(e.shape)
+    return ms.Tensor(found)

@@ -1,0 +1,154 @@
+"""The ``*_copy`` twins of the view ops (``permute_copy``, ``select_copy``...: the view's values in memory of
+their own), the ``*_scatter`` ops (``input`` with ``src`` written where the view would look), and the
+few index-set creation ops: ``triu_indices``, ``tril_indices``.
+
+A copy is the view op followed by a clone, and a scatter is a clone of ``input`` written through the view
+op, so each takes its view's checks, errors and gradients (through mstorch's view write-back) as they
+are.
+"""
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor
+from ._registry import PUBLIC, register
+
+F = "view_copy"
+
+
+
+def _slice(input, dim=0, start=None, end=None, step=1):
+    """torch's aten::slice (Tensor[dim, start:end:step]) as a view."""
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    dim = dim % max(input.dim(), 1)
+    return input[(slice(None),) * dim + (slice(start, end, step),)]
+
+
+# view op -> how it is called on the mstorch Tensor (positional arguments after ``input``)
+_VIEWS = {
+    "alias": lambda x: x.view_as(x),
+    "as_strided": lambda x, *a, **k: x.as_strided(*a, **k),
+    "detach": lambda x: x.detach(),
+    "diagonal": lambda x, *a, **k: x.diagonal(*a, **k),
+    "expand": lambda x, size, *, implicit=False: x.expand(size),
+    "narrow": lambda x, *a, **k: x.narrow(*a, **k),
+    "permute": lambda x, dims: x.permute(dims),
+    "select": lambda x, *a, **k: x.select(*a, **k),
+    "slice": _slice,
+    "split": lambda x, *a, **k: x.split(*a, **k),
+    "split_with_sizes": lambda x, split_sizes, dim=0: x.split(list(split_sizes), dim),
+    "squeeze": lambda x, *a, **k: x.squeeze(*a, **k),
+    "t": lambda x: x.t(),
+    "transpose": lambda x, *a, **k: x.transpose(*a, **k),
+    "unbind": lambda x, *a, **k: x.unbind(*a, **k),
+    "unfold": lambda x, *a, **k: x.unfold(*a, **k),
+    "unsqueeze": lambda x, *a, **k: x.unsqueeze(*a, **k),
+    "view": lambda x, size: x.view(size) if isinstance(size, D.dtype) else x.reshape(_sizes("view_copy", x, size)),
+    "view_as_real": lambda x: PUBLIC["view_as_real"](x),
+    "view_as_complex": lambda x: PUBLIC["view_as_complex"](x),
+}
+
+
+def _sizes(name, x, size):
+    if isinstance(size, int) or not isinstance(size, (tuple, list)):
+        from ._argerr import invalid_args
+        raise invalid_args(name, (x, size), signatures=("Tensor input, torch.dtype dtype, *, Tensor out = None",
+                                                        "Tensor input, SymInt[] size, *, Tensor out = None"))
+    return tuple(size)
+
+
+def _clone(out):
+    if isinstance(out, (tuple, list)):
+        return [o.clone() for o in out]
+    return out.clone()
+
+
+def _register_copy(view_name, view):
+    def copy_op(input, *args, **kwargs):
+        return _clone(view(input, *args, **kwargs))
+    copy_op.__name__ = copy_op.__qualname__ = f"{view_name}_copy"
+    copy_op.__doc__ = f"torch.{view_name}_copy: torch.{view_name}'s result in memory of its own."
+    # the list-returning copies take a list as out= in torch; not offered here
+    register(f"{view_name}_copy", family=F, method=False, raw=True,
+             out=view_name not in ("split", "split_with_sizes", "unbind"))(copy_op)
+
+
+for _name, _view in _VIEWS.items():
+    _register_copy(_name, _view)
+
+
+@register("split_with_sizes", family=F, raw=True)
+def split_with_sizes(input, split_sizes, dim=0):
+    return _VIEWS["split_with_sizes"](input, split_sizes, dim)
+
+
+# --- scatters -------------------------------------------------------------------------------------
+
+def _scatter(name, input, src, view):
+    """``input`` with ``src`` where ``view`` looks: a ``where`` over the view's positions (found by
+    applying ``view`` to the element numbers), so both gradients are torch's, also when ``src`` covers
+    all of ``input`` (its gradient is then zeros, not missing)."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"{name}(): argument 'src' (position 2) must be Tensor, not {type(src).__name__}")
+    n = input.numel()
+    positions = view(PUBLIC["arange"](n).reshape(input.shape))
+    if tuple(positions.shape) != tuple(src.shape):
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = {list(src.shape)}, "
+                           f"slice size = {list(positions.shape)}")
+    flat = positions.reshape(-1)
+    chosen = PUBLIC["zeros"](n, dtype=D.bool_).index_put((flat,), PUBLIC["ones"]((), dtype=D.bool_))
+    placed = PUBLIC["zeros"](n, dtype=input.dtype).index_put((flat,), src.to(input.dtype).reshape(-1))
+    return PUBLIC["where"](chosen.reshape(input.shape), placed.reshape(input.shape), input)
+
+
+@register("select_scatter", family=F, raw=True, out=True)
+def select_scatter(input, src, dim, index):
+    return _scatter("select_scatter", input, src, lambda t: t.select(dim, index))
+
+
+@register("slice_scatter", family=F, raw=True, out=True)
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    return _scatter("slice_scatter", input, src, lambda t: _slice(t, dim, start, end, step))
+
+
+@register("diagonal_scatter", family=F, raw=True, out=True)
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    return _scatter("diagonal_scatter", input, src, lambda t: t.diagonal(offset, dim1, dim2))
+
+
+# --- triangle index sets --------------------------------------------------------------------------
+
+def _tri_indices(name, row, col, offset, dtype, device, upper):
+    dtype = D.int64 if dtype is None else dtype
+    if dtype not in (D.int64, D.int32):
+        raise NotImplementedError(f"\"{name}\" not implemented for '{D.scalar_type_name(dtype)}'")
+    if row < 0:
+        raise RuntimeError(f"row must be non-negative, got{row}")
+    if col < 0:
+        raise RuntimeError(f"col must be non-negative, got{col}")
+    i, j = np.triu_indices(row, offset, col) if upper else np.tril_indices(row, offset, col)
+    return PUBLIC["tensor"](np.stack([i, j]).reshape(2, -1).astype(dtype._np), dtype=dtype, device=device)
+
+
+@register("triu_indices", family=F, method=False, raw=True)
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False):
+    return _tri_indices("triu_indices", row, col, offset, dtype, device, True)
+
+
+@register("tril_indices", family=F, method=False, raw=True)
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False):
+    return _tri_indices("tril_indices", row, col, offset, dtype, device, False)
+
+
+# --- function forms of Tensor methods ---------------------------------------------------------------
+
+@register("detach", family=F, method=False, raw=True)
+def detach(input):
+    return input.detach()
+
+
+@register("get_device", family=F, raw=True)
+def get_device(input):
+    """-1 for a CPU tensor, else the device index, as torch."""
+    dev = input.device
+    return -1 if dev.type == "cpu" else (dev.index or 0)
