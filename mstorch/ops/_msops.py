@@ -339,9 +339,11 @@ def _digamma_f64(x):
         poly = _ms.add(_ms.mul(poly, z), f(c))
     y = _ms.where(_ms.less(w, f(1e17)), _ms.mul(z, poly), f(0.0))
     psi = _ms.sub(_ms.sub(_ms.add(result, _ms.log(w)), _ms.div(f(0.5), w)), y)
-    # the reflection's tangent only where it is used (elsewhere pi / tan(0) would make a NaN gradient)
+    # the reflection's cotangent only where it is used (elsewhere pi / tan(0) would make a NaN gradient),
+    # as cos / sin: 1 / tan loses the second derivative to cancellation where tan is huge (x = -0.5)
     q = _ms.where(neg, _ms.sub(x, _ms.trunc(x)), f(0.5))
-    reflected = _ms.sub(psi, _ms.div(f(3.141592653589793), _ms.tan(_ms.mul(f(3.141592653589793), q))))
+    pq = _ms.mul(f(3.141592653589793), q)
+    reflected = _ms.sub(psi, _ms.div(_ms.mul(f(3.141592653589793), _ms.cos(pq)), _ms.sin(pq)))
     psi = _ms.where(neg, reflected, psi)
     psi = _ms.where(_ms.logical_and(neg, _ms.equal(q, f(0.0))), f(float("nan")), psi)
     host = x.asnumpy()
@@ -356,3 +358,19 @@ def digamma(input):
     if input.dtype == _F64:
         return _digamma_f64(input)
     return _ms.digamma(input)
+
+
+# --- GatherD: MindSpore's backward fails when it is recorded ("The pointer[value] is null") ----------
+
+def gather_elements(input, dim, index):
+    """MindSpore's GatherD, with torch's backward in recorded ops for double backward (a scatter-add
+    into zeros at the gathered positions)."""
+    from ..autograd._higher_order import own_backward
+    return own_backward(_ms.gather_elements(input, dim, index), _gather_backward, tuple(input.shape), dim, index)
+
+
+def _gather_backward(node, grad_outputs, shape, dim, index):
+    g = grad_outputs[0]
+    if g is None:
+        return (None,)
+    return (_ms.tensor_scatter_elements(_ms.zeros(shape, g.dtype), index, g, dim, "add"),)

@@ -14,7 +14,6 @@ from .. import _ms_private as P
 from .._tensor import Tensor, wrap, scalar_type_name
 from ._helpers import wrap_dim, dtype_of, promote, scalar_tensor, cast
 from ._registry import register
-from ..autograd._higher_order import record_own_backward
 from .creation import _infer_sequence_dtype, _data_to_ms, _check_fill
 from ._views import BasicIndex, index_view, fresh, solid, empty_from, scatter_positions, grad_source, broadcast_shape
 from .reduction import needs_grad, empty_result
@@ -508,20 +507,8 @@ def _crop(t, shape):
 
 
 def gather_elements(x, dim, index):
-    """MindSpore's GatherD, with our own backward for double backward (MindSpore's fails when it is
-    recorded: "The pointer[value] is null")."""
-    out = _kern(ops.gather_elements, x, dim, index)
-    if P.requires_grad(out):
-        record_own_backward(out, _gather_backward, tuple(x.shape), dim, index)
-    return out
-
-
-def _gather_backward(node, grad_outputs, shape, dim, index):
-    # torch's formula: the gradient added into zeros at the gathered positions (a recorded scatter)
-    g = grad_outputs[0]
-    if g is None:
-        return (None,)
-    return (ops.tensor_scatter_elements(ops.zeros(shape, g.dtype), index, g, dim, "add"),)
+    """MindSpore's GatherD (with our own backward for double backward, _msops), bfloat16 through float32."""
+    return _kern(ops.gather_elements, x, dim, index)
 
 
 @register("gather", family=F)

@@ -350,7 +350,9 @@ def _grid_sample(x, grid, mode, padding_mode, align_corners):
     P = math.prod(out_spatial)
     flat = x.reshape(N, C, -1)
     strides = [math.prod(sizes[:k]) for k in range(len(sizes))]   # x fastest
-    coords = [_unnormalize(c, s, align_corners) for c, s in zip(ops.unstack(grid.reshape(N, P, -1), axis=2), sizes)]
+    # split rather than unstack: MindSpore's recorded Unstack backward fails (double backward)
+    per_dim = [c.squeeze(2) for c in ops.split(grid.reshape(N, P, -1), 1, 2)]
+    coords = [_unnormalize(c, s, align_corners) for c, s in zip(per_dim, sizes)]
 
     def fetch(points):
         """Values at integer float coordinates ``points`` (one per dim); zero where out of bounds."""
