@@ -176,9 +176,6 @@ def test_first_order_gradient_after_a_refused_double_backward():
 REFUSED = {   # op -> why mstorch refuses its double backward (NotImplementedError naming the kernel)
     **dict.fromkeys(("amax", "amin", "aminmax", "max", "min", "prod"),
                     "MindSpore's backward of max/min/prod reductions is not recorded completely"),
-    **dict.fromkeys(("group_norm", "elu", "hardswish", "smooth_l1_loss",
-                     "erfinv", "special.erfinv"),
-                    "MindSpore defines no backward for the kernel of the first-order gradient"),
     **dict.fromkeys(("index_add", "masked_select"),
                     "MindSpore's backward of scatter-add/masked_select is not recorded completely"),
     **dict.fromkeys(("det", "logdet", "slogdet", "linalg.det", "linalg.slogdet", "linalg.cond", "linalg.svd",
@@ -188,7 +185,6 @@ REFUSED = {   # op -> why mstorch refuses its double backward (NotImplementedErr
     **{name: "complex intermediate values (MindSpore's Real/Imag backward)" for name in
        ("fft.fft", "fft.fft2", "fft.fftn", "fft.hfft", "fft.ifft", "fft.ifft2", "fft.ifftn", "fft.ihfft",
         "fft.ihfft2", "fft.ihfftn", "fft.irfft", "fft.irfft2", "fft.rfft", "fft.rfft2", "fft.rfftn")},
-    "binary_cross_entropy": "mstorch's formula sets torch's clamped gradient as a constant (first order only)",
 }
 SKIP = {"special.log_ndtr": "far in the tail torch's second derivative overflows to -inf, mstorch's does not"}
 
@@ -301,6 +297,32 @@ CASES = {
     "pad_circular": ([_X4], lambda T, x: _F(T).pad(x, (2, 1, 1, 3), mode="circular")),
     "pad_reflect_3d": ([_X5], lambda T, x: _F(T).pad(x, (1, 1, 2, 1, 1, 2), mode="reflect")),
     "pad_replicate_1d": ([_X3], lambda T, x: _F(T).pad(x, (2, 3), mode="replicate")),
+    "elu": ([_X4], lambda T, x: _F(T).elu(x, 0.7)),
+    "elu_alpha1": ([_X3], lambda T, x: _F(T).elu(x)),
+    "selu": ([_X3], lambda T, x: _F(T).selu(x)),
+    "celu": ([_X3], lambda T, x: _F(T).celu(x, 1.3)),
+    "hardswish": ([_X4 * 2], lambda T, x: _F(T).hardswish(x)),
+    "softshrink": ([_X4], lambda T, x: _F(T).softshrink(x, 0.7) ** 2),
+    "erfinv": ([rand(3, 4, seed=8, low=-0.99, high=0.99)], lambda T, x: T.erfinv(x) ** 2),
+    "batch_norm_train": ([_X4, rand(3, seed=9), rand(3, seed=10)],
+                         lambda T, x, w, b: _F(T).batch_norm(x, None, None, w, b, training=True) ** 2),
+    "batch_norm_train_2d": ([rand(5, 3, seed=11), rand(3, seed=9), rand(3, seed=10)],
+                            lambda T, x, w, b: _F(T).batch_norm(x, None, None, w, b, training=True) ** 2),
+    "batch_norm_eval": ([_X4, rand(3, seed=9), rand(3, seed=10)],
+                        lambda T, x, w, b: _F(T).batch_norm(x, T.tensor(_pos(3)).to(x.dtype),
+                                                            T.tensor(_pos(3, seed=1)).to(x.dtype), w, b) ** 2),
+    "instance_norm": ([_X4], lambda T, x: _F(T).instance_norm(x) ** 2),
+    "group_norm": ([rand(2, 3, 5, 6, seed=12), rand(3, seed=9), rand(3, seed=10)],
+                   lambda T, x, w, b: _F(T).group_norm(x, 3, w, b) ** 2),
+    "group_norm_groups": ([rand(2, 4, 5, seed=13), rand(4, seed=9), rand(4, seed=10)],
+                          lambda T, x, w, b: _F(T).group_norm(x, 2, w, b) ** 2),
+    "smooth_l1_loss": ([_X4, rand(2, 3, 5, 6, seed=14)], lambda T, x, y: _F(T).smooth_l1_loss(x, y, beta=0.8)),
+    "smooth_l1_loss_none": ([_X3], lambda T, x: _F(T).smooth_l1_loss(x, T.tensor(_X3[::-1].copy()).to(x.dtype),
+                                                                    reduction="none") ** 2),
+    "binary_cross_entropy": ([_pos(4, 5)], lambda T, x: _F(T).binary_cross_entropy(
+        x, T.tensor(_pos(4, 5, seed=1)).to(x.dtype))),
+    "binary_cross_entropy_both": ([_pos(4, 5), _pos(4, 5, seed=2)],
+                                  lambda T, x, y: _F(T).binary_cross_entropy(x, y, reduction="sum")),
 }
 CASE_TOL = {"float32": (1e-4, 1e-5), "float64": (1e-5, 1e-7)}
 
