@@ -64,14 +64,53 @@ def _filled(input, shape, value, dtype=None):
 def sum(input, dim=None, keepdim=False, *, dtype=None):    # noqa: A001 - MindSpore's name
     if input.size == 0:
         return _filled(input, _reduced_shape(input.shape, dim, keepdim), 0, dtype)
-    return _ms.sum(input, dim, keepdim, dtype=dtype)
+    r = _ms.sum(input, dim, keepdim, dtype=dtype)
+    return r if keepdim else _with_dims(r, input, dim, False)
 
 
 def mean(input, axis=None, keep_dims=False):
     if input.size == 0:
         value = float("nan") if input.dtype in _F_NAN else 0
         return _filled(input, _reduced_shape(input.shape, axis, keep_dims), value)
-    return _ms.mean(input, axis, keep_dims)
+    r = _ms.mean(input, axis, keep_dims)
+    return r if keep_dims else _with_dims(r, input, axis, True)
+
+
+def _with_dims(r, input, dim, is_mean):
+    """A sum/mean without keepdim whose reduced dims its shapes leave ambiguous ((3, 3) -> (3,)) carries
+    them to double backward, whose formula knows only the shapes (autograd/_higher_order.py)."""
+    if dim is None or not _P.requires_grad(r) or isinstance(dim, (tuple, list)) and not dim:
+        return r
+    shape = tuple(input.shape)
+    if not shape:
+        return r
+    axes = tuple(sorted(d % len(shape) for d in ((dim,) if isinstance(dim, int) else dim)))
+    if not _ambiguous(shape, axes):
+        return r
+    from ..autograd._higher_order import own_backward
+    return own_backward(r, _reduction_backward, shape, axes, r.size / input.size if is_mean else 1)
+
+
+def _ambiguous(shape, axes):
+    # another set of dims gives the same shape iff a reduced dim has the size of the nearest kept dim
+    # on one side of it (with only reduced dims between them)
+    for i in axes:
+        for step in (-1, 1):
+            j = i + step
+            while 0 <= j < len(shape) and j in axes:
+                j += step
+            if 0 <= j < len(shape) and shape[j] == shape[i]:
+                return True
+    return False
+
+
+def _reduction_backward(node, grad_outputs, shape, axes, scale):
+    g = grad_outputs[0]
+    if g is None:
+        return (None,)
+    kept = tuple(1 if i in axes else s for i, s in enumerate(shape))
+    r = _ms.broadcast_to(g.reshape(kept), shape)
+    return (r if scale == 1 else _ms.mul(r, scale),)
 
 
 def prod(input, axis=None, keep_dims=False, dtype=None):
