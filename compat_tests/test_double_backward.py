@@ -346,6 +346,13 @@ CASES = {
     "sum_square_dim0_zero_grad": ([rand(3, 3, seed=18)], lambda T, x: (x * 0).sum(0).pow(2).sum() + x.sum(1).exp()),
     "sum_square_dims": ([rand(3, 3, 3, seed=19)], lambda T, x: x.sum((0, 2)) * x.mean(1).sum(0)),
     "mean_square_dim1": ([rand(4, 4, seed=20)], lambda T, x: x.mean(1) ** 3 + x.sum(0)),
+    "conv3d": ([_X5, rand(3, 2, 2, 3, 2, seed=21), rand(3, seed=22)],
+               lambda T, x, w, b: _F(T).conv3d(x, w, b, stride=(1, 2, 1), padding=1) ** 2),
+    "conv3d_groups": ([_X5, rand(4, 1, 2, 2, 2, seed=23)],
+                      lambda T, x, w: _F(T).conv3d(x, w, groups=2, dilation=(1, 2, 1)).tanh()),
+    "conv2d": ([_X4, rand(2, 3, 3, 2, seed=24), rand(2, seed=25)],
+               lambda T, x, w, b: _F(T).conv2d(x, w, b, padding=(1, 0)) ** 2),
+    "conv1d": ([_X3, rand(4, 3, 3, seed=26)], lambda T, x, w: _F(T).conv1d(x, w, stride=2).tanh()),
 }
 CASE_TOL = {"float32": (1e-4, 1e-5), "float64": (1e-5, 1e-7)}
 

@@ -18,6 +18,7 @@ from mindspore.ops import operations as P
 from ._helpers import dtype_of, cast
 from ._registry import register
 from .linalg import _mm
+from ..autograd._higher_order import recompute_as
 
 F = "nn.conv"
 _NATIVE = (ms.float16, ms.float32)
@@ -165,6 +166,8 @@ def _conv_run(x, w, b, stride, pad, dilation, groups, n):
         out = ops.conv2d(x, w, b, stride, mode, pad, dilation, groups)
     else:
         out = ops.conv3d(x, w, b, stride, mode, pad, dilation, groups)
+        # MindSpore's Conv3D gradient kernels have no backward: double backward differentiates im2col
+        recompute_as(out, _conv_im2col, x, w, b, stride, pad, dilation, groups)
     return cast(out, dt) if dt == ms.bfloat16 else out
 
 
