@@ -175,8 +175,7 @@ def test_first_order_gradient_after_a_refused_double_backward():
 
 REFUSED = {   # op -> why mstorch refuses its double backward (NotImplementedError naming the kernel)
     **dict.fromkeys(("det", "logdet", "slogdet", "linalg.det", "linalg.slogdet", "linalg.cond", "linalg.svd",
-                     "linalg.svdvals", "linalg.lstsq", "linalg.solve", "linalg.solve_ex",
-                     "linalg.solve_triangular"),
+                     "linalg.svdvals", "linalg.lstsq"),
                     "linear algebra kernels whose backward MindSpore does not record"),
     **{name: "complex intermediate values (MindSpore's Real/Imag backward)" for name in
        ("fft.fft", "fft.fft2", "fft.fftn", "fft.hfft", "fft.ifft", "fft.ifft2", "fft.ifftn", "fft.ihfft",
@@ -353,6 +352,17 @@ CASES = {
     "conv2d": ([_X4, rand(2, 3, 3, 2, seed=24), rand(2, seed=25)],
                lambda T, x, w, b: _F(T).conv2d(x, w, b, padding=(1, 0)) ** 2),
     "conv1d": ([_X3, rand(4, 3, 3, seed=26)], lambda T, x, w: _F(T).conv1d(x, w, stride=2).tanh()),
+    "linalg_solve": ([rand(3, 3, seed=27) + 3 * np.eye(3, dtype="float32"), rand(3, 2, seed=28)],
+                     lambda T, A, B: T.linalg.solve(A, B) ** 2),
+    "linalg_solve_right_vector": ([rand(2, 3, 3, seed=29) + 3 * np.eye(3, dtype="float32"), rand(3, seed=30)],
+                                  lambda T, A, b: T.linalg.solve(A, b).tanh()),
+    "linalg_solve_left_false": ([rand(3, 3, seed=31) + 3 * np.eye(3, dtype="float32"), rand(2, 3, seed=32)],
+                                lambda T, A, B: T.linalg.solve(A, B, left=False) ** 2),
+    "solve_triangular": ([rand(3, 3, seed=33) + 3 * np.eye(3, dtype="float32"), rand(3, 2, seed=34)],
+                         lambda T, A, B: T.linalg.solve_triangular(A, B, upper=True) ** 2),
+    "solve_triangular_right_unit": ([rand(2, 3, 3, seed=35), rand(2, 2, 3, seed=36)],
+                                    lambda T, A, B: T.linalg.solve_triangular(A, B, upper=False, left=False,
+                                                                              unitriangular=True) ** 2),
 }
 CASE_TOL = {"float32": (1e-4, 1e-5), "float64": (1e-5, 1e-7)}
 
