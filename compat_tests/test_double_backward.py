@@ -155,6 +155,18 @@ def test_first_order_only_ops_raise_naming_the_op():
     assert "svd" in str(got.exc)
 
 
+def test_det_of_a_singular_matrix_refuses_double_backward():
+    # torch switches to an SVD formula there; mstorch's differentiates inv(A), so it refuses
+    def fn(T):
+        x = T.tensor([[1.0, 2.0], [2.0, 4.0]], requires_grad=True)
+        (g,) = T.autograd.grad(T.det(x), x, create_graph=True)
+        return T.autograd.grad(g.sum(), x)
+    assert not isinstance(run(fn, torch), Raised)
+    got = run(fn, mstorch)
+    assert isinstance(got, Raised) and isinstance(got.exc, NotImplementedError), got
+    assert "singular" in str(got.exc)
+
+
 def test_first_order_gradient_after_a_refused_double_backward():
     # a refusal leaves no hook behind: the same graph still gives torch's first-order gradient
     def fn(T):
@@ -174,7 +186,7 @@ def test_first_order_gradient_after_a_refused_double_backward():
 # in float64, on both libraries. Ops torch itself cannot differentiate twice are skipped.
 
 REFUSED = {   # op -> why mstorch refuses its double backward (NotImplementedError naming the kernel)
-    **dict.fromkeys(("det", "logdet", "slogdet", "linalg.det", "linalg.slogdet", "linalg.cond", "linalg.svd",
+    **dict.fromkeys(("linalg.cond", "linalg.svd",
                      "linalg.svdvals", "linalg.lstsq"),
                     "linear algebra kernels whose backward MindSpore does not record"),
     **{name: "complex intermediate values (MindSpore's Real/Imag backward)" for name in
@@ -363,6 +375,9 @@ CASES = {
     "solve_triangular_right_unit": ([rand(2, 3, 3, seed=35), rand(2, 2, 3, seed=36)],
                                     lambda T, A, B: T.linalg.solve_triangular(A, B, upper=False, left=False,
                                                                               unitriangular=True) ** 2),
+    "det": ([rand(2, 3, 3, seed=37)], lambda T, A: T.det(A) ** 2),
+    "slogdet": ([rand(3, 3, seed=38) + 2 * np.eye(3, dtype="float32")], lambda T, A: T.linalg.slogdet(A)[1] ** 2),
+    "logdet": ([rand(3, 3, seed=39) + 3 * np.eye(3, dtype="float32")], lambda T, A: T.logdet(A).exp()),
 }
 CASE_TOL = {"float32": (1e-4, 1e-5), "float64": (1e-5, 1e-7)}
 
