@@ -11,9 +11,12 @@ and gives every node a post hook (removed when the pass ends):
 - sum/mean, repeat/tile and Slice, whose formulas consume a view internally (or have no backward),
   get their gradient from our own differentiable formula of the incoming gradient and the shapes
   (``_reduction_backward``, ``_tile_backward``, ``_slice_backward``);
-- nodes of mstorch ops that carry our own differentiable backward (``record_own_backward``: softmax,
-  gather, the fused cross_entropy) get it, and those recomputed in recorded ops (``Recompute``:
-  layer_norm) are replaced by the recomputation for the pass;
+- nodes of mstorch ops that carry our own differentiable backward (``record_own_backward`` /
+  ``own_backward``: softmax, GatherD, amax/max/prod/sort, index_add, masked_select, the fused
+  cross_entropy, det, solvers...) get it, and those recomputed in recorded ops (``Recompute`` /
+  ``recompute_as``: layer/batch/group norm, pooling, resizing, padding, conv3d, elu...) are replaced by
+  the recomputation for the pass;
+- edges that carry an integer or bool output (indices, masks) are not followed: no gradient flows there;
 - anything else is refused with ``NotImplementedError`` naming the op, never a silently wrong (or
   zero) second derivative. First-order backward never walks and never runs these hooks.
 """
