@@ -444,7 +444,7 @@ def _bce_composed(input, target, weight, mode):
     value = ops.sub(ops.mul(ops.sub(t, one), log_1mx), ops.mul(t, log_x))
     # torch's gradient: (x - t) / max(x (1 - x), 1e-12), never the 0 * inf of the clamped logs; it is a
     # constant here, so double backward gets it from our own backward of the product that carries it
-    gx = ops.div(ops.sub(x, t), ops.maximum(ops.mul(x, ops.sub(one, x)), _c(1e-12, x)))
+    gx = _bce_grad(x, t)
     carrier = own_backward(ops.mul(x, _sg(gx)), _bce_input_backward, x, t)
     loss = ops.add(_sg(value), ops.sub(carrier, _sg(ops.mul(x, gx))))
     if _needs_grad(target):
@@ -457,12 +457,15 @@ def _bce_composed(input, target, weight, mode):
     return cast(out, input.dtype) if input.dtype in _HALF else out
 
 
+def _bce_grad(x, t):
+    return ops.div(ops.sub(x, t), ops.maximum(ops.mul(x, ops.sub(_c(1, x), x)), _c(1e-12, x)))
+
+
 def _bce_input_backward(node, grad_outputs, x, t):
     (g,) = grad_outputs
     if g is None:
         return (None,)
-    one = _c(1, x)
-    return (ops.mul(g, ops.div(ops.sub(x, t), ops.maximum(ops.mul(x, ops.sub(one, x)), _c(1e-12, x)))), None)
+    return (ops.mul(g, _bce_grad(x, t)), None)
 
 
 def _bce_target_backward(node, grad_outputs, x):
