@@ -137,8 +137,6 @@ XFAIL = {
     "torch.is_storage": "mstorch has no storage objects (untyped_storage / TypedStorage): is_storage is always "
                         "False (docs/known-differences.md)",
     "torch.Tensor.to_sparse_csr": "CSR tensors are 2-D without dense dims; dense_dim=2 raises (docs/known-differences.md)",
-    "torch.autograd.functional.vjp": "create_graph through sum over one dim of a square matrix: mstorch cannot tell "
-                                     "which dim was reduced and refuses (docs/known-differences.md)",
     "torch.Tensor.to_sparse": "only the COO sparse layout (sparse work is being done elsewhere, issue 17 item 3)",
     "torch.sparse.mm": "only the COO sparse layout: no to_sparse_csr (being fixed elsewhere, issue 17 item 3)",
     "torch.linalg.cholesky": "complex linalg has no MindSpore CPU kernel (docs/known-differences.md)",

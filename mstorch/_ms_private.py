@@ -206,6 +206,11 @@ def node_output_shapes(node):
     return tuple(m.shape for m in node._input_metadata)
 
 
+def node_output_dtype(node, nr):
+    """The MindSpore dtype of forward output ``nr`` of backward node ``node``."""
+    return node._input_metadata[nr].dtype
+
+
 def node_id(node):
     """A key for backward node ``node`` (each access to a node makes a new Python object)."""
     return node._unique_id()

@@ -11,9 +11,12 @@ and gives every node a post hook (removed when the pass ends):
 - sum/mean, repeat/tile and Slice, whose formulas consume a view internally (or have no backward),
   get their gradient from our own differentiable formula of the incoming gradient and the shapes
   (``_reduction_backward``, ``_tile_backward``, ``_slice_backward``);
-- nodes of mstorch ops that carry our own differentiable backward (``record_own_backward``: softmax,
-  gather, the fused cross_entropy) get it, and those recomputed in recorded ops (``Recompute``:
-  layer_norm) are replaced by the recomputation for the pass;
+- nodes of mstorch ops that carry our own differentiable backward (``record_own_backward`` /
+  ``own_backward``: softmax, GatherD, amax/max/prod/sort, index_add, masked_select, the fused
+  cross_entropy, det, solvers...) get it, and those recomputed in recorded ops (``Recompute`` /
+  ``recompute_as``: layer/batch/group norm, pooling, resizing, padding, conv3d, elu...) are replaced by
+  the recomputation for the pass;
+- edges that carry an integer or bool output (indices, masks) are not followed: no gradient flows there;
 - anything else is refused with ``NotImplementedError`` naming the op, never a silently wrong (or
   zero) second derivative. First-order backward never walks and never runs these hooks.
 """
@@ -22,6 +25,7 @@ import itertools
 import math
 import weakref
 
+import mindspore
 import numpy as np
 from mindspore import ops as _ops
 
@@ -51,7 +55,7 @@ _RECORDED = frozenset((
 _REDUCTIONS = {"SumExt": False, "ReduceSum": False, "MeanExt": True, "ReduceMean": True}
 # mstorch's own autograd Functions whose backward is written in differentiable ops (verified)
 _OWN_FUNCTIONS = frozenset(("LinalgCholeskyBackward0", "LinalgEighBackward0", "LinalgPinvBackward0",
-                            "LinalgQrBackward0"))
+                            "LinalgQrBackward0", "LinalgSolveExBackward0", "_HostRemainder"))
 # the torch API behind MindSpore kernels that are refused, for the message
 _TORCH_API = {
     "ReduceMax": "amax/max(dim)", "ReduceMin": "amin/min(dim)", "ProdExt": "prod", "Softmax": "softmax",
@@ -89,7 +93,7 @@ def prepare(outputs):
             if hook is not None:
                 handles.append(node.register_hook(hook))
             for i, (child, nr) in enumerate(node.next_functions):
-                if child is None:
+                if child is None or not _differentiable_edge(child, nr):
                     continue
                 sub = _substitute(child, subs)
                 if sub is not None:     # point the edge at the recomputation until the pass ends
@@ -103,6 +107,16 @@ def prepare(outputs):
         remove(handles)
         raise
     return handles, outputs
+
+
+def _differentiable_edge(child, nr):
+    # an integer or bool output (argmax, the indices of sort/cummax, a mask) carries no gradient: the
+    # node behind it is not differentiated through that edge, so it needs no hook and is not refused
+    return P.is_custom_node(child) or P.node_output_dtype(child, nr) in _GRAD_DTYPES
+
+
+_GRAD_DTYPES = frozenset((mindspore.float16, mindspore.float32, mindspore.float64, mindspore.bfloat16,
+                          mindspore.complex64, mindspore.complex128))
 
 
 def _has_node(t):
@@ -284,6 +298,30 @@ def record_own_backward(output, backward, *saved):
     node.register_hook(anchor)
     key = P.node_id(node)
     _OWN[key] = weakref.ref(anchor, lambda _, key=key: _OWN.pop(key, None))
+
+
+_RECOMPUTES = {}
+
+
+def recompute_as(output, fn, *saved):
+    """``output`` (returned), whose node is replaced by ``fn(*saved)`` (recorded, differentiable ops of
+    the node's inputs with their graph, and constants) while a backward pass records itself. For kernels
+    whose MindSpore gradient kernel has no backward; first-order passes still run the kernel's own
+    formula, and pay only for keeping ``saved`` (nothing when ``output`` does not require grad)."""
+    if P.requires_grad(output) and not P.is_leaf(output):
+        r = _RECOMPUTES.get(fn)
+        if r is None:
+            r = _RECOMPUTES[fn] = Recompute(lambda node, *args: fn(*args))
+        record_own_backward(output, r, *saved)
+    return output
+
+
+def own_backward(output, backward, *saved):
+    """``output`` (returned), given our own ``backward(node, grad_outputs, *saved)`` for double backward
+    when it requires grad (see record_own_backward)."""
+    if P.requires_grad(output) and not P.is_leaf(output):
+        record_own_backward(output, backward, *saved)
+    return output
 
 
 def _anchor(backward, saved, grad_inputs, grad_outputs):

@@ -64,14 +64,53 @@ def _filled(input, shape, value, dtype=None):
 def sum(input, dim=None, keepdim=False, *, dtype=None):    # noqa: A001 - MindSpore's name
     if input.size == 0:
         return _filled(input, _reduced_shape(input.shape, dim, keepdim), 0, dtype)
-    return _ms.sum(input, dim, keepdim, dtype=dtype)
+    r = _ms.sum(input, dim, keepdim, dtype=dtype)
+    return r if keepdim else _with_dims(r, input, dim, False)
 
 
 def mean(input, axis=None, keep_dims=False):
     if input.size == 0:
         value = float("nan") if input.dtype in _F_NAN else 0
         return _filled(input, _reduced_shape(input.shape, axis, keep_dims), value)
-    return _ms.mean(input, axis, keep_dims)
+    r = _ms.mean(input, axis, keep_dims)
+    return r if keep_dims else _with_dims(r, input, axis, True)
+
+
+def _with_dims(r, input, dim, is_mean):
+    """A sum/mean without keepdim whose reduced dims its shapes leave ambiguous ((3, 3) -> (3,)) carries
+    them to double backward, whose formula knows only the shapes (autograd/_higher_order.py)."""
+    if dim is None or not _P.requires_grad(r) or isinstance(dim, (tuple, list)) and not dim:
+        return r
+    shape = tuple(input.shape)
+    if not shape:
+        return r
+    axes = tuple(sorted(d % len(shape) for d in ((dim,) if isinstance(dim, int) else dim)))
+    if not _ambiguous(shape, axes):
+        return r
+    from ..autograd._higher_order import own_backward
+    return own_backward(r, _reduction_backward, shape, axes, r.size / input.size if is_mean else 1)
+
+
+def _ambiguous(shape, axes):
+    # another set of dims gives the same shape iff a reduced dim has the size of the nearest kept dim
+    # on one side of it (with only reduced dims between them)
+    for i in axes:
+        for step in (-1, 1):
+            j = i + step
+            while 0 <= j < len(shape) and j in axes:
+                j += step
+            if 0 <= j < len(shape) and shape[j] == shape[i]:
+                return True
+    return False
+
+
+def _reduction_backward(node, grad_outputs, shape, axes, scale):
+    g = grad_outputs[0]
+    if g is None:
+        return (None,)
+    kept = tuple(1 if i in axes else s for i, s in enumerate(shape))
+    r = _ms.broadcast_to(g.reshape(kept), shape)
+    return (r if scale == 1 else _ms.mul(r, scale),)
 
 
 def prod(input, axis=None, keep_dims=False, dtype=None):
@@ -339,9 +378,11 @@ def _digamma_f64(x):
         poly = _ms.add(_ms.mul(poly, z), f(c))
     y = _ms.where(_ms.less(w, f(1e17)), _ms.mul(z, poly), f(0.0))
     psi = _ms.sub(_ms.sub(_ms.add(result, _ms.log(w)), _ms.div(f(0.5), w)), y)
-    # the reflection's tangent only where it is used (elsewhere pi / tan(0) would make a NaN gradient)
+    # the reflection's cotangent only where it is used (elsewhere pi / tan(0) would make a NaN gradient),
+    # as cos / sin: 1 / tan loses the second derivative to cancellation where tan is huge (x = -0.5)
     q = _ms.where(neg, _ms.sub(x, _ms.trunc(x)), f(0.5))
-    reflected = _ms.sub(psi, _ms.div(f(3.141592653589793), _ms.tan(_ms.mul(f(3.141592653589793), q))))
+    pq = _ms.mul(f(3.141592653589793), q)
+    reflected = _ms.sub(psi, _ms.div(_ms.mul(f(3.141592653589793), _ms.cos(pq)), _ms.sin(pq)))
     psi = _ms.where(neg, reflected, psi)
     psi = _ms.where(_ms.logical_and(neg, _ms.equal(q, f(0.0))), f(float("nan")), psi)
     host = x.asnumpy()
@@ -356,3 +397,19 @@ def digamma(input):
     if input.dtype == _F64:
         return _digamma_f64(input)
     return _ms.digamma(input)
+
+
+# --- GatherD: MindSpore's backward fails when it is recorded ("The pointer[value] is null") ----------
+
+def gather_elements(input, dim, index):
+    """MindSpore's GatherD, with torch's backward in recorded ops for double backward (a scatter-add
+    into zeros at the gathered positions)."""
+    from ..autograd._higher_order import own_backward
+    return own_backward(_ms.gather_elements(input, dim, index), _gather_backward, tuple(input.shape), dim, index)
+
+
+def _gather_backward(node, grad_outputs, shape, dim, index):
+    g = grad_outputs[0]
+    if g is None:
+        return (None,)
+    return (_ms.tensor_scatter_elements(_ms.zeros(shape, g.dtype), index, g, dim, "add"),)

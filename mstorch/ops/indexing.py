@@ -14,7 +14,7 @@ from .. import _ms_private as P
 from .._tensor import Tensor, wrap, scalar_type_name
 from ._helpers import wrap_dim, dtype_of, promote, scalar_tensor, cast
 from ._registry import register
-from ..autograd._higher_order import record_own_backward
+from ..autograd._higher_order import own_backward
 from .creation import _infer_sequence_dtype, _data_to_ms, _check_fill
 from ._views import BasicIndex, index_view, fresh, solid, empty_from, scatter_positions, grad_source, broadcast_shape
 from .reduction import needs_grad, empty_result
@@ -508,20 +508,8 @@ def _crop(t, shape):
 
 
 def gather_elements(x, dim, index):
-    """MindSpore's GatherD, with our own backward for double backward (MindSpore's fails when it is
-    recorded: "The pointer[value] is null")."""
-    out = _kern(ops.gather_elements, x, dim, index)
-    if P.requires_grad(out):
-        record_own_backward(out, _gather_backward, tuple(x.shape), dim, index)
-    return out
-
-
-def _gather_backward(node, grad_outputs, shape, dim, index):
-    # torch's formula: the gradient added into zeros at the gathered positions (a recorded scatter)
-    g = grad_outputs[0]
-    if g is None:
-        return (None,)
-    return (ops.tensor_scatter_elements(ops.zeros(shape, g.dtype), index, g, dim, "add"),)
+    """MindSpore's GatherD (with our own backward for double backward, _msops), bfloat16 through float32."""
+    return _kern(ops.gather_elements, x, dim, index)
 
 
 @register("gather", family=F)
@@ -713,7 +701,18 @@ def _along_front(input, source, d, index, name, kernel, err=RuntimeError):
         out = cast(kernel(cast(x, ms.int8), idx, cast(s, ms.int8)), ms.bool_)
     else:
         out = kernel(x, idx, s)
+        if kernel is ops.tensor_scatter_add:
+            own_backward(out, _index_add_backward, idx)
     return solid(ops.movedim(out, 0, d)) if d else out
+
+
+def _index_add_backward(node, grad_outputs, idx):
+    # for double backward (MindSpore's TensorScatterAdd backward is not recorded completely): the
+    # gradient itself for the input, its rows at the indices for the source
+    g = grad_outputs[0]
+    if g is None:
+        return (None,)
+    return (g, None, ops.gather(g, idx.reshape(-1), 0))
 
 
 @register("index_add", family=F, inplace="index_add_", out=True)
@@ -797,7 +796,18 @@ def masked_select(input, mask):
         return ops.zeros((0,), input.dtype)
     if x.dtype in _COMPLEX:
         return _make_complex(ops.masked_select(ops.real(x), m), ops.masked_select(ops.imag(x), m))
-    return _kern(ops.masked_select, x, m)
+    return own_backward(_kern(ops.masked_select, x, m), _masked_select_backward, tuple(x.shape), m)
+
+
+def _masked_select_backward(node, grad_outputs, shape, m):
+    # for double backward (MindSpore's MaskedSelect backward is not recorded completely): the gradient
+    # added into zeros at the selected positions
+    g = grad_outputs[0]
+    if g is None:
+        return (None,)
+    pos = ms.Tensor(np.flatnonzero(m.asnumpy()))
+    flat = ops.tensor_scatter_elements(ops.zeros((int(np.prod(shape)),), g.dtype), pos, g, 0, "add")
+    return (flat.reshape(shape), None)
 
 
 def _untouched(x, source, shape):

@@ -18,6 +18,7 @@ from ._registry import register
 from .reduction import return_type, needs_grad
 from .pointwise import abs as _abs
 from .. import _ms_private as P
+from ..autograd._higher_order import own_backward
 
 F = "linalg"
 _bf16 = ms.bfloat16
@@ -652,7 +653,38 @@ def det(input):
     _check_square(input, "linalg.det")
     r = _small(input, lambda t: t.reshape(tuple(t.shape[:-2])),
                lambda t: ops.ones(tuple(t.shape[:-2]), t.dtype))
-    return r if r is not None else ops.det(input)
+    if r is not None:
+        return r
+    d = ops.det(input)
+    if dtype_of(input)._cat == D._FLOAT:
+        own_backward(d, _det_backward, input, P.detach(d))
+    return d
+
+
+def _inverse_h(a):
+    """inv(A)^H of invertible matrices, in recorded ops (double backward of det/slogdet); singular
+    matrices, where torch switches to an SVD formula, are refused rather than answered with inf/NaN."""
+    if not bool(ops.ne(ops.det(a), 0).all()):
+        raise NotImplementedError("torch.autograd.grad / backward with create_graph=True through det/slogdet/logdet "
+                                  "of a singular matrix is not supported (mstorch differentiates inv(A) twice)")
+    return ops.swapaxes(ops.inverse(a), -1, -2)
+
+
+def _det_backward(node, grad_outputs, a, d):
+    # d det(A) = det(A) tr(inv(A) dA): gA = g det(A) inv(A)^T, with det(A) reattached to its node
+    (g,) = grad_outputs
+    if g is None:
+        return (None,)
+    scale = ops.mul(g, P.reattach(d, node, 0))
+    return (ops.mul(scale.expand_dims(-1).expand_dims(-1), _inverse_h(a)),)
+
+
+def _slogdet_backward(node, grad_outputs, a):
+    # the sign is piecewise constant; d log|det A| = tr(inv(A) dA): gA = g inv(A)^T (logabsdet: output 1)
+    g = grad_outputs[1]
+    if g is None:
+        return (None,)
+    return (ops.mul(g.expand_dims(-1).expand_dims(-1), _inverse_h(a)),)
 
 
 @register("logdet", family=F)
@@ -665,6 +697,8 @@ def logdet(input):
     # log(det) through slogdet as torch: a negative determinant is NaN whose gradient is zero (MindSpore's
     # LogDet back-propagates through log|det| there)
     sign, logabs = ops.slogdet(input)
+    if dtype_of(input)._cat == D._FLOAT:
+        own_backward(logabs, _slogdet_backward, input)
     if dtype_of(input)._cat == D._COMPLEX:
         return ops.add(ops.log(sign), logabs)
     return ops.where(ops.lt(sign, 0), ops.full_like(logabs, math.nan), logabs)
@@ -683,6 +717,8 @@ def slogdet(input):
         return slogdet_rt(ops.sign(v) if dtype_of(input)._cat == D._FLOAT else ops.div(v, mag.astype(v.dtype)),
                           ops.log(mag))
     sign, logabs = ops.slogdet(input)
+    if dtype_of(input)._cat == D._FLOAT:
+        own_backward(logabs, _slogdet_backward, input)
     return slogdet_rt(sign, logabs)
 
 

@@ -18,6 +18,8 @@ from ._helpers import dtype_of, _scalar_name, cast
 from ._registry import register
 from .linalg import _broadcast_batch, _mm, _node, LinAlgError, host_array, host_result, host_svd
 from .reduction import return_type, needs_grad
+from .. import _ms_private as P
+from ..autograd._higher_order import own_backward
 
 F = "torch.linalg"
 _COMPLEX = (ms.complex64, ms.complex128)
@@ -76,7 +78,19 @@ def trsolve(a, b, upper, left=True, unitriangular=False):
         a = ops.broadcast_to(a, batch + tuple(a.shape[-2:]))
     if tuple(b.shape[:-2]) != batch:
         b = ops.broadcast_to(b, batch + tuple(b.shape[-2:]))
-    return MatrixTriangularSolve(lower=not upper, adjoint=False)(a, b)
+    x = MatrixTriangularSolve(lower=not upper, adjoint=False)(a, b)
+    # MindSpore's backward of MatrixTriangularSolve is not recorded completely: torch's formula for
+    # double backward
+    return own_backward(x, _trsolve_backward, a, P.detach(x), upper)
+
+
+def _trsolve_backward(node, grad_outputs, a, x, upper):
+    # X = A^-1 B: gB = A^-H gX, gA = -gB X^H (the triangle mask is the graph's, before the kernel)
+    (g,) = grad_outputs
+    if g is None:
+        return (None, None)
+    gb = trsolve(mH(a), g, not upper)
+    return ops.neg(_mm(gb, mH(P.reattach(x, node, 0)))), gb
 
 
 def _batch_prefix(t, index):

@@ -244,7 +244,8 @@ def _solve_backward(saved, gx):
     # MindSpore's MatrixSolve backward returns float32 gradients for float64 inputs: X = A^-1 B gives
     # gB = A^-H gX, gA = -gB X^H
     a, x = saved
-    gb = ops.matrix_solve(mT(a), gx)
+    # recording (double backward): through our own node again, whose gradients are right in float64
+    gb = _solve_node(mT(a), gx) if needs_grad(gx) or needs_grad(a) else ops.matrix_solve(mT(a), gx)
     return ops.neg(_mm(gb, mT(x))), gb
 
 

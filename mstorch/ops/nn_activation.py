@@ -28,6 +28,7 @@ from . import activation as _top
 from .pointwise import _not_impl, tanh_accurate
 from .reduction import vector_norm
 from ._views import grad_source
+from ..autograd._higher_order import recompute_as
 
 F = "nn.activation"
 _f32, _f64, _f16, _bf16, _bool = ms.float32, ms.float64, ms.float16, ms.bfloat16, ms.bool_
@@ -192,9 +193,16 @@ def _elu(x, alpha):
     if x.dtype in _HALF:
         return _in_float(_elu, x, alpha)
     e = ops.elu(x)                       # x > 0: x; else expm1(x) (MindSpore's Elu is exact there)
+    # MindSpore's EluGrad has no backward: double backward differentiates the composition
+    recompute_as(e, _elu1, x)
     if alpha == 1.0:
         return e
     return ops.where(ops.greater(x, _c(0, x)), x, ops.mul(e, _c(alpha, x)))
+
+
+def _elu1(x):
+    # exp of the negative part only: exp(large x) in the branch `where` drops would make a 0 * inf NaN
+    return ops.where(ops.greater(x, _c(0, x)), x, ops.expm1(ops.minimum(x, _c(0, x))))
 
 
 @register("elu", family=F, function=False, method=False, functional=True, raw=True)
@@ -255,7 +263,18 @@ def mish(input, inplace=False):
 
 def _hardsigmoid(x):
     _float_only(x, "hardsigmoid_cpu")
-    return _in_float(ops.hardsigmoid, x)
+    return _in_float(_hardsigmoid32, x)
+
+
+def _hardsigmoid32(x):
+    # MindSpore's HSigmoidGrad has no backward: double backward differentiates the composition
+    return recompute_as(ops.hardsigmoid(x), _hardsigmoid_composed, x)
+
+
+def _hardsigmoid_composed(x):
+    # x / 6 + 1 / 2 strictly inside (-3, 3) (torch's gradient is 0 at the kinks), else 0 or 1
+    inside = ops.less(ops.abs(x), _c(3.0, x))
+    return ops.where(inside, ops.add(ops.div(x, _c(6.0, x)), _c(0.5, x)), cast(ops.greater(x, _c(0, x)), x.dtype))
 
 
 @register("hardsigmoid", family=F, function=False, method=False, functional=True, raw=True)
@@ -265,7 +284,7 @@ def hardsigmoid(input, inplace=False):
 
 def _hardswish32(x):
     # x * hardsigmoid(x): torch's gradient (0 at -3, 1 at 3; MindSpore's HSwish differs there)
-    return ops.mul(x, ops.hardsigmoid(x))
+    return ops.mul(x, _hardsigmoid32(x))
 
 
 @register("hardswish", family=F, function=False, method=False, functional=True, raw=True)
@@ -320,11 +339,16 @@ def tanhshrink(input):
 
 def _softshrink(x, lambd):
     if x.dtype is _f64:     # no float64 SoftShrink kernel
-        lam = _c(lambd, x)
-        inner = ops.where(ops.less(x, ops.neg(lam)), ops.add(x, lam), ops.mul(x, _c(0.0, x)))
-        return ops.where(ops.greater(x, lam), ops.sub(x, lam), inner)
-    # MindSpore's kernel maps NaN to 0; torch keeps it
-    return ops.where(ops.ne(x, x), x, ops.softshrink(x, float(lambd)))
+        return _softshrink_composed(x, lambd)
+    # MindSpore's kernel maps NaN to 0; torch keeps it. Its gradient kernel has no backward: double
+    # backward differentiates the composition
+    return ops.where(ops.ne(x, x), x, recompute_as(ops.softshrink(x, float(lambd)), _softshrink_composed, x, lambd))
+
+
+def _softshrink_composed(x, lambd):
+    lam = _c(lambd, x)
+    inner = ops.where(ops.less(x, ops.neg(lam)), ops.add(x, lam), ops.mul(x, _c(0.0, x)))
+    return ops.where(ops.greater(x, lam), ops.sub(x, lam), inner)
 
 
 @register("softshrink", family=F, function=False, method=False, functional=True)

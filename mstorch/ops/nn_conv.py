@@ -19,6 +19,7 @@ from . import _kernels as kernels
 from ._helpers import dtype_of, cast, graph_inputs
 from ._registry import register
 from .linalg import _mm
+from ..autograd._higher_order import recompute_as
 
 F = "nn.conv"
 _NATIVE = (ms.float16, ms.float32)
@@ -160,6 +161,9 @@ def _conv_run(x, w, b, stride, pad, dilation, groups, n):
     elif dt not in _NATIVE:
         return _conv_im2col(x, w, b, stride, pad, dilation, groups, n)
     out = kernels.ACTIVE["conv"](x, w, b, stride, pad, dilation, groups, n)
+    if n == 3 and kernels.ACTIVE["conv"] is not _conv_im2col:
+        # MindSpore's Conv3D gradient kernels have no backward: double backward differentiates im2col
+        recompute_as(out, _conv_im2col, x, w, b, stride, pad, dilation, groups, n)
     return cast(out, dt) if dt == ms.bfloat16 else out
 
 

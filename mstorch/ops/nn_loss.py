@@ -25,7 +25,7 @@ from ._helpers import dtype_of, promote, scalar_tensor, cast
 from ._views import infer_size
 from ._registry import OPS, register
 from .pointwise import _not_impl
-from ..autograd._higher_order import record_own_backward
+from ..autograd._higher_order import record_own_backward, recompute_as, own_backward
 from .indexing import gather_elements
 from .activation import softmax_kernel
 
@@ -431,24 +431,48 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         if prim is None:
             prim = _BCE[mode] = P.BinaryCrossEntropy(mode)
         w = None if weight is None else cast(weight, _f32).broadcast_to(input.shape)
-        return prim(input, target, w)
+        # MindSpore's BinaryCrossEntropyGrad has no backward: double backward differentiates the composition
+        return recompute_as(prim(input, target, w), _bce_composed, input, target, weight, mode)
+    return _bce_composed(input, target, weight, mode)
+
+
+def _bce_composed(input, target, weight, mode):
     x, t = _upcast(input), _upcast(target)
     one, floor = _c(1, x), _c(-100.0, x)
     log_x = ops.maximum(ops.log(x), floor)
     log_1mx = ops.maximum(ops.log(ops.sub(one, x)), floor)
     value = ops.sub(ops.mul(ops.sub(t, one), log_1mx), ops.mul(t, log_x))
-    # torch's gradient: (x - t) / max(x (1 - x), 1e-12), never the 0 * inf of the clamped logs
-    gx = ops.div(ops.sub(x, t), ops.maximum(ops.mul(x, ops.sub(one, x)), _c(1e-12, x)))
-    loss = ops.add(_sg(value), ops.sub(ops.mul(x, _sg(gx)), _sg(ops.mul(x, gx))))
+    # torch's gradient: (x - t) / max(x (1 - x), 1e-12), never the 0 * inf of the clamped logs; it is a
+    # constant here, so double backward gets it from our own backward of the product that carries it
+    gx = _bce_grad(x, t)
+    carrier = own_backward(ops.mul(x, _sg(gx)), _bce_input_backward, x, t)
+    loss = ops.add(_sg(value), ops.sub(carrier, _sg(ops.mul(x, gx))))
     if _needs_grad(target):
         gt = ops.sub(ops.log(ops.sub(one, x)), ops.log(x))     # torch's target gradient is not clamped
-        loss = ops.add(loss, ops.sub(ops.mul(t, _sg(gt)), _sg(ops.mul(t, gt))))
-    if _P.requires_grad(loss):
-        record_own_backward(loss, "binary_cross_entropy")   # its gradient is a constant: first order only
+        carrier = own_backward(ops.mul(t, _sg(gt)), _bce_target_backward, x)
+        loss = ops.add(loss, ops.sub(carrier, _sg(ops.mul(t, gt))))
     if weight is not None:
         loss = ops.mul(loss, _upcast(weight).broadcast_to(np.broadcast_shapes(tuple(weight.shape), tuple(t.shape))))
     out = _reduce(loss, mode)
     return cast(out, input.dtype) if input.dtype in _HALF else out
+
+
+def _bce_grad(x, t):
+    return ops.div(ops.sub(x, t), ops.maximum(ops.mul(x, ops.sub(_c(1, x), x)), _c(1e-12, x)))
+
+
+def _bce_input_backward(node, grad_outputs, x, t):
+    (g,) = grad_outputs
+    if g is None:
+        return (None,)
+    return (ops.mul(g, _bce_grad(x, t)), None)
+
+
+def _bce_target_backward(node, grad_outputs, x):
+    (g,) = grad_outputs
+    if g is None:
+        return (None,)
+    return (ops.mul(g, ops.sub(ops.log(ops.sub(_c(1, x), x)), ops.log(x))), None)
 
 
 @register("binary_cross_entropy_with_logits", family=F, function=False, method=False, functional=True)
@@ -552,7 +576,16 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     prim = _SMOOTH_L1.get(key)
     if prim is None:
         prim = _SMOOTH_L1[key] = P.SmoothL1Loss(float(beta), mode)
-    return prim(x, t)
+    # MindSpore's SmoothL1LossGrad has no backward: double backward differentiates the composition
+    return recompute_as(prim(x, t), _smooth_l1_composed, x, t, float(beta), mode)
+
+
+def _smooth_l1_composed(x, t, beta, mode):
+    d = ops.sub(x, t)
+    z = ops.abs(d)
+    loss = ops.where(ops.less(z, _c(beta, d)), ops.div(ops.mul(ops.square(d), _c(0.5, d)), _c(beta, d)),
+                     ops.sub(z, _c(0.5 * beta, d)))
+    return _reduce(loss, mode)
 
 
 @register("huber_loss", family=F, function=False, method=False, functional=True)

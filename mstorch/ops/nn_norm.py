@@ -19,7 +19,7 @@ from .._tensor import wrap, scalar_type_name
 from .._cast import cast
 from ._helpers import graph_inputs
 from ._registry import register
-from ..autograd._higher_order import record_own_backward, Recompute
+from ..autograd._higher_order import record_own_backward, recompute_as, Recompute
 
 F = "nn.norm"
 _F32 = ms.float32
@@ -125,8 +125,13 @@ def _bn_fused(xm, w, b, rmean, rvar, training, momentum, eps, update, c):
         rv = _f32(rvar._ms).copy() if rv is None else rv
     else:
         rm, rv = _f32(rmean._ms), _f32(rvar._ms)
+    stats = None if training or not _P.requires_grad(x4) and not _P.requires_grad(w) and not _P.requires_grad(b) \
+        else (rm.copy(), rv.copy())     # evaluation: the running stats as they are now
+    xr, wr, br = x4, w, b
     x4, w, b = graph_inputs(x4, w, b)
     out = _bn_prim(training, float(eps), float(momentum))(x4, w, b, rm, rv)[0]
+    # MindSpore's BatchNormGrad has no backward: double backward differentiates the composition
+    recompute_as(out, _bn_recompute, xr, wr, br, stats, float(eps))
     if update:
         if rm is not rmean._ms:
             rmean._write(rm)
@@ -135,6 +140,17 @@ def _bn_fused(xm, w, b, rmean, rvar, training, momentum, eps, update, c):
     if dt != _F32:
         out = cast(out, dt)
     return out.reshape(shape) if out.shape != shape else out
+
+
+def _bn_recompute(x, w, b, stats, eps):
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    if stats is None:       # training: batch statistics (biased variance)
+        axes = (0,) + tuple(range(2, x.ndim))
+        cen = x - ops.mean(x, axes, keep_dims=True)
+        out = cen * ops.rsqrt(ops.mean(cen * cen, axes, keep_dims=True) + eps)
+    else:
+        out = (x - stats[0].reshape(shape)) * ops.rsqrt(stats[1].reshape(shape) + eps)
+    return out * w.reshape(shape) + b.reshape(shape)
 
 
 def _bn_composed(xm, w, b, rmean, rvar, training, momentum, eps, update):
@@ -314,8 +330,18 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enable
     w = ops.ones(c, x.dtype) if weight is None else cast(weight, x.dtype)
     b = ops.zeros(c, x.dtype) if bias is None else cast(bias, x.dtype)
     out = ops.group_norm(x3, num_groups, w, b, float(eps))
+    # MindSpore's GroupNormGrad has no backward: double backward differentiates the composition
+    recompute_as(out, _group_norm_recompute, x3, num_groups, w, b, float(eps))
     out = out.reshape(shape) if input.ndim != 3 else out
     return out if out.dtype == dt else cast(out, dt)
+
+
+def _group_norm_recompute(x, groups, w, b, eps):
+    n, c = x.shape[:2]
+    xg = x.reshape(n, groups, -1)
+    cen = xg - ops.mean(xg, -1, keep_dims=True)
+    out = (cen * ops.rsqrt(ops.mean(cen * cen, -1, keep_dims=True) + eps)).reshape(x.shape)
+    return out * w.reshape(1, c, 1) + b.reshape(1, c, 1)
 
 
 # --- local response norm ---------------------------------------------------------------------------

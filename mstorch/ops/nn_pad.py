@@ -13,6 +13,7 @@ from . import _msops as ops
 
 from ._helpers import dtype_of, cast
 from ._registry import register
+from ..autograd._higher_order import recompute_as
 
 F = "nn.pad"
 _MODES = ("constant", "reflect", "replicate", "circular")
@@ -77,14 +78,20 @@ def pad(input, pad, mode="constant", value=None):
         pad = [max(p, 0) for p in pad]
         dims = [(d, max(lo, 0), max(hi, 0)) for d, lo, hi in dims]
     if all(lo >= 0 and hi >= 0 for _, lo, hi in dims) and (mode != "reflect" or k <= 2):
-        # MindSpore's reflect kernel stops at 4-D, counting the batch dim it adds for 3 padded dims
-        out = ops.pad(x, tuple(pad), mode)
+        # MindSpore's reflect kernel stops at 4-D, counting the batch dim it adds for 3 padded dims; its
+        # gradient kernel has no backward, so double backward differentiates the gathers instead
+        out = recompute_as(ops.pad(x, tuple(pad), mode), _gathered, x, mode, tuple(dims))
     else:
-        out = x
-        for dim, lo, hi in dims:
-            if lo or hi:
-                out = ops.gather(out, _indices(mode, out.shape[dim], lo, hi), dim)
+        out = _gathered(x, mode, dims)
     return cast(out, dt) if out.dtype != dt else out
+
+
+def _gathered(x, mode, dims):
+    """Non-constant padding as one gather per padded dim."""
+    for dim, lo, hi in dims:
+        if lo or hi:
+            x = ops.gather(x, _indices(mode, x.shape[dim], lo, hi), dim)
+    return x
 
 
 def _constant(input, pad, value):

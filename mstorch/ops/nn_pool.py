@@ -16,6 +16,8 @@ from . import _msops as ops
 from mindspore.ops import operations as PO
 
 from . import _kernels as kernels
+from .. import _ms_private as _P
+from ..autograd._higher_order import recompute_as
 from ._helpers import dtype_of, cast
 from ._registry import register
 from .reduction import has_nan
@@ -173,6 +175,10 @@ def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_i
     if unbatched:
         out = out.squeeze(0)
         idx = None if idx is None else idx.squeeze(0)
+    if idx is not None:
+        recompute_as(out, _read_at, input, idx, n)
+    elif _P.requires_grad(input):   # the kernel in use may give no indices: found again if ever needed
+        recompute_as(out, _read_pooled, input, k, s, p, d, ceil_mode, n)
     return (out, idx) if return_indices else out
 
 
@@ -217,6 +223,25 @@ def _max_pool_classic(x, k, s, p, d, ceil_mode, return_indices, n):
 
 
 kernels.candidates("max_pool", native=_max_pool_native, classic=_max_pool_classic)
+
+
+def _read_at(x, idx, n):
+    """The pooled values read from ``x`` at their flat spatial indices: torch's max-pool gradient, in
+    recorded ops (MindSpore's max-pool gradient kernels have no backward)."""
+    lead = tuple(x.shape[:x.ndim - n])
+    dt = x.dtype
+    flat = (cast(x, ms.float32) if dt == ms.bfloat16 else x).reshape(lead + (-1,))
+    out = ops.gather_elements(flat, len(lead), idx.reshape(lead + (-1,))).reshape(idx.shape)
+    return cast(out, dt) if out.dtype != dt else out
+
+
+def _read_pooled(input, k, s, p, d, ceil_mode, n):
+    """``_read_at`` with the window maxima found again (MindSpore's native kernel, which returns them): the
+    double-backward composition of a pool whose forward ran on a kernel without indices."""
+    x, unbatched = (input.expand_dims(0), True) if input.ndim == n + 1 else (input, False)
+    xs = _P.detach(cast(x, ms.float32) if x.dtype == ms.bfloat16 else x)
+    idx = cast(_max_pool_native(xs, k, s, p, d, ceil_mode, True, n)[1], ms.int64)
+    return _read_at(input, idx.squeeze(0) if unbatched else idx, n)
 
 
 @register("max_pool1d", family=F, method=False, functional=True)
@@ -275,13 +300,17 @@ def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
     div = divisor_override or 0
     if dt == ms.float64:
         out = _avg_pool_composed(x, k, s, p, ceil_mode, count_include_pad, div)
-    elif n == 1:
-        out = ops.avg_pool2d(x.expand_dims(2), (1, k[0]), (1, s[0]), (0, 0, p[0], p[0]), ceil_mode,
-                             count_include_pad, div).squeeze(2)
-    elif n == 2:
-        out = ops.avg_pool2d(x, k, s, (p[0], p[0], p[1], p[1]), ceil_mode, count_include_pad, div)
     else:
-        out = ops.avg_pool3d(x, k, s, (p[0], p[0], p[1], p[1], p[2], p[2]), ceil_mode, count_include_pad, div)
+        if n == 1:
+            out = ops.avg_pool2d(x.expand_dims(2), (1, k[0]), (1, s[0]), (0, 0, p[0], p[0]), ceil_mode,
+                                 count_include_pad, div).squeeze(2)
+        elif n == 2:
+            out = ops.avg_pool2d(x, k, s, (p[0], p[0], p[1], p[1]), ceil_mode, count_include_pad, div)
+        else:
+            out = ops.avg_pool3d(x, k, s, (p[0], p[0], p[1], p[1], p[2], p[2]), ceil_mode, count_include_pad,
+                                 div)
+        # MindSpore's average-pool gradient kernel has no backward: double backward differentiates this
+        recompute_as(out, _avg_pool_composed, x, k, s, p, ceil_mode, count_include_pad, div)
     if dt == ms.int64:
         out = ops.trunc(out)
     if out.dtype != dt:
@@ -302,7 +331,8 @@ def _avg_pool_composed(x, k, s, p, ceil_mode, count_include_pad, div):
         end = tuple(x.shape[:2]) + tuple(o0 + (o - 1) * ss + 1 for o0, o, ss in zip(offs, out, s))
         part = ops.strided_slice(x, begin, end, (1, 1) + tuple(s))
         total = part if total is None else total + part
-    return total / _avg_divisor(tuple(sizes), k, s, p, tuple(out), count_include_pad, div)
+    divisor = _avg_divisor(tuple(sizes), k, s, p, tuple(out), count_include_pad, div)
+    return total / (divisor if total.dtype == ms.float64 else cast(divisor, total.dtype))
 
 
 @functools.lru_cache(maxsize=256)
@@ -389,9 +419,47 @@ def _adaptive_avg(input, output_size, n):
         out = ops.adaptive_avg_pool2d(x, size)
     else:
         out = ops.adaptive_avg_pool3d(x, size)
+    recompute_as(out, _adaptive_avg_composed, x, size)
     if out.dtype != dt:
         out = cast(out, dt)
     return out.squeeze(0) if unbatched else out
+
+
+def _adaptive_avg_composed(x, size):
+    """adaptive average pooling as weighted gathers along each pooled dim (recorded ops: the gradient
+    kernels of MindSpore's adaptive pools have no backward)."""
+    n = len(size)
+    for i, o in enumerate(size):
+        axis = x.ndim - n + i
+        x = apply_taps(x, axis, _adaptive_taps(x.shape[axis], o, np.float64 if x.dtype == ms.float64 else np.float32))
+    return x
+
+
+@functools.lru_cache(maxsize=256)
+def _adaptive_taps(n_in, n_out, dt):
+    """torch's adaptive windows [floor(o n_in / n_out), ceil((o + 1) n_in / n_out)) as (index, weight) taps:
+    tap j reads start + j with weight 1 / length (0 past the window's end)."""
+    o = np.arange(n_out)
+    start = (o * n_in) // n_out
+    end = -((-(o + 1) * n_in) // n_out)
+    length = end - start
+    idx, w = [], []
+    for j in range(int(length.max()) if n_out else 0):
+        inside = j < length
+        idx.append(ms.Tensor(np.where(inside, start + j, 0).astype(np.int32)))
+        w.append(ms.Tensor(np.where(inside, 1.0 / length, 0.0).astype(dt)))
+    return idx, w
+
+
+def apply_taps(x, axis, taps):
+    """sum_j x[..., idx_j, ...] * w_j along ``axis``: a separable linear resampling in recorded ops."""
+    idx, w = taps
+    shape = (-1,) + (1,) * (x.ndim - axis - 1)
+    out = None
+    for j in range(len(idx)):
+        term = ops.gather(x, idx[j], axis) * w[j].reshape(shape)
+        out = term if out is None else out + term
+    return out
 
 
 @register("adaptive_avg_pool1d", family=F, method=False, functional=True)
@@ -431,6 +499,7 @@ def _adaptive_max(input, output_size, return_indices, n):
         idx = cast(idx, ms.int64)
     if unbatched:
         out, idx = out.squeeze(0), idx.squeeze(0)
+    recompute_as(out, _read_at, input, idx, n)
     return (out, idx) if return_indices else out
 
 

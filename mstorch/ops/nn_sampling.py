@@ -17,9 +17,10 @@ from . import _msops as ops
 
 from ._helpers import dtype_of, cast
 from ._registry import register
+from ..autograd._higher_order import recompute_as
 from .linalg import _mm
 from .nn_conv import _name
-from .nn_pool import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
+from .nn_pool import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d, apply_taps
 
 F = "nn.sampling"
 _VALID_RANKS = {"nearest": (3, 4, 5), "nearest-exact": (3, 4, 5), "area": (3, 4, 5), "linear": (3,),
@@ -131,10 +132,20 @@ def _resize(x, out_size, scales, mode, align_corners, antialias):
     consistent = scales is None or all(1.0 / s == i / o for s, i, o in zip(scales, in_size, out_size))
     if mode in ("nearest", "nearest-exact") and x.dtype in (ms.float32, ms.float16, ms.float64) and consistent \
             and (mode == "nearest" or dim < 3):
-        return ops.interpolate(x, size=tuple(out_size), mode=mode)
+        out = ops.interpolate(x, size=tuple(out_size), mode=mode)
+        # MindSpore's resize gradient kernels have no backward: double backward differentiates the composition
+        return recompute_as(out, _resize_composed, x, tuple(out_size), None, mode, align_corners, False)
     if mode in ("linear", "bilinear", "trilinear") and not antialias and x.dtype in (ms.float32, ms.float64) \
             and (consistent or align_corners):
-        return ops.interpolate(x, size=tuple(out_size), mode=mode, align_corners=align_corners)
+        out = ops.interpolate(x, size=tuple(out_size), mode=mode, align_corners=align_corners)
+        return recompute_as(out, _resize_composed, x, tuple(out_size), None, mode, align_corners, False)
+    return _resize_composed(x, out_size, scales, mode, align_corners, antialias)
+
+
+def _resize_composed(x, out_size, scales, mode, align_corners, antialias):
+    """Separable gathers with torch's weights along each resized dim."""
+    dim = x.ndim - 2
+    in_size = list(x.shape[2:])
     dt = x.dtype
     if dt in (ms.float16, ms.bfloat16):
         x = cast(x, ms.float32)
@@ -146,18 +157,8 @@ def _resize(x, out_size, scales, mode, align_corners, antialias):
             x = ops.gather(x, idx, 2 + i)
         else:
             taps = _taps(mode, in_size[i], out_size[i], scale, bool(align_corners), bool(antialias), np_dt)
-            x = _apply_taps(x, 2 + i, taps)
+            x = apply_taps(x, 2 + i, taps)
     return cast(x, dt) if x.dtype != dt else x
-
-
-def _apply_taps(x, axis, taps):
-    idx, w = taps
-    shape = (-1,) + (1,) * (x.ndim - axis - 1)
-    out = None
-    for j in range(len(idx)):
-        term = ops.gather(x, idx[j], axis) * w[j].reshape(shape)
-        out = term if out is None else out + term
-    return out
 
 
 @functools.lru_cache(maxsize=512)
@@ -350,7 +351,9 @@ def _grid_sample(x, grid, mode, padding_mode, align_corners):
     P = math.prod(out_spatial)
     flat = x.reshape(N, C, -1)
     strides = [math.prod(sizes[:k]) for k in range(len(sizes))]   # x fastest
-    coords = [_unnormalize(c, s, align_corners) for c, s in zip(ops.unstack(grid.reshape(N, P, -1), axis=2), sizes)]
+    # split rather than unstack: MindSpore's recorded Unstack backward fails (double backward)
+    per_dim = [c.squeeze(2) for c in ops.split(grid.reshape(N, P, -1), 1, 2)]
+    coords = [_unnormalize(c, s, align_corners) for c, s in zip(per_dim, sizes)]
 
     def fetch(points):
         """Values at integer float coordinates ``points`` (one per dim); zero where out of bounds."""

@@ -24,6 +24,7 @@ from ._helpers import MsTensor, promote, float_result, dtype_of, to_operand, res
 from ._argerr import invalid_args, BINARY
 from ._registry import register as _register
 from ._views import fresh
+from ..autograd._higher_order import own_backward
 
 F = "pointwise"
 _T = MsTensor
@@ -626,13 +627,25 @@ def _erfinv(x):
     a = 0.147
     t = ops.add(ops.mul(ln, scalar_tensor(0.5, d)), scalar_tensor(2 / (math.pi * a), d))
     tail = ops.sqrt(ops.sub(ops.sqrt(ops.sub(ops.square(t), ops.mul(ln, scalar_tensor(1 / a, d)))), t))
-    y = ops.where(central, ops.erfinv(x), ops.copysign(tail, x))
+    e = ops.erfinv(x)
+    # MindSpore's ErfinvGrad has no backward: torch's formula in recorded ops for double backward
+    own_backward(e, _erfinv_backward, P.detach(e))
+    y = ops.where(central, e, ops.copysign(tail, x))
     c = scalar_tensor(_SQRT_PI_2, d)
     for _ in range(2):
         f = ops.sub(ops.erf(y), x)
         y = ops.sub(y, ops.div(f, ops.add(ops.mul(ops.exp(ops.neg(ops.square(y))), c), ops.mul(y, f))))
     inf = ops.copysign(scalar_tensor(math.inf, d).broadcast_to(x.shape), x)
     return ops.where(ops.equal(ax, scalar_tensor(1, d)), inf, y)
+
+
+def _erfinv_backward(node, grad_outputs, y):
+    # d erfinv(x) / dx = sqrt(pi) / 2 exp(erfinv(x)^2), with erfinv(x) reattached to its node
+    (g,) = grad_outputs
+    if g is None:
+        return (None,)
+    y = P.reattach(y, node, 0)
+    return (ops.mul(g, ops.mul(ops.exp(ops.square(y)), scalar_tensor(math.sqrt(math.pi) / 2, dtype_of(y)))),)
 
 
 def tanh_accurate(x):

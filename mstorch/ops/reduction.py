@@ -19,6 +19,7 @@ from .. import _runtime
 from ._argerr import invalid_args
 from ._helpers import wrap_dims, wrap_dim, promote, result_type, MsTensor, _scalar_name, cast
 from ._registry import register, OPS
+from ..autograd._higher_order import own_backward
 
 F = "reduction"
 _FROM_MS = D._FROM_MS
@@ -228,10 +229,43 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     if x.dtype == ms.bfloat16:
         x = cast(x, ms.float32)
     if dim is None:
-        r = ops.prod(x.reshape(-1), 0, False) if x.ndim else x.copy()
+        flat = x.reshape(-1)
+        r = own_backward(ops.prod(flat, 0, False), _prod_backward, flat, 0, False) if x.ndim else x.copy()
     else:
-        r = ops.prod(x, axes[0], keepdim) if x.ndim else x.copy()
+        r = own_backward(ops.prod(x, axes[0], keepdim), _prod_backward, x, axes[0], keepdim) if x.ndim else x.copy()
     return r if r.dtype == out_dt else cast(r, out_dt)
+
+
+def _prod_backward(node, grad_outputs, x, d, keepdim):
+    """For double backward (MindSpore's ProdGrad is not recorded completely): the gradient times the product
+    of the other elements along ``d``, from exclusive products from both ends (exact with zeros, as torch)."""
+    g = grad_outputs[0]
+    if g is None:
+        return (None,)
+    if not keepdim:
+        g = g.expand_dims(d)
+    return (ops.mul(g, ops.mul(_exclusive_prod(x, d), ops.flip(_exclusive_prod(ops.flip(x, (d,)), d), (d,)))),)
+
+
+def _exclusive_prod(x, d):
+    """Products of the elements before each position along ``d`` (1 for the first): log2(n) products of
+    shifted copies, made of strided slices and concatenations (recorded ops)."""
+    n = x.shape[d]
+    shape = list(x.shape)
+    shape[d] = 1
+    out = ops.cat((ops.ones(tuple(shape), x.dtype), _head(x, d, n - 1)), d)
+    s = 1
+    while s < n:
+        shape[d] = s
+        out = out * ops.cat((ops.ones(tuple(shape), x.dtype), _head(out, d, n - s)), d)
+        s *= 2
+    return out
+
+
+def _head(x, d, k):
+    end = list(x.shape)
+    end[d] = k
+    return ops.strided_slice(x, (0,) * x.ndim, tuple(end), (1,) * x.ndim)
 
 
 # --- max / min ----------------------------------------------------------------------------------
@@ -257,12 +291,47 @@ def _full(name, fn, input):
             f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
             "reduction dim with the 'dim' argument.")
     x, dt = comparable(input)
-    r = fn(x, (), False)
+    r = _extreme(fn, x, (), False)
     if has_nan(x):
         # NaN, made from the NaNs themselves: torch's backward spreads the gradient evenly over them
         nan = ops.isnan(x)
         r = ops.div(ops.sum(ops.where(nan, x, const(0, x.dtype))), ops.sum(cast(nan, x.dtype)))
     return _back(r, dt)
+
+
+def _extreme(fn, x, axes, keepdim):
+    """amax/amin over ``axes`` (() for all), with torch's backward for double backward (MindSpore's
+    ReduceMax/ReduceMin backward is not recorded completely): the gradient shared evenly by the ties."""
+    r = fn(x, axes, keepdim)
+    return own_backward(r, _extreme_backward, x, axes or tuple(range(x.ndim)), keepdim, P.detach(r))
+
+
+def _extreme_backward(node, grad_outputs, x, axes, keepdim, r):
+    g = grad_outputs[0]
+    if g is None:
+        return (None,)
+    if not keepdim:
+        kept = tuple(1 if i in axes else s for i, s in enumerate(x.shape))
+        g, r = g.reshape(kept), r.reshape(kept)
+    hit = cast(ops.equal(x, r), g.dtype)
+    return (ops.div(ops.mul(g, hit), ops.sum(hit, axes, True)),)
+
+
+def selection_backward(nr, shape, d, keepdim=True):
+    """Our own backward (for double backward) of a kernel whose output ``nr`` holds values selected
+    along ``d`` at the indices it also returns (max/min over a dim, sort: MindSpore's backward of these
+    is not recorded completely): the values' gradient added into zeros at the indices. Use as
+    ``own_backward(values, backward, *selection_backward(...), idx)``."""
+    return _selection_backward, nr, shape, d, keepdim
+
+
+def _selection_backward(node, grad_outputs, nr, shape, d, keepdim, idx):
+    g = grad_outputs[nr]
+    if g is None:
+        return (None,)
+    if not keepdim:
+        g, idx = g.expand_dims(d), idx.expand_dims(d)
+    return (ops.tensor_scatter_elements(ops.zeros(shape, g.dtype), idx, g, d, "add"),)
 
 
 def _minmax(name, reduce_fn, pair_fn, binary_fn, rt):
@@ -284,6 +353,7 @@ def _minmax(name, reduce_fn, pair_fn, binary_fn, rt):
             return rt(empty_result(input, shape), ops.zeros(shape, ms.int64))
         x, dt = comparable(input)
         values, idx = pair_fn(x, d, keepdim)   # ties: first occurrence, as torch; grad goes to idx
+        own_backward(values, *selection_backward(1, tuple(x.shape), d, keepdim), idx)   # values: output 1
         if has_nan(x):
             nan = ops.isnan(x)
             found = ops.any(nan, d, keepdim)
@@ -315,7 +385,7 @@ def _amaxmin(name, fn):
             if input.size == 0:
                 return empty_result(input, _out_shape(input.shape, axes, keepdim))
         x, dt = comparable(input)
-        r = fn(x, axes, keepdim)
+        r = _extreme(fn, x, axes, keepdim)
         if has_nan(x):
             r = ops.where(ops.any(ops.isnan(x), axes, keepdim), const(math.nan, x.dtype), r)
         return _back(r, dt)

@@ -16,7 +16,8 @@ from ._argerr import invalid_args
 from ._helpers import wrap_dim, MsTensor, result_type, cast
 from ._registry import register
 from .reduction import (return_type, comparable, _back, has_nan, needs_grad, nan_scalar, _out_shape,
-                        _check_nonempty_dims, empty_result, const, as_int64)
+                        _check_nonempty_dims, empty_result, const, as_int64, selection_backward)
+from ..autograd._higher_order import own_backward
 
 F = "sorting"
 _FROM_MS = D._FROM_MS
@@ -45,7 +46,8 @@ def sort_last(x, d, descending=False):
     if x.dtype == ms.float64:
         return _sort_float64(x, d, descending)
     values, idx = ops.sort(x, d, descending)
-    return values, as_int64(idx)
+    idx = as_int64(idx)
+    return own_backward(values, *selection_backward(0, tuple(x.shape), d), idx), idx
 
 
 def _sort_float64(x, d, descending):
