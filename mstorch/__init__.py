@@ -13,6 +13,8 @@ from . import _dtype  # noqa: E402
 from ._dtype import (dtype, float32, float64, float16, bfloat16, uint8, uint16, uint32, uint64,  # noqa: E402
                      int8, int16, int32, int64, complex64, complex128, get_default_dtype,
                      set_default_dtype, promote_types)
+from ._dtype import (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz,  # noqa: E402
+                     float8_e8m0fnu)
 from ._dtype import bool_ as bool  # noqa: E402,A001
 from ._size import Size  # noqa: E402
 from ._finfo import finfo, iinfo  # noqa: E402
@@ -158,7 +160,9 @@ from .amp.autocast_mode import (get_autocast_dtype, set_autocast_dtype, is_autoc
 from ._compile import compile  # noqa: E402,F401,A001
 from . import linalg, special  # noqa: E402,F401  (torch.linalg, torch.special: from the op table)
 from . import jit, onnx, testing  # noqa: E402,F401
-from . import distributed, multiprocessing  # noqa: E402,F401
+from . import distributed, multiprocessing, compiler, _dynamo  # noqa: E402,F401
 from . import hub  # noqa: E402,F401
+from . import profiler  # noqa: E402,F401
+from . import library  # noqa: E402,F401
 from . import fft  # noqa: E402,F401  (torch.fft: from the op table)
 from ._toplevel_nn import batch_norm, instance_norm, embedding  # noqa: E402,F401  (ATen argument order)
