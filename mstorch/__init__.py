@@ -163,6 +163,8 @@ from . import jit, onnx, testing  # noqa: E402,F401
 from . import distributed, multiprocessing, compiler, _dynamo  # noqa: E402,F401
 from . import hub  # noqa: E402,F401
 from . import profiler  # noqa: E402,F401
-from . import library  # noqa: E402,F401
+from . import storage  # noqa: E402,F401
+from .storage import UntypedStorage  # noqa: E402,F401
 from . import fft  # noqa: E402,F401  (torch.fft: from the op table)
 from ._toplevel_nn import batch_norm, instance_norm, embedding  # noqa: E402,F401  (ATen argument order)
+from . import library  # noqa: E402,F401  (torch.library)

@@ -85,5 +85,6 @@ def typename(obj, /):
 
 
 def is_storage(obj, /):
-    """False: mstorch has no storage objects (``Tensor.untyped_storage`` is not provided), so nothing is one."""
-    return False
+    """Mirrors torch.is_storage: the only storages mstorch has are ``Tensor.untyped_storage()``'s."""
+    from .storage import UntypedStorage
+    return isinstance(obj, UntypedStorage)

@@ -211,6 +211,14 @@ class Tensor:
     def data_ptr(self):
         return int(self._ms.data_ptr())
 
+    def untyped_storage(self):
+        """torch's Tensor.untyped_storage: a view answers with its base's storage."""
+        from .storage import UntypedStorage
+        root = self
+        while root._view is not None:
+            root = root._view[0]
+        return UntypedStorage._of(root)
+
     def __len__(self):
         shape = self._ms.shape
         if not shape:

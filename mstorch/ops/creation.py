@@ -279,6 +279,16 @@ def as_tensor(data, dtype=None, device=None):
 @register("asarray", family=F, method=False, raw=True)
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     _check_dtype(dtype, "asarray")
+    from ..storage import storage_bytes
+    raw = storage_bytes(obj)
+    if raw is not None:   # a storage: its bytes read as ``dtype`` (uint8 by default), sharing memory as in torch
+        d = D.uint8 if dtype is None else dtype
+        if raw.size % d.itemsize:
+            raise ValueError(f"the storage size {raw.size} is not a multiple of the element size {d.itemsize}")
+        t = from_numpy(raw.view(d._np)) if d._np is not None else from_numpy(raw).view(d)
+        if copy:
+            t = t.clone()
+        return t.requires_grad_(True) if requires_grad else t
     if copy:
         return tensor(obj, dtype=dtype, device=device, requires_grad=requires_grad)
     if copy is False:
@@ -370,7 +380,8 @@ def _factory(shape, fill, dtype, requires_grad, device, name):
 
 
 @register("zeros", family=F, method=False, raw=True, out=True)
-def zeros(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+def zeros(*size_args, size=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    size = _size_kw(size_args, size, "zeros")
     shape = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
     if any(isinstance(s, int) and s < 0 for s in shape):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
@@ -378,15 +389,28 @@ def zeros(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_
 
 
 @register("ones", family=F, method=False, raw=True, out=True)
-def ones(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+def ones(*size_args, size=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    size = _size_kw(size_args, size, "ones")
     return _factory(_sized(size, "ones"), 1, dtype, requires_grad, device, "ones")
 
 
 @register("empty", family=F, method=False, raw=True, out=True,
           note="memory is zero-filled (torch leaves it uninitialised)")
-def empty(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+def empty(*size_args, size=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
+    size = _size_kw(size_args, size, "empty")
     return _factory(_sized(size, "empty"), 0, dtype, requires_grad, device, "empty")
+
+
+def _size_kw(args, size, name):
+    """The size of a factory call: positional ints/one sequence (``zeros(2, 3)``), or the keyword
+    (``zeros(size=(2, 3))``), as torch's signatures accept."""
+    if size is None:
+        return args
+    if args:
+        raise TypeError(f"{name}() received an invalid combination of arguments - got both positional sizes and "
+                        "size=")
+    return (size,)
 
 
 def _full_size(size, name):

@@ -15,6 +15,7 @@ from .._device import check_available
 from .._tensor import Tensor, wrap, scalar_type_name
 from ._bind import write_out
 from ._helpers import size_args
+from .creation import _size_kw
 from ._registry import register
 
 F = "random"
@@ -333,8 +334,9 @@ def geometric_(self, p, *, generator=None):
 # --- factories -----------------------------------------------------------------------------------
 
 @register("rand", family=F, method=False, raw=True)
-def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
+    size = _size_kw(sizes, size, "rand")
     gen = R._check_generator(generator)
     shape = size_args(size)
     dt = _factory_dtype(dtype, out)
@@ -344,8 +346,9 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
 
 
 @register("randn", family=F, method=False, raw=True)
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False):
+    size = _size_kw(sizes, size, "randn")
     gen = R._check_generator(generator)
     shape = size_args(size)
     dt = _factory_dtype(dtype, out)
