@@ -16,6 +16,7 @@ from .. import _dtype as D
 from .. import _ms_private as P
 from .. import _runtime
 from .._cast import cast, NP_BF16, bf16_bits
+from .. import _device
 from .._device import check_available
 from .._size import Size
 from .._tensor import Tensor, wrap
@@ -33,11 +34,21 @@ def _finish(t, requires_grad, device=None):
     if device is not None:
         check_available(device)
     w = wrap(t)
+    if _on_meta(device):
+        w._meta = True
     if requires_grad:
         if not D._FROM_MS[t.dtype].is_floating_point and not D._FROM_MS[t.dtype].is_complex:
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         w.requires_grad_(True)
     return w
+
+
+def _on_meta(device):
+    """Whether a factory called with ``device`` makes a meta tensor (also under ``with torch.device("meta")``)."""
+    if device is None:
+        device = _device._default[0]
+        return device is not None and device.type == "meta"
+    return _device.device(device).type == "meta"
 
 
 def _check_dtype(dtype, name):
@@ -436,23 +447,28 @@ def _like(input, dtype, name):
     return tuple(input._ms.shape), dtype or input.dtype
 
 
+def _like_device(input):
+    """A ``*_like`` factory without ``device=`` makes its tensor where ``input`` is (meta stays meta)."""
+    return "meta" if input._meta else None
+
+
 @register("zeros_like", family=F, method=False, raw=True)
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     shape, dt = _like(input, dtype, "zeros_like")
-    return _factory(shape, 0, dt, requires_grad, device, "zeros_like")
+    return _factory(shape, 0, dt, requires_grad, device if device is not None else _like_device(input), "zeros_like")
 
 
 @register("ones_like", family=F, method=False, raw=True)
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     shape, dt = _like(input, dtype, "ones_like")
-    return _factory(shape, 1, dt, requires_grad, device, "ones_like")
+    return _factory(shape, 1, dt, requires_grad, device if device is not None else _like_device(input), "ones_like")
 
 
 @register("empty_like", family=F, method=False, raw=True,
           note="memory is zero-filled (torch leaves it uninitialised)")
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     shape, dt = _like(input, dtype, "empty_like")
-    return _factory(shape, 0, dt, requires_grad, device, "empty_like")
+    return _factory(shape, 0, dt, requires_grad, device if device is not None else _like_device(input), "empty_like")
 
 
 @register("full_like", family=F, method=False, raw=True)
@@ -461,7 +477,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
     shape, dt = _like(input, dtype, "full_like")
     fill_value = _num(fill_value)
     _check_fill(fill_value, dt)
-    return _factory(shape, fill_value, dt, requires_grad, device, "full_like")
+    return _factory(shape, fill_value, dt, requires_grad, device if device is not None else _like_device(input), "full_like")
 
 
 @register("scalar_tensor", family=F, method=False, raw=True)
