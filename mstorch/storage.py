@@ -3,7 +3,6 @@ address and size to find tensors that share memory before saving (accelerate's a
 ``id_tensor_storage``), so views answer with their base's storage, as in torch. The bytes are MindSpore's
 storage of the base tensor; this object reads them and does not resize or re-type them."""
 import ctypes
-import os
 
 __all__ = ["UntypedStorage"]
 
@@ -106,6 +105,7 @@ class _FileStorage(UntypedStorage):
 def _from_file(cls, filename, shared=False, nbytes=0):
     """Mirrors torch.UntypedStorage.from_file: the first ``nbytes`` bytes of ``filename``, mapped into memory;
     with ``shared=False`` writes stay private to the process (a copy-on-write map), as in torch."""
+    import os
     import numpy as np
     size = os.path.getsize(filename)
     if nbytes > size:

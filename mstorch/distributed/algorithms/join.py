@@ -53,9 +53,9 @@ class Joinable(ABC):
 
 
 def _all_reduce_one(value, device, group, async_op=False):
-    import mstorch
+    from ..._functions import full
     from .. import all_reduce
-    t = mstorch.full((1,), float(value), device=device)
+    t = full((1,), float(value), device=device)
     work = all_reduce(t, group=group, async_op=async_op)
     return t, work
 
