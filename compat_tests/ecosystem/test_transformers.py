@@ -6,7 +6,7 @@ BERT, T5 and ViT built after ``torch.manual_seed``: the initial weights, logits,
 parameters after three AdamW steps; ``generate()`` greedy and seeded sampling; a model saved in both formats
 (``save_pretrained``'s safetensors, and a ``torch.save``'d ``pytorch_model.bin`` beside the config) read back
 by real torch + transformers, and torch's files read by mstorch. torchvision and peft, optional dependencies that transformers imports when installed, are hidden
-in both processes (they have their own tests)."""
+in both processes (they have their own tests). ``Trainer`` runs three steps on CPU."""
 import numpy as np
 
 HIDE = ("torchvision", "peft")
@@ -158,3 +158,45 @@ def test_models_train_generate_save_load(run_case, tmp_path):
     for fmt in ("safetensors", "bin"):
         _close(r["saved_model_logits"], g[f"reload/{fmt}"], f"mstorch reading torch's {fmt}", 1e-6)
         _close(g["saved_model_logits"], back[fmt], f"torch reading mstorch's {fmt}", 1e-6)
+
+
+TRAINER = r'''
+import json, sys
+import numpy as np
+import torch
+import transformers as tf
+tf.logging.set_verbosity_error()
+cfg = tf.BertConfig(vocab_size=99, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+                    num_labels=2)
+torch.manual_seed(0)
+model = tf.BertForSequenceClassification(cfg)
+
+
+class Data(torch.utils.data.Dataset):
+    def __len__(self):
+        return 16
+
+    def __getitem__(self, i):
+        return {"input_ids": torch.tensor(np.random.RandomState(i).randint(1, 99, size=8)), "labels": torch.tensor(i % 2)}
+
+
+args = tf.TrainingArguments(output_dir=sys.argv[1], per_device_train_batch_size=4, max_steps=3, logging_steps=1,
+                            report_to=[], use_cpu=True, save_strategy="no", seed=0, learning_rate=1e-2,
+                            disable_tqdm=True)
+trainer = tf.Trainer(model=model, args=args, train_dataset=Data())
+out = trainer.train()
+print(json.dumps({"losses": [h["loss"] for h in trainer.state.log_history if "loss" in h],
+                  "train_loss": out.training_loss, "step": trainer.state.global_step,
+                  "weight": model.classifier.weight.detach().numpy().ravel().tolist()}))
+'''
+
+
+def test_trainer_steps(run_case, tmp_path):
+    """``Trainer`` on CPU: three steps over a tiny shuffled dataset (its seeded sampler, AdamW, linear schedule,
+    the in-place loss scaling before backward): the logged losses and the trained classifier."""
+    ref = run_case(TRAINER, "torch", also_hide=HIDE, args=(tmp_path / "t",), name="trainer_torch.py")
+    got = run_case(TRAINER, "run", also_hide=HIDE, args=(tmp_path / "m",), name="trainer_mstorch.py")
+    assert got["step"] == ref["step"] == 3
+    np.testing.assert_allclose(got["losses"] + [got["train_loss"]], ref["losses"] + [ref["train_loss"]], rtol=1e-5)
+    w_ref, w_got = np.array(ref["weight"]), np.array(got["weight"])
+    assert np.abs(w_got - w_ref).max() <= 2e-5 * np.abs(w_ref).max()
