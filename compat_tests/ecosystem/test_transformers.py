@@ -5,8 +5,9 @@ Tiny configs (hidden 32, 2 layers) of GPT-2, LLaMA and Qwen2 (RoPE, grouped-quer
 BERT, T5 and ViT built after ``torch.manual_seed``: the initial weights, logits, loss, gradients and the
 parameters after three AdamW steps; ``generate()`` greedy and seeded sampling; a model saved in both formats
 (``save_pretrained``'s safetensors, and a ``torch.save``'d ``pytorch_model.bin`` beside the config) read back
-by real torch + transformers, and torch's files read by mstorch. torchvision and peft, optional dependencies that transformers imports when installed, are hidden
-in both processes (they have their own tests). ``Trainer`` runs three steps on CPU."""
+by real torch + transformers, and torch's files read by mstorch. torchvision and peft, optional dependencies
+that transformers imports when installed, are hidden in both processes (they have their own tests).
+``Trainer`` runs three steps on CPU."""
 import numpy as np
 
 HIDE = ("torchvision", "peft")
@@ -51,7 +52,8 @@ rng = np.random.RandomState(1)
 ids = torch.tensor(rng.randint(2, 99, size=(2, 7)))
 mask = torch.tensor([[1] * 7, [1] * 5 + [0] * 2])
 pixels = torch.tensor(rng.randn(2, 3, 16, 16).astype(np.float32))
-labels = {"bert": torch.tensor([0, 2]), "vit": torch.tensor([1, 2]), "t5": torch.tensor(rng.randint(2, 99, size=(2, 5)))}
+labels = {"bert": torch.tensor([0, 2]), "vit": torch.tensor([1, 2]),
+          "t5": torch.tensor(rng.randint(2, 99, size=(2, 5)))}
 res, tokens = {}, {}
 for name in ("gpt2", "llama", "qwen2", "bert", "t5", "vit"):
     model = build(name)
@@ -177,7 +179,8 @@ class Data(torch.utils.data.Dataset):
         return 16
 
     def __getitem__(self, i):
-        return {"input_ids": torch.tensor(np.random.RandomState(i).randint(1, 99, size=8)), "labels": torch.tensor(i % 2)}
+        ids = np.random.RandomState(i).randint(1, 99, size=8)
+        return {"input_ids": torch.tensor(ids), "labels": torch.tensor(i % 2)}
 
 
 args = tf.TrainingArguments(output_dir=sys.argv[1], per_device_train_batch_size=4, max_steps=3, logging_steps=1,

@@ -477,7 +477,8 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
     shape, dt = _like(input, dtype, "full_like")
     fill_value = _num(fill_value)
     _check_fill(fill_value, dt)
-    return _factory(shape, fill_value, dt, requires_grad, device if device is not None else _like_device(input), "full_like")
+    return _factory(shape, fill_value, dt, requires_grad, device if device is not None else _like_device(input),
+                    "full_like")
 
 
 @register("scalar_tensor", family=F, method=False, raw=True)
