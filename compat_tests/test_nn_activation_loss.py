@@ -95,3 +95,15 @@ def test_cross_entropy_training_step_matches():
         loss.backward()
         return loss, [p.grad for p in model.parameters()]
     check(fn, rtol=2e-5, atol=1e-6)
+
+
+def test_cross_entropy_loss_scaled_in_place_then_backward():
+    """transformers' Trainer scales the loss in place (``loss *= scale``) before ``backward``: torch's
+    cross-entropy node keeps no output, so the in-place write is allowed."""
+    def fn(T):
+        x = T.tensor(np.random.RandomState(0).randn(4, 5).astype(np.float32), requires_grad=True)
+        loss = T.nn.functional.cross_entropy(x, T.tensor([0, 1, 2, 3]))
+        loss *= 2.0
+        loss.backward()
+        return loss.detach(), x.grad
+    check(fn)

@@ -92,6 +92,40 @@ ALL = (float32, float64, float16, bfloat16, uint8, uint16, uint32, uint64, int8,
        bool_, complex64, complex128)
 _BY_NAME = {d._name: d for d in ALL + STORAGE_ONLY}
 
+
+
+class _NoKernelDtype(dtype):
+    """A torch dtype MindSpore cannot hold on this device (the float8 formats): the dtype object itself
+    works (``repr``, ``itemsize``, ``torch.finfo``, comparisons, pickling), and making a tensor of it raises
+    ``NotImplementedError`` naming it, at the first place that asks for its MindSpore or NumPy type."""
+
+    __slots__ = ("_why",)
+
+    def __init__(self, name, why, signed=True):
+        self._name, self._cat, self.itemsize, self._why = name, _FLOAT, 1, why
+        self.is_floating_point, self.is_complex, self.is_signed = True, False, signed
+        self._why = why
+
+    def _refuse(self):
+        raise NotImplementedError(f"mstorch: tensors of dtype torch.{self._name} are not supported: {self._why}")
+
+    _ms = property(lambda self: self._refuse())
+    _np = property(lambda self: self._refuse())
+
+    def to_real(self):
+        return self
+
+    def to_complex(self):
+        return self
+
+
+_FLOAT8_WHY = "MindSpore 2.10 has no float8 kernels on CPU (not even a cast)"
+float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu = (
+    _NoKernelDtype(n, _FLOAT8_WHY, n != "float8_e8m0fnu")
+    for n in ("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu"))
+NO_KERNEL = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)
+_BY_NAME.update({d._name: d for d in NO_KERNEL})
+
 # torch's aliases, exported from the top-level namespace
 ALIASES = {
     "float": float32, "double": float64, "half": float16, "long": int64, "int": int32, "short": int16,
@@ -108,7 +142,7 @@ SCALAR_TYPE_NAMES = {
 
 
 def scalar_type_name(d):
-    return SCALAR_TYPE_NAMES[d]
+    return SCALAR_TYPE_NAMES.get(d) or d._name.capitalize()  # Float8_e4m3fn, as torch names it
 
 
 _FROM_MS = {d._ms: d for d in ALL}
@@ -186,7 +220,12 @@ _PROMOTE = {(a, b): _promote_pair(a, b) for a in ALL for b in ALL}
 
 
 def promote_types(a, b):
-    r = _PROMOTE[(a, b)]
+    r = _PROMOTE.get((a, b))
+    if r is None and (a in NO_KERNEL or b in NO_KERNEL):
+        if a is b:
+            return a
+        n = scalar_type_name
+        raise RuntimeError(f"Promotion for Float8 Types is not supported, attempted to promote {n(a)} and {n(b)}")
     if r is None:
         n = scalar_type_name
         raise RuntimeError(

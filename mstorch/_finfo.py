@@ -7,6 +7,11 @@ from . import _dtype as D
 
 # bfloat16 has no NumPy type here: its limits, as torch reports them
 _BF16 = dict(bits=16, eps=0.0078125, max=3.3895313892515355e+38, tiny=1.1754943508222875e-38, resolution=0.01)
+# the float8 formats (no NumPy types either): (eps, max, tiny) as torch reports them; min is -max except for
+# the exponent-only e8m0, whose smallest value is its tiny
+_FLOAT8 = {"float8_e4m3fn": (0.125, 448.0, 0.015625), "float8_e5m2": (0.25, 57344.0, 6.103515625e-05),
+           "float8_e4m3fnuz": (0.125, 240.0, 0.0078125), "float8_e5m2fnuz": (0.125, 57344.0, 3.0517578125e-05),
+           "float8_e8m0fnu": (1.0, 1.7014118346046923e+38, 5.877471754111438e-39)}
 
 
 def _check_dtype(fn, type_):
@@ -28,6 +33,9 @@ class finfo:
         real = type_.to_real()
         if real is D.bfloat16:
             v = _BF16
+        elif real._name in _FLOAT8:
+            eps, mx, tiny = _FLOAT8[real._name]
+            v = dict(bits=8, eps=eps, max=mx, tiny=tiny, resolution=1.0)
         else:
             f = np.finfo(real._np)
             # resolution as torch computes it in double: 10 ** -floor(-log10(eps))
@@ -36,7 +44,7 @@ class finfo:
         self.bits = v["bits"]
         self.eps = v["eps"]
         self.max = v["max"]
-        self.min = -v["max"]
+        self.min = v["tiny"] if real._name == "float8_e8m0fnu" else -v["max"]
         self.tiny = v["tiny"]
         self.smallest_normal = v["tiny"]
         self.resolution = v["resolution"]

@@ -19,6 +19,7 @@ from ._dtype import scalar_type_name  # noqa: F401  (re-exported for the op fami
 from . import _ms_private as P
 from . import _runtime
 from ._device import device as _device_cls, current_device, check_available
+_META = _device_cls("meta")
 from ._size import from_shape as _size
 from ._warnings import warn_once
 from ._layout import strided
@@ -96,13 +97,20 @@ class Tensor:
     def nbytes(self):
         return self.dtype.itemsize * self._ms.size
 
+    # A tensor made for the meta device (``device="meta"``, ``with torch.device("meta")``, ``.to("meta")``):
+    # MindSpore has no data-less tensors, so it holds real (zero-filled) memory, and reports ``device`` meta, as
+    # libraries that build models on meta before loading weights (transformers) test for. Results of other ops
+    # on it are ordinary tensors (docs/known-differences.md).
+    _meta = False
+
     @property
     def device(self):
-        return current_device()
+        return _META if self._meta else current_device()
 
     # torch's per-device flags: each asks whether the tensor lives on that device type, and mstorch
     # tensors live on MindSpore's one device target (cpu, cuda or npu), so the other kinds answer False
-    is_cpu = property(lambda self: current_device().type == "cpu", doc="Mirrors torch.Tensor.is_cpu.")
+    is_cpu = property(lambda self: not self._meta and current_device().type == "cpu",
+                      doc="Mirrors torch.Tensor.is_cpu.")
     is_cuda = property(lambda self: current_device().type == "cuda", doc="Mirrors torch.Tensor.is_cuda.")
     is_xpu = property(lambda self: current_device().type == "xpu", doc="Mirrors torch.Tensor.is_xpu.")
     is_mps = property(lambda self: current_device().type == "mps", doc="Mirrors torch.Tensor.is_mps.")
@@ -111,7 +119,7 @@ class Tensor:
     is_maia = property(lambda self: current_device().type == "maia", doc="Mirrors torch.Tensor.is_maia.")
     is_mtia = property(lambda self: current_device().type == "mtia", doc="Mirrors torch.Tensor.is_mtia.")
     is_vulkan = property(lambda self: current_device().type == "vulkan", doc="Mirrors torch.Tensor.is_vulkan.")
-    is_meta = property(lambda self: current_device().type == "meta", doc="Mirrors torch.Tensor.is_meta.")
+    is_meta = property(lambda self: self._meta, doc="Mirrors torch.Tensor.is_meta.")
 
     # layouts mstorch does not have (dense strided tensors; SparseCooTensor overrides is_sparse)
     is_sparse = False
@@ -293,9 +301,20 @@ class Tensor:
             return self._to_dtype(args[0])
         dtype, dev, copy = _parse_to(args, kwargs)
         check_available(dev)
+        if dev is not None and (_device_cls(dev).type == "meta") != self._meta:
+            if self._meta:
+                raise NotImplementedError(
+                    "Cannot copy out of meta tensor; no data! Please consider using torch.nn.Module.to_empty() instead "
+                    "of torch.nn.Module.to() when moving module from meta to a different device.")
+            out = wrap(self._ms.copy() if dtype is None or dtype._ms == self._ms.dtype else _cast(self._ms, dtype._ms))
+            out._meta = True
+            return out
         if dtype is None or dtype._ms == self._ms.dtype:
             return wrap(self._ms.copy()) if copy else self  # a recorded copy in new memory
-        return wrap(_cast(self._ms, dtype._ms))
+        out = wrap(_cast(self._ms, dtype._ms))
+        if self._meta:
+            out._meta = True
+        return out
 
     def _to_dtype(self, dtype):
         if dtype._ms == self._ms.dtype:

@@ -138,6 +138,96 @@ class device:
         return False
 
 
+# --- streams, events and CUDA graphs ------------------------------------------------------------------
+# The types exist (annotations, isinstance); using them needs CUDA. Without a GPU target they fail as a
+# CPU-only torch build fails; on a GPU target mstorch does not map them onto MindSpore's streams yet.
+
+def _no_cuda_object(api, cpu_error):
+    if not is_available():
+        raise cpu_error
+    raise NotImplementedError(f"torch.cuda.{api} is not supported by mstorch: MindSpore's GPU streams, events "
+                              "and graph capture are not mapped")
+
+
+class Stream:
+    """Mirrors torch.cuda.Stream as a type."""
+
+    def __new__(cls, device=None, priority=0, **kwargs):
+        _no_cuda_object("Stream", RuntimeError("torch.cuda.Stream requires CUDA support"))
+
+
+class ExternalStream(Stream):
+    pass
+
+
+class Event:
+    """Mirrors torch.cuda.Event as a type."""
+
+    def __new__(cls, enable_timing=False, blocking=False, interprocess=False, **kwargs):
+        _no_cuda_object("Event", RuntimeError("Tried to instantiate dummy base class Event"))
+
+
+class CUDAGraph:
+    """Mirrors torch.cuda.CUDAGraph as a type."""
+
+    def __new__(cls, keep_graph=False):
+        _no_cuda_object("CUDAGraph", RuntimeError("Tried to instantiate dummy base class CUDAGraph"))
+
+
+class StreamContext:
+    """Mirrors torch.cuda.StreamContext: ``None`` selects nothing, as in torch."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def __enter__(self):
+        if self.stream is not None:
+            _no_cuda_object("StreamContext", AssertionError("Torch not compiled with CUDA enabled"))
+
+    def __exit__(self, *exc):
+        return False
+
+
+def stream(stream):
+    return StreamContext(stream)
+
+
+class graph:  # noqa: N801
+    """Mirrors torch.cuda.graph (capture into a CUDAGraph) as a type; entering it needs a CUDAGraph."""
+
+    def __init__(self, cuda_graph, pool=None, stream=None, capture_error_mode="global"):
+        if stream is None:
+            Stream()
+        self.cuda_graph = cuda_graph
+
+
+def current_stream(device=None):
+    _lazy_init()
+    _no_cuda_object("current_stream", None)
+
+
+def default_stream(device=None):
+    _lazy_init()
+    _no_cuda_object("default_stream", None)
+
+
+def is_current_stream_capturing():
+    """False: nothing is ever captured into a CUDA graph by mstorch."""
+    if not is_available():
+        raise RuntimeError("Tried to instantiate dummy base class _cuda_isCurrentStreamCapturing")
+    return False
+
+
+def mem_get_info(device=None):
+    _lazy_init()
+    import mindspore as ms
+    status = ms.runtime.memory_stats()
+    return status.get("total_free_mem", 0), status.get("total_mem", 0)
+
+
+default_generators = ()  # one per CUDA device; mstorch draws every tensor from the CPU generator
+
+
 # torch.cuda.amp (deprecated spellings of torch.amp): cuda.py is a module, so the submodule is
 # registered by name for ``import torch.cuda.amp`` / ``from torch.cuda.amp import GradScaler``.
 from .amp import cuda_amp as amp  # noqa: E402

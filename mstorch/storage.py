@@ -71,3 +71,53 @@ class UntypedStorage:
     def __repr__(self):
         body = "".join(f" {b}\n" for b in self.tolist())
         return f"{body}[torch.storage.UntypedStorage(device={self._device}) of size {self.nbytes()}]"
+
+
+class _FileStorage(UntypedStorage):
+    """A storage over a file's bytes (``UntypedStorage.from_file``): a NumPy memory map, sliced without copying.
+    ``torch.asarray`` of it gives a tensor over the same bytes (safetensors' ``safe_open`` reads weights so)."""
+
+    @classmethod
+    def _over(cls, array):
+        from ._device import device
+        s = object.__new__(cls)
+        s._array = array
+        s._device = device("cpu")
+        return s
+
+    def data_ptr(self):
+        return int(self._array.ctypes.data) if self._array.size else 0
+
+    def nbytes(self):
+        return int(self._array.size)
+
+    size = nbytes
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return _FileStorage._over(self._array[index])
+        return int(self._array[index])
+
+    def tolist(self):
+        return self._array.tolist()
+
+
+def _from_file(cls, filename, shared=False, nbytes=0):
+    """Mirrors torch.UntypedStorage.from_file: the first ``nbytes`` bytes of ``filename``, mapped into memory;
+    with ``shared=False`` writes stay private to the process (a copy-on-write map), as in torch."""
+    import os
+    import numpy as np
+    size = os.path.getsize(filename)
+    if nbytes > size:
+        raise RuntimeError(f"unexpected EOF, expected {nbytes - size} more bytes. The file might be corrupted.")
+    if nbytes == 0:
+        return _FileStorage._over(np.zeros(0, np.uint8))
+    return _FileStorage._over(np.memmap(filename, dtype=np.uint8, mode="r+" if shared else "c", shape=(nbytes,)))
+
+
+UntypedStorage.from_file = classmethod(_from_file)
+
+
+def storage_bytes(obj):
+    """The bytes of a storage made by ``from_file``, as a uint8 NumPy array (``torch.asarray`` reads them)."""
+    return obj._array if isinstance(obj, _FileStorage) else None

@@ -438,6 +438,33 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
     return _ret(async_op)
 
 
+def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None, async_op=False):
+    """Mirrors ``torch.distributed.all_to_all_single``: ``input`` is split along dim 0 (evenly, or by
+    ``input_split_sizes``), piece i goes to rank i, and the pieces received fill ``output`` in rank order."""
+    _check_tensor(output, "output")
+    _check_tensor(input, "input")
+    pg = _group(group)
+    n = pg.size()
+
+    def splits(t, sizes, what):
+        if not sizes:
+            if t.shape[0] % n:
+                raise RuntimeError(f"{what} tensor's dim 0 ({t.shape[0]}) is not divisible by the world size {n}")
+            return [t.shape[0] // n] * n
+        if len(sizes) != n or sum(sizes) != t.shape[0]:
+            raise RuntimeError("Split sizes doesn't match total dim 0 size")
+        return list(sizes)
+    a = _array(input)
+    edges = np.cumsum([0] + splits(input, input_split_sizes, "Input"))
+    lists = pg.all_exchange([a[edges[i]:edges[i + 1]] for i in range(n)])
+    received = [lst[pg.rank()] for lst in lists]
+    out_sizes = splits(output, output_split_sizes, "Output")
+    if [r.shape[0] for r in received] != out_sizes:
+        raise RuntimeError("Split sizes doesn't match total dim 0 size")
+    _write(output, np.concatenate(received, axis=0))
+    return _ret(async_op)
+
+
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
     """Mirrors ``torch.distributed.gather``: ``gather_list`` is filled on ``dst`` only."""
     _check_tensor(tensor, "tensor")
@@ -594,7 +621,7 @@ reduce_op = _ReduceOpDeprecated()
 
 __all__ = ["Backend", "GroupMember", "ProcessGroup", "ReduceOp", "Store", "TCPStore", "HashStore", "PrefixStore",
            "Work", "all_gather", "all_gather_into_tensor", "all_gather_object", "all_reduce", "all_reduce_coalesced",
-           "all_to_all", "barrier", "broadcast", "broadcast_object_list", "destroy_process_group", "gather",
+           "all_to_all", "all_to_all_single", "barrier", "broadcast", "broadcast_object_list", "destroy_process_group", "gather",
            "gather_object", "get_backend", "get_global_rank", "get_group_rank", "get_node_local_rank",
            "get_process_group_ranks", "get_rank", "get_world_size", "group", "init_process_group", "irecv",
            "is_available", "is_backend_available", "is_gloo_available", "is_initialized", "is_mpi_available",

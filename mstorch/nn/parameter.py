@@ -31,6 +31,8 @@ class Parameter(Tensor):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         p = object.__new__(cls)
         p._ms = _ms_parameter(data._ms, bool(requires_grad))
+        if data._meta:
+            p._meta = True
         return p
 
     def __init__(self, data=None, requires_grad=True):
@@ -67,6 +69,8 @@ class Buffer(Tensor, metaclass=_BufferMeta):
         if data is None:
             data = _empty(0)
         t = data.detach().requires_grad_(data.requires_grad)
+        if data._meta:
+            t._meta = True
         t.persistent = persistent
         t._is_buffer = True
         return t

@@ -16,6 +16,7 @@ from .. import _dtype as D
 from .. import _ms_private as P
 from .. import _runtime
 from .._cast import cast, NP_BF16, bf16_bits
+from .. import _device
 from .._device import check_available
 from .._size import Size
 from .._tensor import Tensor, wrap
@@ -33,11 +34,21 @@ def _finish(t, requires_grad, device=None):
     if device is not None:
         check_available(device)
     w = wrap(t)
+    if _on_meta(device):
+        w._meta = True
     if requires_grad:
         if not D._FROM_MS[t.dtype].is_floating_point and not D._FROM_MS[t.dtype].is_complex:
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         w.requires_grad_(True)
     return w
+
+
+def _on_meta(device):
+    """Whether a factory called with ``device`` makes a meta tensor (also under ``with torch.device("meta")``)."""
+    if device is None:
+        device = _device._default[0]
+        return device is not None and device.type == "meta"
+    return _device.device(device).type == "meta"
 
 
 def _check_dtype(dtype, name):
@@ -279,6 +290,16 @@ def as_tensor(data, dtype=None, device=None):
 @register("asarray", family=F, method=False, raw=True)
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     _check_dtype(dtype, "asarray")
+    from ..storage import storage_bytes
+    raw = storage_bytes(obj)
+    if raw is not None:   # a storage: its bytes read as ``dtype`` (uint8 by default), sharing memory as in torch
+        d = D.uint8 if dtype is None else dtype
+        if raw.size % d.itemsize:
+            raise ValueError(f"the storage size {raw.size} is not a multiple of the element size {d.itemsize}")
+        t = from_numpy(raw.view(d._np)) if d._np is not None else from_numpy(raw).view(d)
+        if copy:
+            t = t.clone()
+        return t.requires_grad_(True) if requires_grad else t
     if copy:
         return tensor(obj, dtype=dtype, device=device, requires_grad=requires_grad)
     if copy is False:
@@ -370,7 +391,8 @@ def _factory(shape, fill, dtype, requires_grad, device, name):
 
 
 @register("zeros", family=F, method=False, raw=True, out=True)
-def zeros(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+def zeros(*size_args, size=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    size = _size_kw(size_args, size, "zeros")
     shape = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
     if any(isinstance(s, int) and s < 0 for s in shape):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
@@ -378,15 +400,28 @@ def zeros(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_
 
 
 @register("ones", family=F, method=False, raw=True, out=True)
-def ones(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+def ones(*size_args, size=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    size = _size_kw(size_args, size, "ones")
     return _factory(_sized(size, "ones"), 1, dtype, requires_grad, device, "ones")
 
 
 @register("empty", family=F, method=False, raw=True, out=True,
           note="memory is zero-filled (torch leaves it uninitialised)")
-def empty(*size, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+def empty(*size_args, size=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
+    size = _size_kw(size_args, size, "empty")
     return _factory(_sized(size, "empty"), 0, dtype, requires_grad, device, "empty")
+
+
+def _size_kw(args, size, name):
+    """The size of a factory call: positional ints/one sequence (``zeros(2, 3)``), or the keyword
+    (``zeros(size=(2, 3))``), as torch's signatures accept."""
+    if size is None:
+        return args
+    if args:
+        raise TypeError(f"{name}() received an invalid combination of arguments - got both positional sizes and "
+                        "size=")
+    return (size,)
 
 
 def _full_size(size, name):
@@ -412,23 +447,28 @@ def _like(input, dtype, name):
     return tuple(input._ms.shape), dtype or input.dtype
 
 
+def _like_device(input):
+    """A ``*_like`` factory without ``device=`` makes its tensor where ``input`` is (meta stays meta)."""
+    return "meta" if input._meta else None
+
+
 @register("zeros_like", family=F, method=False, raw=True)
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     shape, dt = _like(input, dtype, "zeros_like")
-    return _factory(shape, 0, dt, requires_grad, device, "zeros_like")
+    return _factory(shape, 0, dt, requires_grad, device if device is not None else _like_device(input), "zeros_like")
 
 
 @register("ones_like", family=F, method=False, raw=True)
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     shape, dt = _like(input, dtype, "ones_like")
-    return _factory(shape, 1, dt, requires_grad, device, "ones_like")
+    return _factory(shape, 1, dt, requires_grad, device if device is not None else _like_device(input), "ones_like")
 
 
 @register("empty_like", family=F, method=False, raw=True,
           note="memory is zero-filled (torch leaves it uninitialised)")
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     shape, dt = _like(input, dtype, "empty_like")
-    return _factory(shape, 0, dt, requires_grad, device, "empty_like")
+    return _factory(shape, 0, dt, requires_grad, device if device is not None else _like_device(input), "empty_like")
 
 
 @register("full_like", family=F, method=False, raw=True)
@@ -437,7 +477,8 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
     shape, dt = _like(input, dtype, "full_like")
     fill_value = _num(fill_value)
     _check_fill(fill_value, dt)
-    return _factory(shape, fill_value, dt, requires_grad, device, "full_like")
+    return _factory(shape, fill_value, dt, requires_grad, device if device is not None else _like_device(input),
+                    "full_like")
 
 
 @register("scalar_tensor", family=F, method=False, raw=True)

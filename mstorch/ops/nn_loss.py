@@ -299,6 +299,11 @@ def _sparse_softmax_ce(x, tg, mode, smoothing, C):
     out = _SPARSE_SCE(x, idx)
     if _P.requires_grad(out):
         record_own_backward(out, _sparse_sce_backward, x, idx)
+        if not smoothing and mode != "sum":
+            # the kernel's node keeps its output: hand out a product instead, so that an in-place op on the
+            # loss (transformers' Trainer: ``loss *= scale``) does not trip the saved-tensor version check,
+            # which torch's nll_loss node, keeping no output, never does
+            out = ops.mul(out, _c(1.0, out))
     if smoothing:
         picked = ops.mean(ops.gather_elements(x, 1, idx.reshape(-1, 1)))
         total = ops.mean(ops.sum(x, 1))

@@ -19,6 +19,7 @@ from .._tensor import wrap, scalar_type_name
 from .._cast import cast
 from ._helpers import graph_inputs
 from ._registry import register
+from ._helpers import dtype_of, scalar_tensor
 from ..autograd._higher_order import record_own_backward, recompute_as, Recompute
 
 F = "nn.norm"
@@ -68,6 +69,12 @@ def _not_float(x, kernel):
 
 def _f32(t):
     return t if t.dtype == _F32 else cast(t, _F32)
+
+
+def _plus_eps(t, eps):
+    """``t + eps`` in ``t``'s dtype: MindSpore rounds a Python float operand to float32 first, which moves a
+    float64 result by ~1e-13 (1e-5 becomes 9.99999974e-06)."""
+    return t + scalar_tensor(eps, dtype_of(t))
 
 
 def _ms(t):
@@ -160,7 +167,7 @@ def _bn_composed(xm, w, b, rmean, rvar, training, momentum, eps, update):
         mean = ops.mean(xm, axes, keep_dims=True)
         cen = xm - mean
         var = ops.mean(cen * cen, axes, keep_dims=True)
-        out = cen * ops.rsqrt(var + eps)
+        out = cen * ops.rsqrt(_plus_eps(var, eps))
         if update:
             n = xm.size // xm.shape[1]
             m = _P.detach(mean).reshape(-1)
@@ -170,7 +177,7 @@ def _bn_composed(xm, w, b, rmean, rvar, training, momentum, eps, update):
             rvar._write(cast(rv * (1 - momentum) + cast(v, rv.dtype) * momentum, rv.dtype))
     else:
         mean = cast(rmean._ms, xm.dtype).reshape(shape)
-        out = (xm - mean) * ops.rsqrt(cast(rvar._ms, xm.dtype).reshape(shape) + eps)
+        out = (xm - mean) * ops.rsqrt(_plus_eps(cast(rvar._ms, xm.dtype).reshape(shape), eps))
     if w is not None:
         out = out * w.reshape(shape)
     if b is not None:
@@ -269,7 +276,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
     axes = tuple(range(axis, input.ndim))
     mean = ops.mean(input, axes, keep_dims=True)
     cen = input - mean
-    out = cen * ops.rsqrt(ops.mean(cen * cen, axes, keep_dims=True) + eps)
+    out = cen * ops.rsqrt(_plus_eps(ops.mean(cen * cen, axes, keep_dims=True), eps))
     if weight is not None:
         out = out * weight
     if bias is not None:
@@ -282,7 +289,7 @@ def _layer_norm_recompute(node, x, w, b, axis, eps):
     # index 7 is out of range"), so that pass differentiates this composition instead
     axes = tuple(range(axis, x.ndim))
     cen = x - ops.mean(x, axes, keep_dims=True)
-    return cen * ops.rsqrt(ops.mean(cen * cen, axes, keep_dims=True) + eps) * w + b
+    return cen * ops.rsqrt(_plus_eps(ops.mean(cen * cen, axes, keep_dims=True), eps)) * w + b
 
 
 _LAYER_NORM_RECOMPUTE = Recompute(_layer_norm_recompute)
@@ -297,7 +304,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if eps is None:
         eps = _EPS[x.dtype]     # the epsilon of the dtype torch computes in
     axes = tuple(range(input.ndim - len(ns), input.ndim))
-    r = ops.rsqrt(ops.mean(x * x, axes, keep_dims=True) + eps)
+    r = ops.rsqrt(_plus_eps(ops.mean(x * x, axes, keep_dims=True), eps))
     out = x * r
     if out.dtype != dt:
         out = cast(out, dt)

@@ -15,6 +15,7 @@ from .._device import check_available
 from .._tensor import Tensor, wrap, scalar_type_name
 from ._bind import write_out
 from ._helpers import size_args
+from .creation import _on_meta, _size_kw
 from ._registry import register
 
 F = "random"
@@ -83,6 +84,13 @@ def _new(values, dt, shape, out, requires_grad, device):
     return t
 
 
+def _meta_tensor(shape, dt, requires_grad):
+    """A factory sampler's result on the meta device: no values drawn (torch's generator does not advance)."""
+    t = wrap(ms.ops.zeros(shape, dt._ms))
+    t._meta = True
+    return t.requires_grad_(True) if requires_grad else t
+
+
 def _factory_dtype(dtype, out):
     if out is not None:
         return out.dtype
@@ -133,6 +141,8 @@ def _check_uniform(dt, low, high):
 
 @register("uniform_", family=F, function=False, raw=True)
 def uniform_(self, from_=0, to=1, *, generator=None):
+    if self._meta:   # torch's meta kernels write nothing and draw nothing from the generator
+        return self
     gen = R._check_generator(generator)
     dt = self.dtype
     low, high = float(from_), float(to)
@@ -142,6 +152,8 @@ def uniform_(self, from_=0, to=1, *, generator=None):
 
 @register("normal_", family=F, function=False, raw=True)
 def normal_(self, mean=0, std=1, *, generator=None):
+    if self._meta:   # torch's meta kernels write nothing and draw nothing from the generator
+        return self
     gen = R._check_generator(generator)
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
@@ -238,6 +250,8 @@ def _random_values(gen, n, dt, frm=None, to=None, has_from=False):
 
 @register("random_", family=F, function=False, raw=True)
 def random_(self, *args, generator=None, **kwargs):
+    if self._meta:   # torch's meta kernels write nothing and draw nothing from the generator
+        return self
     gen = R._check_generator(generator)
     if "from" in kwargs or len(args) == 2:
         frm = kwargs.pop("from", args[0] if args else 0)
@@ -269,6 +283,8 @@ def _p_host(p):
 
 @register("bernoulli_", family=F, function=False, raw=True)
 def bernoulli_(self, p=0.5, *, generator=None):
+    if self._meta:   # torch's meta kernels write nothing and draw nothing from the generator
+        return self
     gen = R._check_generator(generator)
     if self.dtype.is_complex:
         raise _not_impl("bernoulli_scalar_cpu_", self.dtype)
@@ -290,6 +306,8 @@ def bernoulli_(self, p=0.5, *, generator=None):
 
 @register("exponential_", family=F, function=False, raw=True)
 def exponential_(self, lambd=1.0, *, generator=None):
+    if self._meta:   # torch's meta kernels write nothing and draw nothing from the generator
+        return self
     gen = R._check_generator(generator)
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(float(lambd))}")
@@ -301,6 +319,8 @@ def exponential_(self, lambd=1.0, *, generator=None):
 
 @register("cauchy_", family=F, function=False, raw=True)
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    if self._meta:   # torch's meta kernels write nothing and draw nothing from the generator
+        return self
     gen = R._check_generator(generator)
     if not self.dtype.is_floating_point:
         raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype must be a "
@@ -310,6 +330,8 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
 
 @register("log_normal_", family=F, function=False, raw=True)
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    if self._meta:   # torch's meta kernels write nothing and draw nothing from the generator
+        return self
     gen = R._check_generator(generator)
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(float(std))}")
@@ -321,6 +343,8 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
 
 @register("geometric_", family=F, function=False, raw=True)
 def geometric_(self, p, *, generator=None):
+    if self._meta:   # torch's meta kernels write nothing and draw nothing from the generator
+        return self
     gen = R._check_generator(generator)
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(float(p))}")
@@ -333,23 +357,29 @@ def geometric_(self, p, *, generator=None):
 # --- factories -----------------------------------------------------------------------------------
 
 @register("rand", family=F, method=False, raw=True)
-def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
+    size = _size_kw(sizes, size, "rand")
     gen = R._check_generator(generator)
     shape = size_args(size)
     dt = _factory_dtype(dtype, out)
     _float_only(dt, "check_uniform_bounds")
+    if out is None and _on_meta(device):
+        return _meta_tensor(shape, dt, requires_grad)
     n = math.prod(shape)
     return _new(_uniform_values(gen, n, dt, 0.0, 1.0), dt, shape, out, requires_grad, device)
 
 
 @register("randn", family=F, method=False, raw=True)
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False):
+    size = _size_kw(sizes, size, "randn")
     gen = R._check_generator(generator)
     shape = size_args(size)
     dt = _factory_dtype(dtype, out)
     _float_only(dt, "normal_kernel_cpu")
+    if out is None and _on_meta(device):
+        return _meta_tensor(shape, dt, requires_grad)
     return _new(_normal_values(gen, math.prod(shape), dt, 0.0, 1.0), dt, shape, out, requires_grad, device)
 
 
@@ -371,6 +401,8 @@ def _sampled_like(input, dtype, device, requires_grad, fill):
         t = wrap(ms.ops.zeros(shape, dt._ms))
     else:
         t = wrap(ms.ops.zeros(tuple(shape[d] for d in order), dt._ms)).permute(*np.argsort(order).tolist())
+    if _on_meta(device) if device is not None else input._meta:
+        t._meta = True   # the sampler below then draws nothing
     fill(t)
     if requires_grad:
         t.requires_grad_(True)

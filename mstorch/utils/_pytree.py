@@ -208,9 +208,28 @@ def _seq_with_keys(flatten):
     return _with_keys(flatten, lambda o, ch, c: _seq_keys(ch))
 
 
-_register(tuple, _tuple_flatten, lambda v, c: tuple(v), _seq_with_keys(_tuple_flatten), "builtins.tuple")
-_register(list, _list_flatten, lambda v, c: list(v), _seq_with_keys(_list_flatten), "builtins.list")
-_register(dict, _dict_flatten, lambda v, c: dict(zip(c, v)), _with_keys(_dict_flatten, _dict_keys), "builtins.dict")
+# torch's private names for the built-in nodes' functions (libraries register their own dict-like nodes with
+# ``flatten_with_keys_fn=_dict_flatten_with_keys``: transformers' ModelOutput)
+_tuple_flatten_with_keys = _seq_with_keys(_tuple_flatten)
+_list_flatten_with_keys = _seq_with_keys(_list_flatten)
+_dict_flatten_with_keys = _with_keys(_dict_flatten, _dict_keys)
+
+
+def _tuple_unflatten(values, context):
+    return tuple(values)
+
+
+def _list_unflatten(values, context):
+    return list(values)
+
+
+def _dict_unflatten(values, context):
+    return dict(zip(context, values))
+
+
+_register(tuple, _tuple_flatten, _tuple_unflatten, _tuple_flatten_with_keys, "builtins.tuple")
+_register(list, _list_flatten, _list_unflatten, _list_flatten_with_keys, "builtins.list")
+_register(dict, _dict_flatten, _dict_unflatten, _dict_flatten_with_keys, "builtins.dict")
 _register(namedtuple, _namedtuple_flatten, lambda v, c: c(*v), _with_keys(_namedtuple_flatten, _namedtuple_keys),
           "collections.namedtuple", _namedtuple_serialize, _namedtuple_deserialize)
 _register(OrderedDict, _ordereddict_flatten, lambda v, c: OrderedDict(zip(c, v)),

@@ -29,7 +29,7 @@ from .. import autograd as _autograd
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction",
            "check_backward_validity", "detach_variable", "noop_context_fn", "set_checkpoint_early_stop",
-           "set_checkpoint_debug_enabled", "DefaultDeviceType"]
+           "set_checkpoint_debug_enabled", "DefaultDeviceType", "get_device_states", "set_device_states"]
 
 Tensor = _tensor.Tensor
 _DEFAULT_DETERMINISM_MODE = "default"
@@ -81,6 +81,26 @@ class DefaultDeviceType:
     @staticmethod
     def get_device_type():
         return DefaultDeviceType._default_device_type or "cpu"
+
+
+def get_device_states(*args):
+    """Mirrors torch.utils.checkpoint.get_device_states: the ids of the accelerator devices the tensors in
+    ``args`` live on, and each device's generator state. mstorch draws every random number from its one CPU
+    generator, so a device's state is that generator's (CPU tensors add nothing, as in torch)."""
+    from ._pytree import tree_leaves
+    ids = []
+    for arg in tree_leaves(args):
+        if isinstance(arg, Tensor) and arg.device.type not in ("cpu", "meta") and arg.get_device() not in ids:
+            ids.append(arg.get_device())
+    return ids, [_random.get_rng_state() for _ in ids]
+
+
+def set_device_states(devices, states, *, device_type=None):
+    """Mirrors torch.utils.checkpoint.set_device_states (see ``get_device_states``)."""
+    if device_type == "meta":
+        return
+    for _, state in zip(devices, states):
+        _random.set_rng_state(state)
 
 
 def detach_variable(inputs):

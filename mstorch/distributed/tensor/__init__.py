@@ -1,108 +1,66 @@
-"""torch.distributed.tensor: the types libraries test parameters against (``isinstance(p, DTensor)`` in
-accelerate and peft) and the placement descriptions. A DTensor is a tensor sharded over a device mesh by
-torch's sharding propagation, which mstorch does not have: making one raises (docs/known-differences.md)."""
-from ..._tensor import Tensor
+"""torch.distributed.tensor on mstorch: the names exist, a DTensor cannot be made.
 
-__all__ = ["DTensor", "distribute_tensor", "distribute_module", "Shard", "Replicate", "Partial", "Placement"]
+A DTensor is a tensor sharded over a device mesh whose every op is redispatched through sharding
+propagation rules and collectives (torch's ``__torch_dispatch__`` machinery); mstorch has no tensor-subclass
+dispatch to build it on, and MindSpore's own sharding is a graph-mode feature. What libraries touch without
+sharding anything works: the classes (``isinstance(p, DTensor)`` is False for every mstorch tensor, annotations
+and ``issubclass`` work), and the placements with their chunk arithmetic (``placement_types``). Everything that
+would make or redistribute a DTensor raises ``NotImplementedError`` naming the API."""
+from ...ops._registry import unsupported
+from ..device_mesh import DeviceMesh, init_device_mesh  # noqa: F401  (torch re-exports them here too)
+from . import placement_types  # noqa: F401
+from .placement_types import Partial, Placement, Replicate, Shard
 
-_REASON = ("mstorch has no DTensor: torch's sharding propagation over a DeviceMesh is not implemented; "
-           "shard with mstorch.distributed collectives or MindSpore's own parallel modes instead")
+__all__ = ["DTensor", "distribute_tensor", "distribute_module", "Shard", "Replicate", "Partial", "Placement",
+           "ones", "empty", "full", "rand", "randn", "zeros"]
+
+REASON = ("mstorch has no DTensor: sharded tensors need torch's tensor-subclass dispatch "
+          "(__torch_dispatch__), which mstorch does not have")
 
 
-def _unsupported(api):
-    return NotImplementedError(f"{api} is not supported: {_REASON}")
+def refuse(api):
+    """The error for a DTensor API mstorch cannot run."""
+    return NotImplementedError(f"torch.{api} is not supported by mstorch: {REASON}")
 
 
-class DTensor(Tensor):
-    """torch.distributed.tensor.DTensor: the type exists (no mstorch tensor is one); making one raises."""
+from ..._tensor import Tensor as _Tensor  # noqa: E402
+
+
+class DTensor(_Tensor):
+    """Mirrors torch.distributed.tensor.DTensor as a type (for ``isinstance``/``issubclass``); making one
+    raises (see the module docstring)."""
+
+    mstorch_difference = "the type exists (isinstance is False for every mstorch tensor); making a DTensor raises"
 
     def __new__(cls, *args, **kwargs):
-        raise _unsupported("torch.distributed.tensor.DTensor")
+        raise refuse("distributed.tensor.DTensor")
+
+    def __init__(self, *args, **kwargs):  # never reached: __new__ raises
+        raise refuse("distributed.tensor.DTensor")
 
     @staticmethod
-    def from_local(*args, **kwargs):
-        raise _unsupported("torch.distributed.tensor.DTensor.from_local")
+    def from_local(local_tensor, device_mesh=None, placements=None, *, run_check=False, shape=None, stride=None,
+                   grad_placements=None):
+        raise refuse("distributed.tensor.DTensor.from_local")
 
 
-def distribute_tensor(*args, **kwargs):
-    raise _unsupported("torch.distributed.tensor.distribute_tensor")
+def distribute_tensor(tensor, device_mesh=None, placements=None, *, src_data_rank=0):
+    raise refuse("distributed.tensor.distribute_tensor")
 
 
-def distribute_module(*args, **kwargs):
-    raise _unsupported("torch.distributed.tensor.distribute_module")
+def distribute_module(module, device_mesh=None, partition_fn=None, input_fn=None, output_fn=None):
+    raise refuse("distributed.tensor.distribute_module")
 
 
-class Placement:
-    """Mirrors torch.distributed.tensor.Placement: how a DTensor's data lies across one mesh dimension."""
-
-    def is_shard(self, dim=None):
-        return False
-
-    def is_replicate(self):
-        return False
-
-    def is_partial(self, reduce_op=None):
-        return False
+def _factory(name):
+    def factory(*size, **kwargs):
+        raise refuse(f"distributed.tensor.{name}")
+    factory.__name__ = factory.__qualname__ = name
+    factory.__module__ = __name__
+    return factory
 
 
-class Shard(Placement):
-    """Mirrors torch.distributed.tensor.Shard(dim)."""
+ones, empty, full, rand, randn, zeros = (_factory(n) for n in ("ones", "empty", "full", "rand", "randn", "zeros"))
 
-    def __init__(self, dim):
-        self.dim = dim
-
-    def is_shard(self, dim=None):
-        return dim is None or dim == self.dim
-
-    def __eq__(self, other):
-        return type(other) is Shard and other.dim == self.dim
-
-    def __hash__(self):
-        return hash((Shard, self.dim))
-
-    def __repr__(self):
-        return f"Shard(dim={self.dim})"
-
-    def __str__(self):
-        return f"S({self.dim})"
-
-
-class Replicate(Placement):
-    """Mirrors torch.distributed.tensor.Replicate()."""
-
-    def is_replicate(self):
-        return True
-
-    def __eq__(self, other):
-        return type(other) is Replicate
-
-    def __hash__(self):
-        return hash(Replicate)
-
-    def __repr__(self):
-        return "Replicate()"
-
-    def __str__(self):
-        return "R"
-
-
-class Partial(Placement):
-    """Mirrors torch.distributed.tensor.Partial(reduce_op="sum")."""
-
-    def __init__(self, reduce_op="sum"):
-        self.reduce_op = reduce_op
-
-    def is_partial(self, reduce_op=None):
-        return reduce_op is None or reduce_op == self.reduce_op
-
-    def __eq__(self, other):
-        return type(other) is Partial and other.reduce_op == self.reduce_op
-
-    def __hash__(self):
-        return hash((Partial, self.reduce_op))
-
-    def __repr__(self):
-        return f"Partial({self.reduce_op})"
-
-    def __str__(self):
-        return f"P({self.reduce_op})"
+for _name in ("distribute_tensor", "distribute_module", "ones", "empty", "full", "rand", "randn", "zeros"):
+    unsupported(f"distributed.tensor.{_name}", REASON)

@@ -1,0 +1,16 @@
+"""torch._dynamo._trace_wrapped_higher_order_op: ``TransformGetItemToIndex``.
+
+In torch it is a torch-function mode that, inside ``vmap``ped mask functions, keeps ``A[i]`` with a 0-d tensor
+``i`` as a tensor index instead of calling ``i.item()`` (which vmap forbids). mstorch's indexing by a 0-d
+integer tensor gives the same values either way and has no torch-function modes to install, so entering the
+context changes nothing."""
+
+
+class TransformGetItemToIndex:
+    """Mirrors torch._dynamo._trace_wrapped_higher_order_op.TransformGetItemToIndex (see the module docstring)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
