@@ -13,6 +13,9 @@ MindSpore's own function, except the few below, which are MindSpore's function b
   axis has size 1, every later Softmax backward of the same rank and axis comes out wrong (measured: the
   gradient of ``softmax([.1, .2, .3]).sum()`` became ``[.21, .22, .23]`` instead of ~0). Such a
   softmax is 1 (or NaN) everywhere; it is composed from exp and a sum instead.
+- **Kernels that kill the process.** The CPU Eig kernel divides by the matrix size: an empty matrix
+  (or batch) stops the process with SIGFPE. The guard returns torch's empty result without the call.
+  (Conj, Real and Imag refuse empty complex input outright: "got empty inputs or outputs".)
 """
 import builtins as _b
 
@@ -356,3 +359,44 @@ def digamma(input):
     if input.dtype == _F64:
         return _digamma_f64(input)
     return _ms.digamma(input)
+
+
+# --- kernels that crash the process ------------------------------------------------------------------
+
+_COMPLEX_OF = {_mindspore.float32: _mindspore.complex64, _mindspore.float64: _mindspore.complex128}
+
+
+def _eig_empty(input):
+    dt = _COMPLEX_OF.get(input.dtype, input.dtype)
+    return _ms.zeros(tuple(input.shape[:-1]), dt), _ms.zeros(tuple(input.shape), dt)
+
+
+def eig(input):
+    if input.size == 0:     # the Eig kernel divides by the matrix size (SIGFPE)
+        return _eig_empty(input)
+    return _ms.eig(input)
+
+
+def eigvals(input):
+    if input.size == 0:
+        return _eig_empty(input)[0]
+    return _ms.eigvals(input)
+
+
+_REAL_OF = {_mindspore.complex64: _mindspore.float32, _mindspore.complex128: _mindspore.float64}
+
+
+def _empty_part(fn, real_result):
+    def run(input):
+        if input.size == 0 and input.dtype in _REAL_OF:
+            return _linked(_ms.zeros(tuple(input.shape), _REAL_OF[input.dtype] if real_result else input.dtype),
+                           input)
+        return fn(input)
+    run.__name__ = fn.__name__
+    run.__doc__ = f"mindspore.ops.{fn.__name__}, with empty complex input answered without the kernel."
+    return run
+
+
+conj = _empty_part(_ms.conj, False)
+real = _empty_part(_ms.real, True)
+imag = _empty_part(_ms.imag, True)
