@@ -36,3 +36,91 @@ def test_eig_empty_does_not_crash(src):
 def test_empty_complex_parts(fn):
     # MindSpore's Conj/Real/Imag kernels refuse empty input ("got empty inputs or outputs")
     check(lambda T: fn(T, T.zeros((0, 2), dtype=T.complex64)))
+
+
+# --- out=: torch's dtype contract -----------------------------------------------------------------
+
+@pytest.mark.parametrize("src", [
+    "T.log(T.tensor([3, 1]), out=T.zeros(0, dtype=T.int64))",          # float result into an integer out
+    "T.erfinv(T.tensor([False, True]), out=T.zeros(0, dtype=T.bool))",
+    "T.round(T.tensor([1.5, -2.25]).bfloat16(), out=T.zeros(0))",     # ops that take their own dtype only
+    "T.argmax(T.tensor([[-2.7], [1.2]]), out=T.zeros(0))",
+    "T.signbit(T.zeros(3, dtype=T.int16), out=T.zeros(0, dtype=T.int16))",
+    "T.full((2,), 1.5, dtype=T.int64, out=T.zeros(0))",                # dtype= that out does not have
+    "T.ones(3, dtype=T.bfloat16, out=T.zeros(0))",
+    "T.sum(T.tensor([1.0, 2.0]), out=T.zeros(0))",                      # no out= overload without dim
+    "T.nanmedian(T.tensor([nan, 1.0]), out=T.zeros(0))",
+    "T.flip(T.tensor([1, 2]), (0,), out=T.zeros(0, dtype=T.int64))",   # no out= at all
+    "T.roll(T.tensor([1.0, 2.0]), 1, 0, out=T.zeros(0))",
+    "T.cummin(T.tensor([1.0, 2.0]), 0, out=T.zeros(0))",                # a tuple result needs a tuple
+])
+def test_out_refused_as_torch_does(src):
+    check(lambda T: eval(src, {"T": T, "nan": nan}), raises=True)   # noqa: S307
+
+
+@pytest.mark.parametrize("src", [
+    "T.add(T.tensor([1, 2]), 1, out=T.zeros(0, dtype=T.float64))",     # casts that torch allows
+    "T.eq(T.tensor([1.0, 2.0]), 1.0, out=T.zeros(0))",
+    "T.exp(T.tensor([1.0, 2.0]), out=T.zeros(0, dtype=T.bfloat16))",
+    "T.zeros(2, out=T.zeros(0, dtype=T.int64))",                       # a factory takes out's dtype
+    "T.arange(4, out=T.zeros(0))",
+    "T.sum(T.tensor([[1.0, 2.0]]), 1, out=T.zeros(0, dtype=T.float64))",
+    "T.sort(T.tensor([2.0, 1.0]), out=(T.zeros(0), T.zeros(0, dtype=T.int64)))",
+])
+def test_out_cast_as_torch_does(src):
+    check(lambda T: eval(src, {"T": T}))   # noqa: S307
+
+
+# --- backward paths MindSpore's CPU kernels fail on --------------------------------------------------
+
+def _grad_of(T, x, fn):
+    r = fn(T, x)
+    (r * T.linspace(-1, 2, r.numel()).reshape(r.shape).to(r.dtype)).sum().backward()
+    return r.detach(), x.grad
+
+
+@pytest.mark.parametrize("shape, key", [
+    ((2, 4, 3), (slice(None), slice(None, None, 2))),      # StridedSliceGrad: "input memory out of bounds"
+    ((2, 5, 3), (slice(None), slice(None, None, 2))),
+    ((2, 4, 1), (slice(None), slice(1, None, 3))),
+    ((3, 4), (slice(None, None, 2), slice(1, None, 2))),
+])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_stepped_slice_backward(shape, key, dtype):
+    def f(T):
+        x = T.arange(float(math.prod(shape)), dtype=getattr(T, dtype)).reshape(shape).requires_grad_()
+        return _grad_of(T, x, lambda T, t: T.sin(t[key]))
+    check(f)
+
+
+def test_bfloat16_expand_backward():
+    # BroadcastTo's backward sums with a ReduceSum that has no bfloat16 CPU kernel
+    def f(T):
+        x = T.tensor([[-0.19140625], [1.5]], dtype=T.bfloat16, requires_grad=True)
+        return _grad_of(T, x, lambda T, t: t.expand(2, 3) * 2)
+    check(f, rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.parametrize("shape, fn", [((3, 0), lambda T, t: T.conj(t)), ((3, 0), lambda T, t: T.xlogy(t, 2.5)),
+                                       ((0, 0), lambda T, t: T.linalg.matrix_power(t, 3))])
+def test_bfloat16_empty_backward(shape, fn):
+    # the empty result's link to its input summed bfloat16 (no CPU kernel)
+    def f(T):
+        x = T.zeros(shape, dtype=T.bfloat16, requires_grad=True)
+        r = fn(T, x)
+        r.sum().backward()
+        return r.detach(), x.grad
+    check(f)
+
+
+@pytest.mark.parametrize("src", [
+    "T.sin_(T.zeros((1, 0)).expand(2, 0))",                     # an empty expanded tensor repeats nothing
+    "T.square_(T.tensor([[0.5, 1.0, 2.0, 3.0]]).expand(0, 4))",
+    "T.abs_(T.zeros((0, 1)).expand(0, 4))",
+])
+def test_inplace_on_empty_expanded(src):
+    check(lambda T: eval(src, {"T": T}))   # noqa: S307
+
+
+def test_inplace_on_expanded_still_refused():
+    check(lambda T: T.sin_(T.zeros((1, 2)).expand(3, 2)), raises=True)

@@ -505,6 +505,15 @@ def make_case(rng, info, sample, opdef):
                 dt = tensors[0].dtype if tensors else "float32"
                 call = rec.add(f"T.{name}({_args(args, kw_exprs, rec)}, "
                                f"out=T.zeros(0{'' if dt == 'float32' else ', dtype=T.' + dt}))")
+            elif grad_form and opdef is not None and not (opdef.function and info.function) \
+                    and opdef.functional:
+                # backward through the op's own form: an op of torch.nn.functional only (kl_div...) is
+                # not torch.<name> (torch's top-level namesakes are aten's, with other signatures)
+                fname = opdef.functional if isinstance(opdef.functional, str) else name
+                call = rec.add(f"F.{fname}({_args(args, kw_exprs, rec)})")
+            elif grad_form and opdef is not None and not (opdef.function and info.function) \
+                    and opdef.method and info.method and args and isinstance(args[0], Literal):
+                call = rec.add(f"{args[0].src}.{name}({_args(args[1:], kw_exprs, rec)})")
             else:
                 call = rec.add(f"T.{name}({_args(args, kw_exprs, rec)})")
             final = call._src

@@ -149,6 +149,7 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
     policy = opdef.autocast if autocast else None
     names = _numpy_names(impl)
     trace = _trace.tracer(name) if _trace.ENABLED else None
+    factory = opdef.family == "creation"
 
     def fn(*args, **kwargs):
         out = None
@@ -177,12 +178,54 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
             if trace is not None:
                 trace(args, kwargs, r)
         if out is not None:
+            _check_out(name, out, r, args, kwargs, factory)
             return write_out(out, r)
         return r
     fn.__name__ = name
     fn.__qualname__ = name
     fn.__doc__ = f"Mirrors torch.{name}." + (f"\n\nDifference: {opdef.note}" if opdef.note else "")
     return fn
+
+
+# torch's out= dtype rules (measured on torch 2.13 per op): most ops cast their result into ``out`` when
+# torch.can_cast allows it (no float into an integer, nothing but bool into bool); these take only their
+# result's own dtype; these have no out= form without ``dim``
+_OUT_SAME_DTYPE = frozenset((
+    "where", "index_select", "index_add", "masked_select", "nonzero", "take", "take_along_dim", "matmul", "mm",
+    "bmm", "dot", "vdot", "mv", "addmm", "addmv", "addbmm", "baddbmm", "inner", "tensordot", "chain_matmul",
+    "cross", "inverse", "float_power", "neg", "negative", "abs", "absolute", "sign", "floor", "ceil", "trunc",
+    "fix", "round", "frac", "clamp", "clip", "clamp_min", "clamp_max", "nan_to_num", "bitwise_not", "sgn",
+    "signbit", "heaviside", "ldexp", "conj_physical", "amax", "amin", "argmax", "argmin", "all", "any", "norm",
+    "logcumsumexp", "triu", "tril", "msort", "quantile", "nanquantile", "searchsorted", "bucketize"))
+_OUT_NEEDS_DIM = frozenset(("sum", "prod", "median", "nanmedian"))
+
+
+def _check_out(name, out, r, args, kwargs, factory=False):
+    """Refuse an ``out=`` torch refuses, before anything is written."""
+    if name in _OUT_NEEDS_DIM and len(args) < 2 and kwargs.get("dim") is None:
+        raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, out=Tensor), "
+                        "but expected one of: (Tensor input, int dim, ..., *, Tensor out)")
+    if isinstance(r, (tuple, list)):
+        if not isinstance(out, (tuple, list)):
+            raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+        for o, x in zip(out, r):
+            if isinstance(o, Tensor) and isinstance(x, Tensor) and o.dtype is not x.dtype:
+                raise RuntimeError(f"Expected out tensor to have dtype {x.dtype}, but got {o.dtype} instead")
+        return
+    if not isinstance(out, Tensor) or not isinstance(r, Tensor) or out.dtype is r.dtype:
+        return
+    want = kwargs.get("dtype")
+    if want is not None and want is not out.dtype:
+        raise RuntimeError(f"dtype {_D.SCALAR_TYPE_NAMES.get(want, want)} does not match dtype of out parameter "
+                           f"({_D.SCALAR_TYPE_NAMES.get(out.dtype, out.dtype)})")
+    if factory:     # (without dtype= a factory makes out's dtype)
+        return
+    if name in _OUT_SAME_DTYPE:
+        raise RuntimeError(f"Found dtype {_D.SCALAR_TYPE_NAMES.get(out.dtype, out.dtype)} but expected "
+                           f"{_D.SCALAR_TYPE_NAMES.get(r.dtype, r.dtype)}")
+    if r.dtype._cat > out.dtype._cat:
+        raise RuntimeError(f"result type {_D.SCALAR_TYPE_NAMES.get(r.dtype, r.dtype)} can't be cast to the "
+                           f"desired output type {_D.SCALAR_TYPE_NAMES.get(out.dtype, out.dtype)}")
 
 
 def write_out(out, r):

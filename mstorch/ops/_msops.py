@@ -44,7 +44,9 @@ def _linked(z, *inputs):
     if not empty:
         return z
     # a sum over [nothing..., 0]: exactly 0, and differentiable with respect to every empty input
-    link = _ms.sum(_ms.cat(empty + [_ms.zeros(1, z.dtype if z.dtype in _F_NAN else _mindspore.float32)]))
+    # (float32 for bfloat16: no bfloat16 ReduceSum on CPU)
+    dt = z.dtype if z.dtype in _F_NAN and z.dtype != _mindspore.bfloat16 else _mindspore.float32
+    link = _ms.sum(_ms.cat([e if e.dtype == dt else _ms.cast(e, dt) for e in empty] + [_ms.zeros(1, dt)]))
     return _ms.add(z, _ms.cast(link, z.dtype))
 
 
