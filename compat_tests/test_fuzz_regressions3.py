@@ -124,3 +124,34 @@ def test_inplace_on_empty_expanded(src):
 
 def test_inplace_on_expanded_still_refused():
     check(lambda T: T.sin_(T.zeros((1, 2)).expand(3, 2)), raises=True)
+
+
+# --- silent classes of this batch ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("fn, shapes", [
+    (lambda T, a, b: T.mm(a, b), [(0, 1), (1, 4)]),             # the non-empty operand's gradient was
+    (lambda T, a, b: T.mv(a, b), [(0, 5), (5,)]),               # whatever MatMul's buffer held
+    (lambda T, a, b: T.mm(a, b), [(3, 2), (2, 0)]),
+    (lambda T, a, b: T.matmul(a, b), [(0, 3, 2), (2, 4)]),
+    (lambda T, a, b: T.nn.functional.linear(a, b), [(0, 3), (4, 3)]),
+])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_product_with_one_empty_operand_backward(fn, shapes, dtype):
+    def f(T):
+        xs = [T.arange(float(math.prod(s)), dtype=getattr(T, dtype)).reshape(s).requires_grad_() for s in shapes]
+        for _ in range(2):   # twice: the second pass must not see the first one's buffers
+            r = fn(T, *xs)
+            (r * T.linspace(-1, 2, r.numel()).reshape(r.shape).to(r.dtype)).sum().backward()
+        return (r.detach(),) + tuple(x.grad for x in xs)
+    check(f)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "none"])
+def test_l1_loss_complex_is_real(reduction):
+    check(lambda T: T.nn.functional.l1_loss(T.tensor([complex(-0.1, -0.97), complex(-0.64, -0.4)]),
+                                            T.tensor([complex(-0.7, 1.49), complex(0.8, 1.76)]), reduction=reduction))
+
+
+def test_slogdet_complex_logabsdet_is_real():
+    check(lambda T: T.linalg.slogdet(T.tensor([[complex(-0.21, -0.18), complex(1.27, -1.11)],
+                                               [complex(0.0, 1.45), complex(1.23, 0.79)]])))

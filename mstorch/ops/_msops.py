@@ -98,33 +98,47 @@ def all(input, axis=None, keep_dims=False):    # noqa: A001
 
 
 def _empty_product(a, b, shape):
-    """A matrix product whose inner dimension is empty: zeros of the product's shape."""
-    return _linked(_ms.zeros(shape, a.dtype), a, b)
+    """A matrix product with an empty operand: zeros of the product's shape (an empty inner dimension)
+    or an empty result. Either way the gradient of each operand is zero: MindSpore's own backward would
+    multiply over the empty dimension and hand back an uninitialised buffer for the non-empty operand."""
+    z = _linked(_ms.zeros(shape, a.dtype), a, b)
+    if not _P.grad_enabled():
+        return z
+    for t in (a, b):
+        # a non-empty operand beside an empty one: the result is empty, so the link's value does not
+        # matter; its gradient is zero whatever t holds (t * 0 differentiates to 0, never 0 * inf)
+        if t.size and _P.requires_grad(t):
+            v = _ms.cast(t, _mindspore.float32) if t.dtype == _mindspore.bfloat16 else t
+            z = _ms.add(z, _ms.cast(_ms.sum(_ms.mul(v, 0)), z.dtype))
+    return z
 
 
 def _product_shape(a_shape, b_shape, ta=False, tb=False):
+    """The product's shape, or None where the shapes do not fit (MindSpore's call then raises)."""
     a = _np.empty(a_shape, _np.bool_)    # no elements: the shapes are all that is computed
     b = _np.empty(b_shape, _np.bool_)
-    return _np.matmul(a.swapaxes(-1, -2) if ta else a, b.swapaxes(-1, -2) if tb else b).shape
+    try:
+        return _np.matmul(a.swapaxes(-1, -2) if ta else a, b.swapaxes(-1, -2) if tb else b).shape
+    except ValueError:
+        return None
+
+
+def _guarded_product(a, b, call, ta=False, tb=False):
+    shape = _product_shape(a.shape, b.shape, ta, tb) if a.size == 0 or b.size == 0 else None
+    return call(a, b) if shape is None else _empty_product(a, b, shape)
 
 
 def matmul(input, other):
-    if input.size == 0 and other.size == 0:
-        return _empty_product(input, other, _product_shape(input.shape, other.shape))
-    return _ms.matmul(input, other)
+    return _guarded_product(input, other, _ms.matmul)
 
 
 def bmm(input, mat2):
-    if input.size == 0 and mat2.size == 0:
-        return _empty_product(input, mat2, _product_shape(input.shape, mat2.shape))
-    return _ms.bmm(input, mat2)
+    return _guarded_product(input, mat2, _ms.bmm)
 
 
 def dense(input, weight, bias=None):
-    if input.size == 0 and weight.size == 0:
-        out = _empty_product(input, weight, _product_shape(input.shape, weight.shape, tb=True))
-        return out if bias is None else _ms.add(out, bias)
-    return _ms.dense(input, weight, bias)
+    out = _guarded_product(input, weight, _ms.dense, tb=True)
+    return out if bias is None else _ms.add(out, bias)
 
 
 class MatMul:
@@ -135,9 +149,7 @@ class MatMul:
         self._t = (transpose_a, transpose_b)
 
     def __call__(self, a, b):
-        if a.size == 0 and b.size == 0:
-            return _empty_product(a, b, _product_shape(a.shape, b.shape, *self._t))
-        return self._prim(a, b)
+        return _guarded_product(a, b, self._prim, *self._t)
 
 
 def _softmax_size1(x, axis):
