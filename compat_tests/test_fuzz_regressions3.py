@@ -155,3 +155,23 @@ def test_l1_loss_complex_is_real(reduction):
 def test_slogdet_complex_logabsdet_is_real():
     check(lambda T: T.linalg.slogdet(T.tensor([[complex(-0.21, -0.18), complex(1.27, -1.11)],
                                                [complex(0.0, 1.45), complex(1.23, 0.79)]])))
+
+
+@pytest.mark.parametrize("other", ["T.tensor(-0.6)", "T.tensor(0.5, dtype=T.float64)", "T.ones(4)"])
+def test_cosine_similarity_promotes_zero_dim_as_torch(other):
+    # torch broadcasts first, so a 0-d operand promotes like a dimensioned one
+    check(lambda T: T.cosine_similarity(T.ones(3, 4, dtype=T.bfloat16), eval(other, {"T": T})))   # noqa: S307
+
+
+@pytest.mark.parametrize("make", [lambda T: T.ones(1, 9).expand(2, 9), lambda T: T.ones(4, 6)[:, ::2],
+                                  lambda T: T.ones(3, 4).t()])
+def test_rand_like_of_non_dense_input_is_contiguous(make):
+    def f(T):
+        T.manual_seed(1234)
+        return T.rand_like(make(T))
+    check(f)
+
+
+def test_zeta_pole_of_q_is_inf():
+    check(lambda T: T.special.zeta(T.tensor([2.0, 3.0, 2.0, 0.5], dtype=T.float64),
+                                   T.tensor([0.8, 0.0, -2.0, 0.0], dtype=T.float64)))
