@@ -175,3 +175,14 @@ def test_rand_like_of_non_dense_input_is_contiguous(make):
 def test_zeta_pole_of_q_is_inf():
     check(lambda T: T.special.zeta(T.tensor([2.0, 3.0, 2.0, 0.5], dtype=T.float64),
                                    T.tensor([0.8, 0.0, -2.0, 0.0], dtype=T.float64)))
+
+
+# --- exception types --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("src", [
+    "T.special.psi(T.tensor([complex(1.43, -2.23)]))",       # MindSpore's dtype check (a TypeError) is
+    "T.special.xlog1py(T.tensor([complex(1.91, 2.99)]), 2.0)",   # torch's NotImplementedError
+    "T.erfc_(T.tensor([complex(-0.31, 0.09), complex(0.21, 0.69)]))",   # and an in-place form keeps it
+])
+def test_missing_kernel_is_not_implemented_error(src):
+    check(lambda T: eval(src, {"T": T}), raises=True)   # noqa: S307

@@ -52,6 +52,9 @@ def _wrap_out(r):
     return r
 
 
+_MS_DTYPE_CHECK = re.compile(r"^For primitive\[\w+\], the input argument\[\w+\] must be a type of \{")
+
+
 def translate_error(exc, name):
     """torch's exception type for a MindSpore failure; our own torch-style errors pass unchanged."""
     # A MindSpore exception switches op recording off for every later op (measured: after a failed
@@ -75,6 +78,9 @@ def translate_error(exc, name):
         except RuntimeError as err:
             return err
     msg = f"mstorch.{name}: {first}"
+    if isinstance(exc, NotImplementedError) or isinstance(exc, TypeError) and _MS_DTYPE_CHECK.search(first):
+        # a dtype the kernel lacks (MindSpore's own type check is a TypeError): torch's NotImplementedError
+        return NotImplementedError(msg)
     if isinstance(exc, TypeError):
         return TypeError(msg)
     if isinstance(exc, IndexError):
