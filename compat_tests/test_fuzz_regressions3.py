@@ -186,3 +186,24 @@ def test_zeta_pole_of_q_is_inf():
 ])
 def test_missing_kernel_is_not_implemented_error(src):
     check(lambda T: eval(src, {"T": T}), raises=True)   # noqa: S307
+
+
+@pytest.mark.parametrize("src", [
+    "T.special.modified_bessel_k0(T.tensor([0.84375, 1.390625], dtype=T.bfloat16))",   # kernels torch lacks
+    "T.special.erfcx(T.tensor([0.5], dtype=T.float16))",
+    "T.abs(T.tensor([True, False]))",
+    "T.nn.functional.avg_pool1d(T.tensor([[[4, 2, 3]]], dtype=T.int16), 3)",
+    "T.frac_(T.tensor([1, 2]))",
+])
+def test_dtype_torch_has_no_kernel_for_raises(src):
+    check(lambda T: eval(src, {"T": T}), raises=True)   # noqa: S307
+
+
+@pytest.mark.parametrize("src", ["T.softmax(T.tensor([1, 2]), 0, dtype=T.float32)",   # dtype= converts first
+                                 "T.special.modified_bessel_k0(T.tensor([0.84375, 1.390625]))"])
+def test_dtype_check_leaves_supported_calls(src):
+    check(lambda T: eval(src, {"T": T}))   # noqa: S307
+
+
+def test_zero_dim_division_by_zero_keeps_shape():
+    check(lambda T: (T.divide(T.tensor(-0.13), 0.0), T.tensor(2.0) / T.tensor(-0.0)))

@@ -156,6 +156,7 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
     names = _numpy_names(impl)
     trace = _trace.tracer(name) if _trace.ENABLED else None
     factory = opdef.family == "creation"
+    no_kernel = _no_kernel_dtypes(name)
 
     def fn(*args, **kwargs):
         out = None
@@ -183,6 +184,8 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
                 _reraise(exc, name, method is not None)
             if trace is not None:
                 trace(args, kwargs, r)
+        if no_kernel is not None and args:   # (after the call: an error of its own comes first, as in torch)
+            _check_torch_kernel(name, no_kernel, args, kwargs)
         if out is not None:
             _check_out(name, out, r, args, kwargs, factory)
             return write_out(out, r)
@@ -204,6 +207,28 @@ _OUT_SAME_DTYPE = frozenset((
     "signbit", "heaviside", "ldexp", "conj_physical", "amax", "amin", "argmax", "argmin", "all", "any", "norm",
     "logcumsumexp", "triu", "tril", "msort", "quantile", "nanquantile", "searchsorted", "bucketize"))
 _OUT_NEEDS_DIM = frozenset(("sum", "prod", "median", "nanmedian"))
+
+
+def _no_kernel_dtypes(name):
+    """{dtype: torch's kernel name} of the dtypes torch has no kernel for in ``name`` (None: all have)."""
+    from ._torch_kernels import NO_KERNEL
+    entry = NO_KERNEL.get(name)
+    if entry is None:
+        return None
+    kernel, names = entry
+    return {getattr(_D, "bool_" if n == "bool" else n): kernel for n in names}
+
+
+def _check_torch_kernel(name, no_kernel, args, kwargs):
+    """torch's NotImplementedError for an input dtype torch has no kernel for (every tensor argument of
+    that dtype; a dtype= argument converts first, as in torch)."""
+    first = args[0]
+    if not isinstance(first, Tensor) or kwargs.get("dtype") is not None:
+        return
+    kernel = no_kernel.get(first.dtype)
+    if kernel is None or any(isinstance(a, Tensor) and a.dtype is not first.dtype for a in args[1:]):
+        return
+    raise NotImplementedError(f"\"{kernel}\" not implemented for '{_D.SCALAR_TYPE_NAMES[first.dtype]}'")
 
 
 def _check_out(name, out, r, args, kwargs, factory=False):
