@@ -2,7 +2,7 @@
 op_db sample, its one tensor argument cast to each dtype): {op: (torch's kernel name, dtype names)}.
 mstorch raises torch's NotImplementedError for them where it would otherwise compute (MindSpore or a
 fallback has a kernel torch lacks). Ops whose kernel depends on other arguments (interpolate's modes,
-matrix_power's exponent) are left out."""
+matrix_power's exponent, max_pool1d's return_indices, repeat_interleave's repeats) are left out."""
 
 NO_KERNEL = {'abs': ('abs_cpu', ('bool',)),
  'adaptive_avg_pool1d': ('adaptive_avg_pool2d', ('bool', 'complex64', 'int16', 'int32', 'int64', 'int8', 'uint8')),
@@ -84,7 +84,6 @@ NO_KERNEL = {'abs': ('abs_cpu', ('bool',)),
  'lp_pool3d': ('avg_pool3d_out_frame', ('bfloat16', 'complex64', 'float16', 'int16', 'int32', 'int8', 'uint8')),
  'lt': ('lt_cpu', ('complex64',)),
  'max': ('max_all', ('complex64',)),
- 'max_pool1d': ('max_pool1d_impl', ('bool', 'complex64', 'int16', 'int32', 'int64', 'int8', 'uint8')),
  'max_pool1d_with_indices': ('max_pool2d', ('bool', 'complex64')),
  'max_pool2d': ('max_pool2d', ('bool', 'complex64')),
  'max_pool2d_with_indices': ('max_pool2d', ('bool', 'complex64')),
@@ -105,8 +104,6 @@ NO_KERNEL = {'abs': ('abs_cpu', ('bool',)),
  'nn.functional.threshold': ('threshold_cpu', ('bool', 'complex64')),
  'pdist': ('pdist', ('bfloat16', 'float16')),
  'remainder': ('remainder_cpu', ('complex64',)),
- 'repeat_interleave': ('repeat_interleave_cpu',
-                       ('bfloat16', 'bool', 'complex64', 'float16', 'int16', 'int8', 'uint8')),
  'rms_norm': ('rms_norm', ('bool', 'int16', 'int32', 'int64', 'int8', 'uint8')),
  'round': ('round_vml_cpu', ('bool', 'complex64')),
  'rrelu': ('leaky_relu_cpu', ('bool', 'complex64', 'int16', 'int32', 'int64', 'int8', 'uint8')),
