@@ -89,3 +89,12 @@ def test_known_differences_table_parses():
                "tags": [t for t in row["when"] if not t.startswith("~")],
                "repro": " ".join(t[1:] for t in row["when"] if t.startswith("~"))}
         assert fuzz.documented(rec, rows) is not None, row
+
+
+def test_crash_is_attributed_to_its_side():
+    # the worker notes each case and the side running it: a death in torch's run is torch's own
+    case = {"op": "linalg.eigvals", "repro": "T.linalg.eigvals(T.zeros((0, 0)))", "tags": ["empty"]}
+    ours = fuzz.crash_records([(7, 3, -8, [], 0, False, dict(case, side="mstorch"))], None, alone_s=0)
+    assert [(r["op"], r["kind"], r["repro"]) for r in ours] == [("linalg.eigvals", "crash", case["repro"])]
+    assert "SIGFPE" in ours[0]["detail"]
+    assert fuzz.crash_records([(7, 3, -8, [], 0, False, dict(case, side="torch"))], None, alone_s=0) == []

@@ -505,6 +505,15 @@ def make_case(rng, info, sample, opdef):
                 dt = tensors[0].dtype if tensors else "float32"
                 call = rec.add(f"T.{name}({_args(args, kw_exprs, rec)}, "
                                f"out=T.zeros(0{'' if dt == 'float32' else ', dtype=T.' + dt}))")
+            elif grad_form and opdef is not None and not (opdef.function and info.function) \
+                    and opdef.functional:
+                # backward through the op's own form: an op of torch.nn.functional only (kl_div...) is
+                # not torch.<name> (torch's top-level namesakes are aten's, with other signatures)
+                fname = opdef.functional if isinstance(opdef.functional, str) else name
+                call = rec.add(f"F.{fname}({_args(args, kw_exprs, rec)})")
+            elif grad_form and opdef is not None and not (opdef.function and info.function) \
+                    and opdef.method and info.method and args and isinstance(args[0], Literal):
+                call = rec.add(f"{args[0].src}.{name}({_args(args[1:], kw_exprs, rec)})")
             else:
                 call = rec.add(f"T.{name}({_args(args, kw_exprs, rec)})")
             final = call._src
@@ -705,12 +714,15 @@ def _scale(lines):
     return min(max(nums + [1.0]), 1e4)
 
 
-def run_case(lines, torch, mstorch):
-    """Run one case on both sides and return (status, kind, detail)."""
+def run_case(lines, torch, mstorch, mark=None):
+    """Run one case on both sides and return (status, kind, detail). ``mark`` is called between torch's
+    run and ours (the worker notes it, so a process crash is attributed to the side that crashed)."""
     before = (_state(torch), _state(mstorch))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ref = execute(lines, torch)
+        if mark is not None:
+            mark()
         got = execute(lines, mstorch)
         if ".backward()" in "".join(lines) and isinstance(ref, tuple) and isinstance(got, tuple) and len(ref) == len(got):
             # (result, leaf gradients...)
@@ -788,14 +800,21 @@ def worker(seed, start, stop, ops, out_path, aliases=False):
     with open(out_path, "a") as f:
         for i in range(start, stop):
             name, case = case_at(seed, i, names, by_name, OPS)
-            f.write(json.dumps({"start": i}) + "\n")
-            f.flush()
             if case is None:
+                f.write(json.dumps({"start": i}) + "\n")
                 f.write(json.dumps({"i": i, "status": "skip"}) + "\n")
                 continue
             lines, tags, form = case
+            # the case before it runs: if the process dies, the parent reports this op and reproducer
+            f.write(json.dumps({"start": i, "op": _label(name, form, lines), "repro": one_line(lines),
+                                "tags": tags}) + "\n")
+            f.flush()
+
+            def mark():
+                f.write(json.dumps({"phase": "mstorch"}) + "\n")
+                f.flush()
             try:
-                status, kind, detail = run_case(lines, torch, mstorch)
+                status, kind, detail = run_case(lines, torch, mstorch, mark)
             except Exception as exc:  # noqa: BLE001 - the comparison itself failed on our result
                 status, kind, detail = "differ", "crash", f"comparing raised {type(exc).__name__}: {_msg(exc)}"
             rec = {"i": i, "status": status}
@@ -894,12 +913,15 @@ def fuzz(seed, cases=None, minutes=None, ops=None, chunk=1500, hang_s=120, log=p
                 budget -= time.time() - first
             err = proc.stderr.read().decode(errors="replace")
             proc.stderr.close()
-            started, done = None, set()
+            started, case, done = None, {}, set()
             if out.exists():
                 for line in out.read_text().splitlines():
                     rec = json.loads(line)
                     if "start" in rec:
-                        started = rec["start"]
+                        started, case = rec["start"], dict(rec, side="torch")
+                        continue
+                    if "phase" in rec:
+                        case["side"] = rec["phase"]
                         continue
                     done.add(rec["i"])
                     results.append(rec)
@@ -910,32 +932,62 @@ def fuzz(seed, cases=None, minutes=None, ops=None, chunk=1500, hang_s=120, log=p
             else:
                 if started not in done and not stopped:
                     crashes.append((seed, started, proc.returncode, err.strip().splitlines()[-1:] if err else [],
-                                    chunk_start, aliases))
-                    log(f"  worker died on case {started} (rc {proc.returncode})")
+                                    chunk_start, aliases, case))
+                    log(f"  worker died on case {started} ({_signal_name(proc.returncode)}) in {case.get('side')}'s "
+                        f"run: {case.get('op')}: {case.get('repro')}")
                 i = started + 1
     return results, crashes
 
 
-def crash_records(crashes, ops):
-    """A crashed case, re-run with torch alone in a fresh process: a crash of ours unless torch dies too."""
-    recs = []
+def _signal_name(rc):
+    if rc is not None and rc < 0:
+        try:
+            import signal
+            return signal.Signals(-rc).name
+        except ValueError:
+            pass
+    return f"exit {rc}"
+
+
+def crash_records(crashes, ops, alone_s=240):
+    """Crashed cases as ``crash`` records. The worker noted the case before running it and which side
+    was running when the process died: a death during torch's run is torch's own and is dropped. The
+    first crash of each op is re-run alone with mstorch in a fresh process (within ``alone_s`` seconds
+    in all), to say whether it reproduces alone or needs its chunk's earlier cases."""
+    recs, tried = [], set()
+    deadline = time.time() + alone_s
 
     def dies(lib, lines):
         code = (f"import math, {lib}\nT = {lib}\nF = T.nn.functional\nnan, inf = math.nan, math.inf\n"
                 "try:\n" + "\n".join("    " + l for l in lines) + "\nexcept Exception:\n    pass\n")
-        return subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=300).returncode != 0
+        try:
+            return subprocess.run([sys.executable, "-c", code], capture_output=True,
+                                  timeout=max(1, deadline - time.time())).returncode != 0
+        except subprocess.TimeoutExpired:
+            return None
 
-    for seed, idx, rc, tail, first, aliases in crashes:
-        name, (lines, tags, form) = case_at(seed, idx, *_case_list(seed, ops, aliases))
-        if dies("torch", lines):
-            continue   # torch dies on it as well
-        detail = f"worker exit {rc}: {' '.join(tail)[:120]}"
-        if not dies("mstorch", lines):
-            # the case only crashes after the ones before it in its chunk: say how to replay them
-            detail += (f"; alone it passes, replay the chunk: python tools/fuzz.py --worker --seed {seed} "
-                       f"--start {first} --stop {idx + 1} --out /tmp/replay.jsonl{' --aliases' if aliases else ''}")
-        recs.append({"i": idx, "status": "differ", "op": _label(name, form, lines),
-                     "kind": "crash", "detail": detail, "repro": one_line(lines), "tags": tags})
+    for seed, idx, rc, tail, first, aliases, case in crashes:
+        if case.get("side") == "torch":
+            continue   # torch died on it
+        if "repro" in case:
+            op, repro, tags = case["op"], case["repro"], case["tags"]
+            lines = [x.strip() for x in repro.split(";")]
+            lines[-1] = lines[-1] if lines[-1].startswith("out =") else "out = " + lines[-1]
+        else:
+            name, (lines, tags, form) = case_at(seed, idx, *_case_list(seed, ops, aliases))
+            op, repro = _label(name, form, lines), one_line(lines)
+        detail = f"worker {_signal_name(rc)}: {' '.join(tail)[:120]}"
+        if op not in tried and time.time() < deadline:
+            tried.add(op)
+            alone = dies("mstorch", lines)
+            if alone is False:
+                # the case only crashes after the ones before it in its chunk: say how to replay them
+                detail += (f"; alone it passes, replay the chunk: python tools/fuzz.py --worker --seed {seed} "
+                           f"--start {first} --stop {idx + 1} --out /tmp/replay.jsonl{' --aliases' if aliases else ''}")
+            elif alone:
+                detail += "; crashes alone"
+        recs.append({"i": idx, "status": "differ", "op": op, "kind": "crash", "detail": detail,
+                     "repro": repro, "tags": tags})
     return recs
 
 

@@ -59,6 +59,9 @@ def _wrap_out(r):
     return r
 
 
+_MS_DTYPE_CHECK = re.compile(r"^For primitive\[\w+\], the input argument\[\w+\] must be a type of \{")
+
+
 def translate_error(exc, name):
     """torch's exception type for a MindSpore failure; our own torch-style errors pass unchanged."""
     # A MindSpore exception switches op recording off for every later op (measured: after a failed
@@ -82,6 +85,9 @@ def translate_error(exc, name):
         except RuntimeError as err:
             return err
     msg = f"mstorch.{name}: {first}"
+    if isinstance(exc, NotImplementedError) or isinstance(exc, TypeError) and _MS_DTYPE_CHECK.search(first):
+        # a dtype the kernel lacks (MindSpore's own type check is a TypeError): torch's NotImplementedError
+        return NotImplementedError(msg)
     if isinstance(exc, TypeError):
         return TypeError(msg)
     if isinstance(exc, IndexError):
@@ -160,6 +166,8 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
     proxy_method = method
     if method is None and opdef.method and not (opdef.function or opdef.functional):   # a method-only op
         proxy_method = opdef.method if isinstance(opdef.method, str) else name
+    factory = opdef.family == "creation"
+    no_kernel = _no_kernel_dtypes(name)
 
     def fn(*args, **kwargs):
         if PROXIES_ALIVE:
@@ -191,13 +199,79 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
                 _reraise(exc, name, method is not None)
             if trace is not None:
                 trace(args, kwargs, r)
+        if no_kernel is not None and args:   # (after the call: an error of its own comes first, as in torch)
+            _check_torch_kernel(name, no_kernel, args, kwargs)
         if out is not None:
+            _check_out(name, out, r, args, kwargs, factory)
             return write_out(out, r)
         return r
     fn.__name__ = name
     fn.__qualname__ = name
     fn.__doc__ = f"Mirrors torch.{name}." + (f"\n\nDifference: {opdef.note}" if opdef.note else "")
     return fn
+
+
+# torch's out= dtype rules (measured on torch 2.13 per op): most ops cast their result into ``out`` when
+# torch.can_cast allows it (no float into an integer, nothing but bool into bool); these take only their
+# result's own dtype; these have no out= form without ``dim``
+_OUT_SAME_DTYPE = frozenset((
+    "where", "index_select", "index_add", "masked_select", "nonzero", "take", "take_along_dim", "matmul", "mm",
+    "bmm", "dot", "vdot", "mv", "addmm", "addmv", "addbmm", "baddbmm", "inner", "tensordot", "chain_matmul",
+    "cross", "inverse", "float_power", "neg", "negative", "abs", "absolute", "sign", "floor", "ceil", "trunc",
+    "fix", "round", "frac", "clamp", "clip", "clamp_min", "clamp_max", "nan_to_num", "bitwise_not", "sgn",
+    "signbit", "heaviside", "ldexp", "conj_physical", "amax", "amin", "argmax", "argmin", "all", "any", "norm",
+    "logcumsumexp", "triu", "tril", "msort", "quantile", "nanquantile", "searchsorted", "bucketize"))
+_OUT_NEEDS_DIM = frozenset(("sum", "prod", "median", "nanmedian"))
+
+
+def _no_kernel_dtypes(name):
+    """{dtype: torch's kernel name} of the dtypes torch has no kernel for in ``name`` (None: all have)."""
+    from ._torch_kernels import NO_KERNEL
+    entry = NO_KERNEL.get(name)
+    if entry is None:
+        return None
+    kernel, names = entry
+    return {getattr(_D, "bool_" if n == "bool" else n): kernel for n in names}
+
+
+def _check_torch_kernel(name, no_kernel, args, kwargs):
+    """torch's NotImplementedError for an input dtype torch has no kernel for (every tensor argument of
+    that dtype; a dtype= argument converts first, as in torch)."""
+    first = args[0]
+    if not isinstance(first, Tensor) or kwargs.get("dtype") is not None:
+        return
+    kernel = no_kernel.get(first.dtype)
+    if kernel is None or any(isinstance(a, Tensor) and a.dtype is not first.dtype for a in args[1:]):
+        return
+    raise NotImplementedError(f"\"{kernel}\" not implemented for '{_D.SCALAR_TYPE_NAMES[first.dtype]}'")
+
+
+def _check_out(name, out, r, args, kwargs, factory=False):
+    """Refuse an ``out=`` torch refuses, before anything is written."""
+    if name in _OUT_NEEDS_DIM and len(args) < 2 and kwargs.get("dim") is None:
+        raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, out=Tensor), "
+                        "but expected one of: (Tensor input, int dim, ..., *, Tensor out)")
+    if isinstance(r, (tuple, list)):
+        if not isinstance(out, (tuple, list)):
+            raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+        for o, x in zip(out, r):
+            if isinstance(o, Tensor) and isinstance(x, Tensor) and o.dtype is not x.dtype:
+                raise RuntimeError(f"Expected out tensor to have dtype {x.dtype}, but got {o.dtype} instead")
+        return
+    if not isinstance(out, Tensor) or not isinstance(r, Tensor) or out.dtype is r.dtype:
+        return
+    want = kwargs.get("dtype")
+    if want is not None and want is not out.dtype:
+        raise RuntimeError(f"dtype {_D.SCALAR_TYPE_NAMES.get(want, want)} does not match dtype of out parameter "
+                           f"({_D.SCALAR_TYPE_NAMES.get(out.dtype, out.dtype)})")
+    if factory:     # (without dtype= a factory makes out's dtype)
+        return
+    if name in _OUT_SAME_DTYPE:
+        raise RuntimeError(f"Found dtype {_D.SCALAR_TYPE_NAMES.get(out.dtype, out.dtype)} but expected "
+                           f"{_D.SCALAR_TYPE_NAMES.get(r.dtype, r.dtype)}")
+    if r.dtype._cat > out.dtype._cat:
+        raise RuntimeError(f"result type {_D.SCALAR_TYPE_NAMES.get(r.dtype, r.dtype)} can't be cast to the "
+                           f"desired output type {_D.SCALAR_TYPE_NAMES.get(out.dtype, out.dtype)}")
 
 
 def write_out(out, r):

@@ -13,6 +13,9 @@ MindSpore's own function, except the few below, which are MindSpore's function b
   axis has size 1, every later Softmax backward of the same rank and axis comes out wrong (measured: the
   gradient of ``softmax([.1, .2, .3]).sum()`` became ``[.21, .22, .23]`` instead of ~0). Such a
   softmax is 1 (or NaN) everywhere; it is composed from exp and a sum instead.
+- **Kernels that kill the process.** The CPU Eig kernel divides by the matrix size: an empty matrix
+  (or batch) stops the process with SIGFPE. The guard returns torch's empty result without the call.
+  (Conj, Real and Imag refuse empty complex input outright: "got empty inputs or outputs".)
 """
 import builtins as _b
 
@@ -41,7 +44,9 @@ def _linked(z, *inputs):
     if not empty:
         return z
     # a sum over [nothing..., 0]: exactly 0, and differentiable with respect to every empty input
-    link = _ms.sum(_ms.cat(empty + [_ms.zeros(1, z.dtype if z.dtype in _F_NAN else _mindspore.float32)]))
+    # (float32 for bfloat16: no bfloat16 ReduceSum on CPU)
+    dt = z.dtype if z.dtype in _F_NAN and z.dtype != _mindspore.bfloat16 else _mindspore.float32
+    link = _ms.sum(_ms.cat([e if e.dtype == dt else _ms.cast(e, dt) for e in empty] + [_ms.zeros(1, dt)]))
     return _ms.add(z, _ms.cast(link, z.dtype))
 
 
@@ -132,33 +137,47 @@ def all(input, axis=None, keep_dims=False):    # noqa: A001
 
 
 def _empty_product(a, b, shape):
-    """A matrix product whose inner dimension is empty: zeros of the product's shape."""
-    return _linked(_ms.zeros(shape, a.dtype), a, b)
+    """A matrix product with an empty operand: zeros of the product's shape (an empty inner dimension)
+    or an empty result. Either way the gradient of each operand is zero: MindSpore's own backward would
+    multiply over the empty dimension and hand back an uninitialised buffer for the non-empty operand."""
+    z = _linked(_ms.zeros(shape, a.dtype), a, b)
+    if not _P.grad_enabled():
+        return z
+    for t in (a, b):
+        # a non-empty operand beside an empty one: the result is empty, so the link's value does not
+        # matter; its gradient is zero whatever t holds (t * 0 differentiates to 0, never 0 * inf)
+        if t.size and _P.requires_grad(t):
+            v = _ms.cast(t, _mindspore.float32) if t.dtype == _mindspore.bfloat16 else t
+            z = _ms.add(z, _ms.cast(_ms.sum(_ms.mul(v, 0)), z.dtype))
+    return z
 
 
 def _product_shape(a_shape, b_shape, ta=False, tb=False):
+    """The product's shape, or None where the shapes do not fit (MindSpore's call then raises)."""
     a = _np.empty(a_shape, _np.bool_)    # no elements: the shapes are all that is computed
     b = _np.empty(b_shape, _np.bool_)
-    return _np.matmul(a.swapaxes(-1, -2) if ta else a, b.swapaxes(-1, -2) if tb else b).shape
+    try:
+        return _np.matmul(a.swapaxes(-1, -2) if ta else a, b.swapaxes(-1, -2) if tb else b).shape
+    except ValueError:
+        return None
+
+
+def _guarded_product(a, b, call, ta=False, tb=False):
+    shape = _product_shape(a.shape, b.shape, ta, tb) if a.size == 0 or b.size == 0 else None
+    return call(a, b) if shape is None else _empty_product(a, b, shape)
 
 
 def matmul(input, other):
-    if input.size == 0 and other.size == 0:
-        return _empty_product(input, other, _product_shape(input.shape, other.shape))
-    return _ms.matmul(input, other)
+    return _guarded_product(input, other, _ms.matmul)
 
 
 def bmm(input, mat2):
-    if input.size == 0 and mat2.size == 0:
-        return _empty_product(input, mat2, _product_shape(input.shape, mat2.shape))
-    return _ms.bmm(input, mat2)
+    return _guarded_product(input, mat2, _ms.bmm)
 
 
 def dense(input, weight, bias=None):
-    if input.size == 0 and weight.size == 0:
-        out = _empty_product(input, weight, _product_shape(input.shape, weight.shape, tb=True))
-        return out if bias is None else _ms.add(out, bias)
-    return _ms.dense(input, weight, bias)
+    out = _guarded_product(input, weight, _ms.dense, tb=True)
+    return out if bias is None else _ms.add(out, bias)
 
 
 class MatMul:
@@ -169,9 +188,7 @@ class MatMul:
         self._t = (transpose_a, transpose_b)
 
     def __call__(self, a, b):
-        if a.size == 0 and b.size == 0:
-            return _empty_product(a, b, _product_shape(a.shape, b.shape, *self._t))
-        return self._prim(a, b)
+        return _guarded_product(a, b, self._prim, *self._t)
 
 
 def _softmax_size1(x, axis):
@@ -413,3 +430,44 @@ def _gather_backward(node, grad_outputs, shape, dim, index):
     if g is None:
         return (None,)
     return (_ms.tensor_scatter_elements(_ms.zeros(shape, g.dtype), index, g, dim, "add"),)
+
+
+# --- kernels that crash the process ------------------------------------------------------------------
+
+_COMPLEX_OF = {_mindspore.float32: _mindspore.complex64, _mindspore.float64: _mindspore.complex128}
+
+
+def _eig_empty(input):
+    dt = _COMPLEX_OF.get(input.dtype, input.dtype)
+    return _ms.zeros(tuple(input.shape[:-1]), dt), _ms.zeros(tuple(input.shape), dt)
+
+
+def eig(input):
+    if input.size == 0:     # the Eig kernel divides by the matrix size (SIGFPE)
+        return _eig_empty(input)
+    return _ms.eig(input)
+
+
+def eigvals(input):
+    if input.size == 0:
+        return _eig_empty(input)[0]
+    return _ms.eigvals(input)
+
+
+_REAL_OF = {_mindspore.complex64: _mindspore.float32, _mindspore.complex128: _mindspore.float64}
+
+
+def _empty_part(fn, real_result):
+    def run(input):
+        if input.size == 0 and input.dtype in _REAL_OF:
+            return _linked(_ms.zeros(tuple(input.shape), _REAL_OF[input.dtype] if real_result else input.dtype),
+                           input)
+        return fn(input)
+    run.__name__ = fn.__name__
+    run.__doc__ = f"mindspore.ops.{fn.__name__}, with empty complex input answered without the kernel."
+    return run
+
+
+conj = _empty_part(_ms.conj, False)
+real = _empty_part(_ms.real, True)
+imag = _empty_part(_ms.imag, True)

@@ -166,7 +166,7 @@ class BasicIndex:
         self.simple = key if all(type(k) is int or k == _FULL for k in key) else None
 
     def read(self, t):
-        return self._read(t) if self.whole else bf16_selection(self._read, t)
+        return self._read(t) if self.whole else bf16_selection(self._read, t, self.strided)
 
     def _read(self, t):
         if self.whole:
@@ -195,7 +195,9 @@ class BasicIndex:
 
 class _BF16Read(P.FunctionBase):
     """A basic index of a bfloat16 tensor that needs gradients: MindSpore's CPU StridedSliceGrad has no
-    bfloat16 kernel, so the backward scatters the gradient into zeros itself (exact through float32)."""
+    bfloat16 kernel, so the backward scatters the gradient into zeros itself (exact through float32).
+    Stepped slices of any dtype take it too: StridedSliceGrad fails ("input memory out of bounds") on a
+    stepped middle dimension between whole ones (``x[:, ::2]`` of a (2, 4, 3) tensor)."""
 
     @staticmethod
     def forward(node, t, read):
@@ -209,10 +211,10 @@ class _BF16Read(P.FunctionBase):
         return scatter_positions(ops.zeros(shape, grad.dtype), positions, grad), None
 
 
-def bf16_selection(read, t):
+def bf16_selection(read, t, strided=False):
     """``read(t)`` (a selection of t's elements: slice, diagonal) with a backward that works for
-    bfloat16 tensors that need gradients; ``read(t)`` itself elsewhere."""
-    if t.dtype == ms.bfloat16 and P.requires_grad(t) and P.grad_enabled():
+    bfloat16 tensors (and, ``strided``, stepped slices) that need gradients; ``read(t)`` itself elsewhere."""
+    if (strided or t.dtype == ms.bfloat16) and P.requires_grad(t) and P.grad_enabled():
         return _BF16Read.apply(t, read)
     return read(t)
 
@@ -279,6 +281,8 @@ def expand_pair(pre, shape, expanded):
     """expand/broadcast_to (``pre``: the base's shape with leading 1s): writing is only defined when no
     element is repeated, as in torch."""
     def writeback(base_ms, new):
+        if 0 in shape:      # no element: nothing repeats (torch writes) and nothing changes
+            return fresh(base_ms)
         if expanded:
             _overlap_error()
         return new.reshape(base_ms.shape)
@@ -416,7 +420,26 @@ def expand_view(input, sizes, name="expand"):
     if not expanded and not lead:
         return reshape_view(input, shape)
     base = input._ms.reshape(pre) if lead else input._ms
+    if base.dtype == ms.bfloat16 and P.requires_grad(base) and P.grad_enabled():
+        return make_view(input, _BF16Expand.apply(base, target), *expand_pair(pre, target, expanded))
     return make_view(input, ops.broadcast_to(base, target), *expand_pair(pre, target, expanded))
+
+
+class _BF16Expand(P.FunctionBase):
+    """broadcast_to of a bfloat16 tensor that needs gradients: MindSpore's BroadcastTo backward sums with
+    a ReduceSum that has no bfloat16 CPU kernel; this one sums in float32 (torch accumulates bfloat16
+    sums in float32 as well) and rounds once."""
+
+    @staticmethod
+    def forward(node, t, target):
+        node.axes = tuple(i for i, (a, b) in enumerate(zip(t.shape, target)) if a == 1 and b != 1)
+        return ops.broadcast_to(t, target)
+
+    @staticmethod
+    def backward(node, grad):
+        if not node.axes:
+            return grad, None
+        return cast(ops.sum(cast(grad, ms.float32), node.axes, True), ms.bfloat16), None
 
 
 def _legacy(t):

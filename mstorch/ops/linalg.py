@@ -717,6 +717,8 @@ def slogdet(input):
         return slogdet_rt(ops.sign(v) if dtype_of(input)._cat == D._FLOAT else ops.div(v, mag.astype(v.dtype)),
                           ops.log(mag))
     sign, logabs = ops.slogdet(input)
+    if logabs.dtype in (ms.complex64, ms.complex128):   # MindSpore's log|det| keeps the complex dtype
+        logabs = ops.real(logabs)
     if dtype_of(input)._cat == D._FLOAT:
         own_backward(logabs, _slogdet_backward, input)
     return slogdet_rt(sign, logabs)

@@ -3,7 +3,7 @@ import mindspore as ms
 from . import _msops as ops
 
 from .. import _dtype as D
-from ._helpers import promote, wrap_dim, cast
+from ._helpers import promote, wrap_dim, cast, dtype_of
 from ._registry import PUBLIC, register
 from .nn_loss import F, _c, _float_only, _in_float, _mode, _pair, _reduce, _sg, _tname
 from .reduction import vector_norm
@@ -32,7 +32,13 @@ def _clamped_norm(n, eps):
 
 @register("cosine_similarity", family="nn.distance", method=False, functional=True)
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    a, b, rt = promote(x1, x2)
+    if getattr(x1, "ndim", 1) == 0 or getattr(x2, "ndim", 1) == 0:
+        # torch broadcasts first: a 0-d operand promotes as a dimensioned one (bfloat16 and a 0-d float32
+        # give float32)
+        rt = D.promote_types(dtype_of(x1), dtype_of(x2))
+        a, b = (x if x.dtype == rt._ms else cast(x, rt._ms) for x in (x1, x2))
+    else:
+        a, b, rt = promote(x1, x2)
     if rt._cat < D._FLOAT:
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {_tname(a)}")
     a, b = _pair(a, b)

@@ -548,6 +548,8 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {_tname(x)}")
     err = ops.abs(ops.sub(x, t))
+    if err.dtype in (ms.complex64, ms.complex128):   # |z| is real (MindSpore's Abs keeps the complex dtype)
+        err = ops.real(ops.sqrt(ops.mul(err, ops.conj(err))))
     if weight is not None:
         return _weighted(err, weight, input, mode)
     return _reduce(err, mode)

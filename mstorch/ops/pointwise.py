@@ -266,7 +266,8 @@ def _true_div(a, b):
     # the quotient by b with its zeros replaced by 1: its gradient stays finite where it is not used
     safe = ops.where(zero, scalar_tensor(1, dtype_of(b)), b)
     q = _REALDIV(a, safe) if a.dtype in _REALDIV_TYPES else ops.div(a, safe)
-    return ops.where(zero, ops.mul(a, signed_inf), q)
+    # (a 0-d divisor's host array comes back 1-d: b's own shape again)
+    return ops.where(zero, ops.mul(a, signed_inf.reshape(b.shape)), q)
 
 
 # --- fmod, remainder, floor division of floats ---------------------------------------------------

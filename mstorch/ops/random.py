@@ -62,6 +62,18 @@ def _memory_order(self):
     return None if order == sorted(order) else order
 
 
+def _dense(t):
+    """torch's non-overlapping-and-dense test: the strides, sorted, are those of a contiguous tensor (an
+    expanded or stepped view is not; torch's ``*_like`` then makes a contiguous tensor)."""
+    dims = sorted((d for d in range(t.ndim) if t.shape[d] != 1), key=lambda d: t.stride()[d])
+    want = 1
+    for d in dims:
+        if t.stride()[d] != want:
+            return False
+        want *= t.shape[d]
+    return True
+
+
 def _fill(self, values):
     """Write sampled host values into ``self`` in place (torch's ``*_`` samplers); ``values`` come in
     the order the stream produced them, which is memory order."""
@@ -396,7 +408,7 @@ def _sampled_like(input, dtype, device, requires_grad, fill):
     shape, dt = _like(input, dtype)
     if device is not None:
         check_available(device)
-    order = _memory_order(input)
+    order = _memory_order(input) if _dense(input) else None   # (else torch's like-tensor is contiguous)
     if order is None:
         t = wrap(ms.ops.zeros(shape, dt._ms))
     else:

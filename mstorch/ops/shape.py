@@ -563,28 +563,28 @@ def _flip(t, dims):
     return _kern(ops.flip, t, dims)
 
 
-@register("flip", family=F, out=True)
+@register("flip", family=F)
 def flip(input, *dims):
     if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
         dims = dims[0]
     return _flip(input, wrap_dims(tuple(dims), input.ndim))
 
 
-@register("fliplr", family=F, out=True)
+@register("fliplr", family=F)
 def fliplr(input):
     if input.ndim < 2:
         raise RuntimeError("Input must be >= 2-d.")
     return _flip(input, (1,))
 
 
-@register("flipud", family=F, out=True)
+@register("flipud", family=F)
 def flipud(input):
     if input.ndim < 1:
         raise RuntimeError("Input must be >= 1-d.")
     return _flip(input, (0,))
 
 
-@register("roll", family=F, out=True)
+@register("roll", family=F)
 def roll(input, shifts, dims=None):
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
     if dims is None:
@@ -604,7 +604,7 @@ def roll(input, shifts, dims=None):
     return fresh(out) if out is input else out
 
 
-@register("rot90", family=F, out=True)
+@register("rot90", family=F)
 def rot90(input, k=1, dims=(0, 1)):
     dims = tuple(dims)
     if len(dims) != 2:

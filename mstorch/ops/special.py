@@ -221,6 +221,13 @@ def _xlog1py(a, b):
 
 
 _binary_float("xlog1py", _xlog1py)
-_binary_float("zeta", ops.zeta, no_grad_first="zeta")
+def _zeta(x, q):
+    # Hurwitz zeta at a pole of q (q = 0, -1, -2, ...) with x > 1: torch (Cephes) gives +inf, MindSpore's
+    # kernel NaN
+    pole = ops.logical_and(ops.logical_and(ops.le(q, 0), ops.equal(q, ops.floor(q))), ops.gt(x, 1))
+    return ops.where(pole, ops.full_like(q, float("inf")), ops.zeta(x, q))
+
+
+_binary_float("zeta", _zeta, no_grad_first="zeta")
 _binary_float("gammainc", ops.igamma, no_grad_first="igamma: input")
 _binary_float("gammaincc", ops.igammac, no_grad_first="igammac: input")
