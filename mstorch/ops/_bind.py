@@ -199,7 +199,8 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
                 _reraise(exc, name, method is not None)
             if trace is not None:
                 trace(args, kwargs, r)
-        if no_kernel is not None and args:   # (after the call: an error of its own comes first, as in torch)
+        # (after the call: an error of its own comes first, as in torch); the common dtypes stop at the `in`
+        if no_kernel is not None and args and isinstance(args[0], Tensor) and args[0].dtype in no_kernel:
             _check_torch_kernel(name, no_kernel, args, kwargs)
         if out is not None:
             _check_out(name, out, r, args, kwargs, factory)
