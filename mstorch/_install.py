@@ -17,7 +17,7 @@ It also installs the autograd engine's per-leaf workaround hook on the device ta
 (``autograd/hooks.py``).
 
 ``x + y`` is therefore ``_tensor_dunders``'s ``__add__`` -> ``torch.add``'s generated wrapper
-(``ops/_bind.py``) -> the ``add`` implementation registered in ``ops/pointwise_binary.py``.
+(``ops/_bind.py``) -> the ``add`` implementation registered in ``ops/arithmetic.py``.
 """
 from . import _runtime
 from ._tensor import Tensor

@@ -1,21 +1,11 @@
-"""Build a torch sub-namespace (``torch.linalg``, ``torch.special``) from the op table entries keyed
-``<prefix>.<name>``: the same generated wrappers as ``mstorch.<name>`` (unwrap, call, wrap, ``out=``)."""
-from . import _runtime
-from .ops import _bind
-from .ops._registry import OPS, UNSUPPORTED
+"""A torch sub-namespace (``torch.linalg``, ``torch.special``, ``torch.fft``) from the op table entries
+exported there (``namespace="linalg"``): the generated wrappers ``ops/_bind.build`` made for them."""
+from ._functions import NAMESPACED
+from .ops._registry import UNSUPPORTED
 
 
 def functions(prefix):
-    device = _runtime.device_target()
-    out = {}
-    for name, opdef in OPS.items():
-        if name.startswith(prefix + "."):
-            short = name[len(prefix) + 1:]
-            fn = _bind._make_function(opdef, opdef.impl_for(device))
-            fn.__name__ = fn.__qualname__ = short
-            fn.__module__ = f"mstorch.{prefix}"
-            out[short] = fn
-    return out
+    return {name[len(prefix) + 1:]: fn for name, fn in NAMESPACED.items() if name.startswith(prefix + ".")}
 
 
 def missing_getattr(module_name):

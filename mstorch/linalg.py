@@ -1,4 +1,4 @@
-"""torch.linalg on MindSpore. The functions come from the op table (``mstorch/ops/linalg_ns.py`` and
+"""torch.linalg on MindSpore. The functions come from the op table (``mstorch/ops/linalg.py`` and
 ``linalg_decomp.py``, entries keyed ``linalg.<name>``); names torch has and mstorch lacks raise an
 AttributeError that says so."""
 from . import _namespace

@@ -499,7 +499,7 @@ def make_case(rng, info, sample, opdef):
             elif form == "method":
                 call = rec.add(f"{args[0].src}.{name}({_args(args[1:], kw_exprs, rec)})")
             elif form == "functional":
-                fname = opdef.functional if isinstance(opdef.functional, str) else name
+                fname = opdef.short
                 call = rec.add(f"F.{fname}({_args(args, kw_exprs, rec)})")
             elif form == "out":
                 dt = tensors[0].dtype if tensors else "float32"
@@ -509,7 +509,7 @@ def make_case(rng, info, sample, opdef):
                     and opdef.functional:
                 # backward through the op's own form: an op of torch.nn.functional only (kl_div...) is
                 # not torch.<name> (torch's top-level namesakes are aten's, with other signatures)
-                fname = opdef.functional if isinstance(opdef.functional, str) else name
+                fname = opdef.short
                 call = rec.add(f"F.{fname}({_args(args, kw_exprs, rec)})")
             elif grad_form and opdef is not None and not (opdef.function and info.function) \
                     and opdef.method and info.method and args and isinstance(args[0], Literal):

@@ -116,7 +116,7 @@ OPS = [
     OpInfo("upsample_bilinear", [S(_x4, (7, 9)), S(_x4, scale_factor=1.5)], method=False),
     OpInfo("grid_sample", GRID, method=False, atol=1e-5),
     OpInfo("affine_grid", AFFINE, method=False),
-    OpInfo("im2col", UNFOLD, method=False, call=lambda T, *a, **k: T.nn.functional.unfold(*a, **k)),
+    OpInfo("nn.functional.unfold", UNFOLD, method=False, call=lambda T, *a, **k: T.nn.functional.unfold(*a, **k)),
     OpInfo("fold", FOLD, method=False),
     OpInfo("pixel_shuffle", SHUFFLE, method=False),
     OpInfo("pixel_unshuffle", UNSHUFFLE, method=False),

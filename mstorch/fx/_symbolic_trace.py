@@ -344,8 +344,6 @@ class Tracer(TracerBase):
             with _Patcher() as patcher:
                 patcher.patch_method(Module, "__getattr__", module_getattr_wrapper, deduplicate=False)
                 patcher.patch_method(Module, "__call__", module_call_wrapper, deduplicate=False)
-                for dunder, method in _TENSOR_OPERATOR_METHODS.items():
-                    patcher.patch_method(mstorch.Tensor, dunder, _tensor_operator(dunder, method), deduplicate=False)
                 _patch_wrapped_functions(patcher)
                 _autowrap_check(patcher, fn_globals, self._autowrap_function_ids)
                 for module in self._autowrap_search:
@@ -356,27 +354,6 @@ class Tracer(TracerBase):
         finally:
             _is_fx_tracing_flag = old_flag
         return self.graph
-
-
-# `tensor <op> proxy`: torch reaches the Proxy through the Tensor operator's __torch_function__ and records
-# the Tensor method it dispatches to (call_method "add"; a few operators keep their dunder name)
-_TENSOR_OPERATOR_METHODS = {
-    "__add__": "add", "__sub__": "sub", "__mul__": "mul", "__truediv__": "div", "__floordiv__": "__floordiv__",
-    "__mod__": "remainder", "__pow__": "pow", "__matmul__": "matmul", "__eq__": "eq", "__ne__": "ne",
-    "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge", "__and__": "__and__", "__or__": "__or__",
-    "__xor__": "__xor__", "__lshift__": "__lshift__", "__rshift__": "__rshift__"}
-
-
-def _tensor_operator(dunder, method):
-    import mstorch
-    orig = getattr(mstorch.Tensor, dunder)
-
-    def operator_while_tracing(self, other):
-        if isinstance(other, Proxy):
-            return other.tracer.create_proxy("call_method", method, (self, other), {})
-        return orig(self, other)
-    operator_while_tracing.__name__ = dunder
-    return operator_while_tracing
 
 
 _ORIG_MODULE_GETATTR = [None]

@@ -1,7 +1,7 @@
 """Turn the op table into callables: ``mstorch.<name>``, ``Tensor.<name>``, ``Tensor.<name>_`` and ``out=``.
 
 The generated wrapper is the per-op hot path: unwrap mstorch Tensors to mindspore.Tensors, call the
-implementation chosen for the device target once at bind time, wrap the result. MindSpore's own
+op's implementation, wrap the result. MindSpore's own
 exceptions are re-raised as torch's exception types with the first, readable line of the message.
 """
 import inspect
@@ -16,7 +16,7 @@ from .._cast import cast as _cast
 from .._tensor import Tensor, wrap
 from .._sparse_tensor import SparseOperand, sparse_call, sparse_inplace
 from . import _autocast, _trace
-from ._registry import OPS, PUBLIC
+from ._registry import METHOD, OPS, PUBLIC, SUB_NAMESPACES
 from ._views import fresh
 from ._helpers import result_type as _result_type
 
@@ -164,8 +164,8 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
     trace = _trace.tracer(name) if _trace.ENABLED else None
     # what torch.fx records for a Proxy argument: the method's name (call_method) or this function
     proxy_method = method
-    if method is None and opdef.method and not (opdef.function or opdef.functional):   # a method-only op
-        proxy_method = opdef.method if isinstance(opdef.method, str) else name
+    if method is None and opdef.namespace == (METHOD,):   # a method-only op
+        proxy_method = opdef.short
     factory = opdef.family == "creation"
     no_kernel = _no_kernel_dtypes(name)
 
@@ -373,27 +373,33 @@ def _make_inplace(fn, name):
     return inplace
 
 
-def build(device):
-    """Generate every op's callables for one device target, from the op table.
+def build():
+    """Generate every op's callables from the op table (the kernels an implementation runs on each device
+    are chosen in ``ops/_kernels.py``).
 
-    Returns ``(functions, methods, functional)``: ``mstorch.<name>`` functions (aliases included), Tensor
-    members by name (methods, aliases and in-place forms), and ``torch.nn.functional`` entries. Nothing
+    Returns ``(functions, methods, functional, namespaced)``: ``mstorch.<name>`` functions (aliases
+    included), Tensor members by name (methods, aliases and in-place forms), ``torch.nn.functional``
+    entries, and the sub-namespaces' functions keyed ``"<namespace>.<name>"`` (``"linalg.det"``). Nothing
     is assigned here: ``mstorch/_install.py`` is the one step that puts them on Tensor and in namespaces."""
     functions, methods, functional, namespaced = {}, {}, {}, {}
     _autocast.tag(OPS)
     for name, opdef in OPS.items():
-        impl = opdef.impl_for(device)
+        impl = opdef.impl
         fn = _make_function(opdef, impl)
-        if "." in name:   # torch.linalg.<x>, torch.fft.<x>...: their modules build their own wrappers
-            namespaced[name] = fn
+        short = opdef.short
+        for ns in opdef.namespace:
+            if ns in SUB_NAMESPACES:   # torch.linalg.<x>, torch.fft.<x>...: served by mstorch/linalg.py...
+                namespaced[f"{ns}.{short}"] = fn
+                fn.__name__ = fn.__qualname__ = short
+                fn.__module__ = f"mstorch.{ns}"
         if opdef.functional:
-            functional[opdef.functional if isinstance(opdef.functional, str) else name] = fn
+            functional[short] = fn
         if opdef.function:
             functions[name] = fn
             for alias in opdef.aliases:
                 functions[alias] = fn
         if opdef.method:
-            method_name = opdef.method if isinstance(opdef.method, str) else name
+            method_name = short
             method = _make_function(opdef, impl, method=method_name) if opdef.function else fn
             methods[method_name] = method
             for alias in opdef.aliases:
@@ -408,4 +414,4 @@ def build(device):
     PUBLIC.update(functions)
     PUBLIC.update({"nn.functional." + k: v for k, v in functional.items()})
     PUBLIC.update(namespaced)
-    return functions, methods, functional
+    return functions, methods, functional, namespaced

@@ -12,50 +12,60 @@ registered with ``raw=True`` and receives the arguments untouched.
     @register("add", family="pointwise", inplace="add_", out=True)
     def add(input, other, *, alpha=1): ...
 
-    @add.on("Ascend")            # a faster kernel where the device has one
-    def _add_ascend(input, other, *, alpha=1): ...
+    @register("linalg.slogdet", family="torch.linalg", namespace="linalg", out=True)
+    def linalg_slogdet(A): ...
+
+``namespace`` says where the op is exported, under the last part of its name: ``"torch"`` (the
+top-level function), ``"Tensor"`` (the method), ``"nn.functional"``, or a sub-namespace (``"linalg"``,
+``"fft"``, ``"special"``); the default is ``("torch", "Tensor")``. An op whose name is dotted
+(``"linalg.slogdet"``, ``"nn.functional.relu"``, ``"Tensor.where"``) is one torch has under that name
+only, beside a different op of the same short name. Per-device kernel choices live in ``ops/_kernels.py``
+(chosen by measurement), not here.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
-ANY = "any"
-DEVICES = ("CPU", "GPU", "Ascend")
+TOP, METHOD, FUNCTIONAL = "torch", "Tensor", "nn.functional"
+SUB_NAMESPACES = ("linalg", "fft", "special")
+NAMESPACES = (TOP, METHOD, FUNCTIONAL) + SUB_NAMESPACES
 
 
 @dataclass
 class OpDef:
     name: str
     family: str
-    impls: dict = field(default_factory=dict)  # device target (or ANY) -> callable
-    function: bool = True        # exported as mstorch.<name> (and torch.nn.functional where noted)
-    method: bool = True          # bound as Tensor.<name>
+    impl: Callable               # over mindspore.Tensors (or mstorch objects when raw); per-device kernels: ops/_kernels.py
+    namespace: tuple = (TOP, METHOD)   # where the op is exported (see the module docstring)
     inplace: str | None = None   # name of the generated in-place method (e.g. "add_")
     out: bool = False            # the function accepts out=
     raw: bool = False            # impl takes mstorch objects, unwrapped by itself
     note: str = ""               # a known difference from torch, shown in docs/coverage.md
     aliases: tuple = ()          # other torch names for the same op (e.g. "absolute" for "abs")
-    functional: bool | str = False  # also torch.nn.functional.<name> (or the given name there)
     autocast: str | None = None  # "lower" / "fp32": torch's autocast cast policy (set from ops/_autocast.py)
 
-    def on(self, device: str):
-        """Register the implementation used on one MindSpore device target."""
-        if device not in DEVICES:
-            raise ValueError(f"unknown device target {device!r}")
+    @property
+    def short(self) -> str:
+        """The op's name inside its namespaces (``"slogdet"`` for ``"linalg.slogdet"``)."""
+        return self.name.rpartition(".")[2]
 
-        def deco(fn):
-            self.impls[device] = fn
-            return fn
-        return deco
+    @property
+    def function(self) -> bool:
+        return TOP in self.namespace
 
-    def impl_for(self, device: str) -> Callable:
-        return self.impls.get(device) or self.impls[ANY]
+    @property
+    def method(self) -> bool:
+        return METHOD in self.namespace
+
+    @property
+    def functional(self) -> bool:
+        return FUNCTIONAL in self.namespace
 
     def __call__(self, *args, **kwargs):
-        # Calling the registered object runs the generic implementation on MindSpore tensors;
+        # Calling the registered object runs the implementation on MindSpore tensors;
         # handy when one implementation builds on another.
-        return self.impls[ANY](*args, **kwargs)
+        return self.impl(*args, **kwargs)
 
 
 OPS: dict[str, OpDef] = {}
@@ -82,14 +92,19 @@ def register_sparse(*names):
     return deco
 
 
-def register(name, *, family, function=True, method=True, inplace=None, out=False, raw=False,
-             note="", aliases=(), functional=False):
+def register(name, *, family, namespace=(TOP, METHOD), inplace=None, out=False, raw=False, note="",
+             aliases=()):
+    namespace = (namespace,) if isinstance(namespace, str) else tuple(namespace)
+    unknown = [n for n in namespace if n not in NAMESPACES]
+    prefix = name.rpartition(".")[0]
+    if unknown or not namespace or (prefix and prefix not in namespace):
+        raise ValueError(f"op {name!r}: bad namespace {namespace!r}")
+
     def deco(fn):
         if name in OPS:
             raise RuntimeError(f"op {name!r} registered twice")
-        opdef = OpDef(name=name, family=family, impls={ANY: fn}, function=function, method=method,
-                      inplace=inplace, out=out, raw=raw, note=note, aliases=tuple(aliases),
-                      functional=functional)
+        opdef = OpDef(name=name, family=family, impl=fn, namespace=namespace, inplace=inplace,
+                      out=out, raw=raw, note=note, aliases=tuple(aliases))
         OPS[name] = opdef
         return opdef
     return deco

@@ -67,13 +67,13 @@ def _elu(input, alpha, scale, input_scale):
     return ops.where(pos, ops.mul(input, scalar_tensor(scale, d)) if scale != 1 else input, neg)
 
 
-@register("selu", family=A, method=False)
+@register("selu", family=A, namespace="torch")
 def selu(input):
     _float_only(input, "elu_cpu")
     return _elu(input, 1.6732632423543772848170429916717, 1.0507009873554804934193349852946, 1)
 
 
-@register("celu", family=A, method=False)
+@register("celu", family=A, namespace="torch")
 def celu(input, alpha=1.0):
     _float_only(input, "elu_cpu")
     if alpha == 0:
@@ -81,7 +81,7 @@ def celu(input, alpha=1.0):
     return _elu(input, alpha, 1, 1 / alpha)
 
 
-@register("threshold", family=A, method=False)
+@register("threshold", family=A, namespace="torch")
 def threshold(input, threshold, value):
     if input.dtype is _bool:
         _not_impl("threshold_cpu", input)
@@ -90,7 +90,7 @@ def threshold(input, threshold, value):
     return ops.where(ops.less_equal(input, scalar_tensor(threshold, d)), scalar_tensor(value, d), input)
 
 
-@register("hardshrink", family=A, functional=True)
+@register("hardshrink", family=A, namespace=("torch", "Tensor", "nn.functional"))
 def hardshrink(input, lambd=0.5):
     _float_only(input, "hardshrink_cpu")
     d = dtype_of(input)
@@ -98,7 +98,7 @@ def hardshrink(input, lambd=0.5):
     return ops.where(ops.less_equal(ops.abs(input), scalar_tensor(lambd, d)), scalar_tensor(0, d), input)
 
 
-@register("prelu", family=A, functional=True)
+@register("prelu", family=A, namespace=("torch", "Tensor", "nn.functional"))
 def prelu(input, weight):
     _need_tensor("prelu", weight, 2, "weight")
     _float_only(input, "prelu_cpu")
@@ -269,6 +269,6 @@ def softmax(input, dim, dtype=None):
 
 
 _IMPLS = {"selu": selu, "celu": celu, "threshold": threshold}
-register("relu_", family=A, method=False, raw=True, functional=True)(inplace_function("relu_"))
+register("relu_", family=A, namespace=("torch", "nn.functional"), raw=True)(inplace_function("relu_"))
 for _name in ("selu_", "celu_", "threshold_"):
-    register(_name, family=A, method=False, raw=True, functional=True)(_inplace_function(_name))
+    register(_name, family=A, namespace=("torch", "nn.functional"), raw=True)(_inplace_function(_name))

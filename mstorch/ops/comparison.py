@@ -265,14 +265,14 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 # --- complex basics ------------------------------------------------------------------------------
 
-@register("real", family=F, method=False, raw=True)
+@register("real", family=F, namespace="torch", raw=True)
 def real(input):
     if not input.dtype.is_complex:
         return input
     return wrap(ops.real(input._ms))
 
 
-@register("imag", family=F, method=False, raw=True)
+@register("imag", family=F, namespace="torch", raw=True)
 def imag(input):
     if not input.dtype.is_complex:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
@@ -338,4 +338,4 @@ for _name, _al in [
     ("lcm_", ()), ("nan_to_num_", ()), ("conj_physical_", ()), ("clamp_", ("clip_",)), ("clamp_min_", ()),
     ("clamp_max_", ()),
 ]:
-    register(_name, family=F, method=False, raw=True, aliases=_al)(inplace_function(_name))
+    register(_name, family=F, namespace="torch", raw=True, aliases=_al)(inplace_function(_name))

@@ -55,14 +55,14 @@ def _as_complex(base_ms):
     return _make_complex(base_ms[..., 0], base_ms[..., 1])
 
 
-@register("view_as_real", family=F, method=False, raw=True)
+@register("view_as_real", family=F, namespace="torch", raw=True)
 def view_as_real(input):
     if not input.dtype.is_complex:
         raise RuntimeError("view_as_real is only supported for complex tensors")
     return make_view(input, _as_real(input._ms), lambda base_ms, new: _as_complex(new), _as_real)
 
 
-@register("view_as_complex", family=F, method=False, raw=True)
+@register("view_as_complex", family=F, namespace="torch", raw=True)
 def view_as_complex(input):
     dt = input.dtype
     if dt not in (D.float32, D.float64, D.float16):
@@ -111,13 +111,13 @@ def _from_parts(re, im):
     return _make_complex(re, im)
 
 
-@register("complex", family=F, method=False, out=True)
+@register("complex", family=F, namespace="torch", out=True)
 def complex(real, imag):
     _parts_check("complex", real, imag)
     return _from_parts(real, imag)
 
 
-@register("polar", family=F, method=False, out=True)
+@register("polar", family=F, namespace="torch", out=True)
 def polar(abs, angle):
     _parts_check("polar", abs, angle)
     return _from_parts(ops.mul(abs, ops.cos(angle)), ops.mul(abs, ops.sin(angle)))

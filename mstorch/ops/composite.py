@@ -8,7 +8,7 @@ F = "composite"
 
 
 
-@register("block_diag", family=F, method=False, raw=True)
+@register("block_diag", family=F, namespace="torch", raw=True)
 def block_diag(*tensors):
     mats = []
     for i, t in enumerate(tensors):

@@ -264,7 +264,7 @@ def _data_to_ms(data, dtype):
     raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
 
 
-@register("tensor", family=F, method=False, raw=True)
+@register("tensor", family=F, namespace="torch", raw=True)
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     _check_dtype(dtype, "tensor")
     if isinstance(data, Tensor):
@@ -275,7 +275,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     return _finish(_data_to_ms(data, dtype), requires_grad, device)
 
 
-@register("as_tensor", family=F, method=False, raw=True)
+@register("as_tensor", family=F, namespace="torch", raw=True)
 def as_tensor(data, dtype=None, device=None):
     _check_dtype(dtype, "as_tensor")
     if isinstance(data, Tensor):
@@ -287,7 +287,7 @@ def as_tensor(data, dtype=None, device=None):
     return _finish(_data_to_ms(data, dtype), False, device)
 
 
-@register("asarray", family=F, method=False, raw=True)
+@register("asarray", family=F, namespace="torch", raw=True)
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     _check_dtype(dtype, "asarray")
     from ..storage import storage_bytes
@@ -319,7 +319,7 @@ def _name(d):
     return scalar_type_name(d)
 
 
-@register("from_numpy", family=F, method=False, raw=True,
+@register("from_numpy", family=F, namespace="torch", raw=True,
           note="read-only arrays are copied; other layouts share memory on CPU")
 def from_numpy(ndarray):
     if not isinstance(ndarray, np.ndarray):
@@ -390,7 +390,7 @@ def _factory(shape, fill, dtype, requires_grad, device, name):
     return _finish(_filled(shape, fill, dt), requires_grad, device)
 
 
-@register("zeros", family=F, method=False, raw=True, out=True)
+@register("zeros", family=F, namespace="torch", raw=True, out=True)
 def zeros(*size_args, size=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     size = _size_kw(size_args, size, "zeros")
     shape = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
@@ -399,13 +399,13 @@ def zeros(*size_args, size=None, dtype=None, layout=None, device=None, requires_
     return _factory(_sized(size, "zeros"), 0, dtype, requires_grad, device, "zeros")
 
 
-@register("ones", family=F, method=False, raw=True, out=True)
+@register("ones", family=F, namespace="torch", raw=True, out=True)
 def ones(*size_args, size=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     size = _size_kw(size_args, size, "ones")
     return _factory(_sized(size, "ones"), 1, dtype, requires_grad, device, "ones")
 
 
-@register("empty", family=F, method=False, raw=True, out=True,
+@register("empty", family=F, namespace="torch", raw=True, out=True,
           note="memory is zero-filled (torch leaves it uninitialised)")
 def empty(*size_args, size=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
@@ -430,7 +430,7 @@ def _full_size(size, name):
     return size_args((size,))
 
 
-@register("full", family=F, method=False, raw=True, out=True)
+@register("full", family=F, namespace="torch", raw=True, out=True)
 def full(size, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     shape = _full_size(size, "full")
     fill_value = _num(fill_value)
@@ -452,26 +452,26 @@ def _like_device(input):
     return "meta" if input._meta else None
 
 
-@register("zeros_like", family=F, method=False, raw=True)
+@register("zeros_like", family=F, namespace="torch", raw=True)
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     shape, dt = _like(input, dtype, "zeros_like")
     return _factory(shape, 0, dt, requires_grad, device if device is not None else _like_device(input), "zeros_like")
 
 
-@register("ones_like", family=F, method=False, raw=True)
+@register("ones_like", family=F, namespace="torch", raw=True)
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     shape, dt = _like(input, dtype, "ones_like")
     return _factory(shape, 1, dt, requires_grad, device if device is not None else _like_device(input), "ones_like")
 
 
-@register("empty_like", family=F, method=False, raw=True,
+@register("empty_like", family=F, namespace="torch", raw=True,
           note="memory is zero-filled (torch leaves it uninitialised)")
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
     shape, dt = _like(input, dtype, "empty_like")
     return _factory(shape, 0, dt, requires_grad, device if device is not None else _like_device(input), "empty_like")
 
 
-@register("full_like", family=F, method=False, raw=True)
+@register("full_like", family=F, namespace="torch", raw=True)
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
     shape, dt = _like(input, dtype, "full_like")
@@ -481,7 +481,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
                     "full_like")
 
 
-@register("scalar_tensor", family=F, method=False, raw=True)
+@register("scalar_tensor", family=F, namespace="torch", raw=True)
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=False):
     s = _num(s)
     _check_dtype(dtype, "scalar_tensor")
@@ -490,7 +490,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=Fals
     return _factory((), s, dt, requires_grad, device, "scalar_tensor")
 
 
-@register("eye", family=F, method=False, raw=True, out=True)
+@register("eye", family=F, namespace="torch", raw=True, out=True)
 def eye(n, m=None, *, dtype=None, layout=None, device=None, requires_grad=False):
     for pos, (arg, v) in enumerate((("n", n), ("m", m)), 1):
         if v is not None and (not isinstance(v, int) or isinstance(v, bool)):
@@ -594,7 +594,7 @@ def _range_args(start, end, step):
     return start, end, step
 
 
-@register("arange", family=F, method=False, raw=True, out=True)
+@register("arange", family=F, namespace="torch", raw=True, out=True)
 def arange(start=0, end=None, step=1, *, dtype=None, layout=None, device=None, requires_grad=False):
     start, end, step = _range_args(start, end, step)
     _check_dtype(dtype, "arange")
@@ -610,7 +610,7 @@ def arange(start=0, end=None, step=1, *, dtype=None, layout=None, device=None, r
                    requires_grad, device)
 
 
-@register("range", family=F, method=False, raw=True, out=True,
+@register("range", family=F, namespace="torch", raw=True, out=True,
           note="deprecated in torch; includes the end point")
 def range_(start=0, end=None, step=1, *, dtype=None, layout=None, device=None, requires_grad=False):
     start, end, step = _range_args(start, end, step)
@@ -665,7 +665,7 @@ def _linspace_values(start, end, steps, dt):
     return np.where(lo, r(s + r(step * r(idx))), r(e - r(step * r(hi))))
 
 
-@register("linspace", family=F, method=False, raw=True, out=True)
+@register("linspace", family=F, namespace="torch", raw=True, out=True)
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None, requires_grad=False):
     start, end = _linspace_point(start, "start"), _linspace_point(end, "end")
     if not isinstance(steps, int) or isinstance(steps, bool):
@@ -697,7 +697,7 @@ def _linspace_point(x, which):
     return x
 
 
-@register("logspace", family=F, method=False, raw=True, out=True)
+@register("logspace", family=F, namespace="torch", raw=True, out=True)
 def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, requires_grad=False):
     start, end = _linspace_point(start, "start"), _linspace_point(end, "end")
     if not isinstance(steps, int) or isinstance(steps, bool):

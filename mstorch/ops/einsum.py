@@ -7,7 +7,7 @@ from . import _msops as ops
 
 from ._helpers import cast
 from ._registry import register
-from .linalg import F, _bf16, _f32, _mm, _no_bool, _scalar_type_msg
+from .products import F, _bf16, _f32, _mm, _no_bool, _scalar_type_msg
 
 
 def _parse_term(term, ndim, k):
@@ -123,7 +123,7 @@ def _contract(a, la, b, lb, keep):
     return out.reshape(tuple(sizes[l] for l in batch + ao + bo)), batch + ao + bo
 
 
-@register("einsum", family=F, method=False)
+@register("einsum", family=F, namespace="torch")
 def einsum(*args):
     if args and isinstance(args[0], ms.Tensor):
         equation, operands = _sublist_equation(args)

@@ -25,7 +25,7 @@ _COMPLEX = (ms.complex64, ms.complex128)
 
 
 def _fft(name, out=True):
-    return register(f"fft.{name}", family=F, function=False, method=False, out=out)
+    return register(f"fft.{name}", family=F, namespace="fft", out=out)
 
 
 def _real_only(x, message):
@@ -196,12 +196,12 @@ def _freq(name, n, d, dtype, device, requires_grad, half):
     return _finish(_host_to_ms(values * scale, dt), requires_grad, device)
 
 
-@register("fft.fftfreq", family=F, function=False, method=False, raw=True, out=True)
+@register("fft.fftfreq", family=F, namespace="fft", raw=True, out=True)
 def fftfreq(n, d=1.0, *, dtype=None, layout=None, device=None, requires_grad=False):
     return _freq("fftfreq", n, d, dtype, device, requires_grad, half=False)
 
 
-@register("fft.rfftfreq", family=F, function=False, method=False, raw=True, out=True)
+@register("fft.rfftfreq", family=F, namespace="fft", raw=True, out=True)
 def rfftfreq(n, d=1.0, *, dtype=None, layout=None, device=None, requires_grad=False):
     return _freq("rfftfreq", n, d, dtype, device, requires_grad, half=True)
 

@@ -439,7 +439,7 @@ def _fill_unpack_error(value):
     return RuntimeError("value cannot be converted to type int64_t without overflow")
 
 
-@register("where", family=F, out=True, method=False)
+@register("where", family=F, out=True, namespace="torch")
 def where(condition, input=None, other=None):
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
@@ -451,7 +451,7 @@ def where(condition, input=None, other=None):
     return _where(condition, a, b)
 
 
-@register("Tensor.where", family=F, function=False, method="where")
+@register("Tensor.where", family=F, namespace="Tensor")
 def where_method(self, condition, other):
     # self.where(condition, other) is torch.where(condition, self, other): the receiver is not the
     # function's first argument, so the method is an entry of its own

@@ -8,7 +8,7 @@ from ._registry import register
 F = "inplace"
 
 
-@register("copy_", family=F, function=False, raw=True)
+@register("copy_", family=F, namespace="Tensor", raw=True)
 def copy_(self, src, non_blocking=False):
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}")
@@ -26,13 +26,13 @@ def _broadcastable(src, dst):
     return all(s == d or s == 1 for s, d in zip(reversed(src), reversed(dst)))
 
 
-@register("zero_", family=F, function=False, raw=True)
+@register("zero_", family=F, namespace="Tensor", raw=True)
 def zero_(self):
     t = self._ms
     return self._write(ops.zeros(t.shape, t.dtype))
 
 
-@register("fill_", family=F, function=False, raw=True)
+@register("fill_", family=F, namespace="Tensor", raw=True)
 def fill_(self, value):
     t = self._ms
     if isinstance(value, Tensor):
@@ -45,6 +45,6 @@ def fill_(self, value):
     return self._write(ops.fill(t.dtype, t.shape, value) if t.ndim else ms.Tensor(value, t.dtype))
 
 
-@register("fill", family=F, method=False, raw=True)
+@register("fill", family=F, namespace="torch", raw=True)
 def fill(input, value):
     return fill_(input.clone(), value)

@@ -1,9 +1,9 @@
-"""Matrix products and friends: matmul, mm, bmm, dot, mv, outer, addmm..., tensordot, einsum, trace,
-cross, cdist, det/inverse/logdet.
-
-MindSpore's CPU MatMul has no bfloat16 kernel: bfloat16 products run in float32 and round back once, as
-torch's CPU kernels effectively do (they accumulate in float). ``ops.einsum`` has no CPU kernel either:
-``einsum`` here parses the equation and reduces it to diagonals, sums, permutes and batched matmuls.
+"""Linear algebra that is not a factorisation: determinants and inverses (torch.det/logdet/slogdet/inverse)
+and the torch.linalg namespace: norms, det/slogdet/inv, solve, matrix_power, multi_dot, vecdot, cross,
+diagonal, matmul, cond. torch.linalg entries are keyed ``linalg.<name>``; ``mstorch/linalg.py`` turns them
+into the module's functions. Where torch.linalg.X is torch.X under another name (det, inv, matmul), the
+entry binds the same implementation as the top-level op. Decompositions live in linalg_decomp.py,
+products in products.py.
 """
 import math
 
@@ -12,614 +12,20 @@ import numpy as np
 from . import _msops as ops
 
 from .. import _dtype as D
-from ._helpers import promote, dtype_of, wrap_dim, _scalar_name, cast
+from ._helpers import dtype_of, wrap_dim, wrap_dims, _scalar_name, cast
 from ._views import fresh
 from ._registry import register
-from .reduction import return_type, needs_grad
-from .pointwise import abs as _abs
+from .reduction import return_type, needs_grad, vector_norm as _vector_norm_math, amax, amin, _out_shape
+from .arithmetic import abs as _abs
 from .. import _ms_private as P
 from ..autograd._higher_order import own_backward
+from .products import _broadcast_batch, _mm, _CPP, matmul, cross as _cross
+from .linalg_decomp import LinAlgError, host_array, host_result, check_matrix, eye_like, mT, svdvals_ms, _node
+from .shape import diagonal as _diagonal
+
 
 F = "linalg"
-_bf16 = ms.bfloat16
-_f32 = ms.float32
-
-# torch's messages name dtypes by their C++ types here
-_CPP = {ms.float32: "float", ms.float64: "double", ms.float16: "c10::Half", ms.bfloat16: "c10::BFloat16",
-        ms.int64: "long int", ms.int32: "int", ms.int16: "short int", ms.int8: "signed char",
-        ms.uint8: "unsigned char", ms.bool_: "bool", ms.complex64: "c10::complex<float>",
-        ms.complex128: "c10::complex<double>"}
-
-
-def _node(name, fwd, bwd):
-    """An autograd node of ours: ``fwd(*tensors) -> (outputs, saved)``, ``bwd(saved, *grads) -> grads``."""
-    def forward(node, *args):
-        outs, saved = fwd(*args)
-        node.save_for_backward(*saved)
-        return outs
-
-    def backward(node, *grads):
-        r = bwd(node.saved_tensors, *grads)
-        return r if isinstance(r, tuple) else (r,)
-    cls = type(name, (P.FunctionBase,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
-
-    def apply(*args):
-        out = cls.apply(*args)
-        for o in out if isinstance(out, tuple) else (out,):
-            P.set_function_of_output(o, cls)   # grad_fn keeps its name after backward frees the node
-        return out
-    return apply
-
-
-def _no_bool(t, kernel):
-    if t.dtype == ms.bool_:
-        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
-
-
-def _same_dtype_mm(a, b):
-    if a.dtype != b.dtype:
-        raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {_CPP[a.dtype]} != {_CPP[b.dtype]}")
-
-
-def _scalar_type_msg(expected, found):
-    raise RuntimeError(f"expected scalar type {_scalar_name(expected)} but found {_scalar_name(found)}")
-
-
-_MATMUL = ops.MatMul()
-
-
-def _mm(a, b):
-    """torch.matmul's broadcasting over MindSpore kernels; bfloat16 computed in float32."""
-    if a.dtype == _bf16:
-        return cast(_mm(cast(a, _f32), cast(b, _f32)), _bf16)
-    if a.size == 0 and b.size == 0:
-        return ops.matmul(a, b)     # an empty inner dimension: zeros (the guarded kernel, see _msops)
-    if a.ndim == 2 and b.ndim == 2:
-        # the classic MatMul primitive: its backward records completely, so double backward
-        # (gradient penalties, MAML, Hessian-vector products) is right; the backward of ops.matmul's
-        # MatMulExt consumes views of its saved operands and loses their edges (measured, 2.10 CPU)
-        return _MATMUL(a, b)
-    if a.ndim <= 2 and b.ndim <= 2:   # a 1-D operand: a row or column of a 2-D product
-        out = _MATMUL(a.reshape(1, -1) if a.ndim == 1 else a, b.reshape(-1, 1) if b.ndim == 1 else b)
-        return out.reshape(tuple(a.shape[:-1]) + tuple(b.shape[1:]))
-    if b.ndim == 2:
-        # (..., n, k) @ (k, m): one 2-D product over the folded leading dims
-        return _MATMUL(a.reshape(-1, a.shape[-1]), b).reshape(tuple(a.shape[:-1]) + (b.shape[-1],))
-    # batched products go through BatchMatMul: MatMul's backward fails for some size-1 batch shapes
-    a2 = a.reshape(1, -1) if a.ndim == 1 else a
-    b2 = b.reshape(-1, 1) if b.ndim == 1 else b
-    batch = _broadcast_batch(a2.shape[:-2], b2.shape[:-2])
-    n, k, m = a2.shape[-2], a2.shape[-1], b2.shape[-1]
-    a3 = ops.broadcast_to(a2, batch + (n, k)) if tuple(a2.shape[:-2]) != batch else a2
-    b3 = ops.broadcast_to(b2, batch + (k, m)) if tuple(b2.shape[:-2]) != batch else b2
-    out = ops.bmm(a3.reshape(-1, n, k), b3.reshape(-1, k, m)).reshape(batch + (n, m))
-    if a.ndim == 1:
-        out = out.squeeze(-2)
-    if b.ndim == 1:
-        out = out.squeeze(-1)
-    return out
-
-
-def _broadcast_batch(sa, sb):
-    out = []
-    na, nb = len(sa), len(sb)
-    n = max(na, nb)
-    for i in range(n):
-        x = sa[i - n + na] if i - n + na >= 0 else 1
-        y = sb[i - n + nb] if i - n + nb >= 0 else 1
-        if x != y and x != 1 and y != 1:
-            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
-                               f"non-singleton dimension {i}")
-        out.append(max(x, y) if x and y else 0)
-    return tuple(out)
-
-
-def _check_dot(a, b):
-    if a.ndim != 1 or b.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
-    if a.dtype != b.dtype:
-        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_scalar_name(a)} and "
-                           f"{_scalar_name(b)}")
-    if a.shape[0] != b.shape[0]:
-        n, m = a.shape[0], b.shape[0]
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
-                           f"number of elements, but got {n} and {m} elements respectively")
-    _no_bool(a, "dot")
-
-
-def _check_mv(mat, vec):
-    if mat.ndim != 2 or vec.ndim != 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {mat.ndim}, {vec.ndim}")
-    if mat.shape[1] != vec.shape[0]:
-        raise RuntimeError(f"size mismatch, got input ({mat.shape[0]}), mat ({mat.shape[0]}x{mat.shape[1]}), "
-                           f"vec ({vec.shape[0]})")
-
-
-def _check_mm_shapes(a, b):
-    if a.shape[1] != b.shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
-                           f"{b.shape[0]}x{b.shape[1]})")
-
-
-def _check_bmm_shapes(a, b):
-    if b.shape[0] != a.shape[0] or b.shape[1] != a.shape[2]:
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{a.shape[0]}, "
-                           f"{a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
-
-
-# --- products -----------------------------------------------------------------------------------
-
-@register("matmul", family=F, out=True)
-def matmul(input, other):
-    a, b = input, other
-    if a.ndim == 0 or b.ndim == 0:
-        raise RuntimeError(
-            f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D")
-    if a.ndim == 1 and b.ndim == 1:
-        return dot(a, b)
-    _same_dtype_mm(a, b)
-    _no_bool(a, "addmm_impl_cpu_")
-    if a.ndim <= 2 and b.ndim <= 2:
-        if b.ndim == 1:
-            _check_mv(a, b)
-        else:
-            _check_mm_shapes(a.reshape(1, -1) if a.ndim == 1 else a, b)
-    else:
-        k = b.shape[-2] if b.ndim > 1 else b.shape[0]
-        if a.shape[-1] != k:
-            n = a.shape[-3] if a.ndim > 2 else 1
-            raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{n}, "
-                               f"{a.shape[-1]}] but got: [{b.shape[-3] if b.ndim > 2 else 1}, {k}].")
-        if a.ndim > 2 and b.ndim > 2:
-            _broadcast_batch(a.shape[:-2], b.shape[:-2])
-    return _mm(a, b)
-
-
-@register("mm", family=F, out=True)
-def mm(input, mat2):
-    if input.ndim != 2:
-        raise RuntimeError("self must be a matrix")
-    if mat2.ndim != 2:
-        raise RuntimeError("mat2 must be a matrix")
-    _same_dtype_mm(input, mat2)
-    _no_bool(input, "addmm_impl_cpu_")
-    _check_mm_shapes(input, mat2)
-    return _mm(input, mat2)
-
-
-@register("bmm", family=F, out=True)
-def bmm(input, mat2):
-    if input.ndim != 3:
-        raise RuntimeError("batch1 must be a 3D tensor")
-    if mat2.ndim != 3:
-        raise RuntimeError("batch2 must be a 3D tensor")
-    _check_bmm_shapes(input, mat2)
-    if input.dtype != mat2.dtype:
-        _scalar_type_msg(input, mat2)
-    _no_bool(input, "bmm")
-    return _mm(input, mat2)
-
-
-@register("dot", family=F, out=True)
-def dot(input, other):
-    _check_dot(input, other)
-    return _mm(input.reshape(1, -1), other.reshape(-1, 1)).reshape(())
-
-
-@register("vdot", family=F, out=True)
-def vdot(input, other):
-    _check_dot(input, other)
-    if input.dtype in (ms.complex64, ms.complex128):
-        input = ops.conj(input)
-    return _mm(input.reshape(1, -1), other.reshape(-1, 1)).reshape(())
-
-
-@register("mv", family=F, out=True)
-def mv(input, vec):
-    _check_mv(input, vec)
-    if input.dtype != vec.dtype:
-        n = _scalar_name(vec)
-        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {n}, {_scalar_name(input)}, "
-                           f"and {n}")
-    _no_bool(input, "addmv_impl_cpu")
-    return _mm(input, vec.reshape(-1, 1)).reshape(-1)
-
-
-def _mul(a, b):
-    if a.dtype == ms.bool_:
-        return ops.logical_and(a, b)
-    if a.dtype == _bf16:
-        return cast(ops.mul(cast(a, _f32), cast(b, _f32)), _bf16)
-    return ops.mul(a, b)
-
-
-@register("outer", family=F, out=True, aliases=("ger",))
-def outer(input, vec2):
-    for t, name in ((input, "self"), (vec2, "vec2")):
-        if t.ndim != 1:
-            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
-    a, b, _ = promote(input, vec2)
-    return _mul(a.reshape(-1, 1), b.reshape(1, -1))
-
-
-def _scaled(t, s):
-    """s * t for a Python scalar s, in t's dtype (torch converts alpha/beta to the result type)."""
-    if s == 1:
-        return t
-    d = dtype_of(t)
-    if d._cat <= D._INT:
-        s = int(s)
-    if t.dtype == _bf16:
-        return cast(ops.mul(cast(t, _f32), s), _bf16)
-    if d is D.bool_:
-        return t if s else ops.zeros_like(t)
-    return ops.mul(t, ms.Tensor(s, t.dtype))
-
-
-def _add_scaled(input, product, beta, alpha, target_shape, name):
-    """beta * input + alpha * product, with input broadcast to the product's shape (beta=0 ignores it)."""
-    if input.dtype != product.dtype:
-        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_scalar_name(input)} and "
-                           f"{_scalar_name(product)}")
-    if tuple(input.shape) != tuple(target_shape):
-        _expandable(input.shape, target_shape)
-        input = ops.broadcast_to(input, tuple(target_shape))
-    out = _scaled(product, alpha)
-    if beta == 0:
-        return out
-    x = _scaled(input, beta)
-    if x.dtype == _bf16:
-        return cast(ops.add(cast(x, _f32), cast(out, _f32)), _bf16)
-    return ops.logical_or(x, out) if x.dtype == ms.bool_ else ops.add(x, out)
-
-
-def _expandable(src, dst):
-    src, dst = tuple(src), tuple(dst)
-    off = len(dst) - len(src)
-    ok = off >= 0 and all(s == 1 or s == d for s, d in zip(src, dst[off:]))
-    if not ok:
-        bad = next((i for i, (s, d) in enumerate(zip(src, dst[max(off, 0):])) if s != 1 and s != d), 0)
-        raise RuntimeError(
-            f"The expanded size of the tensor ({dst[bad + max(off, 0)] if dst else 0}) must match the existing "
-            f"size ({src[bad] if src else 0}) at non-singleton dimension {bad + max(off, 0)}.  Target sizes: "
-            f"{list(dst)}.  Tensor sizes: {list(src)}")
-
-
-@register("addmm", family=F, out=True, inplace="addmm_")
-def addmm(input, mat1, mat2, *, beta=1, alpha=1):
-    for t, name in ((mat1, "mat1"), (mat2, "mat2")):
-        if t.ndim != 2:
-            raise RuntimeError(f"{name} must be a matrix, got {t.ndim}-D tensor")
-    _same_dtype_mm(mat1, mat2)
-    _check_mm_shapes(mat1, mat2)
-    _no_bool(mat1, "addmm_impl_cpu_")
-    return _add_scaled(input, _mm(mat1, mat2), beta, alpha, (mat1.shape[0], mat2.shape[1]), "addmm")
-
-
-@register("addmv", family=F, out=True, inplace="addmv_")
-def addmv(input, mat, vec, *, beta=1, alpha=1):
-    _check_mv(mat, vec)
-    if len({input.dtype, mat.dtype, vec.dtype}) != 1:
-        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_scalar_name(input)}, "
-                           f"{_scalar_name(mat)}, and {_scalar_name(vec)}")
-    _no_bool(mat, "addmv_impl_cpu")
-    return _add_scaled(input, _mm(mat, vec.reshape(-1, 1)).reshape(-1), beta, alpha, (mat.shape[0],), "addmv")
-
-
-def _check_batches(b1, b2):
-    for t, name in ((b1, "batch1"), (b2, "batch2")):
-        if t.ndim < 3:   # torch reads size(2) before it checks the rank
-            raise IndexError(f"Dimension out of range (expected to be in range of [{-max(t.ndim, 1)}, "
-                             f"{max(t.ndim, 1) - 1}], but got 2)")
-        if t.ndim != 3:
-            raise RuntimeError(f"{name} must be a 3D tensor")
-    _check_bmm_shapes(b1, b2)
-    if b1.dtype != b2.dtype:
-        _scalar_type_msg(b1, b2)
-    _no_bool(b1, "bmm")
-
-
-@register("addbmm", family=F, out=True, inplace="addbmm_")
-def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
-    # torch's order: size(1)/size(2) read, input expanded to the result, then rank, batches, matrix sizes
-    for t in (batch1, batch2):
-        if t.ndim < 3:
-            raise IndexError(f"Dimension out of range (expected to be in range of [{-max(t.ndim, 1)}, "
-                             f"{max(t.ndim, 1) - 1}], but got 2)")
-    n, p = batch1.shape[1], batch2.shape[2]
-    if tuple(input.shape) != (n, p):
-        _expandable(input.shape, (n, p))
-    for t, name in ((batch1, "batch1"), (batch2, "batch2")):
-        if t.ndim != 3:
-            raise RuntimeError(f"{name} must be a 3D tensor")
-    if batch1.shape[0] != batch2.shape[0]:
-        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {batch1.shape[0]} and "
-                           f"{batch2.shape[0]}")
-    if batch1.shape[2] != batch2.shape[1]:
-        raise RuntimeError(f"Incompatible matrix sizes for bmm ({batch1.shape[1]}x{batch1.shape[2]} and "
-                           f"{batch2.shape[1]}x{batch2.shape[2]})")
-    _check_batches(batch1, batch2)
-    # sum_b b1[b] @ b2[b] is one matmul over the concatenated inner dimension
-    a = batch1.transpose(1, 0, 2).reshape(n, -1)
-    b = batch2.reshape(-1, p)
-    return _add_scaled(input, _mm(a, b), beta, alpha, (n, p), "addbmm")
-
-
-@register("baddbmm", family=F, out=True, inplace="baddbmm_")
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
-    _check_batches(batch1, batch2)
-    shape = (batch1.shape[0], batch1.shape[1], batch2.shape[2])
-    return _add_scaled(input, _mm(batch1, batch2), beta, alpha, shape, "baddbmm")
-
-
-@register("addr", family=F, out=True, inplace="addr_")
-def addr(input, vec1, vec2, *, beta=1, alpha=1):
-    for t, name in ((vec1, "vec1"), (vec2, "vec2")):
-        if t.ndim != 1:
-            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {t.ndim}-D")
-    prod = outer(vec1, vec2)
-    if input.dtype != prod.dtype:
-        _scalar_type_msg(prod, input)
-    return _add_scaled(input, prod, beta, alpha, tuple(prod.shape), "addr")
-
-
-@register("inner", family=F, out=True)
-def inner(input, other):
-    if input.ndim == 0 or other.ndim == 0:
-        a, b, _ = promote(input, other)
-        return _mul(a, b)
-    if input.shape[-1] != other.shape[-1]:
-        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
-                           f"{list(input.shape)} and {list(other.shape)}")
-    if input.dtype != other.dtype:
-        raise RuntimeError("both inputs should have same dtype")
-    k = input.shape[-1]
-    # explicit row counts: reshape(-1, 0) of an empty tensor is ambiguous
-    out = _mm(input.reshape(math.prod(input.shape[:-1]), k), other.reshape(math.prod(other.shape[:-1]), k).T)
-    return out.reshape(tuple(input.shape[:-1]) + tuple(other.shape[:-1]))
-
-
-@register("kron", family=F, out=True)
-def kron(input, other):
-    a, b, _ = promote(input, other)
-    n = max(a.ndim, b.ndim)
-    sa = (1,) * (n - a.ndim) + tuple(a.shape)
-    sb = (1,) * (n - b.ndim) + tuple(b.shape)
-    # interleave: a as (a0, 1, a1, 1, ...) times b as (1, b0, 1, b1, ...)
-    ea = a.reshape(tuple(x for s in sa for x in (s, 1)))
-    eb = b.reshape(tuple(x for s in sb for x in (1, s)))
-    return _mul(ea, eb).reshape(tuple(x * y for x, y in zip(sa, sb)))
-
-
-@register("tensordot", family=F, method=False, out=True)
-def tensordot(a, b, dims=2):
-    if isinstance(dims, ms.Tensor):
-        dims = dims.asnumpy().tolist()
-    if isinstance(dims, int):
-        if dims < 0:
-            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
-        da, db = list(range(a.ndim - dims, a.ndim)), list(range(dims))
-    else:
-        da, db = dims
-        da, db = ([da] if isinstance(da, int) else list(da)), ([db] if isinstance(db, int) else list(db))
-        if len(da) != len(db):
-            raise RuntimeError("both dimension lists should have same length")
-    if a.dtype != b.dtype:
-        raise RuntimeError("both inputs should have same dtype")
-    da = [wrap_dim(d, a.ndim) for d in da]
-    db = [wrap_dim(d, b.ndim) for d in db]
-    for x, y in zip(da, db):
-        if a.shape[x] != b.shape[y]:
-            raise RuntimeError(f"contracted dimensions need to match, but first has size {a.shape[x]} in dim "
-                               f"{x if not isinstance(dims, int) else x - a.ndim} and second has size "
-                               f"{b.shape[y]} in dim {y}")
-    fa = [d for d in range(a.ndim) if d not in da]
-    fb = [d for d in range(b.ndim) if d not in db]
-    k = math.prod(a.shape[d] for d in da)
-    pa = a.transpose(*(fa + da)) if fa + da != list(range(a.ndim)) else a
-    pb = b.transpose(*(db + fb)) if db + fb != list(range(b.ndim)) else b
-    out = _mm(pa.reshape(math.prod(a.shape[d] for d in fa), k), pb.reshape(k, math.prod(b.shape[d] for d in fb)))
-    return out.reshape(tuple(a.shape[d] for d in fa) + tuple(b.shape[d] for d in fb))
-
-
-@register("chain_matmul", family=F, method=False, out=True)
-def chain_matmul(*matrices):
-    if not matrices:
-        raise RuntimeError("chain_matmul(): Expected one or more matrices")
-    for m in matrices:
-        if m.ndim != 2:
-            raise RuntimeError(f"Tensor dimension is {m.ndim}, expected 2 instead.")
-    out = matrices[0]
-    if len(matrices) == 1:
-        return fresh(out)
-    for m in matrices[1:]:
-        out = mm(out, m)
-    return out
-
-
-@register("trace", family=F)
-def trace(input):
-    if input.ndim != 2:
-        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
-    _no_bool(input, "trace")
-    d = ops.diagonal(input)
-    if input.dtype == _bf16:
-        return cast(ops.sum(cast(d, _f32)), _bf16)
-    if dtype_of(input)._cat == D._INT:
-        d = cast(d, ms.int64)   # torch sums integers in int64
-    return ops.sum(d)
-
-
-@register("cross", family=F, out=True)
-def cross(input, other, dim=None):
-    shape = _broadcast_batch(input.shape, other.shape)
-    if input.dtype != other.dtype:
-        _scalar_type_msg(input, other)
-    _no_bool(input, "cross")
-    if dim is None:
-        dim = next((i for i, s in enumerate(shape) if s == 3), None)
-        if dim is None:
-            raise RuntimeError("no dimension of size 3 in input")
-    dim = wrap_dim(dim, len(shape))
-    if input.shape[dim - len(shape) + input.ndim] != 3 or other.shape[dim - len(shape) + other.ndim] != 3:
-        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
-                           f"{input.shape[dim - len(shape) + input.ndim]} and "
-                           f"{other.shape[dim - len(shape) + other.ndim]}")
-    a, b = ops.broadcast_to(input, shape), ops.broadcast_to(other, shape)
-    if a.dtype == _bf16:
-        return cast(cross(cast(a, _f32), cast(b, _f32), dim), _bf16)
-    x = [ops.narrow(a, dim, i, 1) for i in range(3)]
-    y = [ops.narrow(b, dim, i, 1) for i in range(3)]
-    c = [ops.sub(ops.mul(x[1], y[2]), ops.mul(x[2], y[1])),
-         ops.sub(ops.mul(x[2], y[0]), ops.mul(x[0], y[2])),
-         ops.sub(ops.mul(x[0], y[1]), ops.mul(x[1], y[0]))]
-    return ops.cat(c, dim)
-
-
-@register("cdist", family=F, method=False)
-def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
-    for t, name in ((x1, "X1"), (x2, "X2")):
-        if dtype_of(t)._cat != D._FLOAT:
-            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {_scalar_name(t)}")
-        if t.ndim < 2:
-            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {t.ndim}D")
-    if x1.shape[-1] != x2.shape[-1]:
-        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: "
-                           f"{x2.shape[-1]}")
-    if x1.dtype != x2.dtype:
-        _scalar_type_msg(x1, x2)
-    if x1.dtype in (ms.float16, _bf16):
-        raise NotImplementedError(f"\"cdist\" not implemented for '{_scalar_name(x1)}'")
-    if p < 0:
-        raise RuntimeError("cdist only supports non-negative p values")
-    batch = _broadcast_batch(x1.shape[:-2], x2.shape[:-2])
-    a = ops.broadcast_to(x1, batch + tuple(x1.shape[-2:])) if batch else x1
-    b = ops.broadcast_to(x2, batch + tuple(x2.shape[-2:])) if batch else x2
-    diff = ops.sub(ops.expand_dims(a, -2), ops.expand_dims(b, -3))   # (..., P, R, M)
-    return _p_norm_last(diff, p)
-
-
-@register("pdist", family=F, method=False, functional=True)
-def pdist(input, p=2):
-    """The distances between every pair of rows i < j, in torch's order (row-major upper triangle)."""
-    if input.ndim != 2:
-        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
-    if dtype_of(input)._cat != D._FLOAT:
-        raise RuntimeError("pdist only supports floating-point dtypes")
-    if input.dtype in (ms.float16, _bf16):
-        raise NotImplementedError(f"\"pdist\" not implemented for '{_scalar_name(input)}'")
-    if p < 0:
-        raise RuntimeError("pdist only supports non-negative p values")
-    n = input.shape[0]
-    i, j = np.triu_indices(n, 1)
-    if i.size == 0 or input.shape[1] == 0:   # no pairs, or no coordinates: zeros that still lead back
-        return ops.mul(ops.zeros((i.size,), input.dtype), ops.sum(input))   # to input (zero gradient)
-    rows_i = ops.gather(input, ms.Tensor(i.astype(np.int64)), 0)
-    rows_j = ops.gather(input, ms.Tensor(j.astype(np.int64)), 0)
-    return _p_norm_last(ops.sub(rows_i, rows_j), p)
-
-
-def _euclid_fwd(diff):
-    r = ops.sqrt(ops.sum(ops.square(diff), -1))
-    return r, (diff, r)
-
-
-def _euclid_bwd(saved, g):
-    # torch's gradient (g * diff) / r, in that order, taken after the root: a huge coordinate whose
-    # square overflowed gets a finite g * diff / inf = 0 (the chain through the square would give
-    # 0 * inf = NaN); zero where r == 0
-    diff, r = saved
-    r1 = ops.expand_dims(r, -1)
-    gd = ops.mul(ops.expand_dims(g, -1), diff)
-    return ops.where(ops.eq(r1, 0), ops.zeros_like(gd), ops.div(gd, r1))
-
-
-_euclid_node = _node("CdistBackward0", _euclid_fwd, _euclid_bwd)
-
-
-def _euclid(diff):
-    return _euclid_node(diff) if needs_grad(diff) else _euclid_fwd(diff)[0]
-
-
-def _p_norm_last(diff, p):
-    """The p-norm over the last dimension (p = 0 counts non-zeros), with torch's zero gradient where
-    two points coincide."""
-    absd = ops.abs(diff)
-    if p == 0:   # a count: torch's gradient is zero (not absent)
-        return ops.add(ops.sum(cast(ops.ne(diff, 0), diff.dtype), -1), ops.mul(ops.sum(diff, -1), 0))
-    if p == 1:
-        return ops.sum(absd, -1)
-    if math.isinf(p):
-        # torch's gradient goes in full to every coordinate at the maximum (amax would share it):
-        # the value is the maximum itself, the gradient that of the sum over the maximal coordinates
-        fixed = ops.stop_gradient(absd)
-        top = ops.amax(fixed, -1, True)
-        picked = ops.sum(ops.mul(absd, cast(ops.equal(fixed, top), absd.dtype)), -1)
-        slope = ops.sub(picked, ops.stop_gradient(picked))
-        return ops.add(ops.squeeze(top, -1), ops.where(ops.isfinite(picked), slope, ops.zeros_like(slope)))
-    if p == 2:
-        return _euclid(diff)
-    else:        # |d|**p has an infinite slope at 0 for p < 1: torch's gradient there is 0
-        nz = ops.gt(absd, 0)
-        powd = ops.pow(ops.where(nz, absd, ops.ones_like(absd)), p)
-        s = ops.sum(ops.where(nz, powd, ops.zeros_like(absd)), -1)
-    # torch's backward gives 0 (not NaN) where two points coincide: keep the root off zero (NaN stays NaN)
-    pos = ops.logical_not(ops.le(s, 0))
-    safe = ops.where(pos, s, ops.ones_like(s))
-    root = ops.sqrt(safe) if p == 2 else ops.pow(safe, 1.0 / p)
-    return ops.where(pos, root, ops.zeros_like(s))
-
-
-# --- inputs MindSpore's factorisations get wrong -------------------------------------------------
-
-class LinAlgError(RuntimeError):
-    """torch.linalg.LinAlgError: a RuntimeError raised for singular or non-definite inputs."""
-
-
-LinAlgError.__module__ = "torch.linalg"
-
-
-def host_array(t):
-    """``t`` on the host when MindSpore's linear-algebra kernels would get it wrong, else None: a
-    non-finite entry, or one past the square root of the dtype's largest value (LAPACK scales such
-    matrices; MindSpore's Eigen kernels square them and overflow). Tensors that need a gradient stay
-    on MindSpore's kernels, whose autograd the host results lack."""
-    if t.dtype not in (ms.float32, ms.float64, ms.complex64, ms.complex128) or t.size == 0 or \
-            (P.requires_grad(t) and P.grad_enabled()):
-        return None
-    a = t.asnumpy()
-    big = math.sqrt(np.finfo(a.real.dtype).max)
-    if np.isfinite(a).all() and not (np.abs(a) > big).any():
-        return None
-    return a
-
-
-def host_result(x, like):
-    """A host array as a tensor of ``like``'s dtype (a tensor's, or a NumPy type)."""
-    return ms.Tensor(np.ascontiguousarray(x).astype(dtype_of(like)._np if isinstance(like, ms.Tensor) else like))
-
-
-def host_svd(a, compute_uv, full_matrices=False, name="linalg.svd"):
-    """LAPACK's SVD of a host array batch, as torch's: a NaN is refused (LAPACK's NaN check), a matrix
-    with an infinite entry gives NaN everywhere."""
-    flat = a.reshape((-1,) + a.shape[-2:])
-    bad = np.isnan(flat).any(axis=(-2, -1))
-    if bad.any():
-        where = f"(Batch element {int(bad.nonzero()[0][0])}): " if a.ndim > 2 else ""
-        raise LinAlgError(f"{name}: {where}The algorithm failed to converge because the input matrix contained "
-                          "non-finite values.")
-    inf = ~np.isfinite(flat).all(axis=(-2, -1))
-    clean = np.where(inf[:, None, None], 0, flat)
-    if not compute_uv:
-        s = np.linalg.svd(clean, compute_uv=False)
-        s[inf] = np.nan
-        return s.reshape(a.shape[:-2] + s.shape[-1:])
-    u, s, vh = np.linalg.svd(clean, full_matrices=full_matrices)
-    for x in (u, s, vh):
-        x[inf] = np.nan
-    return tuple(x.reshape(a.shape[:-2] + x.shape[1:]) for x in (u, s, vh))
-
+NS = "torch.linalg"
 
 # --- determinants and inverses (MindSpore has CPU kernels for float32/64 and complex) -------------
 
@@ -803,3 +209,338 @@ def _host_inv(a):
         except np.linalg.LinAlgError:
             out[i] = np.nan
     return out.reshape(a.shape)
+
+
+_COMPLEX = (ms.complex64, ms.complex128)
+
+slogdet_rt = return_type("linalg_slogdet", ("sign", "logabsdet"))
+inv_ex_rt = return_type("linalg_inv_ex", ("inverse", "info"))
+solve_ex_rt = return_type("linalg_solve_ex", ("result", "info"))
+
+
+def _same(name, opdef, **kw):
+    """torch.linalg.<name> is the top-level op under another name: bind the same implementation."""
+    return register(f"linalg.{name}", family=NS, namespace="linalg", **kw)(opdef.impl)
+
+
+_same("det", det)
+_same("inv", inverse, out=True)
+_same("matmul", matmul, out=True)
+
+
+@register("linalg.slogdet", family=NS, namespace="linalg", out=True)
+def linalg_slogdet(A):
+    return slogdet_rt(*slogdet(A))
+
+
+# --- norms --------------------------------------------------------------------------------------
+
+def _fmt(x):
+    """A Scalar as torch prints it in messages (2, -1, inf, 0.5)."""
+    if isinstance(x, float) and x.is_integer():
+        return str(int(x))
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+def _norm_dtype(x, dtype, name):
+    """Apply torch's dtype= rules of the norms: the input is converted to dtype before the reduction."""
+    if dtype is None:
+        return x
+    dt = dtype
+    if dt._cat < D._FLOAT:
+        raise RuntimeError(f"{name}: dtype should be floating point or complex, but got {_scalar_name(ops.zeros((), dt._ms))}")
+    src = dtype_of(x)
+    if src._cat == D._COMPLEX and dt._cat != D._COMPLEX:
+        raise RuntimeError(f"{name}: dtype should be complex for complex inputs, but got "
+                           f"{_scalar_name(ops.zeros((), dt._ms))}")
+    if D.promote_types(src, dt) is not dt:
+        raise RuntimeError(f"{name}: the dtype of the input ({_scalar_name(x)}) should be convertible without "
+                           f"narrowing to the specified dtype ({_scalar_name(ops.zeros((), dt._ms))})")
+    return cast(x, dt._ms) if x.dtype != dt._ms else x
+
+
+def _check_float(x, name):
+    if dtype_of(x)._cat < D._FLOAT:
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_scalar_name(x)}")
+
+
+@register("linalg.vector_norm", family=NS, namespace="linalg", out=True)
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    if isinstance(ord, str) or not isinstance(ord, (int, float)):
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not {type(ord).__name__}")
+    _check_float(x, "linalg.vector_norm")
+    x = _norm_dtype(x, dtype, "linalg.vector_norm")
+    axes = () if dim is None else wrap_dims(dim, x.ndim)
+    if x.size == 0 and (ord < 0 or ord == math.inf):
+        if not axes:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {_fmt(ord)} norm on an empty tensor because "
+                               "the operation does not have an identity")
+        for d in (dim if isinstance(dim, (tuple, list)) else (dim,)):
+            if x.shape[wrap_dim(d, x.ndim)] == 0:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {_fmt(ord)} norm on the dimension {d}"
+                                   "because this dimension is empty and the operation does not have an identity")
+    low = x.dtype in (ms.float16, ms.bfloat16)
+    xc = cast(x, ms.float32) if low else x
+    r = _vector_norm_math(xc, ord, axes, keepdim)
+    return cast(r, x.dtype) if low else r
+
+
+def _matrix_dims(A, dim):
+    if len(dim) != 2:
+        raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got " + " ".join(map(str, dim)))
+    d0, d1 = wrap_dim(dim[0], A.ndim), wrap_dim(dim[1], A.ndim)
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
+    return d0, d1
+
+
+def _keep(r, d0, d1, keepdim):
+    if keepdim:
+        for d in sorted((d0, d1)):
+            r = ops.expand_dims(r, d)
+    return r
+
+
+def _svd_norm(A, d0, d1, keepdim, fn):
+    x = ops.moveaxis(A, (d0, d1), (-2, -1))
+    return _keep(fn(svdvals_ms(x), -1), d0, d1, keepdim)
+
+
+@register("linalg.matrix_norm", family=NS, namespace="linalg", out=True)
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    name = "linalg.matrix_norm"
+    if isinstance(ord, str):
+        if ord not in ("fro", "nuc"):
+            raise RuntimeError(f"{name}: Order {ord} not supported.")
+    elif abs(ord) not in (1, 2, math.inf):
+        raise RuntimeError(f"{name}: Order {_fmt(ord)} not supported.")
+    if A.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    _check_float(A, name)
+    if ord in ("nuc", 2, -2) and A.dtype in (ms.float16, ms.bfloat16):
+        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {_scalar_name(A)}")
+    dim = (dim,) if isinstance(dim, int) else tuple(dim)
+    d0, d1 = _matrix_dims(A, dim)
+    A = _norm_dtype(A, dtype, name)
+    if ord == "fro":
+        return vector_norm(A, 2, (d0, d1), keepdim)
+    if ord == "nuc":
+        return _svd_norm(A, d0, d1, keepdim, lambda s, d: ops.sum(s, d))
+    if ord in (2, -2):
+        return _svd_norm(A, d0, d1, keepdim, lambda s, d: (amax if ord > 0 else amin)(s, d, False))
+    # 1 / inf: the largest column / row sum of |A|
+    inner, outer = (d0, d1) if abs(ord) == 1 else (d1, d0)
+    sums = vector_norm(A, 1, inner, True)
+    r = (amax if ord > 0 else amin)(sums, outer, True)
+    if not keepdim:
+        r = r.reshape(_out_shape(r.shape, (d0, d1), False))
+    return r
+
+
+@register("linalg.norm", family=NS, namespace="linalg", out=True)
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    if dim is not None:
+        dims = [dim] if isinstance(dim, int) else list(dim)
+        if len(dims) not in (1, 2):
+            raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {dims}")
+    elif ord is not None and A.ndim not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
+                           f"{A.ndim}D.")
+    if isinstance(ord, str):
+        return matrix_norm(A, ord, (0, 1) if dim is None else dim, keepdim, dtype=dtype)
+    if ord is not None and ((dim is not None and len(dims) == 2) or (dim is None and A.ndim == 2)):
+        return matrix_norm(A, ord, (0, 1) if dim is None else dims, keepdim, dtype=dtype)
+    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+
+
+@register("linalg.cond", family=NS, namespace="linalg", out=True)
+def cond(A, p=None):
+    if A.ndim < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    if p in (None, 2, -2):
+        check_matrix(A, "linalg.cond")
+        s = svdvals_ms(A)
+        big, small = amax(s, -1, False), amin(s, -1, False)
+        return ops.div(small, big) if p == -2 else ops.div(big, small)
+    check_matrix(A, f"linalg.cond(ord={_fmt(p)})", square=True)
+    return ops.mul(matrix_norm(A, p), matrix_norm(inverse(A), p))
+
+
+# --- inverses and solves ------------------------------------------------------------------------
+
+@register("linalg.inv_ex", family=NS, namespace="linalg", out=True,
+          note="info is 1 for a singular matrix (torch gives the index of LU's zero pivot)")
+def inv_ex(A, *, check_errors=False):
+    check_matrix(A, "linalg.inv", square=True)
+    if A.shape[-1] == 0:
+        return inv_ex_rt(A.copy(), ops.zeros(tuple(A.shape[:-2]), ms.int32))
+    bad = is_singular(A)
+    info = cast(bad, ms.int32)
+    if not bool(bad.any()):
+        return inv_ex_rt(inverse(A), info)
+    if check_errors:
+        raise singular_error("linalg.inv_ex", A, bad)
+    nan = ops.full(tuple(A.shape), math.nan, dtype=A.dtype)
+    safe = ops.where(ops.expand_dims(ops.expand_dims(bad, -1), -1), eye_like(A), A)
+    return inv_ex_rt(ops.where(ops.expand_dims(ops.expand_dims(bad, -1), -1), nan, inverse_value(safe)), info)
+
+
+def _solve_args(A, B, left, name="linalg.solve"):
+    check_matrix(A, name, square=True, kernel="lu_cpu")
+    if A.dtype != B.dtype:
+        raise RuntimeError(f"{name}: Expected A and B to have the same dtype, but found A of type "
+                           f"{_scalar_name(A)} and B of type {_scalar_name(B)} instead")
+    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    b = ops.expand_dims(B, -1) if vector else B
+    if vector and not left:   # torch compares A with B seen as a column
+        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation XA = B "
+                           f"({A.shape[-2]}x{A.shape[-1]} and {b.shape[-2]}x{b.shape[-1]})")
+    if not left:
+        A, b = mT(A), mT(b)
+    if A.shape[-1] != b.shape[-2]:
+        rows, cols = (b.shape[-2], b.shape[-1]) if left else (b.shape[-1], b.shape[-2])
+        eq = "AX = B" if left else "XA = B"
+        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation {eq} "
+                           f"({A.shape[-2]}x{A.shape[-1]} and {rows}x{cols})")
+    batch = _broadcast_batch(A.shape[:-2], b.shape[:-2])
+    if tuple(A.shape[:-2]) != batch:
+        A = ops.broadcast_to(A, batch + tuple(A.shape[-2:]))
+    if tuple(b.shape[:-2]) != batch:
+        b = ops.broadcast_to(b, batch + tuple(b.shape[-2:]))
+    return A, b, vector
+
+
+def _finish_solve(x, vector, left):
+    if vector:
+        return ops.squeeze(x, -1)
+    return x if left else mT(x)
+
+
+@register("linalg.solve", family=NS, namespace="linalg", out=True)
+def solve(A, B, *, left=True):
+    a, b, vector = _solve_args(A, B, left)
+    if a.shape[-1] == 0 or b.size == 0:
+        return _finish_solve(ops.zeros(tuple(b.shape), b.dtype), vector, left)
+    if bool(is_singular(a).any()):
+        raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.")
+    return _finish_solve(_solve_node(a, b) if needs_grad(a) or needs_grad(b) else ops.matrix_solve(a, b),
+                         vector, left)
+
+
+def _solve_fwd(a, b):
+    x = ops.matrix_solve(a, b)
+    return x, (a, x)
+
+
+def _solve_backward(saved, gx):
+    # MindSpore's MatrixSolve backward returns float32 gradients for float64 inputs: X = A^-1 B gives
+    # gB = A^-H gX, gA = -gB X^H
+    a, x = saved
+    # recording (double backward): through our own node again, whose gradients are right in float64
+    gb = _solve_node(mT(a), gx) if needs_grad(gx) or needs_grad(a) else ops.matrix_solve(mT(a), gx)
+    return ops.neg(_mm(gb, mT(x))), gb
+
+
+_solve_node = _node("LinalgSolveExBackward0", _solve_fwd, _solve_backward)
+
+
+@register("linalg.solve_ex", family=NS, namespace="linalg", out=True,
+          note="a singular system gives info = 1 and a result of NaN (torch: LU's pivot index and its partial result)")
+def solve_ex(A, B, *, left=True, check_errors=False):
+    a, b, vector = _solve_args(A, B, left)
+    bad = is_singular(a) if a.shape[-1] else ops.zeros(tuple(a.shape[:-2]), ms.bool_)
+    info = cast(bad, ms.int32)
+    if not bool(bad.any()):
+        return solve_ex_rt(solve(A, B, left=left), info)
+    if check_errors:
+        raise LinAlgError("torch.linalg.solve_ex: The solver failed because the input matrix is singular.")
+    mask = ops.expand_dims(ops.expand_dims(bad, -1), -1)
+    x = ops.matrix_solve(ops.where(mask, eye_like(a), a), b)
+    x = ops.where(mask, ops.full(tuple(x.shape), math.nan, dtype=x.dtype), x)
+    return solve_ex_rt(_finish_solve(x, vector, left), info)
+
+
+# --- products -----------------------------------------------------------------------------------
+
+@register("linalg.matrix_power", family=NS, namespace="linalg", out=True)
+def matrix_power(A, n):
+    name = "linalg.matrix_power"
+    if A.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {A.shape[-2]} by "
+                           f"{A.shape[-1]} matrices")
+    if n == 0:   # the identity, on A's graph (torch's gradient is zero, not absent)
+        return ops.add(ops.mul(A, 0), eye_like(A)) if A.dtype != ms.bool_ else ops.logical_or(eye_like(A), False)
+    if n < 0:
+        A, n = inverse(A), -n
+    if n == 1:
+        return A.copy()
+    result, base = None, A
+    while n:
+        if n & 1:
+            result = base if result is None else _mm(result, base)
+        n >>= 1
+        if n:
+            base = _mm(base, base)
+    return result
+
+
+@register("linalg.multi_dot", family=NS, namespace="linalg", out=True)
+def multi_dot(tensors):
+    ts = list(tensors)
+    n = len(ts)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    first, last = ts[0], ts[-1]
+    if first.ndim not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the first tensor must be 1D or 2D but got {first.ndim}D")
+    if last.ndim not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the last tensor must be 1D or 2D but got {last.ndim}D")
+    for i in range(1, n - 1):
+        if ts[i].ndim != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {ts[i].ndim}D")
+    out_shape = ([first.shape[0]] if first.ndim == 2 else []) + ([last.shape[1]] if last.ndim == 2 else [])
+    ts[0] = first.reshape(1, -1) if first.ndim == 1 else first
+    ts[-1] = last.reshape(-1, 1) if last.ndim == 1 else last
+    for i in range(1, n):
+        if ts[i].dtype != ts[0].dtype:
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                               f"{_CPP[ts[0].dtype]} and tensor {i} {_CPP[ts[i].dtype]}")
+        if ts[i - 1].shape[-1] != ts[i].shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i - 1} and {i} with shapes {list(ts[i - 1].shape)} and "
+                               f"{list(ts[i].shape)} cannot be multiplied")
+    r = ts[0]
+    for t in ts[1:]:
+        r = _mm(r, t)
+    return r.reshape(tuple(out_shape))
+
+
+@register("linalg.vecdot", family=NS, namespace="linalg", out=True)
+def vecdot(x, y, *, dim=-1):
+    _check_float(x, "linalg.vecdot")
+    if x.dtype != y.dtype:
+        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+                           f"{_scalar_name(x)} and y of type {_scalar_name(y)} instead")
+    shape = _broadcast_batch(x.shape, y.shape)
+    d = wrap_dim(dim, len(shape))
+    xc = ops.conj(x) if x.dtype in _COMPLEX else x
+    p = ops.mul(xc, y)
+    if p.dtype in (ms.float16, ms.bfloat16):
+        return cast(ops.sum(cast(p, ms.float32), d), p.dtype)
+    return ops.sum(p, d)
+
+
+@register("linalg.cross", family=NS, namespace="linalg", out=True)
+def cross(input, other, *, dim=-1):
+    shape = _broadcast_batch(input.shape, other.shape)
+    d = wrap_dim(dim, len(shape))
+    ni, no = input.shape[d - len(shape) + input.ndim], other.shape[d - len(shape) + other.ndim]
+    if ni != 3 or no != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {ni} and {no}")
+    return _cross(input, other, d)
+
+
+@register("linalg.diagonal", family=NS, namespace="linalg", raw=True)
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    return _diagonal.impl(A, offset, dim1, dim2)

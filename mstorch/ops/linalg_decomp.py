@@ -8,6 +8,8 @@ its backward is MindSpore ops. Singular and eigen vectors are unique only up to 
 not MindSpore's); values, reconstructions and sign-invariant gradients match torch.
 """
 
+import math
+
 import mindspore as ms
 import numpy as np
 from . import _msops as ops
@@ -16,10 +18,62 @@ from mindspore.ops.operations.math_ops import MatrixTriangularSolve
 from .. import _dtype as D
 from ._helpers import dtype_of, _scalar_name, cast
 from ._registry import register
-from .linalg import _broadcast_batch, _mm, _node, LinAlgError, host_array, host_result, host_svd
+from .products import _broadcast_batch, _mm, _node
 from .reduction import return_type, needs_grad
 from .. import _ms_private as P
 from ..autograd._higher_order import own_backward
+
+# --- inputs MindSpore's factorisations get wrong -------------------------------------------------
+
+class LinAlgError(RuntimeError):
+    """torch.linalg.LinAlgError: a RuntimeError raised for singular or non-definite inputs."""
+
+
+LinAlgError.__module__ = "torch.linalg"
+
+
+def host_array(t):
+    """``t`` on the host when MindSpore's linear-algebra kernels would get it wrong, else None: a
+    non-finite entry, or one past the square root of the dtype's largest value (LAPACK scales such
+    matrices; MindSpore's Eigen kernels square them and overflow). Tensors that need a gradient stay
+    on MindSpore's kernels, whose autograd the host results lack."""
+    if t.dtype not in (ms.float32, ms.float64, ms.complex64, ms.complex128) or t.size == 0 or \
+            (P.requires_grad(t) and P.grad_enabled()):
+        return None
+    a = t.asnumpy()
+    big = math.sqrt(np.finfo(a.real.dtype).max)
+    if np.isfinite(a).all() and not (np.abs(a) > big).any():
+        return None
+    return a
+
+
+def host_result(x, like):
+    """A host array as a tensor of ``like``'s dtype (a tensor's, or a NumPy type)."""
+    return ms.Tensor(np.ascontiguousarray(x).astype(dtype_of(like)._np if isinstance(like, ms.Tensor) else like))
+
+
+def host_svd(a, compute_uv, full_matrices=False, name="linalg.svd"):
+    """LAPACK's SVD of a host array batch, as torch's: a NaN is refused (LAPACK's NaN check), a matrix
+    with an infinite entry gives NaN everywhere."""
+    flat = a.reshape((-1,) + a.shape[-2:])
+    bad = np.isnan(flat).any(axis=(-2, -1))
+    if bad.any():
+        where = f"(Batch element {int(bad.nonzero()[0][0])}): " if a.ndim > 2 else ""
+        raise LinAlgError(f"{name}: {where}The algorithm failed to converge because the input matrix contained "
+                          "non-finite values.")
+    inf = ~np.isfinite(flat).all(axis=(-2, -1))
+    clean = np.where(inf[:, None, None], 0, flat)
+    if not compute_uv:
+        s = np.linalg.svd(clean, compute_uv=False)
+        s[inf] = np.nan
+        return s.reshape(a.shape[:-2] + s.shape[-1:])
+    u, s, vh = np.linalg.svd(clean, full_matrices=full_matrices)
+    for x in (u, s, vh):
+        x[inf] = np.nan
+    return tuple(x.reshape(a.shape[:-2] + x.shape[1:]) for x in (u, s, vh))
+
+
+
 
 F = "torch.linalg"
 _COMPLEX = (ms.complex64, ms.complex128)
@@ -128,7 +182,7 @@ def _leading_minor_failure(a):
     return None
 
 
-@register("linalg.cholesky", family=F, function=False, method=False, out=True)
+@register("linalg.cholesky", family=F, namespace="linalg", out=True)
 def cholesky(A, *, upper=False):
     check_matrix(A, "linalg.cholesky", square=True, kernel="cholesky_cpu")
     if A.shape[-1] == 0:
@@ -197,7 +251,7 @@ def _qr_value(A, mode):
 _qr_nodes = {mode: _node("LinalgQrBackward0", _qr_fwd(mode), _qr_backward) for mode in ("reduced", "complete")}
 
 
-@register("linalg.qr", family=F, function=False, method=False, out=True)
+@register("linalg.qr", family=F, namespace="linalg", out=True)
 def qr(A, mode="reduced"):
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
@@ -229,7 +283,7 @@ def _svd_check(A, driver, name="linalg.svd"):
     check_matrix(A, "linalg.svd", kernel="linalg_svd_cpu")
 
 
-@register("linalg.svd", family=F, function=False, method=False, out=True,
+@register("linalg.svd", family=F, namespace="linalg", out=True,
           note="singular vectors may differ from torch's by sign (U, Vh columns/rows flipped together)")
 def svd(A, full_matrices=True, *, driver=None):
     _svd_check(A, driver)
@@ -298,7 +352,7 @@ def svdvals_ms(A):
     return ms_svd(A, compute_uv=False)
 
 
-@register("linalg.svdvals", family=F, function=False, method=False, out=True)
+@register("linalg.svdvals", family=F, namespace="linalg", out=True)
 def svdvals(A, *, driver=None):
     _svd_check(A, driver)
     return svdvals_ms(A)
@@ -346,7 +400,7 @@ def _eigh_check(A, UPLO, name):
     return UPLO.upper()
 
 
-@register("linalg.eigh", family=F, function=False, method=False, out=True,
+@register("linalg.eigh", family=F, namespace="linalg", out=True,
           note="computed by LAPACK through NumPy on the host; eigenvectors may differ from torch's by sign")
 def eigh(A, UPLO="L"):
     uplo = _eigh_check(A, UPLO, "linalg.eigh")
@@ -355,7 +409,7 @@ def eigh(A, UPLO="L"):
     return eigh_rt(*_eigh_host(A, uplo))
 
 
-@register("linalg.eigvalsh", family=F, function=False, method=False, out=True)
+@register("linalg.eigvalsh", family=F, namespace="linalg", out=True)
 def eigvalsh(A, UPLO="L"):
     uplo = _eigh_check(A, UPLO, "linalg.eigvalsh")
     if needs_grad(A):
@@ -378,7 +432,7 @@ def _eig_check(A, name):
 _TO_COMPLEX = {ms.float32: ms.complex64, ms.float64: ms.complex128}
 
 
-@register("linalg.eig", family=F, function=False, method=False, out=True,
+@register("linalg.eig", family=F, namespace="linalg", out=True,
           note="no gradient; eigenvalues may come in another order than torch's (LAPACK's order is unspecified)")
 def eig(A):
     _eig_check(A, "linalg.eig")
@@ -388,7 +442,7 @@ def eig(A):
     return eig_rt(w, ops.div(v, cast(norms, v.dtype)))
 
 
-@register("linalg.eigvals", family=F, function=False, method=False, out=True,
+@register("linalg.eigvals", family=F, namespace="linalg", out=True,
           note="no gradient; eigenvalues may come in another order than torch's")
 def eigvals(A):
     _eig_check(A, "linalg.eigvals")
@@ -397,7 +451,7 @@ def eigvals(A):
 
 # --- solve_triangular ---------------------------------------------------------------------------
 
-@register("linalg.solve_triangular", family=F, function=False, method=False, out=True)
+@register("linalg.solve_triangular", family=F, namespace="linalg", out=True)
 def solve_triangular(A, B, *, upper=None, left=True, unitriangular=False):
     if upper is None:
         raise TypeError('linalg_solve_triangular() missing 1 required positional arguments: "upper"')
@@ -468,7 +522,7 @@ def pinv_backward(g, p, a):
     return ops.sub(r, _mm(_mm(phk, p), a))
 
 
-@register("linalg.pinv", family=F, function=False, method=False, out=True)
+@register("linalg.pinv", family=F, namespace="linalg", out=True)
 def pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None):
     if dtype_of(A)._cat < D._FLOAT or A.ndim < 2 or A.dtype in (ms.float16, ms.bfloat16):
         raise RuntimeError(f"linalg.pinv({_scalar_name(A)}{{{list(A.shape)}}}): expected a tensor with 2 or more "
@@ -486,7 +540,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None):
     return _node("LinalgPinvBackward0", fwd, lambda saved, g: pinv_backward(g, saved[1], saved[0]))(A)
 
 
-@register("linalg.matrix_rank", family=F, function=False, method=False, out=True)
+@register("linalg.matrix_rank", family=F, namespace="linalg", out=True)
 def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
     if A.dtype not in (ms.float32, ms.float64, ms.complex64, ms.complex128):
         raise RuntimeError("This function doesn't handle types other than float and double")
@@ -504,7 +558,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
 _LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 
-@register("linalg.lstsq", family=F, function=False, method=False,
+@register("linalg.lstsq", family=F, namespace="linalg",
           note="solved through the SVD (the minimum-norm solution, as gelsy/gelsd/gelss give)")
 def lstsq(A, B, rcond=None, *, driver=None):
     if driver is not None and driver not in _LSTSQ_DRIVERS:

@@ -72,22 +72,22 @@ def _c(v, x):
 
 # --- the F forms of the top-level ops (inplace=, dim=None) -----------------------------------------
 
-@register("nn.functional.relu", family=F, function=False, method=False, functional="relu", raw=True)
+@register("nn.functional.relu", family=F, namespace="nn.functional", raw=True)
 def f_relu(input, inplace=False):
     return _done(input, _top.relu(_src(input, "relu", inplace)), inplace)
 
 
-@register("nn.functional.selu", family=F, function=False, method=False, functional="selu", raw=True)
+@register("nn.functional.selu", family=F, namespace="nn.functional", raw=True)
 def f_selu(input, inplace=False):
     return _done(input, _top.selu(_src(input, "selu", inplace)), inplace)
 
 
-@register("nn.functional.celu", family=F, function=False, method=False, functional="celu", raw=True)
+@register("nn.functional.celu", family=F, namespace="nn.functional", raw=True)
 def f_celu(input, alpha=1.0, inplace=False):
     return _done(input, _top.celu(_src(input, "celu", inplace), alpha), inplace)
 
 
-@register("nn.functional.threshold", family=F, function=False, method=False, functional="threshold", raw=True)
+@register("nn.functional.threshold", family=F, namespace="nn.functional", raw=True)
 def f_threshold(input, threshold, value, inplace=False):
     x = _src(input, "threshold", inplace)
     if x.dtype is _bool:
@@ -96,12 +96,12 @@ def f_threshold(input, threshold, value, inplace=False):
     return _done(input, ops.where(ops.less_equal(x, _c(threshold, x)), _c(value, x), x), inplace)
 
 
-@register("nn.functional.sigmoid", family=F, function=False, method=False, functional="sigmoid")
+@register("nn.functional.sigmoid", family=F, namespace="nn.functional")
 def f_sigmoid(input):
     return OPS["sigmoid"](input)
 
 
-@register("nn.functional.tanh", family=F, function=False, method=False, functional="tanh")
+@register("nn.functional.tanh", family=F, namespace="nn.functional")
 def f_tanh(input):
     return OPS["tanh"](input)
 
@@ -112,21 +112,21 @@ def _implicit_dim(name, ndim, stacklevel):
     return 0 if ndim in (0, 1, 3) else 1
 
 
-@register("nn.functional.softmax", family=F, function=False, method=False, functional="softmax")
+@register("nn.functional.softmax", family=F, namespace="nn.functional")
 def f_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _implicit_dim("softmax", input.ndim, _stacklevel)
     return _top.softmax(input, dim, dtype)
 
 
-@register("nn.functional.log_softmax", family=F, function=False, method=False, functional="log_softmax")
+@register("nn.functional.log_softmax", family=F, namespace="nn.functional")
 def f_log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _implicit_dim("log_softmax", input.ndim, _stacklevel)
     return _top.log_softmax(input, dim, dtype)
 
 
-@register("softmin", family=F, function=False, method=False, functional=True)
+@register("softmin", family=F, namespace="nn.functional")
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _implicit_dim("softmin", input.ndim, _stacklevel)
@@ -151,7 +151,7 @@ def _hardtanh(x, lo, hi):
     return ops.where(ops.less_equal(x, lo_t), lo_t, ops.where(ops.greater_equal(x, hi_t), hi_t, x))
 
 
-@register("hardtanh", family=F, function=False, method=False, functional=True, raw=True)
+@register("hardtanh", family=F, namespace="nn.functional", raw=True)
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     x = _src(input, "hardtanh", inplace)
     if min_val > max_val:
@@ -159,12 +159,12 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     return _done(input, _hardtanh(x, min_val, max_val), inplace)
 
 
-@register("hardtanh_", family=F, function=False, method=False, functional=True, raw=True)
+@register("hardtanh_", family=F, namespace="nn.functional", raw=True)
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
     return input._write(_hardtanh(_src(input, "hardtanh_"), min_val, max_val))
 
 
-@register("relu6", family=F, function=False, method=False, functional=True, raw=True)
+@register("relu6", family=F, namespace="nn.functional", raw=True)
 def relu6(input, inplace=False):
     return _done(input, _hardtanh(_src(input, "relu6", inplace), 0, 6), inplace)
 
@@ -176,12 +176,12 @@ def _leaky_relu(x, slope):
     return ops.where(ops.greater(x, _c(0, x)), x, ops.mul(x, _c(slope, x)))
 
 
-@register("leaky_relu", family=F, function=False, method=False, functional=True, raw=True)
+@register("leaky_relu", family=F, namespace="nn.functional", raw=True)
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     return _done(input, _leaky_relu(_src(input, "leaky_relu", inplace), negative_slope), inplace)
 
 
-@register("leaky_relu_", family=F, function=False, method=False, functional=True, raw=True)
+@register("leaky_relu_", family=F, namespace="nn.functional", raw=True)
 def leaky_relu_(input, negative_slope=0.01):
     return input._write(_leaky_relu(_src(input, "leaky_relu_"), negative_slope))
 
@@ -205,12 +205,12 @@ def _elu1(x):
     return ops.where(ops.greater(x, _c(0, x)), x, ops.expm1(ops.minimum(x, _c(0, x))))
 
 
-@register("elu", family=F, function=False, method=False, functional=True, raw=True)
+@register("elu", family=F, namespace="nn.functional", raw=True)
 def elu(input, alpha=1.0, inplace=False):
     return _done(input, _elu(_src(input, "elu", inplace), alpha), inplace)
 
 
-@register("elu_", family=F, function=False, method=False, functional=True, raw=True)
+@register("elu_", family=F, namespace="nn.functional", raw=True)
 def elu_(input, alpha=1.0):
     return input._write(_elu(_src(input, "elu_"), alpha))
 
@@ -232,7 +232,7 @@ def _gelu(x, approximate):
     return ops.mul(x, ops.mul(ops.erfc(ops.mul(x, _c(-_SQRT1_2, x))), _c(0.5, x)))
 
 
-@register("gelu", family=F, function=False, method=False, functional=True)
+@register("gelu", family=F, namespace="nn.functional")
 def gelu(input, *, approximate="none"):
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
@@ -245,7 +245,7 @@ def _silu(x):
     return _in_float(ops.silu, x)
 
 
-@register("silu", family=F, function=False, method=False, functional=True, raw=True)
+@register("silu", family=F, namespace="nn.functional", raw=True)
 def silu(input, inplace=False):
     return _done(input, _silu(_src(input, "silu", inplace)), inplace)
 
@@ -258,7 +258,7 @@ def _mish32(x):
     return ops.mul(x, ops.div(n, ops.add(n, _c(2.0, x))))
 
 
-@register("mish", family=F, function=False, method=False, functional=True, raw=True)
+@register("mish", family=F, namespace="nn.functional", raw=True)
 def mish(input, inplace=False):
     x = _src(input, "mish", inplace)
     _float_only(x, "mish_cpu")
@@ -281,7 +281,7 @@ def _hardsigmoid_composed(x):
     return ops.where(inside, ops.add(ops.div(x, _c(6.0, x)), _c(0.5, x)), cast(ops.greater(x, _c(0, x)), x.dtype))
 
 
-@register("hardsigmoid", family=F, function=False, method=False, functional=True, raw=True)
+@register("hardsigmoid", family=F, namespace="nn.functional", raw=True)
 def hardsigmoid(input, inplace=False):
     return _done(input, _hardsigmoid(_src(input, "hardsigmoid", inplace)), inplace)
 
@@ -291,7 +291,7 @@ def _hardswish32(x):
     return ops.mul(x, _hardsigmoid32(x))
 
 
-@register("hardswish", family=F, function=False, method=False, functional=True, raw=True)
+@register("hardswish", family=F, namespace="nn.functional", raw=True)
 def hardswish(input, inplace=False):
     x = _src(input, "hardswish", inplace)
     _float_only(x, "hardswish_cpu")
@@ -306,13 +306,13 @@ def _softplus32(x, beta, threshold):
     return ops.where(ops.greater(z, _c(threshold, x)), x, sp)
 
 
-@register("softplus", family=F, function=False, method=False, functional=True)
+@register("softplus", family=F, namespace="nn.functional")
 def softplus(input, beta=1, threshold=20):
     _float_only(input, "softplus_cpu")
     return _in_float(_softplus32, input, beta, threshold)
 
 
-@register("softsign", family=F, function=False, method=False, functional=True)
+@register("softsign", family=F, namespace="nn.functional")
 def softsign(input):
     if input.dtype is _bool:
         _not_impl("abs_cpu", input)
@@ -323,13 +323,13 @@ def _logsigmoid32(x):
     return ops.neg(_SOFTPLUS(ops.neg(x)))     # Softplus is stable for large inputs
 
 
-@register("logsigmoid", family=F, function=False, method=False, functional=True)
+@register("logsigmoid", family=F, namespace="nn.functional")
 def logsigmoid(input):
     _float_only(input, "log_sigmoid_cpu")
     return _in_float(_logsigmoid32, input)
 
 
-@register("tanhshrink", family=F, function=False, method=False, functional=True)
+@register("tanhshrink", family=F, namespace="nn.functional")
 def tanhshrink(input):
     if input.dtype is _bool:
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
@@ -355,7 +355,7 @@ def _softshrink_composed(x, lambd):
     return ops.where(ops.greater(x, lam), ops.sub(x, lam), inner)
 
 
-@register("softshrink", family=F, function=False, method=False, functional=True)
+@register("softshrink", family=F, namespace="nn.functional")
 def softshrink(input, lambd=0.5):
     _float_only(input, "softshrink_check")
     if lambd < 0:
@@ -363,7 +363,7 @@ def softshrink(input, lambd=0.5):
     return _in_float(_softshrink, input, lambd)
 
 
-@register("glu", family=F, function=False, method=False, functional=True)
+@register("glu", family=F, namespace="nn.functional")
 def glu(input, dim=-1):
     if input.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
@@ -400,20 +400,20 @@ def _rrelu(input, lower, upper, training, generator, inplace):
     return ops.mul(x, n)
 
 
-@register("rrelu", family=F, method=False, functional=True, raw=True)
+@register("rrelu", family=F, namespace=("torch", "nn.functional"), raw=True)
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False, *, generator=None):
     # one entry for torch.rrelu(input, lower, upper, training, generator) and F.rrelu(..., inplace)
     return _done(input, _rrelu(input, lower, upper, training, generator, inplace), inplace)
 
 
-@register("rrelu_", family=F, method=False, functional=True, raw=True)
+@register("rrelu_", family=F, namespace=("torch", "nn.functional"), raw=True)
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, *, generator=None):
     return input._write(_rrelu(input, lower, upper, training, generator, True))
 
 
 # --- normalize -------------------------------------------------------------------------------------
 
-@register("normalize", family=F, function=False, method=False, functional=True, out=True)
+@register("normalize", family=F, namespace="nn.functional", out=True)
 def normalize(input, p=2.0, dim=1, eps=1e-12):
     if dtype_of(input)._cat < D._FLOAT:
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. "
@@ -426,7 +426,7 @@ def normalize(input, p=2.0, dim=1, eps=1e-12):
     return _in_float(run, input)
 
 
-@register("gumbel_softmax", family=F, function=False, method=False, functional=True, raw=True)
+@register("gumbel_softmax", family=F, namespace="nn.functional", raw=True)
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     # composed from Tensor ops, as torch's: the noise is exponential_() from the generator torch would use
     if eps != 1e-10:

@@ -18,7 +18,7 @@ from . import _msops as ops
 from ._helpers import dtype_of, cast
 from ._registry import register
 from .activation import softmax_kernel
-from .linalg import _mm
+from .products import _mm
 from .nn_linear import linear as _linear_op
 from .nn_dropout import dropout as _dropout_op
 from .._tensor import wrap
@@ -130,7 +130,7 @@ def _batch(t):
     return n
 
 
-@register("scaled_dot_product_attention", family=F, function=False, method=False, functional=True)
+@register("scaled_dot_product_attention", family=F, namespace="nn.functional")
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
                                  scale=None, enable_gqa=False):
     _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa)
@@ -254,7 +254,7 @@ def _pad_last(t):
     return ops.concat((t, ops.zeros(tuple(t.shape[:-1]) + (1,), t.dtype)), -1)
 
 
-@register("multi_head_attention_forward", family=F, function=False, method=False, functional=True)
+@register("multi_head_attention_forward", family=F, namespace="nn.functional")
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
                                  bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
                                  training=True, key_padding_mask=None, need_weights=True, attn_mask=None,

@@ -18,7 +18,7 @@ from mindspore.ops import operations as P
 from . import _kernels as kernels
 from ._helpers import dtype_of, cast, graph_inputs
 from ._registry import register
-from .linalg import _mm
+from .products import _mm
 from ..autograd._higher_order import recompute_as
 
 F = "nn.conv"
@@ -243,17 +243,17 @@ def _im2col(x, w, stride, dilation, groups, out):
 kernels.candidates("conv", native=_conv_native, native_alias=_conv_native_alias, im2col=_conv_im2col)
 
 
-@register("conv1d", family=F, method=False, functional=True)
+@register("conv1d", family=F, namespace=("torch", "nn.functional"))
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
 
 
-@register("conv2d", family=F, method=False, functional=True)
+@register("conv2d", family=F, namespace=("torch", "nn.functional"))
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
 
 
-@register("conv3d", family=F, method=False, functional=True)
+@register("conv3d", family=F, namespace=("torch", "nn.functional"))
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
 
@@ -387,25 +387,25 @@ kernels.candidates("conv_transpose", native=_transpose_native, native_alias=_tra
                    composed=_transpose_composed)
 
 
-@register("conv_transpose1d", family=F, method=False, functional=True)
+@register("conv_transpose1d", family=F, namespace=("torch", "nn.functional"))
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 1,
                            "conv_transpose1d")
 
 
-@register("conv_transpose2d", family=F, method=False, functional=True)
+@register("conv_transpose2d", family=F, namespace=("torch", "nn.functional"))
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 2,
                            "conv_transpose2d")
 
 
-@register("conv_transpose3d", family=F, method=False, functional=True)
+@register("conv_transpose3d", family=F, namespace=("torch", "nn.functional"))
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 3,
                            "conv_transpose3d")
 
 
-@register("conv_tbc", family=F, method=False, functional=True)
+@register("conv_tbc", family=F, namespace=("torch", "nn.functional"))
 def conv_tbc(input, weight, bias, pad=0):
     """(time, batch, channel) convolution: weight (kernel, in, out)."""
     if input.ndim != 3:

@@ -7,10 +7,10 @@ from ._helpers import promote, wrap_dim, cast, dtype_of
 from ._registry import PUBLIC, register
 from .nn_loss import F, _c, _float_only, _in_float, _mode, _pair, _reduce, _sg, _tname
 from .reduction import vector_norm
-from .pointwise import abs as _abs
+from .arithmetic import abs as _abs
 
 
-@register("pairwise_distance", family="nn.distance", method=False, functional=True)
+@register("pairwise_distance", family="nn.distance", namespace=("torch", "nn.functional"))
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     a, b, _ = promote(x1, x2)
     _float_only(a, "linalg.vector_norm")
@@ -30,7 +30,7 @@ def _clamped_norm(n, eps):
     return ops.where(small, ops.add(n, _sg(ops.sub(_c(eps, n), n))), n)
 
 
-@register("cosine_similarity", family="nn.distance", method=False, functional=True)
+@register("cosine_similarity", family="nn.distance", namespace=("torch", "nn.functional"))
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     if getattr(x1, "ndim", 1) == 0 or getattr(x2, "ndim", 1) == 0:
         # torch broadcasts first: a 0-d operand promotes as a dimensioned one (bfloat16 and a 0-d float32
@@ -53,7 +53,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     return _in_float(run, a, b)
 
 
-@register("triplet_margin_loss", family=F, function=False, method=False, functional=True)
+@register("triplet_margin_loss", family=F, namespace="nn.functional")
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
     mode = _mode(reduction, size_average, reduce)
@@ -71,7 +71,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     return _reduce(loss, mode)
 
 
-@register("triplet_margin_with_distance_loss", family=F, function=False, method=False, functional=True, raw=True)
+@register("triplet_margin_with_distance_loss", family=F, namespace="nn.functional", raw=True)
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
                                       reduction="mean"):
     # raw: distance_function is any callable on mstorch Tensors (a Module, a lambda)

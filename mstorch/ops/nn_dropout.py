@@ -220,28 +220,28 @@ def _apply(input, p, train, inplace, feature=False, alpha=False, batched=True):
     return input._write(out) if inplace else wrap(out)
 
 
-@register("dropout", family=F, method=False, functional=True, raw=True)
+@register("dropout", family=F, namespace=("torch", "nn.functional"), raw=True)
 def dropout(input, p=0.5, training=True, inplace=False, *, train=None):
     # torch.dropout(input, p, train) shares this entry with F.dropout(input, p, training, inplace)
     return _apply(input, p, training if train is None else train, inplace)
 
 
-@register("alpha_dropout", family=F, method=False, functional=True, raw=True)
+@register("alpha_dropout", family=F, namespace=("torch", "nn.functional"), raw=True)
 def alpha_dropout(input, p=0.5, training=False, inplace=False, *, train=None):
     return _apply(input, p, training if train is None else train, inplace, alpha=True)
 
 
-@register("feature_alpha_dropout", family=F, method=False, functional=True, raw=True)
+@register("feature_alpha_dropout", family=F, namespace=("torch", "nn.functional"), raw=True)
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False, *, train=None):
     return _apply(input, p, training if train is None else train, inplace, feature=True, alpha=True)
 
 
-@register("feature_dropout", family=F, method=False, raw=True)
+@register("feature_dropout", family=F, namespace="torch", raw=True)
 def feature_dropout(input, p, train):
     return _apply(input, p, train, False, feature=True)
 
 
-@register("dropout1d", family=F, function=False, method=False, functional=True, raw=True)
+@register("dropout1d", family=F, namespace="nn.functional", raw=True)
 def dropout1d(input, p=0.5, training=True, inplace=False):
     _check_p(p)
     n = input.dim()
@@ -253,7 +253,7 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
     return _apply(input, p, training, inplace, feature=True, batched=n == 3)
 
 
-@register("dropout2d", family=F, function=False, method=False, functional=True, raw=True)
+@register("dropout2d", family=F, namespace="nn.functional", raw=True)
 def dropout2d(input, p=0.5, training=True, inplace=False):
     _check_p(p)
     n = input.dim()
@@ -273,7 +273,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     return _apply(input, p, training, inplace, feature=True)
 
 
-@register("dropout3d", family=F, function=False, method=False, functional=True, raw=True)
+@register("dropout3d", family=F, namespace="nn.functional", raw=True)
 def dropout3d(input, p=0.5, training=True, inplace=False):
     _check_p(p)
     n = input.dim()

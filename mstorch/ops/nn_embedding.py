@@ -75,7 +75,7 @@ def _grad_scale(y, s):
     return sg + (y - sg) * s
 
 
-@register("embedding", family=F, function=False, method=False, functional=True, raw=True)
+@register("embedding", family=F, namespace="nn.functional", raw=True)
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
     if sparse:
@@ -112,7 +112,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 _MODES = {"sum": 0, "mean": 1, "max": 2}
 
 
-@register("embedding_bag", family=F, function=False, method=False, functional=True, raw=True)
+@register("embedding_bag", family=F, namespace="nn.functional", raw=True)
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
     if weight.dtype is D.int64 and input.is_floating_point():
@@ -238,7 +238,7 @@ def _freq_scale(rows, host, n):
     return _grad_scale(rows, cast(ms.Tensor((1.0 / counts[host])[:, None].astype(np.float32)), rows.dtype))
 
 
-@register("one_hot", family=F, function=False, method=False, functional=True)
+@register("one_hot", family=F, namespace="nn.functional")
 def one_hot(tensor, num_classes=-1):
     if tensor.dtype != ms.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")

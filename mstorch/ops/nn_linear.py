@@ -4,12 +4,12 @@ from . import _msops as ops
 from . import _kernels as kernels
 from ._helpers import dtype_of
 from ._registry import register
-from .linalg import _mm
+from .products import _mm
 
 F = "nn.linear"
 
 
-@register("linear", family=F, function=False, method=False, functional=True)
+@register("linear", family=F, namespace="nn.functional")
 def linear(input, weight, bias=None):
     if input.dtype != weight.dtype or bias is not None and input.ndim == 2 and bias.dtype != weight.dtype:
         _dtype_error(input, weight, bias)
@@ -49,7 +49,7 @@ def _dtype_error(input, weight, bias):
         if bias.dtype != weight.dtype:
             raise RuntimeError(f"self and mat2 must have the same dtype, but got {_n(bias)} and {_n(weight)}")
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_n(input)} and {_n(weight)}")
-    from .pointwise_binary import _c_name
+    from .arithmetic import _c_name
     raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_c_name(dtype_of(input))} != "
                        f"{_c_name(dtype_of(weight))}")
 
@@ -59,7 +59,7 @@ def _n(t):
     return scalar_type_name(dtype_of(t))
 
 
-@register("bilinear", family=F, function=True, method=False, functional=True)
+@register("bilinear", family=F, namespace=("torch", "nn.functional"))
 def bilinear(input1, input2, weight, bias=None):
     # out[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j] + b[o]
     lead = input1.shape[:-1]

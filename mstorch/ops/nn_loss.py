@@ -311,7 +311,7 @@ def _sparse_softmax_ce(x, tg, mode, smoothing, C):
     return ops.mul(out, _c(float(idx.shape[0]), out)) if mode == "sum" else out
 
 
-@register("cross_entropy", family=F, function=False, method=False, functional=True)
+@register("cross_entropy", family=F, namespace="nn.functional")
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
     mode = _mode(reduction, size_average, reduce)
@@ -399,7 +399,7 @@ def _cross_entropy_prob(input, target, weight, mode, ignore_index, smoothing, C)
     return cast(out, x.dtype) if x.dtype in _HALF else out
 
 
-@register("nll_loss", family=F, function=False, method=False, functional=True)
+@register("nll_loss", family=F, namespace="nn.functional")
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     mode = _mode(reduction, size_average, reduce)
     C = input.shape[1] if input.ndim > 1 else input.shape[0] if input.ndim else 0
@@ -415,7 +415,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
 # --- binary cross-entropy ---------------------------------------------------------------------------
 
-@register("binary_cross_entropy", family=F, function=False, method=False, functional=True)
+@register("binary_cross_entropy", family=F, namespace="nn.functional")
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     mode = _mode(reduction, size_average, reduce)
     if tuple(target.shape) != tuple(input.shape):
@@ -480,7 +480,7 @@ def _bce_target_backward(node, grad_outputs, x):
     return (ops.mul(g, ops.sub(ops.log(ops.sub(_c(1, x), x)), ops.log(x))), None)
 
 
-@register("binary_cross_entropy_with_logits", family=F, function=False, method=False, functional=True)
+@register("binary_cross_entropy_with_logits", family=F, namespace="nn.functional")
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
                                      pos_weight=None):
     mode = _mode(reduction, size_average, reduce)
@@ -539,7 +539,7 @@ def _weighted(err, weight, input, mode):
     return ops.sum(err) if mode == "sum" else err
 
 
-@register("l1_loss", family=F, function=False, method=False, functional=True)
+@register("l1_loss", family=F, namespace="nn.functional")
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     _warn_size(input, target)
     mode = _mode(reduction, size_average, reduce)
@@ -555,7 +555,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return _reduce(err, mode)
 
 
-@register("mse_loss", family=F, function=False, method=False, functional=True)
+@register("mse_loss", family=F, namespace="nn.functional")
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     _warn_size(input, target)
     mode = _mode(reduction, size_average, reduce)
@@ -567,7 +567,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     return _reduce(err, mode)
 
 
-@register("smooth_l1_loss", family=F, function=False, method=False, functional=True)
+@register("smooth_l1_loss", family=F, namespace="nn.functional")
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     _warn_size(input, target)
     mode = _mode(reduction, size_average, reduce)
@@ -595,7 +595,7 @@ def _smooth_l1_composed(x, t, beta, mode):
     return _reduce(loss, mode)
 
 
-@register("huber_loss", family=F, function=False, method=False, functional=True)
+@register("huber_loss", family=F, namespace="nn.functional")
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _warn_size(input, target)
     mode = _mode(reduction)
@@ -613,7 +613,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     return _reduce(loss, mode)
 
 
-@register("kl_div", family=F, function=False, method=False, functional=True)
+@register("kl_div", family=F, namespace="nn.functional")
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     if size_average is not None or reduce is not None:
         mode = legacy_reduction(size_average, reduce)
@@ -635,7 +635,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     return out
 
 
-@register("poisson_nll_loss", family=F, function=False, method=False, functional=True)
+@register("poisson_nll_loss", family=F, namespace="nn.functional")
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
     mode = _mode(reduction, size_average, reduce)
@@ -650,7 +650,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     return _reduce(loss, mode)
 
 
-@register("gaussian_nll_loss", family=F, function=False, method=False, functional=True)
+@register("gaussian_nll_loss", family=F, namespace="nn.functional")
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
     if isinstance(var, float):
         if var < 0:
@@ -675,7 +675,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 # --- margin and embedding losses --------------------------------------------------------------------
 
-@register("margin_ranking_loss", family=F, function=False, method=False, functional=True)
+@register("margin_ranking_loss", family=F, namespace="nn.functional")
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     mode = _mode(reduction, size_average, reduce)
     if input1.ndim != input2.ndim or input1.ndim != target.ndim:
@@ -691,7 +691,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     return _reduce(loss, mode)
 
 
-@register("hinge_embedding_loss", family=F, function=False, method=False, functional=True)
+@register("hinge_embedding_loss", family=F, namespace="nn.functional")
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     mode = _mode(reduction, size_average, reduce)
     if dtype_of(input)._cat == D._INT:
@@ -709,7 +709,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     return _reduce(loss, mode)
 
 
-@register("soft_margin_loss", family=F, function=False, method=False, functional=True)
+@register("soft_margin_loss", family=F, namespace="nn.functional")
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     mode = _mode(reduction, size_average, reduce)
     _no_grad_weight(target, "soft_margin_loss", "target")
@@ -725,7 +725,7 @@ def _in_float(fn, x, *rest):
     return fn(x, *rest)
 
 
-@register("multilabel_soft_margin_loss", family=F, function=False, method=False, functional=True)
+@register("multilabel_soft_margin_loss", family=F, namespace="nn.functional")
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce)
@@ -752,7 +752,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     raise ValueError(reduction + " is not valid")
 
 
-@register("cosine_embedding_loss", family=F, function=False, method=False, functional=True)
+@register("cosine_embedding_loss", family=F, namespace="nn.functional")
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     mode = _mode(reduction, size_average, reduce)
     if target.ndim not in (0, 1):
@@ -776,7 +776,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     return _reduce(loss, mode)
 
 
-@register("multi_margin_loss", family=F, function=False, method=False, functional=True)
+@register("multi_margin_loss", family=F, namespace="nn.functional")
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                       reduction="mean"):
     mode = _mode(reduction, size_average, reduce)
@@ -818,7 +818,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     return cast(out, input.dtype) if input.dtype in _HALF else out
 
 
-@register("multilabel_margin_loss", family=F, function=False, method=False, functional=True)
+@register("multilabel_margin_loss", family=F, namespace="nn.functional")
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     mode = _mode(reduction, size_average, reduce)
     if input.ndim > 2 or (input.ndim == 2 and input.shape[1] == 0) or (input.ndim < 2 and input.size == 0):
@@ -863,7 +863,7 @@ def _lengths(v, name, n):
     return a
 
 
-@register("ctc_loss", family=F, function=False, method=False, functional=True)
+@register("ctc_loss", family=F, namespace="nn.functional")
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
     mode = _mode(reduction)
     batched = log_probs.ndim == 3

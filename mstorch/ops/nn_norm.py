@@ -193,7 +193,7 @@ def _verify_batch_size(size):
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
 
 
-@register("batch_norm", family=F, function=False, method=False, functional=True, raw=True)
+@register("batch_norm", family=F, namespace="nn.functional", raw=True)
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
                eps=1e-5):
     if training:
@@ -209,7 +209,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 # --- instance norm: batch norm over (1, N*C, *) as torch computes it --------------------------------
 
-@register("instance_norm", family=F, function=False, method=False, functional=True, raw=True)
+@register("instance_norm", family=F, namespace="nn.functional", raw=True)
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
                   momentum=0.1, eps=1e-5):
     shape = tuple(input._ms.shape)
@@ -256,7 +256,7 @@ def _check_normalized(input, normalized_shape, weight, bias, star="*, "):
     return ns
 
 
-@register("layer_norm", family=F, method=False, functional=True)
+@register("layer_norm", family=F, namespace=("torch", "nn.functional"))
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
     if isinstance(normalized_shape, int):
         raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not int")
@@ -295,7 +295,7 @@ def _layer_norm_recompute(node, x, w, b, axis, eps):
 _LAYER_NORM_RECOMPUTE = Recompute(_layer_norm_recompute)
 
 
-@register("rms_norm", family=F, method=False, functional=True)
+@register("rms_norm", family=F, namespace=("torch", "nn.functional"))
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     ns = _check_normalized(input, normalized_shape, weight, None, star="*")
     _not_float(input, "rms_norm")
@@ -316,7 +316,7 @@ _EPS = {ms.float32: 1.1920928955078125e-07, ms.float64: 2.220446049250313e-16}
 
 # --- group norm ------------------------------------------------------------------------------------
 
-@register("group_norm", family=F, method=False, functional=True)
+@register("group_norm", family=F, namespace=("torch", "nn.functional"))
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
     shape = tuple(input.shape)
     if input.ndim < 2:
@@ -353,7 +353,7 @@ def _group_norm_recompute(x, groups, w, b, eps):
 
 # --- local response norm ---------------------------------------------------------------------------
 
-@register("local_response_norm", family=F, function=False, method=False, functional=True)
+@register("local_response_norm", family=F, namespace="nn.functional")
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     dim = input.ndim
     if dim < 3:

@@ -36,7 +36,7 @@ def _check_pad_list(pad):
     return out
 
 
-@register("pad", family=F, function=False, method=False, functional=True)
+@register("pad", family=F, namespace="nn.functional")
 def pad(input, pad, mode="constant", value=None):
     pad = _check_pad_list(pad)
     if len(pad) % 2:

@@ -244,34 +244,34 @@ def _read_pooled(input, k, s, p, d, ceil_mode, n):
     return _read_at(input, idx.squeeze(0) if unbatched else idx, n)
 
 
-@register("max_pool1d", family=F, method=False, functional=True)
+@register("max_pool1d", family=F, namespace=("torch", "nn.functional"))
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 1)
 
 
-@register("max_pool2d", family=F, method=False, functional=True)
+@register("max_pool2d", family=F, namespace=("torch", "nn.functional"))
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 2)
 
 
-@register("max_pool3d", family=F, method=False, functional=True)
+@register("max_pool3d", family=F, namespace=("torch", "nn.functional"))
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 3)
 
 
-@register("max_pool1d_with_indices", family=F, method=False, functional=True)
+@register("max_pool1d_with_indices", family=F, namespace=("torch", "nn.functional"))
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=False):
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, True, 1)
 
 
-@register("max_pool2d_with_indices", family=F, function=False, method=False, functional=True)
+@register("max_pool2d_with_indices", family=F, namespace="nn.functional")
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=False):
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, True, 2)
 
 
-@register("max_pool3d_with_indices", family=F, function=False, method=False, functional=True)
+@register("max_pool3d_with_indices", family=F, namespace="nn.functional")
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=False):
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, True, 3)
@@ -350,18 +350,18 @@ def _avg_divisor(sizes, k, s, p, out, count_include_pad, div):
     return ms.Tensor(grid.reshape((1, 1) + grid.shape))
 
 
-@register("avg_pool1d", family=F, method=False, functional=True)
+@register("avg_pool1d", family=F, namespace=("torch", "nn.functional"))
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
 
 
-@register("avg_pool2d", family=F, function=False, method=False, functional=True)
+@register("avg_pool2d", family=F, namespace="nn.functional")
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
 
 
-@register("avg_pool3d", family=F, function=False, method=False, functional=True)
+@register("avg_pool3d", family=F, namespace="nn.functional")
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)
@@ -462,17 +462,17 @@ def apply_taps(x, axis, taps):
     return out
 
 
-@register("adaptive_avg_pool1d", family=F, method=False, functional=True)
+@register("adaptive_avg_pool1d", family=F, namespace=("torch", "nn.functional"))
 def adaptive_avg_pool1d(input, output_size):
     return _adaptive_avg(input, output_size, 1)
 
 
-@register("adaptive_avg_pool2d", family=F, function=False, method=False, functional=True)
+@register("adaptive_avg_pool2d", family=F, namespace="nn.functional")
 def adaptive_avg_pool2d(input, output_size):
     return _adaptive_avg(input, output_size, 2)
 
 
-@register("adaptive_avg_pool3d", family=F, function=False, method=False, functional=True)
+@register("adaptive_avg_pool3d", family=F, namespace="nn.functional")
 def adaptive_avg_pool3d(input, output_size):
     return _adaptive_avg(input, output_size, 3)
 
@@ -503,34 +503,34 @@ def _adaptive_max(input, output_size, return_indices, n):
     return (out, idx) if return_indices else out
 
 
-@register("adaptive_max_pool1d", family=F, function=False, method=False, functional=True)
+@register("adaptive_max_pool1d", family=F, namespace="nn.functional")
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     return _adaptive_max(input, output_size, return_indices, 1)
 
 
 # torch.adaptive_max_pool1d (top level) returns (values, indices), like F.*_with_indices
-@register("adaptive_max_pool1d_with_indices", family=F, method=False, functional=True,
+@register("adaptive_max_pool1d_with_indices", family=F, namespace=("torch", "nn.functional"),
           aliases=("adaptive_max_pool1d",))
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
     return _adaptive_max(input, output_size, True, 1)
 
 
-@register("adaptive_max_pool2d", family=F, function=False, method=False, functional=True)
+@register("adaptive_max_pool2d", family=F, namespace="nn.functional")
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     return _adaptive_max(input, output_size, return_indices, 2)
 
 
-@register("adaptive_max_pool2d_with_indices", family=F, function=False, method=False, functional=True)
+@register("adaptive_max_pool2d_with_indices", family=F, namespace="nn.functional")
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
     return _adaptive_max(input, output_size, True, 2)
 
 
-@register("adaptive_max_pool3d", family=F, function=False, method=False, functional=True)
+@register("adaptive_max_pool3d", family=F, namespace="nn.functional")
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     return _adaptive_max(input, output_size, return_indices, 3)
 
 
-@register("adaptive_max_pool3d_with_indices", family=F, function=False, method=False, functional=True)
+@register("adaptive_max_pool3d_with_indices", family=F, namespace="nn.functional")
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
     return _adaptive_max(input, output_size, True, 3)
 
@@ -549,17 +549,17 @@ def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, n):
     return ops.pow(ops.mul(out, math.prod(k)), 1.0 / norm_type)
 
 
-@register("lp_pool1d", family=F, function=False, method=False, functional=True)
+@register("lp_pool1d", family=F, namespace="nn.functional")
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 1)
 
 
-@register("lp_pool2d", family=F, function=False, method=False, functional=True)
+@register("lp_pool2d", family=F, namespace="nn.functional")
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 2)
 
 
-@register("lp_pool3d", family=F, function=False, method=False, functional=True)
+@register("lp_pool3d", family=F, namespace="nn.functional")
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3)
 
@@ -613,16 +613,16 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n):
     return out.reshape(lead + tuple(size))
 
 
-@register("max_unpool1d", family=F, function=False, method=False, functional=True)
+@register("max_unpool1d", family=F, namespace="nn.functional")
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 1)
 
 
-@register("max_unpool2d", family=F, function=False, method=False, functional=True)
+@register("max_unpool2d", family=F, namespace="nn.functional")
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2)
 
 
-@register("max_unpool3d", family=F, function=False, method=False, functional=True)
+@register("max_unpool3d", family=F, namespace="nn.functional")
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3)

@@ -18,7 +18,7 @@ from . import _msops as ops
 from ._helpers import dtype_of, cast
 from ._registry import register
 from ..autograd._higher_order import recompute_as
-from .linalg import _mm
+from .products import _mm
 from .nn_conv import _name
 from .nn_pool import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d, apply_taps
 
@@ -38,7 +38,7 @@ def _is_integer(x):
 
 # --- interpolate -------------------------------------------------------------------------------
 
-@register("interpolate", family=F, function=False, method=False, functional=True)
+@register("interpolate", family=F, namespace="nn.functional")
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     if mode in ("nearest", "area", "nearest-exact"):
@@ -256,19 +256,19 @@ def _upsample_deprecated(name):
     warnings.warn(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=3)
 
 
-@register("upsample", family=F, function=False, method=False, functional=True)
+@register("upsample", family=F, namespace="nn.functional")
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     _upsample_deprecated("upsample")
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
-@register("upsample_nearest", family=F, function=False, method=False, functional=True)
+@register("upsample_nearest", family=F, namespace="nn.functional")
 def upsample_nearest(input, size=None, scale_factor=None):
     _upsample_deprecated("upsample_nearest")
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
-@register("upsample_bilinear", family=F, function=False, method=False, functional=True)
+@register("upsample_bilinear", family=F, namespace="nn.functional")
 def upsample_bilinear(input, size=None, scale_factor=None):
     _upsample_deprecated("upsample_bilinear")
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
@@ -280,7 +280,7 @@ _GRID_MODES = ("bilinear", "nearest", "bicubic")
 _GRID_PADDING = ("zeros", "border", "reflection")
 
 
-@register("grid_sample", family=F, function=False, method=False, functional=True)
+@register("grid_sample", family=F, namespace="nn.functional")
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     if mode not in _GRID_MODES:
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
@@ -413,7 +413,7 @@ def _cubic_coeffs(t, a=-0.75):
     return [far(t + 1), near(t), near(1 - t), far(2 - t)]
 
 
-@register("affine_grid", family=F, function=False, method=False, functional=True)
+@register("affine_grid", family=F, namespace="nn.functional")
 def affine_grid(theta, size, align_corners=None):
     if align_corners is None:
         warnings.warn("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
@@ -490,7 +490,7 @@ def _blocks(spatial, kernel, dilation, padding, stride):
             for s, k, d, p, st in zip(spatial, kernel, dilation, padding, stride)]
 
 
-@register("im2col", family=F, function=False, method=False, functional="unfold")
+@register("nn.functional.unfold", family=F, namespace="nn.functional")
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """torch.nn.functional.unfold (im2col; Tensor.unfold is a different op)."""
     kernel, dilation, padding, stride = _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride)
@@ -520,7 +520,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     return out if input.ndim == 4 else out.squeeze(0)
 
 
-@register("fold", family=F, function=False, method=False, functional=True)
+@register("fold", family=F, namespace="nn.functional")
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     output_size, kernel = _pair(output_size), _pair(kernel_size)
     dilation, padding, stride = _pair(dilation), _pair(padding), _pair(stride)
@@ -555,7 +555,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
 
 # --- pixel / channel shuffles (pure data movement: reshape + transpose) ---------------------------
 
-@register("pixel_shuffle", family=F, method=False, functional=True)
+@register("pixel_shuffle", family=F, namespace=("torch", "nn.functional"))
 def pixel_shuffle(input, upscale_factor):
     r = int(upscale_factor)
     if input.ndim < 3:
@@ -574,7 +574,7 @@ def pixel_shuffle(input, upscale_factor):
     return x.reshape(lead + (c // (r * r), h * r, w * r))
 
 
-@register("pixel_unshuffle", family=F, method=False, functional=True)
+@register("pixel_unshuffle", family=F, namespace=("torch", "nn.functional"))
 def pixel_unshuffle(input, downscale_factor):
     r = int(downscale_factor)
     if input.ndim < 3:
@@ -612,11 +612,11 @@ def _channel_shuffle(input, groups):
     return x.reshape((n, c) + rest)
 
 
-@register("channel_shuffle", family=F, method=False, functional=True)
+@register("channel_shuffle", family=F, namespace=("torch", "nn.functional"))
 def channel_shuffle(input, groups):
     return _channel_shuffle(input, groups)
 
 
-@register("native_channel_shuffle", family=F, method=False, functional=True)
+@register("native_channel_shuffle", family=F, namespace=("torch", "nn.functional"))
 def native_channel_shuffle(input, groups):
     return _channel_shuffle(input, groups)

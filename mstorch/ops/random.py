@@ -151,7 +151,7 @@ def _check_uniform(dt, low, high):
 
 # --- in-place samplers -------------------------------------------------------------------------------
 
-@register("uniform_", family=F, function=False, raw=True)
+@register("uniform_", family=F, namespace="Tensor", raw=True)
 def uniform_(self, from_=0, to=1, *, generator=None):
     if self._meta:   # torch's meta kernels write nothing and draw nothing from the generator
         return self
@@ -162,7 +162,7 @@ def uniform_(self, from_=0, to=1, *, generator=None):
     return _fill(self, _uniform_values(gen, self.numel(), dt, low, high))
 
 
-@register("normal_", family=F, function=False, raw=True)
+@register("normal_", family=F, namespace="Tensor", raw=True)
 def normal_(self, mean=0, std=1, *, generator=None):
     if self._meta:   # torch's meta kernels write nothing and draw nothing from the generator
         return self
@@ -260,7 +260,7 @@ def _random_values(gen, n, dt, frm=None, to=None, has_from=False):
     return R.random_full64(gen, n, dt)
 
 
-@register("random_", family=F, function=False, raw=True)
+@register("random_", family=F, namespace="Tensor", raw=True)
 def random_(self, *args, generator=None, **kwargs):
     if self._meta:   # torch's meta kernels write nothing and draw nothing from the generator
         return self
@@ -293,7 +293,7 @@ def _p_host(p):
     return arr
 
 
-@register("bernoulli_", family=F, function=False, raw=True)
+@register("bernoulli_", family=F, namespace="Tensor", raw=True)
 def bernoulli_(self, p=0.5, *, generator=None):
     if self._meta:   # torch's meta kernels write nothing and draw nothing from the generator
         return self
@@ -316,7 +316,7 @@ def bernoulli_(self, p=0.5, *, generator=None):
     return _fill(self, R.to_host(R.bernoulli_scalar(gen, self.numel(), float(p)), self.dtype))
 
 
-@register("exponential_", family=F, function=False, raw=True)
+@register("exponential_", family=F, namespace="Tensor", raw=True)
 def exponential_(self, lambd=1.0, *, generator=None):
     if self._meta:   # torch's meta kernels write nothing and draw nothing from the generator
         return self
@@ -329,7 +329,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
     return _fill(self, R.to_host(R.exponential(gen, self.numel(), float(lambd)), self.dtype))
 
 
-@register("cauchy_", family=F, function=False, raw=True)
+@register("cauchy_", family=F, namespace="Tensor", raw=True)
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     if self._meta:   # torch's meta kernels write nothing and draw nothing from the generator
         return self
@@ -340,7 +340,7 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     return _fill(self, R.to_host(R.cauchy(gen, self.numel(), float(median), float(sigma)), self.dtype))
 
 
-@register("log_normal_", family=F, function=False, raw=True)
+@register("log_normal_", family=F, namespace="Tensor", raw=True)
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     if self._meta:   # torch's meta kernels write nothing and draw nothing from the generator
         return self
@@ -353,7 +353,7 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     return _fill(self, R.to_host(R.log_normal(gen, self.numel(), float(mean), float(std)), self.dtype))
 
 
-@register("geometric_", family=F, function=False, raw=True)
+@register("geometric_", family=F, namespace="Tensor", raw=True)
 def geometric_(self, p, *, generator=None):
     if self._meta:   # torch's meta kernels write nothing and draw nothing from the generator
         return self
@@ -368,7 +368,7 @@ def geometric_(self, p, *, generator=None):
 
 # --- factories -----------------------------------------------------------------------------------
 
-@register("rand", family=F, method=False, raw=True)
+@register("rand", family=F, namespace="torch", raw=True)
 def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
     size = _size_kw(sizes, size, "rand")
@@ -382,7 +382,7 @@ def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, d
     return _new(_uniform_values(gen, n, dt, 0.0, 1.0), dt, shape, out, requires_grad, device)
 
 
-@register("randn", family=F, method=False, raw=True)
+@register("randn", family=F, namespace="torch", raw=True)
 def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False):
     size = _size_kw(sizes, size, "randn")
@@ -421,13 +421,13 @@ def _sampled_like(input, dtype, device, requires_grad, fill):
     return t
 
 
-@register("rand_like", family=F, method=False, raw=True)
+@register("rand_like", family=F, namespace="torch", raw=True)
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
     return _sampled_like(input, dtype, device, requires_grad, lambda t: uniform_(t, 0, 1, generator=generator))
 
 
-@register("randn_like", family=F, method=False, raw=True)
+@register("randn_like", family=F, namespace="torch", raw=True)
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
     return _sampled_like(input, dtype, device, requires_grad, lambda t: normal_(t, 0, 1, generator=generator))
@@ -441,7 +441,7 @@ def _int_arg(v, name):
     return int(v)
 
 
-@register("randint", family=F, method=False, raw=True)
+@register("randint", family=F, namespace="torch", raw=True)
 def randint(*args, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
             pin_memory=False, **kw):
     gen = R._check_generator(generator)
@@ -467,7 +467,7 @@ def randint(*args, generator=None, out=None, dtype=None, layout=None, device=Non
     return _new(vals, dt, shape, out, requires_grad, device)
 
 
-@register("randint_like", family=F, method=False, raw=True)
+@register("randint_like", family=F, namespace="torch", raw=True)
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None, device=None,
                  requires_grad=False, memory_format=None):
     if high is None:
@@ -480,7 +480,7 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=
 _PERM_LIMIT = {D.float16: 2049, D.bfloat16: 257, D.float32: (1 << 24) + 1, D.float64: (1 << 53) + 1}
 
 
-@register("randperm", family=F, method=False, raw=True)
+@register("randperm", family=F, namespace="torch", raw=True)
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
              pin_memory=False):
     gen = R._check_generator(generator)
@@ -511,7 +511,7 @@ def _apply(vals, dt, fn):
     return fn(vals).astype(dt._np)
 
 
-@register("normal", family=F, method=False, raw=True)
+@register("normal", family=F, namespace="torch", raw=True)
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
            pin_memory=False, requires_grad=False):
     gen = R._check_generator(generator)
@@ -625,7 +625,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     return _new(idx.astype(np.int64), D.int64, shape, out, False, None)
 
 
-@register("poisson", family=F, method=False, raw=True)
+@register("poisson", family=F, namespace="torch", raw=True)
 def poisson(input, generator=None):
     gen = R._check_generator(generator)
     dt = input.dtype

@@ -536,12 +536,12 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _var_mean(input, *_var_args("std", input, dim, unbiased, keepdim, correction), root=True)[0]
 
 
-@register("var_mean", family=F, method=False)
+@register("var_mean", family=F, namespace="torch")
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _var_mean(input, *_var_args("var_mean", input, dim, unbiased, keepdim, correction))
 
 
-@register("std_mean", family=F, method=False)
+@register("std_mean", family=F, namespace="torch")
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _var_mean(input, *_var_args("std_mean", input, dim, unbiased, keepdim, correction), root=True)
 
@@ -557,7 +557,7 @@ def _safe_root(s, root, grad):
 def vector_norm(x, p, axes, keepdim):
     """torch.linalg.vector_norm's math on a float or complex tensor (axes () = all)."""
     # MindSpore's Abs of a complex tensor stays complex: take torch's magnitude (a real tensor)
-    a = OPS["abs"].impls["any"](x) if _FROM_MS[x.dtype]._cat == D._COMPLEX else ops.abs(x)
+    a = OPS["abs"].impl(x) if _FROM_MS[x.dtype]._cat == D._COMPLEX else ops.abs(x)
     dt = a.dtype
     if p != 0 and x.size and math.prod(x.shape[d] for d in (axes or range(x.ndim))) == 1:
         # one element per norm: torch's kernel gives |x| without squaring it (no overflow at 1e30)
@@ -692,14 +692,14 @@ def _cum_inplace(name, fn):
     # refuses a different dtype= (the generic form would cast the result back silently)
     def impl(self, dim, *, dtype=None):
         if dtype is not None and dtype is not self.dtype:
-            from .pointwise_binary import _c_name
+            from .arithmetic import _c_name
             raise RuntimeError(f"Bad in-place call: input tensor dtype {_c_name(self.dtype)} and output tensor dtype "
                                f"{_c_name(dtype)} should match")
         if self.dtype is D.bool_:
             raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
         return self._write(fn(self._ms, dim, dtype=self.dtype))
     impl.__name__ = name + "_"
-    return register(name + "_", family=F, function=False, raw=True)(impl)
+    return register(name + "_", family=F, namespace="Tensor", raw=True)(impl)
 
 
 def _cumprod_scan(x, d):

@@ -42,7 +42,7 @@ def _int_arg(x):
 
 # --- view / reshape -----------------------------------------------------------------------------
 
-@register("view", family=F, function=False, raw=True)
+@register("view", family=F, namespace="Tensor", raw=True)
 def view(self, *shape, dtype=None):
     if shape and isinstance(shape[0], D.dtype):
         dtype, shape = shape[0], ()
@@ -87,12 +87,12 @@ def reshape(input, *shape):
     return wrap(r)   # torch copies when strides do not allow a view
 
 
-@register("view_as", family=F, function=False, raw=True)
+@register("view_as", family=F, namespace="Tensor", raw=True)
 def view_as(self, other):
     return view(self, tuple(other._ms.shape))
 
 
-@register("reshape_as", family=F, function=False, raw=True)
+@register("reshape_as", family=F, namespace="Tensor", raw=True)
 def reshape_as(self, other):
     return reshape(self, tuple(other._ms.shape))
 
@@ -170,17 +170,17 @@ def _atleast(tensors, n):
     return out[0] if single else tuple(out)
 
 
-@register("atleast_1d", family=F, method=False, raw=True)
+@register("atleast_1d", family=F, namespace="torch", raw=True)
 def atleast_1d(*tensors):
     return _atleast(tensors, 1)
 
 
-@register("atleast_2d", family=F, method=False, raw=True)
+@register("atleast_2d", family=F, namespace="torch", raw=True)
 def atleast_2d(*tensors):
     return _atleast(tensors, 2)
 
 
-@register("atleast_3d", family=F, method=False, raw=True)
+@register("atleast_3d", family=F, namespace="torch", raw=True)
 def atleast_3d(*tensors):
     return _atleast(tensors, 3)
 
@@ -256,12 +256,12 @@ def movedim(input, source, destination):
 
 # --- expand -----------------------------------------------------------------------------------------
 
-@register("expand", family=F, function=False, raw=True)
+@register("expand", family=F, namespace="Tensor", raw=True)
 def expand(self, *sizes):
     return expand_view(self, shape_args(sizes, "expand"))
 
 
-@register("expand_as", family=F, function=False, raw=True)
+@register("expand_as", family=F, namespace="Tensor", raw=True)
 def expand_as(self, other):
     return expand_view(self, tuple(other._ms.shape))
 
@@ -271,7 +271,7 @@ def broadcast_to(input, size):
     return expand_view(input, shape_args((size,), "broadcast_to"))   # torch's messages name expand
 
 
-@register("broadcast_tensors", family=F, method=False, raw=True)
+@register("broadcast_tensors", family=F, namespace="torch", raw=True)
 def broadcast_tensors(*tensors):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tensors[0]
@@ -279,7 +279,7 @@ def broadcast_tensors(*tensors):
     return tuple(expand_view(t, shape) for t in tensors)
 
 
-@register("meshgrid", family=F, method=False, raw=True)
+@register("meshgrid", family=F, namespace="torch", raw=True)
 def meshgrid(*tensors, indexing=None):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tensors[0]
@@ -310,7 +310,7 @@ def meshgrid(*tensors, indexing=None):
     return tuple(out)
 
 
-@register("cartesian_prod", family=F, method=False, raw=True)
+@register("cartesian_prod", family=F, namespace="torch", raw=True)
 def cartesian_prod(*tensors):
     for t in tensors:
         if t._ms.ndim != 1:
@@ -625,7 +625,7 @@ def rot90(input, k=1, dims=(0, 1)):
     return solid(ops.transpose(_flip(input, (d1,) if k == 1 else (d0,)), tuple(perm)))
 
 
-@register("repeat", family=F, function=False)
+@register("repeat", family=F, namespace="Tensor")
 def repeat(input, *sizes):
     sizes = tuple(shape_args(sizes, "repeat"))
     if len(sizes) < input.ndim:
@@ -740,12 +740,12 @@ def _cat(tensors, dim=0, name="cat"):
     return ops.concat(kept, d)
 
 
-@register("cat", family=F, method=False, out=True, aliases=("concat", "concatenate"))
+@register("cat", family=F, namespace="torch", out=True, aliases=("concat", "concatenate"))
 def cat(tensors, dim=0):
     return _cat(tensors, dim)
 
 
-@register("stack", family=F, method=False, out=True)
+@register("stack", family=F, namespace="torch", out=True)
 def stack(tensors, dim=0):
     tensors = _seq(tensors, "stack")
     ref = tensors[0].shape
@@ -774,23 +774,23 @@ def _ms_atleast(t, n):
     return t.reshape((1,) * (n - k) + tuple(t.shape))
 
 
-@register("hstack", family=F, method=False, out=True)
+@register("hstack", family=F, namespace="torch", out=True)
 def hstack(tensors):
     tensors = [_ms_atleast(t, 1) for t in _seq(tensors, "hstack")]
     return _cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
-@register("vstack", family=F, method=False, out=True, aliases=("row_stack",))
+@register("vstack", family=F, namespace="torch", out=True, aliases=("row_stack",))
 def vstack(tensors):
     return _cat([_ms_atleast(t, 2) for t in _seq(tensors, "vstack")], 0)
 
 
-@register("dstack", family=F, method=False, out=True)
+@register("dstack", family=F, namespace="torch", out=True)
 def dstack(tensors):
     return _cat([_ms_atleast(t, 3) for t in _seq(tensors, "dstack")], 2)
 
 
-@register("column_stack", family=F, method=False, out=True)
+@register("column_stack", family=F, namespace="torch", out=True)
 def column_stack(tensors):
     tensors = [t.reshape(t.size, 1) if t.ndim <= 1 else t for t in _seq(tensors, "column_stack")]
     return _cat(tensors, 1)
@@ -822,7 +822,7 @@ def _windows_pair(dim, size, step, ndim):
     return writeback, derive
 
 
-@register("unfold", family=F, function=False, raw=True)
+@register("unfold", family=F, namespace="Tensor", raw=True)
 def unfold(self, dimension, size, step):
     n = self._ms.ndim
     dim = wrap_dim(dimension, max(n, 1))

@@ -52,24 +52,24 @@ def _become(self, view):
     return self
 
 
-@register("t_", family=F, function=False, raw=True)
+@register("t_", family=F, namespace="Tensor", raw=True)
 def t_(self):
     if self._ms.ndim > 2:
         raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {self._ms.ndim}D")
     return _become(self, _shape.t(self))
 
 
-@register("transpose_", family=F, function=False, raw=True, aliases=("swapaxes_", "swapdims_"))
+@register("transpose_", family=F, namespace="Tensor", raw=True, aliases=("swapaxes_", "swapdims_"))
 def transpose_(self, dim0, dim1):
     return _become(self, _shape.transpose(self, dim0, dim1))
 
 
-@register("squeeze_", family=F, function=False, raw=True)
+@register("squeeze_", family=F, namespace="Tensor", raw=True)
 def squeeze_(self, dim=None):
     return _become(self, _shape.squeeze(self, dim))
 
 
-@register("unsqueeze_", family=F, function=False, raw=True)
+@register("unsqueeze_", family=F, namespace="Tensor", raw=True)
 def unsqueeze_(self, dim):
     return _become(self, _shape.unsqueeze(self, dim))
 
@@ -185,7 +185,7 @@ def as_strided_(input, size, stride, storage_offset=None):
     return input
 
 
-@register("resize_", family=F, function=False, raw=True)
+@register("resize_", family=F, namespace="Tensor", raw=True)
 def resize_(self, *sizes, memory_format=None):
     if P.requires_grad(self._ms):
         raise RuntimeError("cannot resize variables that require grad")

@@ -422,7 +422,7 @@ def _search(boundaries, values, out_int32, right, sorter):
     return r.reshape(()) if scalar else r
 
 
-@register("searchsorted", family=F, method=False, out=True)
+@register("searchsorted", family=F, namespace="torch", out=True)
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
     if side is not None:
         if side not in ("left", "right"):
@@ -437,7 +437,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return _search(sorted_sequence, input, out_int32, right, sorter)
 
 
-@register("bucketize", family=F, method=False, out=True)
+@register("bucketize", family=F, namespace="torch", out=True)
 def bucketize(input, boundaries, *, out_int32=False, right=False):
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")

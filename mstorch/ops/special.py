@@ -23,7 +23,7 @@ _f64 = ms.float64
 
 
 def _same(name, top):
-    return register(f"special.{name}", family=F, function=False, method=False, out=True)(OPS[top].impls["any"])
+    return register(f"special.{name}", family=F, namespace="special", out=True)(OPS[top].impl)
 
 
 for _name, _top in [("expit", "sigmoid"), ("logit", "logit"), ("erf", "erf"), ("erfc", "erfc"), ("erfinv", "erfinv"),
@@ -34,14 +34,14 @@ for _name, _top in [("expit", "sigmoid"), ("logit", "logit"), ("erf", "erf"), ("
     _same(_name, _top)
 
 
-@register("special.softmax", family=F, function=False, method=False)
+@register("special.softmax", family=F, namespace="special")
 def softmax(input, dim, *, dtype=None):
-    return OPS["softmax"].impls["any"](input, dim, dtype)
+    return OPS["softmax"].impl(input, dim, dtype)
 
 
-@register("special.log_softmax", family=F, function=False, method=False)
+@register("special.log_softmax", family=F, namespace="special")
 def log_softmax(input, dim, *, dtype=None):
-    return OPS["log_softmax"].impls["any"](input, dim, dtype)
+    return OPS["log_softmax"].impl(input, dim, dtype)
 
 
 def _unary(name, fn, differentiable=True):
@@ -53,7 +53,7 @@ def _unary(name, fn, differentiable=True):
             r = fn(x)
         return r if differentiable else ops.stop_gradient(r)
     impl.__name__ = name
-    register(f"special.{name}", family=F, function=False, method=False, out=True)(impl)
+    register(f"special.{name}", family=F, namespace="special", out=True)(impl)
 
 
 def _real_axis_only(fn, at_zero=None):
@@ -211,7 +211,7 @@ def _binary_float(name, fn, no_grad_first=None):
             return _no_derivative(no_grad_first, fn)(a, b)
         return fn(a, b)
     impl.__name__ = name
-    register(f"special.{name}", family=F, function=False, method=False, out=True)(impl)
+    register(f"special.{name}", family=F, namespace="special", out=True)(impl)
 
 
 def _xlog1py(a, b):

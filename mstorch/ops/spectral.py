@@ -73,7 +73,7 @@ def _cosine_sum(k, n, alpha, beta):
     return alpha - beta * np.cos(k * (2 * math.pi / (n - 1)))
 
 
-@register("hamming_window", family=F, method=False, raw=True)
+@register("hamming_window", family=F, namespace="torch", raw=True)
 def hamming_window(window_length, periodic=None, alpha=None, beta=None, *, dtype=None, layout=None, device=None,
                    requires_grad=False, pin_memory=False):
     periodic, alpha, beta = _overload("hamming_window", (window_length, periodic, alpha, beta),
@@ -82,7 +82,7 @@ def hamming_window(window_length, periodic=None, alpha=None, beta=None, *, dtype
                    lambda k, n: _cosine_sum(k, n, alpha, beta))
 
 
-@register("hann_window", family=F, method=False, raw=True)
+@register("hann_window", family=F, namespace="torch", raw=True)
 def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, requires_grad=False,
                 pin_memory=False):
     return _window("hann_window", window_length, periodic, dtype, requires_grad, device,
@@ -94,7 +94,7 @@ def _blackman(k, n):
     return 0.42 - 0.5 * np.cos(2 * w) + 0.08 * np.cos(4 * w)
 
 
-@register("blackman_window", family=F, method=False, raw=True)
+@register("blackman_window", family=F, namespace="torch", raw=True)
 def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, requires_grad=False,
                     pin_memory=False):
     return _window("blackman_window", window_length, periodic, dtype, requires_grad, device, _blackman)
@@ -107,13 +107,13 @@ def _bartlett(k, n):
     return w
 
 
-@register("bartlett_window", family=F, method=False, raw=True)
+@register("bartlett_window", family=F, namespace="torch", raw=True)
 def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, requires_grad=False,
                     pin_memory=False):
     return _window("bartlett_window", window_length, periodic, dtype, requires_grad, device, _bartlett)
 
 
-@register("kaiser_window", family=F, method=False, raw=True)
+@register("kaiser_window", family=F, namespace="torch", raw=True)
 def kaiser_window(window_length, periodic=None, beta=None, *, dtype=None, layout=None, device=None,
                   requires_grad=False, pin_memory=False):
     periodic, beta = _overload("kaiser_window", (window_length, periodic, beta), ("bool periodic", "float beta"),

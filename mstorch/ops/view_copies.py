@@ -69,7 +69,7 @@ def _register_copy(view_name, view):
     copy_op.__name__ = copy_op.__qualname__ = f"{view_name}_copy"
     copy_op.__doc__ = f"torch.{view_name}_copy: torch.{view_name}'s result in memory of its own."
     # the list-returning copies take a list as out= in torch; not offered here
-    register(f"{view_name}_copy", family=F, method=False, raw=True,
+    register(f"{view_name}_copy", family=F, namespace="torch", raw=True,
              out=view_name not in ("split", "split_with_sizes", "unbind"))(copy_op)
 
 
@@ -130,19 +130,19 @@ def _tri_indices(name, row, col, offset, dtype, device, upper):
     return PUBLIC["tensor"](np.stack([i, j]).reshape(2, -1).astype(dtype._np), dtype=dtype, device=device)
 
 
-@register("triu_indices", family=F, method=False, raw=True)
+@register("triu_indices", family=F, namespace="torch", raw=True)
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False):
     return _tri_indices("triu_indices", row, col, offset, dtype, device, True)
 
 
-@register("tril_indices", family=F, method=False, raw=True)
+@register("tril_indices", family=F, namespace="torch", raw=True)
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False):
     return _tri_indices("tril_indices", row, col, offset, dtype, device, False)
 
 
 # --- function forms of Tensor methods ---------------------------------------------------------------
 
-@register("detach", family=F, method=False, raw=True)
+@register("detach", family=F, namespace="torch", raw=True)
 def detach(input):
     return input.detach()
 

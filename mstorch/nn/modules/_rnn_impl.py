@@ -21,7 +21,7 @@ How a layer runs (measured on CPU, MindSpore 2.10):
 import mindspore as ms
 from ...ops import _msops as ops
 
-from ...ops.linalg import _mm
+from ...ops.products import _mm
 
 _FLIP0 = ops.ReverseV2(axis=[0])
 _TWO = ms.Tensor(2.0, ms.float32)

@@ -1,0 +1,731 @@
+"""Arithmetic: the operators (add, sub, mul, div, floor division, remainder, fmod, pow, neg, abs...) and
+the pointwise functions of two or three operands with torch's float semantics (atan2, hypot, logaddexp,
+copysign, xlogy, heaviside, ldexp, gcd/lcm, lerp, addcmul/addcdiv, nan_to_num), with torch's type
+promotion. The registration wrapper and the checks shared with the unary functions live in pointwise.py.
+
+Implementations take mindspore.Tensors or Python scalars. MindSpore dtypes are singletons, so dtype tests
+use ``is`` (``==`` on a MindSpore dtype costs ~2 µs). add/sub/mul/div on two tensors of one dtype take a
+fast path: one dtype test and one MindSpore call. Where a MindSpore CPU kernel differs from torch
+(inexact fmod, no bfloat16) the fix is commented.
+"""
+import builtins
+import math
+
+import numpy as np
+
+import mindspore as ms
+from . import _msops as ops
+from mindspore.ops import operations as P_ops
+
+from .. import _dtype as D
+from .. import _ms_private as P
+from .. import _runtime
+from .._tensor import Tensor, scalar_type_name
+from ._helpers import promote, float_result, dtype_of, to_operand, result_type, scalar_tensor, cast
+from ._argerr import invalid_args, BINARY, BINARY_SCALAR_SELF
+from ._views import fresh, broadcast_shape
+from .pointwise import (F, register, _T, _TRUE, _bool, _f32, _f64, _f16, _bf16, _need_tensor, _not_impl,
+                        _zero_grad, _float_operands)
+
+_NUMBER = (bool, int, float)
+_ONE = 1   # alpha's default: `alpha is _ONE` also tells True and 1.0 from 1
+# the classic primitives compute the same bits as ops.div / ops.sub, faster on CPU: RealDiv ~3x for any
+# shapes (64x1000: 72 vs 241 us), Sub ~3x when broadcasting (66 vs 210 us; same shapes: ops.sub is faster)
+_REALDIV, _SUB = P_ops.RealDiv(), P_ops.Sub()
+_REALDIV_TYPES = frozenset((_f32, _f64))   # float16: its gradient rounds differently from torch's
+_SUB_PRIM = frozenset((_f32, _f64, ms.int32, ms.int64))
+
+
+def _check_other(name, other):
+    if not isinstance(other, (_T, bool, int, float, complex)):
+        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+
+
+def _need_input(name, x, other):
+    if not isinstance(x, _T):
+        raise invalid_args(name, (x, other), signatures=BINARY)
+
+
+def _check_int_divisor(b):
+    # torch checks integer division by zero on CPU (a host sync; integer division only)
+    if isinstance(b, _T):
+        if b.size and not bool(ops.all(b).asnumpy()):
+            raise RuntimeError("ZeroDivisionError")
+    elif b == 0:
+        raise RuntimeError("ZeroDivisionError")
+
+
+def _no_grad_result(r, *inputs):
+    # rounding divisions have zero gradients in torch; composites of MindSpore ops would give NaN
+    # where b == 0, so the result is cut from the graph and tied to the inputs by zero-gradient selects
+    if any(P.requires_grad(x) for x in inputs):
+        r = ops.stop_gradient(r)
+        for x in inputs:
+            if P.requires_grad(x):
+                r = ops.where(_TRUE, r, x)
+    return r
+
+
+
+
+# --- arithmetic ---------------------------------------------------------------------------------
+
+@register("add", family=F, inplace="add_", out=True, bf16=False)   # Add has bfloat16
+def add(input, other, *, alpha=1):
+    if isinstance(input, _T) and isinstance(other, _T):
+        d = input.dtype
+        if d is other.dtype and alpha is _ONE and d is not _bool:
+            return ops.add(input, other)
+    elif not isinstance(input, _T) and not isinstance(other, _T):
+        input = _scalar_input(input)
+    _check_other("add", other)
+    a, b, rt = promote(input, other)
+    if alpha is not _ONE:
+        b = _scaled(b, rt, alpha)
+    if rt is D.bool_:
+        return ops.logical_or(a, b)
+    return ops.add(a, b)
+
+
+def _scalar_input(x):
+    # torch.add(2, 3) and friends: a Number as ``input`` is a 0-dim tensor of its own dtype
+    return scalar_tensor(x, D.scalar_dtype(x))
+
+
+def _scaled(b, rt, alpha):
+    if isinstance(alpha, bool) and rt is not D.bool_:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if isinstance(alpha, float) and rt._cat < D._FLOAT:
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if rt is D.bool_:
+        return b if alpha else ops.zeros_like(b)
+    return ops.mul(b, to_operand(alpha, rt))
+
+
+def _sub_bool_error(a, b):
+    two = (isinstance(a, _T) and a.dtype is _bool or isinstance(a, bool)) and \
+          (isinstance(b, _T) and b.dtype is _bool or isinstance(b, bool))
+    if two:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                       "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+def _has_bool(x):
+    return isinstance(x, bool) or isinstance(x, _T) and x.dtype is _bool
+
+
+@register("sub", family=F, inplace="sub_", out=True, aliases=("subtract",), bf16=False)
+def sub(input, other, *, alpha=1):
+    if isinstance(input, _T) and isinstance(other, _T):
+        d = input.dtype
+        if d is other.dtype and alpha is _ONE and d is not _bool and d is not _bf16:
+            if d in _SUB_PRIM and input.shape != other.shape:
+                return _SUB(input, other)   # broadcasting: the classic Sub is ~3x faster than ops.sub
+            return ops.sub(input, other)
+    elif not isinstance(input, _T) and not isinstance(other, _T):
+        input = _scalar_input(input)
+    _check_other("sub", other)
+    if _has_bool(input) or _has_bool(other):
+        _sub_bool_error(input, other)
+    a, b, rt = promote(input, other)
+    if alpha is not _ONE:
+        b = _scaled(b, rt, alpha)
+    if rt is D.bfloat16:   # no bfloat16 Sub kernel; Add has one
+        return ops.add(a, ops.neg(b))
+    return ops.sub(a, b)
+
+
+@register("rsub", family=F, namespace="torch")
+def rsub(input, other, *, alpha=1):
+    if _has_bool(input) or _has_bool(other):
+        _sub_bool_error(input, other)
+    a, b, rt = promote(input, other)
+    if alpha is not _ONE:
+        a = _scaled(a, rt, alpha)
+    return ops.sub(b, a)
+
+
+@register("mul", family=F, inplace="mul_", out=True, aliases=("multiply",), bf16=False)
+def mul(input, other):
+    if isinstance(input, _T) and isinstance(other, _T):
+        if input.dtype is other.dtype:
+            return ops.mul(input, other)   # MindSpore's Mul on bool is logical and, as torch's
+    elif not isinstance(input, _T) and not isinstance(other, _T):
+        input = _scalar_input(input)
+    _check_other("mul", other)
+    a, b, rt = promote(input, other)
+    return ops.mul(a, b)
+
+
+@register("div", family=F, inplace="div_", out=True, aliases=("divide",), bf16=False)
+def div(input, other, *, rounding_mode=None):
+    if isinstance(input, _T) and isinstance(other, _T):
+        d = input.dtype
+        if d is other.dtype and rounding_mode is None and (d is _f32 or d is _f64 or d is _f16):
+            return _true_div(input, other)
+    elif not isinstance(input, _T) and not isinstance(other, _T):
+        input = _scalar_input(input)
+    a, b, rt = promote(input, other)
+    if rounding_mode is None:
+        a, b = _float_operands(a, b, rt)
+        return _true_div(a, b)
+    if rt is D.bfloat16:
+        return cast(div(cast(a, _f32), cast(b, _f32), rounding_mode=rounding_mode), _bf16)
+    if rounding_mode == "trunc":
+        if rt._cat < D._FLOAT:
+            if rt is D.bool_:
+                _not_impl("div_trunc_cpu", a)
+            _check_int_divisor(b)
+            return ops.truncate_div(a, b)
+        return _no_grad_result(ops.trunc(_true_div(a, b)), a, b)
+    if rounding_mode == "floor":
+        if rt._cat < D._FLOAT:
+            if rt is D.bool_:
+                _not_impl("div_floor_cpu", a)
+            _check_int_divisor(b)
+            return ops.floor_div(a, b)
+        return _no_grad_result(_floor_divide_float(a, b), a, b)
+    raise RuntimeError(
+        f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+
+
+def _true_div(a, b):
+    """a / b for floats. MindSpore's CPU Div/RealDiv give x / 0 the sign of x alone (1 / -0.0 is +inf)
+    and NaN / 0 -inf; torch follows IEEE. Where b has a zero (looked up on the host, zero-copy on CPU)
+    the result there is a times an infinity of b's sign (read on the host too: MindSpore's CopySign
+    drops the sign of -0.0): IEEE's value, NaN for 0 and NaN."""
+    y = (cast(b, _f32) if b.dtype is _bf16 else b).asnumpy()
+    if y.all():
+        return _REALDIV(a, b) if a.dtype in _REALDIV_TYPES else ops.div(a, b)
+    if a.dtype is _bf16:   # no bfloat16 Equal/Select kernels: exact through float32
+        return cast(_true_div(cast(a, _f32), cast(b, _f32)), _bf16)
+    with np.errstate(all="ignore"):
+        # infinities where b is zero, 1 elsewhere: the unused branch's gradient stays finite there too
+        signed_inf = _host_result(np.where(y == 0, np.copysign(np.float32(np.inf), y), 1).astype(y.dtype), b)
+    zero = ops.equal(b, scalar_tensor(0, dtype_of(b)))
+    # the quotient by b with its zeros replaced by 1: its gradient stays finite where it is not used
+    safe = ops.where(zero, scalar_tensor(1, dtype_of(b)), b)
+    q = _REALDIV(a, safe) if a.dtype in _REALDIV_TYPES else ops.div(a, safe)
+    # (a 0-d divisor's host array comes back 1-d: b's own shape again)
+    return ops.where(zero, ops.mul(a, signed_inf.reshape(b.shape)), q)
+
+
+# --- fmod, remainder, floor division of floats ---------------------------------------------------
+# MindSpore's CPU kernels compute them as a - trunc(a / b) * b (FMod, float64 FloorMod) or lose the
+# remainder of large quotients (float32 FloorMod: 3e38 % 3 gives 0, torch 2), give NaN for an infinite
+# divisor (torch: fmod(x, inf) = x) and drop the sign of zero. On CPU they run on the host with the
+# C library's exact fmod and torch's formulas around it (ATen's div_floor / remainder kernels); half
+# types in float32, as torch's CPU does. Gradients: fmod/remainder pass g to a and -g * trunc/floor(a / b)
+# to b, as torch's derivatives; floor division has none.
+
+def _on_host(a):
+    # complex operands keep the device path, whose kernels refuse them as torch does
+    return _runtime.device_target() == "CPU" and a.dtype not in (ms.complex64, ms.complex128)
+
+
+def _host_operands(a, b):
+    x, y = a.asnumpy(), b.asnumpy()
+    if a.dtype is _f16 or a.dtype is _bf16:
+        x, y = x.astype(np.float32), y.astype(np.float32)
+    return x, y
+
+
+def _host_result(v, like):
+    return cast(ms.Tensor(np.ascontiguousarray(v)), like.dtype)
+
+
+def _np_fmod(x, y):
+    return np.fmod(x, y)
+
+
+def _np_remainder(x, y):
+    m = np.fmod(x, y)
+    return np.where((m != 0) & ((y < 0) != (m < 0)), m + y, m)
+
+
+def _np_floor_divide(x, y):
+    m = np.fmod(x, y)
+    d = (x - m) / y
+    d = np.where((m != 0) & ((y < 0) != (m < 0)), d - 1, d)
+    f = np.floor(d)
+    f = np.where(d - f > 0.5, f + 1, f)
+    f = np.where(d == 0, np.copysign(np.zeros_like(d), x / y), f)
+    return np.where(y == 0, x / y, f)
+
+
+def _sum_to(g, shape):
+    """A broadcast gradient summed back to an operand's shape."""
+    shape = tuple(shape)
+    if tuple(g.shape) == shape:
+        return g
+    lead = g.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(lead + k for k, s in enumerate(shape) if s == 1 and g.shape[lead + k] != 1)
+    return ops.sum(g, dims, True).reshape(shape) if dims else g.reshape(shape)
+
+
+class _HostRemainder(P.FunctionBase):
+    """fmod / remainder with their exact host value and torch's gradients."""
+
+    @staticmethod
+    def forward(node, a, b, np_fn, round_fn):
+        node.round_fn = round_fn
+        node.save_for_backward(a, b)
+        x, y = _host_operands(a, b)
+        with np.errstate(all="ignore"):
+            return _host_result(np_fn(x, y), a)
+
+    @staticmethod
+    def backward(node, g):
+        a, b = node.saved_tensors
+        q = node.round_fn(a, b)
+        return _sum_to(g, a.shape), _sum_to(ops.neg(ops.mul(g, q)), b.shape), None, None
+
+
+def _host_remainder(a, b, np_fn, round_fn):
+    if P.grad_enabled() and (P.requires_grad(a) or P.requires_grad(b)):
+        return _HostRemainder.apply(a, b, np_fn, round_fn)
+    x, y = _host_operands(a, b)
+    with np.errstate(all="ignore"):
+        return _host_result(np_fn(x, y), a)
+
+
+def _trunc_divide(a, b):
+    return ops.trunc(_true_div(a, b))
+
+
+def _floor_divide_float(a, b):
+    if _on_host(a):
+        x, y = _host_operands(a, b)
+        with np.errstate(all="ignore"):
+            return _host_result(_np_floor_divide(x, y), a)
+    return _floor_divide_device(a, b)
+
+
+def _floor_divide_device(a, b):
+    # torch's div_floor for floats (Python's float //): built on fmod, so 1.0 // 0.1 is 9.0, not 10.0
+    mod = _fmod_float(a, b)
+    q = ops.div(ops.sub(a, mod), b)
+    zero = scalar_tensor(0, dtype_of(q))
+    fix = ops.logical_and(ops.not_equal(mod, zero), ops.not_equal(ops.less(b, zero), ops.less(mod, zero)))
+    q = ops.where(fix, ops.sub(q, scalar_tensor(1, dtype_of(q))), q)
+    fl = ops.floor(q)
+    fl = ops.where(ops.greater(ops.sub(q, fl), scalar_tensor(0.5, dtype_of(q))),
+                   ops.add(fl, scalar_tensor(1, dtype_of(q))), fl)
+    true_q = ops.div(a, b)
+    fl = ops.where(ops.equal(q, zero), ops.copysign(ops.zeros_like(q), true_q), fl)
+    return ops.where(ops.equal(b, zero), true_q, fl)
+
+
+@register("true_divide", family=F, inplace="true_divide_", out=True)
+def true_divide(input, other):
+    return div(input, other)
+
+
+@register("floor_divide", family=F, inplace="floor_divide_", out=True)
+def floor_divide(input, other):
+    return div(input, other, rounding_mode="floor")
+
+
+@register("remainder", family=F, inplace="remainder_", out=True)
+def remainder(input, other):
+    if not isinstance(input, _T) and not isinstance(other, _T):
+        _need_tensor("remainder", input, 1, "input")
+    a, b, rt = promote(input, other)
+    if rt._cat < D._FLOAT:
+        if rt is D.bool_:
+            _not_impl("remainder_cpu", a)
+        _check_int_divisor(b)
+        return ops.floor_mod(a, b)
+    return _floor_mod(a, b)
+
+
+def _floor_mod(a, b):
+    if _on_host(a):
+        return _host_remainder(a, b, _np_remainder, _floor_divide_float)   # torch: -g * a.div(b, 'floor')
+    # FloorMod is exact in float32 but not in half precision: go through float32 (exact there too)
+    if a.dtype is _f16 or a.dtype is _bf16:
+        return cast(ops.floor_mod(cast(a, _f32), cast(b, _f32)), a.dtype)
+    return ops.floor_mod(a, b)
+
+
+@register("fmod", family=F, inplace="fmod_", out=True)
+def fmod(input, other):
+    _need_input("fmod", input, other)
+    a, b, rt = promote(input, other)
+    if rt._cat < D._FLOAT:
+        if rt is D.bool_:
+            _not_impl("fmod_cpu", a)
+        _check_int_divisor(b)
+        return ops.fmod(a, b)
+    return _fmod_float(a, b)
+
+
+def _fmod_float(a, b):
+    if _on_host(a):
+        return _host_remainder(a, b, _np_fmod, _trunc_divide)   # torch: -g * a.div(b, 'trunc')
+    # MindSpore's float32 FMod is a - trunc(a/b)*b in float32 (errors up to 5% of b); its FloorMod is
+    # exact. fmod is the floor remainder moved by b where the signs of a and b differ.
+    if a.dtype is _f64:
+        return ops.fmod(a, b)
+    if a.dtype is _f16 or a.dtype is _bf16:   # the floor remainder need not fit in half precision
+        return cast(_fmod_float(cast(a, _f32), cast(b, _f32)), a.dtype)
+    r = ops.floor_mod(a, b)
+    zero = scalar_tensor(0, dtype_of(a))
+    fix = ops.logical_and(ops.not_equal(r, zero), ops.not_equal(ops.less(a, zero), ops.less(b, zero)))
+    return ops.where(fix, ops.sub(r, b), r)
+
+
+@register("pow", family=F, inplace="pow_", out=True)
+def pow(input, exponent):
+    if isinstance(input, _T) and isinstance(exponent, _NUMBER) and not isinstance(exponent, bool):
+        rt = result_type(input, exponent)
+        base = input if input.dtype is rt._ms else cast(input, rt._ms)
+        if exponent == 2:
+            return ops.square(base)
+        if rt in (D.float32, D.float64) and exponent in (0.5, -0.5):
+            # torch computes these as sqrt / rsqrt: -inf ** 0.5 is NaN there (IEEE pow gives inf). Half
+            # precision keeps pow, whose gradient rounds as torch's does.
+            return ops.sqrt(base) if exponent > 0 else ops.rsqrt(base)
+        if rt._cat < D._FLOAT and exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        return ops.pow(base, to_operand(exponent, rt))
+    if not isinstance(input, _T) and not isinstance(exponent, _T):
+        raise invalid_args("pow", (input, exponent), signatures=(
+            "Tensor input, Tensor exponent, *, Tensor out = None", "Number self, Tensor exponent, *, Tensor out = None",
+            "Tensor input, Number exponent, *, Tensor out = None"))
+    a, b, rt = promote(input, exponent)
+    if rt is D.bool_:
+        _not_impl("pow", a)
+    if rt._cat < D._FLOAT and isinstance(exponent, _T):
+        return _int_pow(a, b)
+    return ops.pow(a, b)
+
+
+def _int_pow(a, b):
+    # torch: a ** negative integer is 1 for a == 1, +-1 for a == -1, else 0 (MindSpore gives 0 for all)
+    r = ops.pow(a, ops.maximum(b, scalar_tensor(0, dtype_of(b))))
+    neg = ops.less(b, scalar_tensor(0, dtype_of(b)))
+    one = scalar_tensor(1, dtype_of(a))
+    special = ops.where(ops.equal(a, one), one,
+                        ops.where(ops.equal(a, ops.neg(one)),
+                                  ops.sub(one, ops.mul(ops.bitwise_and(b, one), scalar_tensor(2, dtype_of(a)))),
+                                  ops.zeros_like(r)))
+    return ops.where(neg, special, r)
+
+
+@register("float_power", family=F, out=True)
+def float_power(input, exponent):
+    if not isinstance(input, _T) and not isinstance(exponent, _T):
+        _need_tensor("float_power", input, 1, "input")
+    cplx = any(isinstance(x, complex) or isinstance(x, _T) and dtype_of(x).is_complex for x in (input, exponent))
+    rt = D.complex128 if cplx else D.float64
+    return ops.pow(to_operand(input, rt), to_operand(exponent, rt))
+
+
+@register("float_power_", family=F, namespace="Tensor", raw=True)
+def float_power_(self, exponent):
+    want = D.complex128 if self.dtype.is_complex or isinstance(exponent, complex) else D.float64
+    if self.dtype is not want:
+        raise RuntimeError(f"the base given to float_power_ has dtype {scalar_type_name(self.dtype)} but the "
+                           f"operation's result requires dtype {scalar_type_name(want)}")
+    e = exponent._ms if isinstance(exponent, Tensor) else exponent
+    return self._write(float_power(self._ms, e))
+
+
+@register("neg", family=F, inplace="neg_", out=True, aliases=("negative",))
+def neg(input):
+    if input.dtype is _bool:
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert "
+            "a mask, use the `~` or `logical_not()` operator instead.")
+    return ops.neg(input)
+
+
+@register("positive", family=F, raw=True)
+def positive(input):
+    if input.dtype is D.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+@register("abs", family=F, inplace="abs_", out=True, aliases=("absolute",))
+def abs(input):
+    if input.dtype is _bool:
+        _not_impl("abs_cpu", input)
+    if input.dtype is ms.complex64:   # the magnitude, a float (via double: ComplexAbs is not hypot)
+        return _complex_abs(input.astype(ms.complex128)).astype(ms.float32)
+    if input.dtype is ms.complex128:
+        return _complex_abs(input)
+    return ops.abs(input)
+
+
+_complex_abs = ops.ComplexAbs()
+
+
+@register("sign", family=F, inplace="sign_", out=True)
+def sign(input):
+    d = input.dtype
+    if d is _bool:
+        return fresh(input)
+    if d is ms.uint8:
+        return ops.minimum(input, scalar_tensor(1, D.uint8))
+    if d is ms.int8 or d is ms.int16:   # no CPU Sign kernel for these
+        one = scalar_tensor(1, dtype_of(input))
+        return ops.maximum(ops.minimum(input, one), ops.neg(one))
+    return _zero_grad(ops.sign(input), input)
+
+
+@register("sgn", family=F, inplace="sgn_", out=True)
+def sgn(input):
+    if dtype_of(input).is_complex:
+        mag = ops.abs(input)
+        return ops.where(ops.equal(mag, 0), ops.zeros_like(input), ops.div(input, cast(mag, input.dtype)))
+    return sign(input)
+
+
+@register("signbit", family=F, out=True)
+def signbit(input):
+    d = dtype_of(input)
+    if d._cat >= D._FLOAT:   # MindSpore's SignBit misses -0.0; 1/-0.0 is -inf
+        zero = scalar_tensor(0, d)
+        return ops.logical_or(ops.less(input, zero), ops.less(ops.reciprocal(input), zero))
+    if d.is_signed:
+        return ops.less(input, scalar_tensor(0, d))
+    return ops.zeros(input.shape, _bool)
+
+
+@register("reciprocal", family=F, inplace="reciprocal_", out=True)
+def reciprocal(input):
+    return ops.reciprocal(float_result(input))
+
+
+@register("square", family=F, inplace="square_", out=True)
+def square(input):
+    if input.dtype is _bool:
+        return cast(input, ms.int64)
+    return ops.square(input)
+
+
+
+
+
+
+def _float_binary(name, kernel=None):
+    """Binary float functions of two tensors: integer inputs compute in the default dtype, or are
+    refused with torch's NotImplementedError when ``kernel`` names torch's CPU kernel."""
+    def deco(fn):
+        def impl(input, other):
+            _need_tensor(name, input, 1, "input")
+            _need_tensor(name, other, 2)
+            a, b, rt = promote(input, other)
+            if rt._cat < D._FLOAT:
+                if kernel:
+                    _not_impl(kernel, a)
+                a, b = _float_operands(a, b, rt)
+            return fn(a, b)
+        impl.__name__ = name
+        return impl
+    return deco
+
+
+register("atan2", family=F, inplace="atan2_", out=True, aliases=("arctan2",))(
+    _float_binary("atan2")(ops.atan2))
+
+
+@register("hypot", family=F, inplace="hypot_", out=True)
+@_float_binary("hypot", "hypot_cpu")
+def hypot(a, b):
+    d = dtype_of(a)
+    plain = ops.sqrt(ops.add(ops.square(a), ops.square(b)))
+    # where the squares overflow (|x| > ~1.8e19 in float32) or underflow, torch's hypot scales by the
+    # larger magnitude first; the scale is a constant to autograd, so the gradient stays a / r
+    m = ops.maximum(ops.abs(a), ops.abs(b))
+    finite = ops.logical_and(ops.isfinite(a), ops.isfinite(b))
+    tiny = scalar_tensor(math.sqrt(float(np.finfo(np.float32 if d.itemsize <= 4 else np.float64).tiny)), d)
+    rescale = ops.logical_and(finite, ops.logical_or(ops.isinf(plain), ops.logical_and(
+        ops.less(plain, tiny), ops.greater(m, scalar_tensor(0, d)))))
+    scale = ops.stop_gradient(ops.where(rescale, m, ops.ones_like(m)))
+    r = ops.mul(scale, ops.sqrt(ops.add(ops.square(ops.div(a, scale)), ops.square(ops.div(b, scale)))))
+    # an infinite side gives inf, also beside a NaN (C's hypot)
+    return ops.where(ops.logical_or(ops.isinf(a), ops.isinf(b)), ops.full_like(r, math.inf), r)
+
+
+_log1p_unit = ops.log1p_unit
+
+
+@register("logaddexp", family=F, out=True)
+@_float_binary("logaddexp", "logaddexp_cpu")
+def logaddexp(a, b):
+    r = ops.add(ops.maximum(a, b), _log1p_unit(ops.exp(ops.neg(ops.abs(ops.sub(a, b))))))
+    return _equal_infinities(a, b, r)
+
+
+def _equal_infinities(a, b, r):
+    # logaddexp(inf, inf): inf - inf is NaN, torch returns the infinity
+    return ops.where(ops.logical_and(ops.equal(a, b), ops.isinf(a)), a, r)
+
+
+@register("logaddexp2", family=F, out=True)
+@_float_binary("logaddexp2", "logaddexp2_cpu")
+def logaddexp2(a, b):
+    d = dtype_of(a)
+    t = _log1p_unit(ops.exp2(ops.neg(ops.abs(ops.sub(a, b)))))
+    r = ops.add(ops.maximum(a, b), ops.mul(t, scalar_tensor(1 / math.log(2), d)))
+    return _equal_infinities(a, b, r)
+
+
+@register("copysign", family=F, inplace="copysign_", out=True)
+def copysign(input, other):
+    _need_input("copysign", input, other)
+    a, b, rt = promote(input, other)
+    broadcast_shape((a.shape, b.shape))   # torch's message (MindSpore's CopySign reports internal shapes)
+    a, b = _float_operands(a, b, rt)
+    # MindSpore's CopySign reads -0.0 as positive: give it the sign of 1/b (-inf) instead
+    b2 = ops.where(ops.equal(b, scalar_tensor(0, dtype_of(b))), ops.reciprocal(b), b)
+    return _zero_grad(ops.copysign(a, b2), b)   # torch's gradient for `other` is zero, MindSpore's none
+
+
+@register("xlogy", family=F, inplace="xlogy_", out=True)
+def xlogy(input, other):
+    if not isinstance(input, _T) and not isinstance(other, _T):
+        raise invalid_args("xlogy", (input, other), signatures=BINARY_SCALAR_SELF)
+    a, b, rt = promote(input, other)
+    a, b = _float_operands(a, b, rt)
+    # 0 * log(y) is 0 unless y is NaN: log(1) stands in for log(y) there, which keeps gradients finite
+    d = dtype_of(a)
+    use_one = ops.logical_and(ops.equal(a, scalar_tensor(0, d)), ops.logical_not(ops.isnan(b)))
+    return ops.mul(a, ops.log(ops.where(use_one, scalar_tensor(1, d), b)))
+
+
+@register("heaviside", family=F, inplace="heaviside_", out=True)
+def heaviside(input, values):
+    _need_tensor("heaviside", values, 2, "values")
+    if input.dtype is not values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    if dtype_of(input).is_complex:
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
+    zero = scalar_tensor(0, dtype_of(input))
+    pos = cast(ops.greater(input, zero), input.dtype)
+    return ops.where(ops.equal(input, zero), cast(values, input.dtype), pos)
+
+
+def _ldexp_exponent(other, input):
+    """torch's ldexp takes an int exponent: int64 exponents wrap to int32 (INT64_MAX is -1, so 2**-1);
+    for a float64 input 2**e is formed in float64 (float32 would overflow past 2**127)."""
+    if not isinstance(other, ms.Tensor) or other.dtype != ms.int64:
+        return other
+    e = cast(ops.bitwise_and(other, ms.Tensor(0xFFFFFFFF, ms.int64)), ms.int64)
+    e = ops.where(ops.ge(e, 2 ** 31), ops.sub(e, 2 ** 32), e)
+    return cast(e, ms.float64 if isinstance(input, ms.Tensor) and input.dtype == ms.float64 else ms.int32)
+
+
+@register("ldexp", family=F, inplace="ldexp_", out=True)
+def ldexp(input, other):
+    other = _ldexp_exponent(other, input)
+    _need_tensor("ldexp", other, 2)
+    # the dtype (measured on torch): a float exponent promotes with the input (uint8 with float16
+    # exponents is float16); an integer exponent leaves the input's float type
+    e = ops.exp2(float_result(other))
+    if dtype_of(other)._cat >= D._FLOAT:
+        input, e, _ = promote(input, e)
+    x = float_result(input)
+    return ops.mul(x, cast(e, x.dtype))
+
+
+def _gcd_operands(name, input, other):
+    _need_tensor(name, other, 2)
+    a, b, rt = promote(input, other)
+    if rt._cat >= D._FLOAT or rt is D.bool_:
+        _not_impl(f"{name}_cpu", a)
+    return a, b, rt
+
+
+@register("gcd", family=F, inplace="gcd_", out=True)
+def gcd(input, other):
+    a, b, rt = _gcd_operands("gcd", input, other)
+    if rt in (D.int8, D.uint8):     # CPU Gcd has int16/32/64 only
+        return cast(ops.gcd(cast(a, ms.int16), cast(b, ms.int16)), rt._ms)
+    return ops.gcd(a, b)
+
+
+@register("lcm", family=F, inplace="lcm_", out=True)
+def lcm(input, other):
+    a, b, rt = _gcd_operands("lcm", input, other)
+    if rt in (D.int8, D.uint8, D.int16):   # CPU Lcm has int32/64 only
+        return cast(ops.lcm(cast(a, ms.int32), cast(b, ms.int32)), rt._ms)
+    return ops.lcm(a, b)
+
+
+@register("lerp", family=F, inplace="lerp_", out=True)
+def lerp(input, end, weight):
+    _need_tensor("lerp", end, 2, "end")
+    d = dtype_of(input)
+    if end.dtype is not input.dtype:
+        raise RuntimeError(f"expected dtype {_c_name(d)} for `end` but got dtype {_c_name(dtype_of(end))}")
+    if isinstance(weight, _T) and weight.dtype is not input.dtype:
+        raise RuntimeError(f"expected dtype {_c_name(d)} for `weight` but got dtype {_c_name(dtype_of(weight))}")
+    if d._cat < D._FLOAT:
+        _not_impl("lerp_kernel_tensor" if isinstance(weight, _T) else "lerp_kernel_scalar", input)
+    diff = ops.sub(end, input)
+    # torch's formula: exact at both ends (weight 0 gives input, weight 1 gives end)
+    if not isinstance(weight, _T):
+        w = scalar_tensor(weight, d)
+        if builtins.abs(weight) < 0.5:
+            return ops.add(input, ops.mul(w, diff))
+        return ops.sub(end, ops.mul(diff, scalar_tensor(1 - weight, d)))
+    lo = ops.add(input, ops.mul(weight, diff))
+    hi = ops.sub(end, ops.mul(diff, ops.sub(scalar_tensor(1, d), weight)))
+    return ops.where(ops.less(ops.abs(weight), scalar_tensor(0.5, d)), lo, hi)
+
+
+def _c_name(d):
+    return {D.float32: "float", D.float64: "double", D.float16: "c10::Half", D.bfloat16: "c10::BFloat16",
+            D.int64: "long int", D.int32: "int", D.int16: "short int", D.int8: "signed char",
+            D.uint8: "unsigned char", D.bool_: "bool"}.get(d, str(d))
+
+
+@register("addcmul", family=F, inplace="addcmul_", out=True)
+def addcmul(input, tensor1, tensor2, *, value=1):
+    rt = result_type(input, tensor1, tensor2)
+    prod = ops.mul(to_operand(tensor1, rt), to_operand(tensor2, rt))
+    if value != 1:
+        prod = ops.mul(to_operand(value, rt), prod)
+    return ops.add(to_operand(input, rt), prod)
+
+
+@register("addcdiv", family=F, inplace="addcdiv_", out=True)
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    if dtype_of(tensor1)._cat < D._FLOAT and dtype_of(tensor2)._cat < D._FLOAT:
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will "
+            "perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
+            "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer "
+            "inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
+            "behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all "
+            "dtypes.")
+    rt = result_type(input, tensor1, tensor2)
+    q = ops.div(to_operand(tensor1, rt), to_operand(tensor2, rt))
+    if value != 1:
+        q = ops.mul(to_operand(value, rt), q)
+    return ops.add(to_operand(input, rt), q)
+
+
+@register("nan_to_num", family=F, inplace="nan_to_num_", out=True)
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    d = dtype_of(input)
+    if d._cat < D._FLOAT:
+        return fresh(input)
+    info = _finfo_max(d)
+    posinf = info if posinf is None else posinf
+    neginf = -info if neginf is None else neginf
+    # MindSpore's NanToNum has no float64 kernel; three selects work for every float type
+    x = ops.where(ops.isnan(input), scalar_tensor(float(nan), d), input)
+    x = ops.where(ops.equal(x, scalar_tensor(math.inf, d)), scalar_tensor(float(posinf), d), x)
+    return ops.where(ops.equal(x, scalar_tensor(-math.inf, d)), scalar_tensor(float(neginf), d), x)
+
+
+def _finfo_max(d):
+    return {D.float32: 3.4028234663852886e38, D.float64: 1.7976931348623157e308, D.float16: 65504.0,
+            D.bfloat16: 3.3895313892515355e38}[d]
