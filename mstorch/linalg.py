@@ -17,11 +17,6 @@ _MISSING = {   # torch.linalg names mstorch lacks, and why
     "ldl_factor": _NO_KERNEL,
     "ldl_factor_ex": _NO_KERNEL,
     "ldl_solve": _NO_KERNEL,
-    "matrix_exp": "MindSpore 2.10's MatrixExp kernel fails on CPU",
-    "householder_product": "not implemented yet",
-    "tensorinv": "not implemented yet",
-    "tensorsolve": "not implemented yet",
-    "vander": "not implemented yet",
 }
 
 for _name, _reason in _MISSING.items():

@@ -143,4 +143,9 @@ OPS = [
     OpInfo("einsum", [S("ij,jk->ik", _bf16(_r(2, 8)), _bf16(_r(8, 3)))], method=False, rtol=1e-2, atol=1e-2),
     OpInfo("einsum", [S(_r(2, 3), [0, 1], _r(3, 2), [1, 2], [0, 2]), S(_r(3, 3), [0, 0])], method=False,
            call=lambda T, *a: T.einsum(*a)),
+    OpInfo("matrix_exp", [S(_r(3, 3)), S(_r(2, 4, 4) * 3), S(_r(3, 3).astype(np.float64) * 5),
+                          E(lambda T: T.ones(3, 3, dtype=T.long)), E(_r(2, 3))], rtol=1e-4, atol=1e-5),
+    OpInfo("vander", [S(_r(3)), S(_r(3), 2, True), S(_r(4), increasing=True), S(_i(4)), S(_r(3), 0), S(_r(3), 1),
+                      S(lambda T: T.tensor([1, 2, 3], dtype=T.uint8)), S(lambda T: T.tensor([True, False])),
+                      E(_r(2, 2)), E(_r(3), -1)], method=False, grad=False),   # torch 2.13's own vander backward fails (in-place cumprod)
 ]

@@ -544,3 +544,101 @@ def cross(input, other, *, dim=-1):
 @register("linalg.diagonal", family=NS, namespace="linalg", raw=True)
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     return _diagonal.impl(A, offset, dim1, dim2)
+
+
+# --- matrix functions and tensor forms built from the ops above -------------------------------------
+
+@register("matrix_exp", family=F)
+def matrix_exp(input):
+    """exp(A) by scaling and squaring: A / 2^s has a 1-norm of at most 1/2 (the largest over the batch),
+    a Taylor polynomial of a degree that reaches the dtype's precision there (float32: 10, error < 1e-10;
+    float64: 15, < 1e-18), then s squarings. MindSpore's MatrixExp kernel fails on CPU; this composite of
+    products is differentiable to any order through MindSpore's engine (torch differentiates its own
+    degree-18 Taylor form through the exact Fréchet derivative: gradients agree to the dtype's rounding)."""
+    check_matrix(input, "linalg.matrix_exp", square=True, low_precision=True)
+    n = input.shape[-1]
+    if input.size == 0:
+        return fresh(input)
+    if n == 1:
+        return ops.exp(input)
+    if input.dtype in (ms.float16, ms.bfloat16):   # torch's CPU kernels compute half types in float
+        return cast(matrix_exp(cast(input, ms.float32)), input.dtype)
+    mag = ops.sqrt(ops.square(ops.real(input)) + ops.square(ops.imag(input))) if input.dtype in _COMPLEX \
+        else ops.abs(input)
+    norm = float(ops.amax(ops.sum(mag, -2)).asnumpy())
+    squarings = max(0, math.ceil(math.log2(norm / 0.5))) if math.isfinite(norm) and norm > 0.5 else 0
+    x = input / (2.0 ** squarings) if squarings else input
+    eye = eye_like(input)
+    r = eye
+    for k in range(15 if input.dtype in (ms.float64, ms.complex128) else 10, 0, -1):
+        r = eye + _mm(x, r) / k
+    for _ in range(squarings):
+        r = _mm(r, r)
+    return r
+
+
+_same("matrix_exp", matrix_exp)
+
+
+@register("linalg.tensorinv", family=NS, namespace="linalg", out=True)
+def tensorinv(A, ind=2):
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    rows, cols = math.prod(A.shape[:ind]), math.prod(A.shape[ind:])
+    if rows != cols:
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {cols} != {rows}")
+    a = A.reshape(cols, cols)
+    _check_square(a, "linalg.inv")
+    if cols and bool(is_singular(a).any()):   # torch reports the failed inversion under the name "inv"
+        raise singular_error("inv", a, is_singular(a))
+    return inverse(a).reshape(tuple(A.shape[ind:]) + tuple(A.shape[:ind]))
+
+
+@register("linalg.tensorsolve", family=NS, namespace="linalg", out=True)
+def tensorsolve(A, B, dims=None):
+    if dims is not None:
+        dims = [wrap_dim(d, A.ndim) for d in dims]
+        A = ops.moveaxis(A, tuple(dims), tuple(range(A.ndim - len(dims), A.ndim)))
+    x_shape = tuple(A.shape[B.ndim:])
+    n, m = math.prod(x_shape), math.prod(B.shape)
+    if n != m:
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+                           f"prod(self.shape[:other.ndim]), but got {n} != {m}")
+    return solve(A.reshape(n, n), B.reshape(n)).reshape(x_shape)
+
+
+def _vander_powers(x, n):
+    """Columns x^0 .. x^(n-1) (n > 1) as torch builds them: a row of ones, then cumulative products."""
+    powers = ops.cumprod(ops.broadcast_to(ops.expand_dims(x, -1), tuple(x.shape) + (n - 1,)), -1)
+    return ops.cat((ops.ones(tuple(x.shape) + (1,), powers.dtype), powers), -1)
+
+
+@register("linalg.vander", family=NS, namespace="linalg")
+def linalg_vander(x, *, N=None):
+    d = dtype_of(x)
+    if d in (D.bool_, D.float16, D.bfloat16):
+        raise RuntimeError("linalg.vander supports floating point, complex, and integer tensors, but got "
+                           f"{_scalar_name(x)}")
+    x = x.reshape(1) if x.ndim == 0 else x
+    n = x.shape[-1] if N is None else N
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    if d._cat < D._FLOAT:   # torch's cumprod gives integers as int64
+        x = cast(x, ms.int64)
+    return _vander_powers(x, n)
+
+
+@register("vander", family=F, namespace="torch")
+def vander(x, N=None, increasing=False):
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    if dtype_of(x)._cat < D._FLOAT:   # the result type promotes with int64 (cumprod's integer type)
+        x = cast(x, ms.int64)
+    if n == 0:
+        return ops.zeros((x.shape[0], 0), x.dtype)
+    r = ops.ones((x.shape[0], 1), x.dtype) if n == 1 else _vander_powers(x, n)
+    return r if increasing else ops.flip(r, (1,))

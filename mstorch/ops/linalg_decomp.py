@@ -599,3 +599,38 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if vector:
         x = ops.squeeze(x, -1)
     return lstsq_rt(x, residuals, rank, svals)
+
+
+@register("linalg.householder_product", family=F, namespace="linalg", out=True)
+def householder_product(A, tau):
+    """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^H, with v_i column i of A below the
+    diagonal and 1 on it (LAPACK's orgqr/ungqr, which MindSpore 2.10 has no CPU kernel for): the
+    reflectors applied right to left to the identity's first n columns, in MindSpore ops (so with
+    gradients to A and tau)."""
+    name = "torch.linalg.householder_product"
+    if A.ndim < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if tau.ndim != A.ndim - 1:
+        raise RuntimeError(f"{name}: Expected tau to have one dimension less than input, but got tau.ndim "
+                           f"equal to {tau.ndim} and input.ndim is equal to {A.ndim}")
+    m, n, k = A.shape[-2], A.shape[-1], tau.shape[-1]
+    if m < n:
+        raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to input.shape[-1]")
+    if n < k:
+        raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
+    if tuple(tau.shape[:-1]) != tuple(A.shape[:-2]):
+        raise RuntimeError(f"{name}: Expected batch dimensions of tau to be equal to input.shape[:-2], but got "
+                           f"{list(tau.shape[:-1])}")
+    if tau.dtype != A.dtype:
+        raise RuntimeError(f"{name}: tau dtype {_scalar_name(tau)} does not match input dtype {_scalar_name(A)}")
+    if dtype_of(A)._cat < D._FLOAT or A.dtype in (ms.float16, ms.bfloat16):
+        raise NotImplementedError(f"\"orgqr_cpu\" not implemented for '{_scalar_name(A)}'")
+    batch = tuple(A.shape[:-2])
+    q = ops.broadcast_to(ops.eye(m, n, A.dtype), batch + (m, n))
+    rows = ops.arange(m)
+    for i in reversed(range(k)):
+        col = A[..., :, i]
+        v = ops.where(rows > i, col, ops.where(rows == i, ops.ones((), A.dtype), ops.zeros((), A.dtype)))
+        w = _mm(ops.expand_dims(ops.conj(v) if A.dtype in _COMPLEX else v, -2), q)      # v^H Q: (..., 1, n)
+        q = q - ops.expand_dims(ops.expand_dims(tau[..., i], -1), -1) * (ops.expand_dims(v, -1) * w)
+    return q
