@@ -34,6 +34,10 @@ def _tri(n, upper=True, batch=(), seed=0, dtype=np.float32):
     return (np.triu(a) if upper else np.tril(a)).astype(dtype)
 
 
+def _chol(n, batch=()):
+    return np.linalg.cholesky(_spd(n, batch).astype(np.float64)).astype(np.float32)
+
+
 def _f64(a):
     return a.astype(np.float64)
 
@@ -236,4 +240,38 @@ OPS = [
         E(_r(2, 4, 3), _r(3, 2)), E(_r(4, 3), _f64(_r(2))), E(_i(4, 3), _i(2)),
         E(lambda T: T.ones(4, 3, dtype=T.float16), lambda T: T.ones(2, dtype=T.float16)),
     ], rtol=1e-4, atol=1e-5, grad=False),   # torch's orgqr backward fails the harness's grad form (in place)
+    # torch's older names: torch.cholesky, cholesky_solve/inverse, triangular_solve, qr, svd, orgqr...
+    OpInfo("cholesky", [S(_spd(3)), S(_spd(3), True), S(_spd(2, (2,)), upper=True), S(_f64(_spd(3))),
+                        E(_long), E(lambda T: T.tensor([[1.0, 2.0], [2.0, 1.0]])), E(_r(3))], rtol=1e-4, atol=1e-4),
+    OpInfo("cholesky_solve", [S(_r(3, 2), _chol(3)), S(_r(3, 2), _chol(3).T.copy(), True),
+                              S(_r(2, 3, 2), _chol(3)), S(_f64(_r(3, 1)), _f64(_chol(3))),
+                              E(_r(3), _chol(3)), E(_f64(_r(3, 2)), _chol(3)), E(_r(3, 2), _r(3))],
+           rtol=1e-4, atol=1e-4),
+    OpInfo("cholesky_inverse", [S(_chol(3)), S(_chol(3).T.copy(), True), S(_f64(_chol(4))),
+                                E(_r(3)), E(_long)], rtol=1e-4, atol=1e-4),
+    OpInfo("triangular_solve", [
+        S(_r(3, 2), _tri(3)), S(_r(3, 2), _tri(3, False), False), S(_r(3, 2), _tri(3), True, True),
+        S(_r(2, 3, 1), _tri(3)), S(_r(3, 1), _tri(3, batch=(2,))), S(_r(3, 2), _tri(3), unitriangular=True),
+        S(_r(3, 2), _r(3, 3) + 4 * np.eye(3, dtype=np.float32)),
+        E(_r(3), _tri(3)), E(lambda T: T.ones(3, 1, dtype=T.long), _long)], rtol=1e-4, atol=1e-4),
+    # (a call keeps the layout test from expanding the matrix: a rank-deficient Q is not unique)
+    OpInfo("qr", [S(_r(4, 3)), S(_r(3, 3)), S(_r(2, 4, 3)), E(_long), E(_r(3))], rtol=1e-4, atol=1e-4,
+           call=lambda T, *a, **k: T.qr(*a, **k)),
+    OpInfo("qr", [S(_r(4, 3), False), S(_r(3, 5), False)], rtol=1e-4, atol=1e-4, grad=False,
+           call=lambda T, *a, **k: T.qr(*a, **k)),
+    OpInfo("svd", [S(_r(4, 3)), S(_r(3, 5)), S(_r(4, 3), False), S(_r(2, 3, 3)), S(_f64(_r(3, 2)))],
+           call=lambda T, a, *args: (lambda r: (r.S, (r.U[..., :, :r.S.shape[-1]] * r.S.unsqueeze(-2))
+                                                @ r.V[..., :, :r.S.shape[-1]].mT, r.U.abs(), r.V.abs()))(
+               T.svd(a, *args)), rtol=1e-4, atol=1e-4),
+    OpInfo("svd", [S(_r(4, 3), True, False), S(_r(2, 3, 5), False, False), E(_long), E(_r(3))], grad=False,
+           rtol=1e-4, atol=1e-4),
+    OpInfo("orgqr", [S(_r(4, 3), _r(2)), S(_f64(_r(3, 3)), _f64(_r(3))), E(_r(3, 4), _r(2))], grad=False,
+           rtol=1e-4, atol=1e-5),
+    OpInfo("matrix_power", [S(_r(3, 3), 3), S(_r(2, 3, 3), -2), S(_r(3, 3), 0), E(_r(2, 3), 2)],
+           rtol=1e-4, atol=1e-4),
+    OpInfo("pinverse", [S(_r(4, 3)), S(_r(3, 3), 1e-3), S(_f64(_r(2, 3, 4))), E(_long)], rtol=1e-4, atol=1e-4),
+    OpInfo("nuclear_norm", [S(_r(3, 3)), S(_r(3, 4), True), S(_r(2, 3, 3), dim=(1, 2), keepdim=True), E(_r(3))],
+           method=False, rtol=1e-4, atol=1e-4),
+    OpInfo("frobenius_norm", [S(_r(3, 3), (0, 1)), S(_r(2, 3, 3), (1, 2), True), S(_r(2, 3), 1),
+                              E(_r(2, 3, 3), (0, 1, 2)), E(_long, (0, 1))], method=False),
 ]

@@ -19,8 +19,9 @@ from .reduction import return_type, needs_grad, vector_norm as _vector_norm_math
 from .arithmetic import abs as _abs
 from .. import _ms_private as P
 from ..autograd._higher_order import own_backward
+from .._warnings import warn_once
 from .products import _broadcast_batch, _mm, _CPP, matmul, cross as _cross
-from .linalg_decomp import LinAlgError, host_array, host_result, check_matrix, eye_like, mT, svdvals_ms, _node
+from .linalg_decomp import pinv, mH, LinAlgError, host_array, host_result, check_matrix, eye_like, mT, svdvals_ms, _node
 from .shape import diagonal as _diagonal
 
 
@@ -642,3 +643,67 @@ def vander(x, N=None, increasing=False):
         return ops.zeros((x.shape[0], 0), x.dtype)
     r = ops.ones((x.shape[0], 1), x.dtype) if n == 1 else _vander_powers(x, n)
     return r if increasing else ops.flip(r, (1,))
+
+
+@register("matrix_power", family=F, out=True)
+def legacy_matrix_power(input, n):
+    return matrix_power(input, n)
+
+
+@register("pinverse", family=F)
+def pinverse(input, rcond=1e-15):
+    return pinv(input, rcond=rcond)
+
+
+@register("nuclear_norm", family=F, namespace="torch", out=True)
+def nuclear_norm(input, dim=None, keepdim=False):
+    warn_once("at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will be removed in a "
+              "future PyTorch release. Please use `linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead")
+    if isinstance(dim, bool):   # nuclear_norm(input, keepdim)
+        dim, keepdim = None, dim
+    return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
+
+
+@register("frobenius_norm", family=F, namespace="torch", out=True)
+def frobenius_norm(input, dim, keepdim=False):
+    warn_once("at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will be removed in a "
+              "future PyTorch release. Please use `linalg.vector_norm(A, 2., dim, keepdim)` instead")
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if len(dims) > 2:
+        raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dims)} dimensions instead.")
+    if dtype_of(input)._cat < D._FLOAT:
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got {_scalar_name(input)} "
+                           "instead.")
+    return vector_norm(input, 2, dims, keepdim)
+
+
+# --- solves and inverses from a Cholesky factor --------------------------------------------------
+
+@register("cholesky_solve", family=F, out=True)
+def cholesky_solve(input, input2, upper=False):
+    for t, arg in ((input, "b"), (input2, "u")):
+        if t.ndim < 2:
+            raise RuntimeError(f"{arg} should have at least 2 dimensions, but has {t.ndim} dimensions instead")
+    if input.dtype != input2.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {_scalar_name(input)} "
+                           f"and A of type {_scalar_name(input2)} instead.")
+    # torch's LAPACK call reads one triangle of the factor, and its gradient treats the factor as a full
+    # matrix in A = L L^H (or U^H U): the factor's value is its triangle, its gradient passes to all of it
+    return solve(_gram(input2, upper), input)
+
+
+@register("cholesky_inverse", family=F, out=True)
+def cholesky_inverse(input, upper=False):
+    if input.ndim < 2:
+        raise RuntimeError("cholesky_inverse: The input tensor A must have at least 2 dimensions.")
+    if dtype_of(input)._cat < D._FLOAT or input.dtype in (ms.float16, ms.bfloat16):
+        raise NotImplementedError(f"\"cholesky_inverse_out_cpu\" not implemented for '{_scalar_name(input)}'")
+    check_matrix(input, "cholesky_inverse", square=True)
+    return inverse(_gram(input, upper))
+
+
+def _gram(factor, upper):
+    """A = L L^H (U^H U) from a Cholesky factor: the triangle's values, the gradient to the whole factor."""
+    tri = ops.triu(factor) if upper else ops.tril(factor)
+    f = factor - ops.stop_gradient(factor - tri) if needs_grad(factor) else tri
+    return _mm(mH(f), f) if upper else _mm(f, mH(f))

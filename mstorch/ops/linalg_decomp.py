@@ -21,6 +21,7 @@ from ._registry import register
 from .products import _broadcast_batch, _mm, _node
 from .reduction import return_type, needs_grad
 from .. import _ms_private as P
+from .._warnings import warn_once
 from ..autograd._higher_order import own_backward
 
 # --- inputs MindSpore's factorisations get wrong -------------------------------------------------
@@ -634,3 +635,76 @@ def householder_product(A, tau):
         w = _mm(ops.expand_dims(ops.conj(v) if A.dtype in _COMPLEX else v, -2), q)      # v^H Q: (..., 1, n)
         q = q - ops.expand_dims(ops.expand_dims(tau[..., i], -1), -1) * (ops.expand_dims(v, -1) * w)
     return q
+
+
+# --- torch's older names for the decompositions (torch.cholesky, torch.qr, torch.svd, ...) -----------
+# torch keeps them as thin forms of the torch.linalg functions, with a deprecation warning for some
+
+_LEGACY_QR = return_type("qr", ("Q", "R"))
+_LEGACY_SVD = return_type("svd", ("U", "S", "V"))
+_TRIANGULAR = return_type("triangular_solve", ("solution", "cloned_coefficient"))
+
+
+def _named(name, fn, *args, **kwargs):
+    """Call a torch.linalg implementation; its errors name ``name`` as torch's legacy op does."""
+    try:
+        return fn(*args, **kwargs)
+    except RuntimeError as e:   # (LinAlgError included)
+        text = str(e)
+        if not text.startswith(f"linalg.{name}:"):
+            raise
+        raise type(e)(text[len("linalg."):]) from None
+
+
+@register("cholesky", family=F, out=True)
+def legacy_cholesky(input, upper=False):
+    warn_once("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future "
+              "PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\n"
+              "and\nU = torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\n"
+              "This transform will produce equivalent results for all valid (symmetric positive definite) inputs.")
+    if input.ndim >= 2 and (dtype_of(input)._cat < D._FLOAT or input.dtype in (ms.float16, ms.bfloat16)):
+        raise NotImplementedError(f"\"cholesky_cpu\" not implemented for '{_scalar_name(input)}'")
+    return _named("cholesky", cholesky, input, upper=upper)
+
+
+@register("triangular_solve", family=F, out=True)
+def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
+    warn_once("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed "
+              "in a future PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed and does not "
+              "return a copy of one of the inputs.\nX = torch.triangular_solve(B, A).solution\nshould be replaced "
+              "with\nX = torch.linalg.solve_triangular(A, B).")
+    for t, arg in ((input, "b"), (A, "A")):
+        if t.ndim < 2:
+            raise RuntimeError(f"torch.triangular_solve: Expected {arg} to have at least 2 dimensions, but it has "
+                               f"{t.ndim} dimensions instead")
+    batch = _broadcast_batch(tuple(input.shape[:-2]), tuple(A.shape[:-2]))
+    a = ops.broadcast_to(A, batch + tuple(A.shape[-2:])) if tuple(A.shape[:-2]) != batch else A
+    x = solve_triangular(mT(a) if transpose else a, input, upper=upper != transpose, unitriangular=unitriangular)
+    return _TRIANGULAR(x, a.copy())
+
+
+@register("qr", family=F, out=True)
+def legacy_qr(input, some=True):
+    warn_once("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch release.\n"
+              "The boolean parameter 'some' has been replaced with a string parameter 'mode'.\nQ, R = torch.qr(A, some)"
+              "\nshould be replaced with\nQ, R = torch.linalg.qr(A, 'reduced' if some else 'complete')")
+    return _LEGACY_QR(*qr(input, "reduced" if some else "complete"))
+
+
+@register("svd", family=F, out=True)
+def legacy_svd(input, some=True, compute_uv=True):
+    if input.ndim < 2:
+        raise RuntimeError(f"linalg.svd: input should have at least 2 dimensions, but has {input.ndim} dimensions "
+                           "instead")
+    if not compute_uv:   # torch: zero-filled U (m x m) and V (n x n), whatever ``some`` says
+        s = svdvals(input)
+        m, n = input.shape[-2], input.shape[-1]
+        batch = tuple(input.shape[:-2])
+        return _LEGACY_SVD(ops.zeros(batch + (m, m), input.dtype), s, ops.zeros(batch + (n, n), input.dtype))
+    u, s, vh = svd(input, full_matrices=not some)
+    return _LEGACY_SVD(u, s, mH(vh))
+
+
+@register("orgqr", family=F, out=True)
+def orgqr(input, input2):
+    return householder_product(input, input2)
