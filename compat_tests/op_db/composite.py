@@ -27,4 +27,32 @@ OPS = [
         E(rand(2, 2, 2)), E(OBS, fweights=_t([1., 2.])), E(OBS, fweights=_t([1, 2])),
         E(OBS, aweights=_t([1, 2, 3, 1, 1, 2])), E(OBS, fweights=_t([1, -2, 3, 1, 1, 2]))]),
     OpInfo("corrcoef", rtol=1e-4, atol=1e-5, samples=[S(OBS), S(rand(6)), S(rand(2, 4)), E(rand(2, 2, 2))]),
+    OpInfo("detach_", method=False, grad=False, samples=[S(A), S(_t([1, 2]))]),
+    OpInfo("constant_pad_nd", method=False, samples=[S(A, (1, 1)), S(rand(2, 3, 4), (1, 2, 0, 1), 2.5),
+                                                     S(A, (-1, 1)), E(A, (1,))]),
+    OpInfo("igamma", rtol=1e-4, grad=False, samples=[S(rand(3, low=0.1, high=3.), rand(3, low=0.1, high=3.)),
+                                                     E(rand(2, 3, low=0.5, high=2.), 1.5)]),
+    OpInfo("igammac", rtol=1e-4, grad=False, samples=[S(rand(3, low=0.1, high=3.), rand(3, low=0.1, high=3.))]),
+    OpInfo("trapezoid", method=False, samples=[
+        S(rand(5)), S(rand(5), dx=2.0), S(rand(5), rand(5, seed=1)), S(rand(2, 3), dim=0),
+        S(rand(2, 3), rand(3)), S(rand(2, 3), rand(2, 3, seed=2)), S(_t([1, 2, 3])), S(rand(0)), S(rand(2, 0)),
+        E(rand(4), rand(2)), E(_t([True, False]))]),
+    OpInfo("cumulative_trapezoid", method=False, samples=[
+        S(rand(5)), S(rand(5), dx=0.5), S(rand(5), rand(5, seed=1)), S(rand(2, 3), dim=0), S(_t([1, 2, 4])),
+        E(rand(4), rand(2))]),
+    OpInfo("trapz", method=False, samples=[S(rand(5), rand(5, seed=1)), S(rand(5), dx=0.5), S(rand(2, 3), dim=0)]),
+    OpInfo("combinations", method=False, samples=[
+        S(rand(3)), S(rand(4), 3), S(rand(3), 2, True), S(_t([1, 2, 3])), S(rand(3), 0), S(rand(3), 4), S(rand(3), 1),
+        E(A), E(rand(3), -1)]),
+    OpInfo("unravel_index", method=False, grad=False, samples=[
+        S(_t([4, 1]), (2, 3)), S(_t(5), (2, 3)), S(_t([[7, -1], [0, 3]]), (2, 3)), S(_t([3, 2], "int32"), 6),
+        S(_t([5]), (2, 1, 3)), E(_t([1.0]), (2, 3)), E(_t([1]), (2, -3))]),
+    OpInfo("renorm", samples=[S(rand(2, 3), 2, 0, 1.0), S(rand(2, 3), 1, 1, 0.5), S(rand(2, 3, 4), 3, -1, 0.8),
+                              S(rand(2, 3), 2, 0, 100.0), E(_t([[1, 2]]), 2, 0, 5), E(A, -1, 0, 5), E(A, 2, 0, -5)]),
+    OpInfo("sum_to_size", function=False, samples=[S(rand(2, 3), 1, 3), S(rand(2, 3), (3,)), S(rand(2, 3, 4), 3, 1),
+                                                   S(rand(2, 3), 2, 3), E(rand(2, 3), 2, 2)]),
+    OpInfo("fill_diagonal_", function=False, grad=False, inplace=False, samples=[
+        S(rand(3, 4), 5.0), S(rand(7, 3), 5.0, True), S(rand(7, 3), 5.0), S(rand(2, 2, 2), 1.0), S(rand(4, 4), 2),
+        S(_t([[1, 2], [3, 4], [5, 6], [7, 8], [9, 10]]), 0, True), E(rand(2, 3, 3), 1.0), E(rand(3), 1.0)],
+        call=lambda T, a, *args, **kw: a.clone().fill_diagonal_(*args, **kw)),
 ]

@@ -1,7 +1,14 @@
 """Ops torch builds from other ops, built here the same way from mstorch's: block_diag, diagflat, adjoint,
-ravel, cov, corrcoef. Values, dtypes and gradients follow from the ops they are made of."""
+ravel, cov, corrcoef, trapezoid, combinations, unravel_index, renorm, sum_to_size, fill_diagonal_,
+constant_pad_nd, igamma. Values, dtypes and gradients follow from the ops they are made of."""
+import itertools
+import math
+
+import numpy as np
+
 from .. import _dtype as D
 from .._dtype import scalar_type_name
+from .._tensor import Tensor
 from ._registry import PUBLIC, register
 
 F = "composite"
@@ -120,3 +127,165 @@ def corrcoef(input):
     c = c / stddev.unsqueeze(1)
     c = c / stddev.unsqueeze(0)
     return c.clamp(-1, 1) if not c.dtype.is_complex else c
+
+
+@register("detach_", family=F, namespace="torch", raw=True)
+def detach_(input):
+    return input.detach_()
+
+
+@register("constant_pad_nd", family=F, namespace="torch", raw=True)
+def constant_pad_nd(input, pad, value=0):
+    if len(pad) % 2:
+        raise RuntimeError(f"Length of pad must be even but instead it equals {len(pad)}")
+    return PUBLIC["nn.functional.pad"](input, pad, "constant", value)
+
+
+@register("igamma", family=F, inplace="igamma_", out=True, raw=True)
+def igamma(input, other):
+    _need_tensor("igamma", other)
+    return PUBLIC["special.gammainc"](input, other)
+
+
+@register("igammac", family=F, inplace="igammac_", out=True, raw=True)
+def igammac(input, other):
+    _need_tensor("igammac", other)
+    return PUBLIC["special.gammaincc"](input, other)
+
+
+def _need_tensor(name, other):
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+
+
+# --- integration by the trapezoid rule: torch's formulas, so values round as torch's do -----------------
+
+def _except(y, dim):
+    """zeros shaped like ``y`` without ``dim``: torch's integral over no sample points."""
+    return PUBLIC["zeros"](tuple(s for i, s in enumerate(y.shape) if i != dim), dtype=y.dtype)
+
+
+def _spacing(name, y, x, dim):
+    """x's differences, shaped to broadcast against y's pairs of neighbours along ``dim``."""
+    if x.dim() == 1:
+        if x.shape[0] != y.shape[dim]:
+            raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
+        x = x.view(*[x.shape[0] if i == dim else 1 for i in range(y.dim())])
+    elif x.dim() < y.dim():
+        x = x.view(*([1] * (y.dim() - x.dim())), *x.shape)
+    n = x.shape[dim]
+    return x.narrow(dim, 1, n - 1) - x.narrow(dim, 0, n - 1)
+
+
+def _trapezoid(name, cumulative):
+    def integrate(y, x=None, *, dx=None, dim=-1):
+        dim = dim + y.dim() if dim < 0 else dim
+        if y.dtype is D.bool_ or isinstance(x, Tensor) and x.dtype is D.bool_:
+            raise RuntimeError(f"{name}: received a bool input for `{'x' if y.dtype is not D.bool_ else 'y'}`, "
+                               "but bool is not supported")
+        n = y.shape[dim]
+        if n == 0:
+            return _except(y, dim)
+        left, right = y.narrow(dim, 0, n - 1), y.narrow(dim, 1, n - 1)
+        if x is not None:
+            step = _spacing(name, y, x, dim)
+            return ((step / 2.0) * (left + right)).cumsum(dim) if cumulative else ((left + right) * step).sum(dim) / 2.0
+        dx = 1 if dx is None else dx
+        if cumulative:
+            return (dx / 2.0 * (left + right)).cumsum(dim)
+        return (y.sum(dim) - (y.select(dim, 0) + y.select(dim, -1)) * 0.5) * dx
+    integrate.__name__ = name
+    return integrate
+
+
+register("trapezoid", family=F, namespace="torch", raw=True)(_trapezoid("trapezoid", False))
+register("cumulative_trapezoid", family=F, namespace="torch", raw=True)(_trapezoid("cumulative_trapezoid", True))
+
+
+@register("trapz", family=F, namespace="torch", raw=True)
+def trapz(y, x=None, *, dx=None, dim=-1):
+    return PUBLIC["trapezoid"](y, x, dx=dx, dim=dim) if x is not None else PUBLIC["trapezoid"](y, dx=dx, dim=dim)
+
+
+@register("combinations", family=F, namespace="torch", raw=True)
+def combinations(input, r=2, with_replacement=False):
+    """The r-element combinations of a 1-d tensor's entries, in torch's (lexicographic) order: an index
+    gather, so gradients flow to the entries."""
+    if input.dim() != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return PUBLIC["empty"](0, dtype=input.dtype)
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    rows = list(pick(range(input.shape[0]), r))
+    index = PUBLIC["tensor"](rows, dtype=D.int64) if rows else PUBLIC["zeros"](0, r, dtype=D.int64)
+    return input[index.reshape(-1)].reshape(len(rows), r)
+
+
+@register("unravel_index", family=F, namespace="torch", raw=True)
+def unravel_index(indices, shape):
+    if not isinstance(indices, Tensor):
+        raise TypeError(f"expected 'indices' to be a tensor, but got {type(indices)}")
+    if indices.dtype.is_floating_point or indices.dtype.is_complex or indices.dtype is D.bool_:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if any(s < 0 for s in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    # the place values of each dimension (row-major), then torch's floor division and remainder
+    coefs = [math.prod(shape[i + 1:]) for i in range(len(shape))]
+    idx = indices.to(D.int64).unsqueeze(-1)
+    out = PUBLIC["remainder"](PUBLIC["floor_divide"](idx, PUBLIC["tensor"](coefs, dtype=D.int64)),
+                              PUBLIC["tensor"](list(shape), dtype=D.int64))
+    return tuple(out.unbind(-1))
+
+
+@register("renorm", family=F, inplace="renorm_", out=True, raw=True)
+def renorm(input, p, dim, maxnorm):
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    d = dim + input.dim() if dim < 0 else dim
+    dims = [i for i in range(input.dim()) if i != d]
+    norm = PUBLIC["linalg.vector_norm"](input, p, dims, True)
+    factor = PUBLIC["where"](norm > maxnorm, maxnorm / (norm + 1e-7), PUBLIC["ones_like"](norm))
+    return input * factor
+
+
+@register("sum_to_size", family=F, namespace="Tensor", raw=True)
+def sum_to_size(input, *size):
+    size = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else tuple(size)
+    shape = tuple(input.shape)
+    lead = len(shape) - len(size)
+    if lead < 0 or any(s != 1 and s != t for s, t in zip(size, shape[lead:])):
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
+    r = input.sum(tuple(range(lead))) if lead else input
+    squash = tuple(i for i, (s, t) in enumerate(zip(size, shape[lead:])) if s == 1 and t != 1)
+    return r.sum(squash, keepdim=True) if squash else (r if lead else r.view_as(r))
+
+
+@register("fill_diagonal_", family=F, namespace="Tensor", raw=True)
+def fill_diagonal_(input, fill_value, wrap=False):
+    """torch fills the storage positions of the main diagonal (offset + k * sum(strides)), and with
+    ``wrap`` on a tall matrix the same stride again from row width + 1: found here as logical positions."""
+    if input.dim() < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    height, width = input.shape[0], input.shape[1]
+    if input.dim() > 2 and any(s != height for s in input.shape[1:]):
+        raise RuntimeError("all dimensions of input must be of equal length")
+    mask = np.zeros(tuple(input.shape), dtype=bool)
+    n = min(height, width)
+    mask[(np.arange(n),) * input.dim()] = True
+    if wrap and input.dim() == 2 and height > width + 1:
+        step = width + 1
+        count = (input.numel() + step - 1) // step - n
+        # storage positions of the wrapped diagonal, mapped back to the (row, column) holding each
+        strides = input.stride()
+        where = {r * strides[0] + c * strides[1]: (r, c) for r in range(height) for c in range(width)}
+        start = strides[0] * (width + 1)
+        for k in range(count):
+            rc = where.get(start + k * (strides[0] + strides[1]))
+            if rc is not None:
+                mask[rc] = True
+    return input.masked_fill_(PUBLIC["tensor"](mask), fill_value)

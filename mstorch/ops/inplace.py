@@ -26,13 +26,13 @@ def _broadcastable(src, dst):
     return all(s == d or s == 1 for s, d in zip(reversed(src), reversed(dst)))
 
 
-@register("zero_", family=F, namespace="Tensor", raw=True)
+@register("zero_", family=F, raw=True)
 def zero_(self):
     t = self._ms
     return self._write(ops.zeros(t.shape, t.dtype))
 
 
-@register("fill_", family=F, namespace="Tensor", raw=True)
+@register("fill_", family=F, raw=True)
 def fill_(self, value):
     t = self._ms
     if isinstance(value, Tensor):

@@ -364,7 +364,7 @@ def _pieces(input, d, bounds, fn=None):
     return tuple(_slice_view(input, d, a, b, None if fn is None else (i, fn)) for i, (a, b) in enumerate(bounds))
 
 
-@register("split", family=F, raw=True)
+@register("split", family=F, raw=True, aliases=("unsafe_split",))
 def split(tensor, split_size_or_sections, dim=0):
     shape = tensor._ms.shape
     d = wrap_dim(dim, len(shape))
@@ -391,7 +391,7 @@ def split(tensor, split_size_or_sections, dim=0):
     return _pieces(tensor, d, [(a, min(a + s, size)) for a in range(0, max(size, 1), s)], "Split")
 
 
-@register("chunk", family=F, raw=True)
+@register("chunk", family=F, raw=True, aliases=("unsafe_chunk",))
 def chunk(input, chunks, dim=0):
     shape = input._ms.shape
     if not shape:

@@ -77,7 +77,7 @@ for _name, _view in _VIEWS.items():
     _register_copy(_name, _view)
 
 
-@register("split_with_sizes", family=F, raw=True)
+@register("split_with_sizes", family=F, raw=True, aliases=("unsafe_split_with_sizes",))
 def split_with_sizes(input, split_sizes, dim=0):
     return _VIEWS["split_with_sizes"](input, split_sizes, dim)
 
