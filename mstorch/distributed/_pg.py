@@ -85,12 +85,17 @@ def op_type(op):
     return op
 
 
-def check_reduce(dtype, op, torch_dtype_name):
-    """torch's refusals (gloo, measured with torch 2.13) for ``op`` on a tensor of MindSpore ``dtype``."""
+def check_reduce(dtype, op, torch_dtype_name, what="all_reduce"):
+    """torch's refusals (gloo, measured with torch 2.13) for ``op`` on a tensor of MindSpore ``dtype`` in
+    collective ``what``."""
+    if dtype in _COMPLEX_PARTS and op not in (_R.SUM, _R.AVG):
+        if what == "all_reduce":
+            raise ValueError(f"all_reduce does not support {op} on complex tensors")
+        # torch 2.13's C++ check prints the op's number as a raw character here
+        name = "reduce" if what == "reduce" else "all_reduce"
+        raise RuntimeError(f"{name} does not support{chr(op.value)}on complex tensors")
     if op in _BITWISE and dtype not in _INTEGRAL:
         raise RuntimeError(f"Cannot use ReduceOp.{op.name} with non-integral dtype")
-    if dtype in _COMPLEX_PARTS and op not in (_R.SUM, _R.AVG):
-        raise ValueError(f"all_reduce does not support {op} on complex tensors")
     if op is _R.AVG and dtype in _INTEGRAL:
         raise RuntimeError(f"result type Float can't be cast to the desired output type {torch_dtype_name}")
 
@@ -127,6 +132,20 @@ def empty_carrier(x):
 
 
 _COMPLEX = ops.Complex()
+
+
+def own_copy(m):
+    """A copy of ``m`` in memory of its own (MindSpore's CPU ``copy_`` refuses a slice as its source)."""
+    from mindspore.ops import auto_generate
+    return auto_generate.copy(m)
+
+
+def concat(parts):
+    """``parts`` flattened and concatenated (MindSpore's CPU concatenation lacks bfloat16: through float32,
+    exactly)."""
+    if parts[0].dtype == ms.bfloat16:
+        return ops.cast(ops.cat([ops.cast(p.reshape(-1), ms.float32) for p in parts]), ms.bfloat16)
+    return ops.cat([p.reshape(-1) for p in parts])
 
 
 def fold(values, op, dtype):
@@ -392,10 +411,10 @@ class ProcessGroup:
 
     def reduce_scatter(self, out, ins, op):
         """Rank r's ``out``: ``op`` over every rank's ``ins[r]`` (an all-reduce of them all, then a slice)."""
-        flat = ops.cat([i.reshape(-1) for i in ins]) if len(ins) > 1 else ins[0].reshape(-1).copy()
+        flat = concat(ins) if len(ins) > 1 else own_copy(ins[0].reshape(-1))
         self.all_reduce(flat, op).wait()
         n = out.size
-        out.copy_(flat[self._rank * n:(self._rank + 1) * n].reshape(out.shape))
+        out.copy_(own_copy(flat[self._rank * n:(self._rank + 1) * n]).reshape(out.shape))
         return self._work(result=[out])
 
     def gather(self, x, outs, root):

@@ -14,7 +14,7 @@ import warnings
 from datetime import timedelta
 from urllib.parse import parse_qs, urlparse
 
-from ._pg import ProcessGroup, ReduceOp, Work, check_reduce, op_type
+from ._pg import ProcessGroup, ReduceOp, Work, check_reduce, concat, op_type
 from .store import DistBackendError, DistStoreError, HashStore, PrefixStore, Store, TCPStore
 
 default_pg_timeout = timedelta(minutes=30)
@@ -439,14 +439,16 @@ def _check_tensor_list(ts, name):
                         f"             but got {type(ts)} with elements of type {[type(t) for t in ts]}.")
 
 
-# dtypes gloo refuses for every collective (torch 2.13: "Invalid scalar type")
+# dtypes gloo refuses (torch 2.13: "Invalid scalar type"), for every collective and for some
 _GLOO_REFUSES = ("int16", "uint16", "uint32", "uint64")
+_GLOO_REFUSES_IN = {"gather": ("complex64", "complex128")}
 
 
-def _check_dtype(pg, *tensors):
+def _check_dtype(pg, *tensors, what=None):
     if _world["backends"].get(pg) in (Backend.GLOO, Backend.UNDEFINED):
+        refused = _GLOO_REFUSES + _GLOO_REFUSES_IN.get(what, ())
         for t in tensors:
-            if str(t.dtype).split(".")[-1] in _GLOO_REFUSES:
+            if str(t.dtype).split(".")[-1] in refused:
                 raise RuntimeError("Invalid scalar type")
 
 
@@ -578,7 +580,7 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     op = op_type(op)
     _check_dtype(pg, tensor)
     from .._dtype import scalar_type_name
-    check_reduce(tensor._ms.dtype, op, scalar_type_name(tensor.dtype))
+    check_reduce(tensor._ms.dtype, op, scalar_type_name(tensor.dtype), "reduce")
     io = _Io([tensor])
     return _run(async_op, _engine_call(pg.reduce, io.engine[0], root, op), [io], [tensor])
 
@@ -619,8 +621,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
         def finish():
             if inner is not None:
                 inner()
-            from mindspore import ops
-            out.engine[0].copy_(ops.stack(parts).reshape(out.engine[0].shape))
+            out.engine[0].copy_(concat(parts).reshape(out.engine[0].shape))
         work._finish = finish
         return work
     return _run(async_op, _engine_call(gather), [out], [output_tensor])
@@ -639,7 +640,7 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     op = op_type(op)
     _check_dtype(pg, output, *input_list)
     from .._dtype import scalar_type_name
-    check_reduce(output._ms.dtype, op, scalar_type_name(output.dtype))
+    check_reduce(output._ms.dtype, op, scalar_type_name(output.dtype), "reduce_scatter")
     out, ins = _Io([output], copy_in=False), _Io(input_list)
     return _run(async_op, _engine_call(pg.reduce_scatter, out.engine[0], ins.engine, op), [out], [output])
 
@@ -695,7 +696,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
         _check_tensor_list(gather_list, "gather_list")
     elif gather_list:
         raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
-    _check_dtype(pg, tensor)
+    _check_dtype(pg, tensor, what="gather")
     x = _Io([tensor])
     outs = _Io(gather_list, copy_in=False) if pg.rank() == root else None
     work = _engine_call(pg.gather, x.engine[0], outs.engine if outs else None, root)
