@@ -334,3 +334,25 @@ def test_dead_rank_fails_within_timeout(ranks):
     assert outcome[0] == "err" and outcome[1] == "DistBackendError", outcome
     assert "all_reduce failed" in outcome[2] and "died" in outcome[2], outcome
     assert got[0]["dead_peer_seconds"] < TIMEOUT + 10
+
+
+def test_file_rendezvous(tmp_path):
+    """``file://``: rank 0 serves MindSpore's store and writes its address into the file; rank 1 finds it
+    there (two threads here: the rendezvous alone, before any engine starts)."""
+    import threading
+    from mstorch.distributed import distributed_c10d as c10d
+    url = f"file://{tmp_path / 'rdzv'}?world_size=2&rank="
+    stores = {}
+
+    def join(rank):
+        stores[rank] = c10d._rendezvous(url + str(rank), -1, -1, timedelta(seconds=30))
+    threads = [threading.Thread(target=join, args=(r,)) for r in (1, 0)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    (s0, r0, w0), (s1, r1, w1) = stores[0], stores[1]
+    assert (r0, w0, r1, w1) == (0, 2, 1, 2)
+    s0.set("from0", "a")
+    s1.set("from1", "b")
+    assert (s1.get("from0"), s0.get("from1"), s1.add("n", 2), s0.add("n", 3)) == (b"a", b"b", 2, 5)

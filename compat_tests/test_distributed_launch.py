@@ -48,12 +48,9 @@ def launch(cmd, cwd):
                PATH=os.pathsep.join([str(BIN), os.environ.get("PATH", "")]))
     env.pop("TORCHELASTIC_USE_AGENT_STORE", None)
     out = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=240)
-    results = {}
-    for line in (out.stdout + out.stderr).splitlines():
-        m = re.search(r"RESULT rank=(\d) (.*)", line)
-        if m:
-            results[int(m.group(1))] = m.group(2)
-    return out, results
+    # msrun tails both workers' logs into one stream: two lines may run together
+    found = re.findall(r"RESULT rank=(\d) (.*?argv=\[[^\]]*\])", out.stdout + out.stderr)
+    return out, {int(rank): rest for rank, rest in found}
 
 
 def check(out, results, env_set):

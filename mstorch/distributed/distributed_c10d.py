@@ -205,11 +205,10 @@ def _file_rendezvous(path, rank, world_size, timeout):
     """``file://``: rank 0 serves MindSpore's store on a free port and writes its address into the file
     (renamed into place, so a reader sees all of it); the others read it there. The file must not exist
     before the job starts (torch's FileStore has the same rule)."""
-    import socket
-    from .store import free_port
+    from .store import free_port, own_address
     if rank == 0:
-        host = os.environ.get("MASTER_ADDR") or _own_address(socket)
-        store = TCPStore(host, free_port(host), world_size, True, timeout)
+        host = os.environ.get("MASTER_ADDR") or own_address()
+        store = TCPStore(host, free_port(host), world_size, True, timeout, wait_for_workers=False)
         with open(path + ".tmp", "w") as f:
             f.write(f"{store.host} {store.port}")
         os.replace(path + ".tmp", path)
@@ -225,13 +224,6 @@ def _file_rendezvous(path, rank, world_size, timeout):
                 raise DistStoreError(f"file:// rendezvous: rank 0 wrote no address into {path} within "
                                      f"{timeout}") from None
             time.sleep(0.05)
-
-
-def _own_address(socket):
-    try:
-        return socket.gethostbyname(socket.gethostname())
-    except OSError:
-        return "127.0.0.1"
 
 
 def _engine_backend(backend):

@@ -203,6 +203,14 @@ def _ip_address(host):
         return host
 
 
+def own_address():
+    """This host's address as the others reach it (``file://`` rendezvous without MASTER_ADDR)."""
+    try:
+        return socket.gethostbyname(socket.gethostname())
+    except OSError:
+        return "127.0.0.1"
+
+
 def _listen_error(host, port):
     """The errno that made MindSpore's server fail to listen (its own error does not say): a bind of our
     own on the same address, closed at once."""
