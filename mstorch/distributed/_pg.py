@@ -220,8 +220,7 @@ class Work:
         self.wait()
 
     def get_future(self):
-        from .. import jit
-        fut = _WorkFuture(self, jit._Future)
+        fut = _future_class()(self)
         if self._done:
             fut._complete(self)
         else:
@@ -231,44 +230,45 @@ class Work:
     _source = -1
 
 
-def _WorkFuture(work, base):   # noqa: N802  (a class made on first use: torch.Future lives in mstorch.jit)
-    cls = _FUTURE_CLASS.get(base)
-    if cls is None:
-        class WorkFuture(base):
-            """A torch Future completed by its Work (waiting on it, or on a future chained with ``then``,
-            completes the collective)."""
+def _future_class():
+    """torch.Future completed by a Work: waiting on it, or on a future chained with ``then``, completes the
+    collective. Made on first use (torch.Future is ``mstorch.jit``'s)."""
+    if _FUTURE_CLASS:
+        return _FUTURE_CLASS[0]
+    from ..jit import _Future
 
-            def __init__(self, work):
-                super().__init__()
-                self._work = work
+    class WorkFuture(_Future):
+        def __init__(self, work):
+            super().__init__()
+            self._work = work
 
-            def wait(self):
-                if not self._done:
-                    self._work.wait()
-                return super().wait()
+        def wait(self):
+            if not self._done:
+                self._work.wait()
+            return super().wait()
 
-            def _complete(self, work):
-                if work._error is not None:
-                    self.set_exception(work._error)
-                else:
-                    self.set_result(work._result)
+        def _complete(self, work):
+            if work._error is not None:
+                self.set_exception(work._error)
+            else:
+                self.set_result(work._result)
 
-            def then(self, callback):
-                nxt = cls(self._work)
+        def then(self, callback):
+            nxt = WorkFuture(self._work)
 
-                def run(fut):
-                    try:
-                        nxt.set_result(callback(fut))
-                    except Exception as exc:  # noqa: BLE001 - delivered through the chained future
-                        nxt.set_exception(exc)
-                self.add_done_callback(run)
-                return nxt
-        WorkFuture.__module__, WorkFuture.__name__, WorkFuture.__qualname__ = "torch", "Future", "Future"
-        cls = _FUTURE_CLASS[base] = WorkFuture
-    return cls(work)
+            def run(fut):
+                try:
+                    nxt.set_result(callback(fut))
+                except Exception as exc:  # noqa: BLE001 - delivered through the chained future
+                    nxt.set_exception(exc)
+            self.add_done_callback(run)
+            return nxt
+    WorkFuture.__module__, WorkFuture.__name__, WorkFuture.__qualname__ = "torch", "Future", "Future"
+    _FUTURE_CLASS.append(WorkFuture)
+    return WorkFuture
 
 
-_FUTURE_CLASS = {}
+_FUTURE_CLASS = []
 
 
 def backend_error(what, group, error):
@@ -365,13 +365,9 @@ class ProcessGroup:
         if x.dtype in _REDUCES and op in _ENGINE_OP:
             out = self._call("all_reduce", md.all_reduce, x, _ENGINE_OP[op], self._group, True)
             return self._work([out] if out is not None else [], result=[x], what="all_reduce")
-        if x.dtype in _COMPLEX_PARTS:     # sum/avg of the (real, imag) parts
+        if x.dtype in _COMPLEX_PARTS:     # sum/avg (torch's only complex ops): of the (real, imag) parts
             c = to_carrier(x)
-            inner = self.all_reduce(c, op) if c.dtype in _REDUCES else None
-            if inner is None:
-                c = fold(self._all_gather_list(c), op, c.dtype)
-            else:
-                inner.wait()
+            self.all_reduce(c, op).wait()
             x.copy_(from_carrier(c, x.dtype))
             return self._work(result=[x])
         x.copy_(fold(self._all_gather_list(x), op, x.dtype))
