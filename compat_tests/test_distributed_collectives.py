@@ -137,6 +137,14 @@ def program(T, rank, res, tmp):
         return out
     res["all_to_all_single"] = attempt(uneven)
 
+    def batch_p2p():
+        got = T.zeros(3)
+        ops = [d.P2POp(d.irecv, got, 1 - rank), d.P2POp(d.isend, T.full((3,), rank + 1.0), 1 - rank)]
+        for work in d.batch_isend_irecv(ops):
+            work.wait()
+        return got
+    res["batch_isend_irecv"] = attempt(batch_p2p)
+
     def views():
         buf = T.zeros(4, 3)
         d.all_gather(list(buf.chunk(2)), T.full((2, 3), float(rank)))
@@ -273,6 +281,7 @@ def expected(rank, path):
             exp[(name, dt)] = errors[name] or ("ok", py(value()))
     exp["all_to_all_single"] = ("ok", py(torch.tensor([0.0, 10.0, 11.0]) if rank == 0
                                          else torch.tensor([1.0, 2.0, 3.0, 12.0, 13.0])))
+    exp["batch_isend_irecv"] = ("ok", py(torch.full((3,), 2.0 - rank)))
     part = torch.tensor([0.0, 7.0, 8.0, 9.0, 0.0, 0.0]) if rank == 0 else torch.zeros(6)
     exp["views"] = ("ok", py((torch.cat([torch.zeros(2, 3), torch.ones(2, 3)]),
                               torch.arange(12.0).reshape(3, 4) * 3, part)))
@@ -323,7 +332,7 @@ def test_moving_collectives(ranks, dtype):
                                               "all_to_all", "send_recv")])
 
 
-@pytest.mark.parametrize("what", ["all_to_all_single", "views", "async", "objects", "groups", "checkpoint"])
+@pytest.mark.parametrize("what", ["all_to_all_single", "batch_isend_irecv", "views", "async", "objects", "groups", "checkpoint"])
 def test_more(ranks, what):
     _check(ranks, [what])
 
