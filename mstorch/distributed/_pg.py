@@ -254,14 +254,8 @@ def _future_class():
                 self.set_result(work._result)
 
         def then(self, callback):
-            nxt = WorkFuture(self._work)
-
-            def run(fut):
-                try:
-                    nxt.set_result(callback(fut))
-                except Exception as exc:  # noqa: BLE001 - delivered through the chained future
-                    nxt.set_exception(exc)
-            self.add_done_callback(run)
+            nxt = super().then(callback)
+            nxt.__class__, nxt._work = WorkFuture, self._work    # its wait() completes the work too
             return nxt
     WorkFuture.__module__, WorkFuture.__name__, WorkFuture.__qualname__ = "torch", "Future", "Future"
     _FUTURE_CLASS.append(WorkFuture)
