@@ -306,3 +306,22 @@ def is_graph_constant(t):
     """Whether ``t`` would be a constant of the backward graph of an op recorded now: it requires no
     grad and is no Parameter (op outputs on the graph report ``_requires_grad`` True)."""
     return not t._requires_grad and not isinstance(t, _ms_parameter_class)
+
+
+# --- the communication engine (mstorch.distributed) -------------------------------------------
+# MindSpore's collectives (mccl on CPU, nccl on GPU, hccl on Ascend) start either under msrun
+# (``mindspore.communication.init()``, public) or, without a scheduler process, from a store: the
+# route torch's env:// and tcp:// take. ``mindspore.mint.distributed.init_process_group`` reaches the
+# store route only for hccl, so its implementation is called directly.
+init_comm_with_store = _lookup("mindspore.communication.management", "_init_with_store")
+
+
+def _comm_primitives():
+    # ``mint.distributed.send/recv/barrier`` look up the rank of the group fixed at their import
+    # (``hccl_world_group``, absent on CPU) or synchronise a device the CPU lacks; the primitives under
+    # them take the group explicitly
+    mod = importlib.import_module("mindspore.ops.auto_generate.gen_ops_prim")
+    return tuple(_lookup(mod.__name__, n) for n in ("dist_comm_isend_op", "dist_comm_irecv_op", "dist_comm_barrier_op"))
+
+
+comm_isend, comm_irecv, comm_barrier = _comm_primitives()

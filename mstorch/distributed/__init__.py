@@ -1,8 +1,9 @@
-"""torch.distributed on mstorch: a process group for CPU processes (one machine or several reachable over
-TCP), with the collectives computed on the host (see ``distributed_c10d``)."""
+"""torch.distributed on mstorch: process groups on MindSpore's communication engine (mccl on CPU, nccl on
+GPU, hccl on Ascend), started by torch's rendezvous or by msrun (see ``distributed_c10d`` and ``_pg``)."""
 from .distributed_c10d import *  # noqa: F401,F403
 from .distributed_c10d import __all__ as _c10d_all
 from .distributed_c10d import default_pg_timeout  # noqa: F401
-from .store import DistError, DistNetworkError, DistStoreError  # noqa: F401
+from .store import DistBackendError, DistError, DistNetworkError, DistStoreError  # noqa: F401
 
-__all__ = list(_c10d_all) + ["DistError", "DistNetworkError", "DistStoreError", "default_pg_timeout"]
+__all__ = list(_c10d_all) + ["DistBackendError", "DistError", "DistNetworkError", "DistStoreError",
+                             "default_pg_timeout"]

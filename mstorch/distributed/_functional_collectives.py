@@ -1,6 +1,6 @@
 """torch.distributed._functional_collectives: the collectives that return their result as a new tensor.
 
-mstorch's collectives complete before they return (``distributed_c10d`` runs them on the host), so a
+mstorch's synchronous collectives complete before they return (``distributed_c10d``), so a
 functional collective's result never waits on pending work: ``wait_tensor`` returns its input, as torch's
 does for a tensor no collective is still writing. The autograd-aware all-to-all is not provided."""
 from ..ops._registry import unsupported

@@ -1,14 +1,31 @@
-"""The process group of ``mstorch.distributed``: collectives computed on the host with NumPy.
+"""Process groups of ``mstorch.distributed`` on MindSpore's communication engine.
 
-Every collective is one exchange through the group's store (``store.py``): each rank posts its
-contribution (as bytes, under ``<group>/<sequence>/<rank>``) and takes the others'; reductions run
-in rank order, so every rank computes the same bits. Collectives must be called in the same order
-on every rank of a group, as torch requires. A group of size 1 never touches its store.
+A ``ProcessGroup`` names a MindSpore communication group (``mccl`` on CPU, ``nccl`` on GPU, ``hccl``
+on Ascend) and runs every collective as engine calls on MindSpore tensors, in place. What the engine
+lacks is composed from engine calls (measured on MindSpore 2.10's CPU engine, DESIGN.md):
+
+- it moves (broadcast, all_gather, gather, scatter, send/recv) uint8, int8, int32, int64, float16,
+  bfloat16, float32 and float64; bool, int16 and complex travel widened exactly (bool as uint8, int16
+  as int32, complex as (real, imag) float pairs) and are narrowed back on arrival;
+- it all-reduces int8, int16, int32, int64, float16, bfloat16 and float32 with sum/prod/min/max/avg;
+  other dtypes and the bitwise ops are all-gathered and folded here in rank order (every rank then
+  computes the same bits);
+- reduce, reduce_scatter, all_gather_into_tensor and all_to_all have no CPU kernel: they are an
+  all-reduce plus a slice, an all-gather plus a concatenation, and point-to-point messages.
+
+A group of one process (world size 1, ``new_group([r])``) never enters the engine: each collective's
+result is then its input. The engine is started once per process (MindSpore cannot start it again
+after it was released), see ``distributed_c10d.init_process_group``.
 """
 import enum
 import pickle
 
-import numpy as np
+import mindspore as ms
+import mindspore.mint.distributed as md
+from mindspore import ops
+
+from .. import _ms_private as P
+from .store import DistBackendError
 
 __all__ = ["ReduceOp", "ProcessGroup", "Work"]
 
@@ -48,87 +65,234 @@ class ReduceOp:
 for _m in ReduceOp.RedOpType:
     setattr(ReduceOp, _m.name, _m)
 
-_BITWISE = {ReduceOp.RedOpType.BAND: np.bitwise_and, ReduceOp.RedOpType.BOR: np.bitwise_or,
-            ReduceOp.RedOpType.BXOR: np.bitwise_xor}
-_ELEMENTWISE = {ReduceOp.RedOpType.SUM: np.add, ReduceOp.RedOpType.AVG: np.add,
-                ReduceOp.RedOpType.PRODUCT: np.multiply, ReduceOp.RedOpType.MIN: np.minimum,
-                ReduceOp.RedOpType.MAX: np.maximum, **_BITWISE}
+_R = ReduceOp.RedOpType
+_ENGINE_OP = {_R.SUM: "sum", _R.AVG: "avg", _R.PRODUCT: "prod", _R.MIN: "min", _R.MAX: "max"}
+_BITWISE = (_R.BAND, _R.BOR, _R.BXOR)
+
+# what MindSpore 2.10's CPU engine (mccl) moves and all-reduces; GPU/Ascend engines take these too
+_MOVES = frozenset((ms.uint8, ms.int8, ms.int32, ms.int64, ms.float16, ms.bfloat16, ms.float32, ms.float64))
+_REDUCES = frozenset((ms.int8, ms.int16, ms.int32, ms.int64, ms.float16, ms.bfloat16, ms.float32))
+_WIDER = {ms.bool_: ms.uint8, ms.int16: ms.int32, ms.uint16: ms.int32, ms.uint32: ms.int64}
+_COMPLEX_PARTS = {ms.complex64: ms.float32, ms.complex128: ms.float64}
+_INTEGRAL = frozenset((ms.bool_, ms.uint8, ms.int8, ms.int16, ms.int32, ms.int64, ms.uint16, ms.uint32, ms.uint64))
 
 
 def op_type(op):
     op = op.op if isinstance(op, ReduceOp) else op
-    if not isinstance(op, ReduceOp.RedOpType) or op not in _ELEMENTWISE:
+    if not isinstance(op, ReduceOp.RedOpType) or op not in (*_ENGINE_OP, *_BITWISE):
         raise ValueError(f"Invalid ``op``. Expected ``op`` to be of type ``torch.distributed.ReduceOp``, "
                          f"but got {type(op)}.")
     return op
 
 
-def reduce_arrays(arrays, op):
-    """``op`` over ``arrays`` (one per rank, in rank order); NumPy dtype kept."""
-    op = op_type(op)
-    dtype = arrays[0].dtype
-    if op in _BITWISE and not (np.issubdtype(dtype, np.integer) or dtype == np.bool_):
+def check_reduce(dtype, op, torch_dtype_name, what="all_reduce"):
+    """torch's refusals (gloo, measured with torch 2.13) for ``op`` on a tensor of MindSpore ``dtype`` in
+    collective ``what``."""
+    if dtype in _COMPLEX_PARTS and op not in (_R.SUM, _R.AVG):
+        if what == "all_reduce":
+            raise ValueError(f"all_reduce does not support {op} on complex tensors")
+        # torch 2.13's C++ check prints the op's number as a raw character here
+        name = "reduce" if what == "reduce" else "all_reduce"
+        raise RuntimeError(f"{name} does not support{chr(op.value)}on complex tensors")
+    if op in _BITWISE and dtype not in _INTEGRAL:
         raise RuntimeError(f"Cannot use ReduceOp.{op.name} with non-integral dtype")
-    if np.iscomplexobj(arrays[0]) and op not in (ReduceOp.RedOpType.SUM, ReduceOp.RedOpType.AVG,
-                                                 ReduceOp.RedOpType.PRODUCT):
-        raise ValueError(f"all_reduce does not support {op} on complex tensors")
-    fn = _ELEMENTWISE[op]
-    result = arrays[0].copy()
-    for a in arrays[1:]:
-        result = fn(result, a)
-    if op is ReduceOp.RedOpType.AVG:
-        n = len(arrays)
-        result = result // n if np.issubdtype(dtype, np.integer) else result / np.asarray(n, dtype=dtype)
-    return np.asarray(result, dtype=dtype)
+    if op is _R.AVG and dtype in _INTEGRAL:
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {torch_dtype_name}")
 
+
+# --- carriers: dtypes the engine cannot move travel as dtypes it can ----------------------------
+
+def to_carrier(x):
+    """``x`` as a dtype the engine moves (the same tensor when it moves ``x``'s own)."""
+    if x.dtype in _MOVES:
+        return x
+    if x.dtype in _COMPLEX_PARTS:
+        return ops.stack([ops.real(x), ops.imag(x)], -1)
+    wide = _WIDER.get(x.dtype)
+    if wide is None:
+        raise RuntimeError(f"mstorch.distributed: MindSpore's communication engine cannot carry {x.dtype} tensors")
+    return ops.cast(x, wide)
+
+
+def from_carrier(c, dtype):
+    if c.dtype == dtype:
+        return c
+    if dtype in _COMPLEX_PARTS:
+        return _COMPLEX(c[..., 0], c[..., 1])
+    return ops.cast(c, dtype)
+
+
+def empty_carrier(x):
+    """A receive buffer for ``x`` in its carrier dtype."""
+    if x.dtype in _MOVES:
+        return ops.zeros(x.shape, x.dtype)
+    if x.dtype in _COMPLEX_PARTS:
+        return ops.zeros(tuple(x.shape) + (2,), _COMPLEX_PARTS[x.dtype])
+    return ops.zeros(x.shape, _WIDER.get(x.dtype, x.dtype))
+
+
+_COMPLEX = ops.Complex()
+
+
+def own_copy(m):
+    """A copy of ``m`` in memory of its own (MindSpore's CPU ``copy_`` refuses a slice as its source)."""
+    from mindspore.ops import auto_generate
+    return auto_generate.copy(m)
+
+
+def concat(parts):
+    """``parts`` flattened and concatenated (MindSpore's CPU concatenation lacks bfloat16: through float32,
+    exactly)."""
+    if parts[0].dtype == ms.bfloat16:
+        return ops.cast(ops.cat([ops.cast(p.reshape(-1), ms.float32) for p in parts]), ms.bfloat16)
+    return ops.cat([p.reshape(-1) for p in parts])
+
+
+def fold(values, op, dtype):
+    """``op`` over ``values`` (one per rank, in rank order), in ``dtype``."""
+    if dtype == ms.bool_:     # MindSpore's arithmetic refuses bool: or/and on uint8, as torch's bool ops
+        values = [ops.cast(v, ms.uint8) for v in values]
+        op = {_R.SUM: _R.MAX, _R.PRODUCT: _R.MIN}.get(op, op)
+    fn = {_R.SUM: ops.add, _R.AVG: ops.add, _R.PRODUCT: ops.mul, _R.MIN: ops.minimum, _R.MAX: ops.maximum,
+          _R.BAND: ops.bitwise_and, _R.BOR: ops.bitwise_or, _R.BXOR: ops.bitwise_xor}[op]
+    out = values[0]
+    for v in values[1:]:
+        out = fn(out, v)
+    if op is _R.AVG:
+        out = out / len(values)
+    return ops.cast(out, dtype) if out.dtype != dtype else out
+
+
+# --- work -------------------------------------------------------------------------------------
 
 class Work:
-    """Mirrors ``torch.distributed.Work`` for ``async_op=True``: mstorch's collectives are complete
-    when they return, so ``wait()`` returns at once."""
+    """Mirrors ``torch.distributed.Work`` for ``async_op=True``.
 
-    def __init__(self, result=None):
-        self._result = result
+    Holds the engine's handles of the collective and what completes it on this side (writing the result
+    into a tensor the engine could not write itself, folding, narrowing). ``wait()`` waits on the
+    handles, then runs that completion once; ``is_completed()`` completes the work first (MindSpore's
+    handles cannot be polled), so it never answers False. ``get_future()`` gives a torch Future whose
+    ``wait()``/``value()`` complete the work; its value is ``result`` (the list of output tensors, as
+    torch's)."""
+
+    def __init__(self, handles=(), finish=None, result=None, what="collective", group=None):
+        self._handles, self._finish, self._result = list(handles), finish, result
+        self._what, self._group = what, group
+        self._done, self._error, self._futures = False, None, []
 
     def wait(self, timeout=None):
+        if not self._done:
+            self._done = True
+            try:
+                for h in self._handles:
+                    h.wait()
+                if self._finish is not None:
+                    self._finish()
+            except RuntimeError as e:
+                self._error = backend_error(self._what, self._group, e)
+            self._handles, self._finish = [], None
+            for f in self._futures:
+                f._complete(self)
+        if self._error is not None:
+            raise self._error
         return True
 
     def is_completed(self):
+        self.wait()
         return True
 
     def is_success(self):
-        return True
+        self.wait()
+        return self._error is None
 
     def exception(self):
-        return None
+        return self._error
 
     def result(self):
+        self.wait()
         return self._result
-
-    def get_future(self):
-        from concurrent.futures import Future
-        f = Future()
-        f.set_result(self._result)
-        f.wait = f.result   # torch.futures.Future.wait() returns the value
-        f.value = f.result
-        return f
-
-    def synchronize(self):
-        pass
 
     def source_rank(self):
-        return self._result
+        self.wait()
+        return self._source
 
+    def synchronize(self):
+        self.wait()
+
+    def get_future(self):
+        fut = _future_class()(self)
+        if self._done:
+            fut._complete(self)
+        else:
+            self._futures.append(fut)
+        return fut
+
+    _source = -1
+
+
+def _future_class():
+    """torch.Future completed by a Work: waiting on it, or on a future chained with ``then``, completes the
+    collective. Made on first use (torch.Future is ``mstorch.jit``'s)."""
+    if _FUTURE_CLASS:
+        return _FUTURE_CLASS[0]
+    from ..jit import _Future
+
+    class WorkFuture(_Future):
+        def __init__(self, work):
+            super().__init__()
+            self._work = work
+
+        def wait(self):
+            if not self._done:
+                self._work.wait()
+            return super().wait()
+
+        def _complete(self, work):
+            if work._error is not None:
+                self.set_exception(work._error)
+            else:
+                self.set_result(work._result)
+
+        def then(self, callback):
+            nxt = super().then(callback)
+            nxt.__class__, nxt._work = WorkFuture, self._work    # its wait() completes the work too
+            return nxt
+    WorkFuture.__module__, WorkFuture.__name__, WorkFuture.__qualname__ = "torch", "Future", "Future"
+    _FUTURE_CLASS.append(WorkFuture)
+    return WorkFuture
+
+
+_FUTURE_CLASS = []
+
+
+def backend_error(what, group, error):
+    first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    if isinstance(error, DistBackendError):
+        return error
+    name = group.name() if group is not None else "?"
+    timeout = getattr(group, "_timeout", None)
+    return DistBackendError(
+        f"mstorch.distributed: {what} failed in MindSpore's communication engine ({first}) on process group "
+        f"{name!r}: a rank of the group has died, or did not reach the same collective within the timeout "
+        f"({timeout}).")
+
+
+# --- process groups -----------------------------------------------------------------------------
 
 class ProcessGroup:
-    """Mirrors ``torch.distributed.ProcessGroup``: ``rank()``, ``size()``, ``name()``; the exchanges
-    behind every collective."""
+    """Mirrors ``torch.distributed.ProcessGroup``: ``rank()``, ``size()``, ``name()``; every collective as
+    calls of MindSpore's engine on group ``name`` (``ranks`` are the global ranks of its members).
 
-    def __init__(self, store, rank, size, ranks, backend, name):
-        self._store, self._rank, self._size = store, rank, size
+    Its methods take and fill MindSpore tensors that own their memory (contiguous, offset 0); each returns
+    a ``Work``. ``distributed_c10d`` maps torch's tensors onto them."""
+
+    def __init__(self, rank, size, ranks, backend, name, engine_group=None, timeout=None):
+        self._rank, self._size = rank, size
         self._ranks = list(ranks)          # global rank of each group rank
         self._backend, self._name = backend, name
+        self._group = engine_group         # MindSpore's group name; None for a group of one process
+        self._timeout = timeout
         self._seq = 0
-        self._p2p = {}                     # (src, dst) -> messages sent so far
 
     def rank(self):
         return self._rank
@@ -149,79 +313,200 @@ class ProcessGroup:
     def __repr__(self):
         return f"<mstorch.distributed.ProcessGroup {self._name} rank {self._rank} of {self._size}>"
 
-    # --- exchanges ---------------------------------------------------------------------------
-    def _key(self, *parts):
-        return "/".join(["pg", self._name] + [str(p) for p in parts])
-
     def _next(self):
+        """A counter every rank advances the same way (collective construction, e.g. DDP's)."""
         self._seq += 1
         return self._seq
 
+    def _work(self, handles=(), finish=None, result=None, what="collective"):
+        return Work(handles, finish, result, what, self)
+
+    def _call(self, what, fn, *args):
+        """One engine call; its failure (a rank died, a timeout) as torch's DistBackendError."""
+        try:
+            return fn(*args)
+        except RuntimeError as e:
+            raise backend_error(what, self, e) from None
+
+    # --- engine primitives ----------------------------------------------------------------------
+    def _all_gather_list(self, x):
+        """Every rank's ``x`` (any dtype), in rank order; synchronous."""
+        if self._group is None:
+            return [x]
+        c = to_carrier(x)
+        outs = [empty_carrier(x) for _ in range(self._size)]
+        self._call("all_gather", md.all_gather, outs, c, self._group)
+        return [from_carrier(o, x.dtype) for o in outs]
+
+    def _send(self, x, peer, tag=0):
+        """Handle of sending ``x`` to group rank ``peer``."""
+        out = self._call("send", P.comm_isend, to_carrier(x), peer, self._group, tag)
+        return out[1] if isinstance(out, tuple) else None
+
+    def _recv_into(self, x, peer, tag=0):
+        """(handle, finish) receiving from group rank ``peer`` into ``x``."""
+        c = x if x.dtype in _MOVES else empty_carrier(x)
+        out = self._call("recv", P.comm_irecv, c, tag, peer, self._group)
+        handle = out[1] if isinstance(out, tuple) else None
+        finish = None if c is x else (lambda: x.copy_(from_carrier(c, x.dtype)))
+        return handle, finish
+
+    # --- collectives ------------------------------------------------------------------------------
+    def all_reduce(self, x, op):
+        op = op_type(op)
+        if self._group is None:
+            return self._work(result=[x])
+        if x.dtype in _REDUCES and op in _ENGINE_OP:
+            out = self._call("all_reduce", md.all_reduce, x, _ENGINE_OP[op], self._group, True)
+            return self._work([out] if out is not None else [], result=[x], what="all_reduce")
+        if x.dtype in _COMPLEX_PARTS:     # sum/avg (torch's only complex ops): of the (real, imag) parts
+            c = to_carrier(x)
+            self.all_reduce(c, op).wait()
+            x.copy_(from_carrier(c, x.dtype))
+            return self._work(result=[x])
+        x.copy_(fold(self._all_gather_list(x), op, x.dtype))
+        return self._work(result=[x])
+
+    def broadcast(self, x, root):
+        if self._group is None:
+            return self._work(result=[x])
+        src = self._ranks[root]
+        if x.dtype in _MOVES:
+            out = self._call("broadcast", md.broadcast, x, src, self._group, True)
+            return self._work([out] if out is not None else [], result=[x], what="broadcast")
+        c = to_carrier(x) if self._rank == root else empty_carrier(x)
+        self._call("broadcast", md.broadcast, c, src, self._group)
+        if self._rank != root:
+            x.copy_(from_carrier(c, x.dtype))
+        return self._work(result=[x])
+
+    def all_gather(self, outs, x):
+        if self._group is None:
+            outs[0].copy_(x)
+            return self._work(result=[outs])
+        if x.dtype in _MOVES:
+            out = self._call("all_gather", md.all_gather, outs, x, self._group, True)
+            return self._work([out] if out is not None else [], result=[outs], what="all_gather")
+        for o, v in zip(outs, self._all_gather_list(x)):
+            o.copy_(v)
+        return self._work(result=[outs])
+
+    def reduce(self, x, root, op):
+        """``op`` over the group into ``x`` on ``root``; the others' ``x`` unchanged (as torch's gloo)."""
+        y = x.copy()
+        self.all_reduce(y, op).wait()
+        if self._rank == root:
+            x.copy_(y)
+        return self._work(result=[x])
+
+    def reduce_scatter(self, out, ins, op):
+        """Rank r's ``out``: ``op`` over every rank's ``ins[r]`` (an all-reduce of them all, then a slice)."""
+        flat = concat(ins) if len(ins) > 1 else own_copy(ins[0].reshape(-1))
+        self.all_reduce(flat, op).wait()
+        n = out.size
+        out.copy_(own_copy(flat[self._rank * n:(self._rank + 1) * n]).reshape(out.shape))
+        return self._work(result=[out])
+
+    def gather(self, x, outs, root):
+        """``outs`` (on ``root`` only) filled with every rank's ``x``: one message from each other rank."""
+        if self._group is None:
+            outs[0].copy_(x)
+            return self._work(result=[outs])
+        if self._rank != root:
+            return self._work([h for h in [self._send(x, root)] if h is not None], what="gather")
+        outs[root].copy_(x)
+        return self._receive_all(outs, "gather")
+
+    def _receive_all(self, outs, what):
+        handles, finishes = [], []
+        for r, o in enumerate(outs):
+            if r != self._rank:
+                h, f = self._recv_into(o, r)
+                handles += [h] if h is not None else []
+                finishes += [f] if f is not None else []
+        return self._work(handles, (lambda: [f() for f in finishes]) if finishes else None, [outs], what)
+
+    def scatter(self, x, ins, root):
+        """``x`` on rank r filled with ``root``'s ``ins[r]``: one message to each other rank."""
+        if self._group is None or self._rank == root:
+            handles = [h for r, i in enumerate(ins) if r != self._rank for h in [self._send(i, r)] if h is not None]
+            x.copy_(ins[self._rank])
+            return self._work(handles, result=[x], what="scatter")
+        h, f = self._recv_into(x, root)
+        return self._work([h] if h is not None else [], f, [x], "scatter")
+
+    def all_to_all(self, outs, ins):
+        """Rank r's ``outs[i]`` is rank i's ``ins[r]``: a message to and from every other rank."""
+        sends = [h for r, i in enumerate(ins) if r != self._rank for h in [self._send(i, r)] if h is not None]
+        outs[self._rank].copy_(ins[self._rank])
+        work = self._receive_all(outs, "all_to_all")
+        work._handles = sends + work._handles
+        return work
+
+    def barrier(self):
+        if self._group is None:
+            return self._work()
+        out = self._call("barrier", P.comm_barrier, self._group, True)
+        return self._work([out[1]] if isinstance(out, tuple) else [], what="barrier")
+
+    def send(self, x, peer, tag=0):
+        return self._work([h for h in [self._send(x, peer, tag)] if h is not None], what="send")
+
+    def recv(self, x, peer, tag=0):
+        h, f = self._recv_into(x, peer, tag)
+        work = self._work([h] if h is not None else [], f, [x], "recv")
+        work._source = peer
+        return work
+
+    # --- objects (pickled into uint8 tensors, as torch does) ---------------------------------------
+    def broadcast_objects(self, objs, root):
+        if self._group is None:
+            return objs
+        if self._rank == root:
+            data = _to_bytes(objs)
+            size = ms.Tensor([data.shape[0]], ms.int64)
+        else:
+            size = ms.Tensor([0], ms.int64)
+        self.broadcast(size, root).wait()
+        if self._rank != root:
+            data = ops.zeros((int(size.asnumpy()[0]),), ms.uint8)
+        self.broadcast(data, root).wait()
+        return objs if self._rank == root else _from_bytes(data)
+
+    def all_gather_objects(self, obj):
+        if self._group is None:
+            return [obj]
+        data = _to_bytes(obj)
+        sizes = [int(s.asnumpy()[0]) for s in self._all_gather_list(ms.Tensor([data.shape[0]], ms.int64))]
+        padded = ops.cat([data, ops.zeros((max(sizes) - data.shape[0],), ms.uint8)]) if max(sizes) > data.shape[0] \
+            else data
+        return [_from_bytes(d[:n]) for d, n in zip(self._all_gather_list(padded), sizes)]
+
+    def send_objects(self, objs, peer):
+        data = _to_bytes(objs)
+        self.send(ms.Tensor([data.shape[0]], ms.int64), peer).wait()
+        self.send(data, peer).wait()
+
+    def recv_objects(self, peer):
+        size = ms.Tensor([0], ms.int64)
+        self.recv(size, peer).wait()
+        data = ops.zeros((int(size.asnumpy()[0]),), ms.uint8)
+        self.recv(data, peer).wait()
+        return _from_bytes(data)
+
+    # --- for nn/parallel/distributed.py until its bucketed rewrite (issue 14, item 3) lands -------------
     def all_exchange(self, value, tag=None):
-        """Every rank's ``value`` (any picklable), in rank order. A ``tag`` names the exchange instead of
-        the group's sequence number (DDP's gradients: their order may differ between ranks)."""
-        if self._size == 1:
-            return [value]
-        seq = self._next() if tag is None else tag
-        self._store._post(self._key(seq, self._rank), pickle.dumps(value, protocol=5), self._size - 1)
-        return [value if r == self._rank else pickle.loads(self._store._take(self._key(seq, r)))
-                for r in range(self._size)]
+        """Every rank's ``value`` (picklable), in rank order; ``tag`` is ignored (collectives are ordered)."""
+        return self.all_gather_objects(value)
 
     def one_to_all(self, value, src):
-        """``src``'s ``value`` on every rank."""
-        if self._size == 1:
-            return value
-        seq = self._next()
-        if self._rank == src:
-            self._store._post(self._key(seq, src), pickle.dumps(value, protocol=5), self._size - 1)
-            return value
-        return pickle.loads(self._store._take(self._key(seq, src)))
+        return self.broadcast_objects(value, src)
 
-    def all_to_one(self, value, dst):
-        """Every rank's ``value`` in rank order on ``dst``; None elsewhere."""
-        if self._size == 1:
-            return [value]
-        seq = self._next()
-        if self._rank != dst:
-            self._store._post(self._key(seq, self._rank), pickle.dumps(value, protocol=5), 1)
-            return None
-        return [value if r == dst else pickle.loads(self._store._take(self._key(seq, r)))
-                for r in range(self._size)]
 
-    def scatter_from(self, values, src):
-        """``values[r]`` from ``src`` to each rank ``r``."""
-        if self._size == 1:
-            return values[0]
-        seq = self._next()
-        if self._rank == src:
-            for r, v in enumerate(values):
-                if r != src:
-                    self._store._post(self._key(seq, "to", r), pickle.dumps(v, protocol=5), 1)
-            return values[src]
-        return pickle.loads(self._store._take(self._key(seq, "to", self._rank)))
+def _to_bytes(obj):
+    import numpy as np
+    return ms.Tensor(np.frombuffer(pickle.dumps(obj, protocol=5), dtype=np.uint8).copy())
 
-    def send(self, value, dst):
-        n = self._p2p.get((self._rank, dst), 0)
-        self._p2p[(self._rank, dst)] = n + 1
-        self._store._post(self._key("p2p", self._rank, dst, n), pickle.dumps(value, protocol=5), 1)
 
-    def recv(self, src):
-        """(value, src); ``src=None`` takes the first message that arrives from any rank."""
-        if src is None:
-            import time
-            while src is None:
-                for r in range(self._size):
-                    if r != self._rank and self._store.check(
-                            [self._key("p2p", r, self._rank, self._p2p.get((r, self._rank), 0))]):
-                        src = r
-                        break
-                else:
-                    time.sleep(0.001)
-        n = self._p2p.get((src, self._rank), 0)
-        self._p2p[(src, self._rank)] = n + 1
-        return pickle.loads(self._store._take(self._key("p2p", src, self._rank, n))), src
-
-    def shutdown(self):
-        close = getattr(self._store, "_close", None)
-        if close is not None:
-            close()
+def _from_bytes(t):
+    return pickle.loads(t.asnumpy().tobytes())

@@ -1,18 +1,21 @@
 """Mirrors ``torch.distributed.distributed_c10d``: the default process group and the collectives.
 
-Tensors travel as NumPy arrays (``bfloat16`` as ``float32``, exactly) and results are written back
-into the caller's tensors in place, outside autograd, as torch's c10d ops do. Every backend name
-(``gloo``, ``nccl``, ``hccl``, ...) runs this host implementation; see docs/known-differences.md.
+The collectives run on MindSpore's communication engine (``_pg.py``) on the tensors' own memory and
+write their results into the caller's tensors in place, outside autograd, as torch's c10d ops do.
+torch's backend names map onto the engine of the device: ``gloo`` (and ``None``) on the device MindSpore
+runs on, ``nccl`` on GPU, ``hccl`` on Ascend. The process group starts from torch's rendezvous
+(``env://``, ``tcp://``, ``file://``, a ``store``) through MindSpore's store, or from msrun's cluster
+when msrun launched the process.
 """
+import math
 import os
+import time
 import warnings
 from datetime import timedelta
 from urllib.parse import parse_qs, urlparse
 
-import numpy as np
-
-from ._pg import ProcessGroup, ReduceOp, Work, reduce_arrays
-from .store import HashStore, PrefixStore, Store, TCPStore
+from ._pg import ProcessGroup, ReduceOp, Work, check_reduce, concat, op_type
+from .store import DistBackendError, DistStoreError, HashStore, PrefixStore, Store, TCPStore
 
 default_pg_timeout = timedelta(minutes=30)
 
@@ -79,7 +82,8 @@ def is_gloo_available():
 
 
 def is_nccl_available():
-    return False
+    from .. import _runtime
+    return _runtime.device_target() == "GPU"
 
 
 def is_mpi_available():
@@ -94,8 +98,15 @@ def is_xccl_available():
     return False
 
 
+def is_hccl_available():
+    from .. import _runtime
+    return _runtime.device_target() == "Ascend"
+
+
 def is_backend_available(backend):
-    return str(backend).lower() in (Backend.GLOO, Backend.NCCL, Backend.HCCL)
+    name = str(backend).lower()
+    return name == Backend.GLOO or (name == Backend.NCCL and is_nccl_available()) or (
+        name == Backend.HCCL and is_hccl_available())
 
 
 def is_torchelastic_launched():
@@ -105,6 +116,8 @@ def is_torchelastic_launched():
 def get_node_local_rank(fallback_rank=None):
     if "LOCAL_RANK" in os.environ:
         return int(os.environ["LOCAL_RANK"])
+    if os.environ.get("MS_ROLE") == "MS_WORKER" and "DEVICE_ID" in os.environ:   # msrun: the local rank
+        return int(os.environ["DEVICE_ID"])
     if fallback_rank is not None:
         return int(fallback_rank)
     raise RuntimeError("LOCAL_RANK is not in the environment. Consider passing fallback_rank to allow "
@@ -128,8 +141,15 @@ def _not_in_group(group):
 
 # --- rendezvous ---------------------------------------------------------------------------------
 
+_ENGINE = {"started": None}     # (rank, world_size, engine backend) once MindSpore's engine runs here
+
+
+def _under_msrun():
+    return os.environ.get("MS_ROLE") in ("MS_WORKER", "MS_SCHED")
+
+
 def _rendezvous(url, rank, world_size, timeout):
-    """(store, rank, world_size) for ``env://`` and ``tcp://`` URLs, as torch.distributed.rendezvous."""
+    """(store, rank, world_size) for ``env://``, ``tcp://`` and ``file://`` URLs, as torch.distributed.rendezvous."""
     parsed = urlparse(url)
     query = {k: v[-1] for k, v in parse_qs(parsed.query).items()}
     if rank != -1:
@@ -150,6 +170,10 @@ def _rendezvous(url, rank, world_size, timeout):
         rank = int(query["rank"]) if "rank" in query else int(env("RANK"))
         world_size = int(query["world_size"]) if "world_size" in query else int(env("WORLD_SIZE"))
         host, port = env("MASTER_ADDR"), int(env("MASTER_PORT"))
+        if os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == "True":
+            # torchrun's agent serves its own store on MASTER_PORT; MindSpore's store cannot speak to it
+            # and takes the next port (or MSTORCH_STORE_PORT)
+            port = int(os.environ.get("MSTORCH_STORE_PORT", port + 1))
     elif scheme == "tcp":
         if parsed.port is None:
             raise error("port number missing")
@@ -159,6 +183,15 @@ def _rendezvous(url, rank, world_size, timeout):
             raise error("world size parameter missing")
         rank, world_size = int(query["rank"]), int(query["world_size"])
         host, port = parsed.hostname, parsed.port
+    elif scheme == "file":
+        if "rank" not in query:
+            raise error("rank parameter missing")
+        if "world_size" not in query:
+            raise error("world size parameter missing")
+        rank, world_size = int(query["rank"]), int(query["world_size"])
+        if world_size == 1:
+            return HashStore(), rank, world_size
+        return _file_rendezvous(parsed.path, rank, world_size, timeout), rank, world_size
     else:
         raise RuntimeError(f"No rendezvous handler for {scheme}://")
     if not 0 <= port < 2 ** 16:
@@ -168,10 +201,83 @@ def _rendezvous(url, rank, world_size, timeout):
     return TCPStore(host, port, world_size, rank == 0, timeout), rank, world_size
 
 
+def _file_rendezvous(path, rank, world_size, timeout):
+    """``file://``: rank 0 serves MindSpore's store on a free port and writes its address into the file
+    (renamed into place, so a reader sees all of it); the others read it there. The file must not exist
+    before the job starts (torch's FileStore has the same rule)."""
+    from .store import free_port, own_address
+    if rank == 0:
+        host = os.environ.get("MASTER_ADDR") or own_address()
+        store = TCPStore(host, free_port(host), world_size, True, timeout, wait_for_workers=False)
+        with open(path + ".tmp", "w") as f:
+            f.write(f"{store.host} {store.port}")
+        os.replace(path + ".tmp", path)
+        return store
+    deadline = time.monotonic() + timeout.total_seconds()
+    while True:
+        try:
+            with open(path) as f:
+                host, port = f.read().split()
+            return TCPStore(host, int(port), world_size, False, timeout)
+        except (FileNotFoundError, ValueError):
+            if time.monotonic() > deadline:
+                raise DistStoreError(f"file:// rendezvous: rank 0 wrote no address into {path} within "
+                                     f"{timeout}") from None
+            time.sleep(0.05)
+
+
+def _engine_backend(backend):
+    """MindSpore's engine for torch's backend name on this device (torch's errors where it would refuse)."""
+    from .. import _runtime
+    device = _runtime.device_target()
+    names = {part.split(":")[-1].strip().lower() for part in str(backend).split(",")}
+    if Backend.NCCL in names and Backend.GLOO not in names and device != "GPU":
+        raise RuntimeError("ProcessGroupNCCL is only supported with GPUs, no GPUs found!")
+    if Backend.HCCL in names and Backend.GLOO not in names and device != "Ascend":
+        raise RuntimeError("mstorch: the hccl backend needs MindSpore on Ascend (MindSpore runs on "
+                           f"{device})")
+    return {"CPU": "mccl", "GPU": "nccl", "Ascend": "hccl"}[device]
+
+
+def _start_engine(engine, store, rank, world_size, timeout):
+    """MindSpore's engine for this process: from msrun's cluster, or from ``store``. Once per process."""
+    from mindspore import communication
+    started = _ENGINE["started"]
+    if started is not None:
+        if started != (rank, world_size, engine) and not (_under_msrun() and store is None):
+            raise RuntimeError(
+                "mstorch.distributed: MindSpore's communication engine already runs in this process as rank "
+                f"{started[0]} of {started[1]} ({started[2]}); it cannot be started again with another rank, "
+                "world size or backend (MindSpore starts it once per process)")
+        return communication.GlobalComm.WORLD_COMM_GROUP
+    # a collective that waits longer than this for a peer fails instead of hanging (MindSpore's own
+    # default on CPU is 30 s; torch's timeout is the process group's)
+    os.environ.setdefault("MS_CPU_COMM_OP_TIMEOUT", str(max(1, math.ceil(timeout.total_seconds()))))
+    from .. import _ms_private as P
+    if store is None:
+        communication.init(engine)      # msrun's scheduler process serves the cluster here and exits
+    else:
+        P.init_comm_with_store(backend=engine, timeout=timeout, world_size=world_size, rank=rank,
+                               store=store.ms_store)
+    _ENGINE["started"] = (communication.get_rank(), communication.get_group_size(), engine)
+    return communication.GlobalComm.WORLD_COMM_GROUP
+
+
+def _ms_store(store):
+    """The TCPStore under ``store`` (a PrefixStore's too): the engine rendezvous through MindSpore's store."""
+    while isinstance(store, PrefixStore):
+        store = store.underlying_store
+    if not isinstance(store, TCPStore):
+        raise ValueError(f"mstorch.distributed: MindSpore's communication engine starts from a TCPStore, not a "
+                         f"{type(store).__name__}")
+    return store
+
+
 def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1, store=None,
                        group_name="", pg_options=None, device_id=None):
-    """Mirrors ``torch.distributed.init_process_group``; ``env://`` (torchrun's RANK, WORLD_SIZE,
-    MASTER_ADDR, MASTER_PORT), ``tcp://host:port`` or an explicit ``store``."""
+    """Mirrors ``torch.distributed.init_process_group``: ``env://`` (torchrun's RANK, WORLD_SIZE,
+    MASTER_ADDR, MASTER_PORT), ``tcp://host:port``, ``file://path`` or an explicit ``store``; under msrun
+    its cluster (MS_ROLE, RANK_ID, MS_WORKER_NUM) instead."""
     if _world["default_pg"] is not None:
         raise ValueError("trying to initialize the default process group twice!")
     if store is not None and init_method is not None:
@@ -185,20 +291,36 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         init_method = "env://"
     if timeout is not None and not isinstance(timeout, timedelta):
         raise TypeError(f"Expected timeout argument to be of type datetime.timedelta, got {type(timeout)}")
-    backend = Backend(backend) if backend is not None else Backend.GLOO
-    _check_backend(backend)
+    backend = Backend(backend) if backend is not None else Backend.UNDEFINED
+    if backend != Backend.UNDEFINED:
+        _check_backend(backend)
+    engine = _engine_backend(backend)
     timeout = default_pg_timeout if timeout is None else timeout
-    if store is None:
-        store, rank, world_size = _rendezvous(init_method, rank, world_size, timeout)
-    if not 0 <= rank < world_size:
-        raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, {world_size - 1}]")
-    store.set_timeout(timeout)
-    pg = ProcessGroup(PrefixStore("default_pg", store), rank, world_size, range(world_size), backend, "0")
+    if _under_msrun():
+        group = _start_engine(engine, None, rank, world_size, timeout)
+        rank, size = _ENGINE["started"][:2]
+        if world_size not in (-1, size):
+            raise ValueError(f"mstorch.distributed: world_size={world_size} but msrun started {size} workers")
+        store = None
+    else:
+        if store is None:
+            store, rank, world_size = _rendezvous(init_method, rank, world_size, timeout)
+        if not 0 <= rank < world_size:
+            raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, {world_size - 1}]")
+        store.set_timeout(timeout)
+        group, size = None, world_size
+        if world_size > 1:
+            group = _start_engine(engine, _ms_store(store), rank, world_size, timeout)
+    pg = ProcessGroup(rank, size, range(size), backend, "0", group, timeout)
     _world.update(default_pg=pg, store=store, backends={pg: backend}, groups=1)
+    if group is not None:
+        pg.barrier().wait()     # the store-based start returns before every rank has joined
 
 
 def destroy_process_group(group=None):
-    """Mirrors ``torch.distributed.destroy_process_group``."""
+    """Mirrors ``torch.distributed.destroy_process_group``. MindSpore's engine keeps running until the
+    process exits (it cannot be started again once released); a later ``init_process_group`` with the
+    same rank and world size uses it again."""
     if group == GroupMember.NON_GROUP_MEMBER:
         return
     pg = _world["default_pg"] if group is None else group
@@ -207,17 +329,15 @@ def destroy_process_group(group=None):
     if pg not in _world["backends"]:
         raise ValueError("Invalid process group specified")
     if group is None or pg is _world["default_pg"]:
-        store = _world["store"]
         _world.update(default_pg=None, store=None, backends={}, groups=0)
-        if hasattr(store, "_close"):
-            store._close()
     else:
         del _world["backends"][pg]
 
 
 def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local_synchronization=False,
               group_desc=None, device_id=None, sort_ranks=True):
-    """Mirrors ``torch.distributed.new_group``: every rank must call it, in the same order."""
+    """Mirrors ``torch.distributed.new_group``: every rank must call it, in the same order; its members
+    create the MindSpore group together."""
     world = _default_group()
     ranks = list(range(world.size())) if ranks is None else list(ranks)
     if sort_ranks:
@@ -230,8 +350,17 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
     backend = Backend(backend) if backend is not None else _world["backends"][world]
     if world.rank() not in ranks:
         return GroupMember.NON_GROUP_MEMBER
-    pg = ProcessGroup(PrefixStore(f"group_{name}", _world["store"]), ranks.index(world.rank()), len(ranks),
-                      ranks, backend, name)
+    engine_group = None
+    if len(ranks) > 1:
+        from mindspore import communication
+        engine_group = f"mstorch_group_{name}"
+        try:
+            communication.create_group(engine_group, ranks)
+        except RuntimeError as e:
+            raise DistBackendError(f"mstorch.distributed.new_group: MindSpore could not create the group of ranks "
+                                   f"{ranks}: {str(e).strip().splitlines()[0]}") from None
+    pg = ProcessGroup(ranks.index(world.rank()), len(ranks), ranks, backend, name, engine_group,
+                      timeout or world._timeout)
     _world["backends"][pg] = backend
     return pg
 
@@ -283,7 +412,7 @@ def _group_rank(pg, global_rank, group_rank, default=0):
     return get_group_rank(pg, default if global_rank is None else global_rank)
 
 
-# --- tensors to and from NumPy -----------------------------------------------------------------
+# --- torch tensors onto the engine -------------------------------------------------------------
 
 def _check_tensor(t, name):
     from .._tensor import Tensor
@@ -302,22 +431,80 @@ def _check_tensor_list(ts, name):
                         f"             but got {type(ts)} with elements of type {[type(t) for t in ts]}.")
 
 
-def _array(t):
-    from .._dtype import bfloat16
-    d = t.detach()
-    return np.ascontiguousarray((d.float() if d.dtype is bfloat16 else d).numpy())
+# dtypes gloo refuses (torch 2.13: "Invalid scalar type"), for every collective and for some
+_GLOO_REFUSES = ("int16", "uint16", "uint32", "uint64")
+_GLOO_REFUSES_IN = {"gather": ("complex64", "complex128")}
 
 
-def _write(t, array):
-    """``t[...] = array`` in place, outside autograd (c10d ops are not recorded)."""
+def _check_dtype(pg, *tensors, what=None):
+    if _world["backends"].get(pg) in (Backend.GLOO, Backend.UNDEFINED):
+        refused = _GLOO_REFUSES + _GLOO_REFUSES_IN.get(what, ())
+        for t in tensors:
+            if str(t.dtype).split(".")[-1] in refused:
+                raise RuntimeError("Invalid scalar type")
+
+
+class _Io:
+    """The MindSpore tensors the engine reads and writes for a list of torch tensors: a tensor's own
+    memory when it owns all of it (contiguous, not a view), else a contiguous copy written back into the
+    tensor once the collective completed."""
+
+    def __init__(self, tensors, copy_in=True):
+        from .._tensor import solid
+        from .._ms_private import detach
+        self.tensors, self.engine, self.back = tensors, [], []
+        for t in tensors:
+            m = t._ms
+            if t._view is None and solid(m):
+                self.engine.append(m)
+            else:
+                c = _copy(detach(m)) if copy_in else _zeros(m)
+                self.engine.append(c)
+                self.back.append((t, c))
+
+    def written(self):
+        from .._ms_private import bump_versions
+        from .._tensor import wrap
+        from ..autograd.grad_mode import no_grad
+        bump_versions([m for t, m in zip(self.tensors, self.engine) if m is t._ms])
+        with no_grad():
+            for t, c in self.back:
+                t.copy_(wrap(c))
+
+
+def _copy(m):
+    from mindspore.ops import auto_generate
+    return auto_generate.copy(m)
+
+
+def _zeros(m):
+    from mindspore import ops
+    return ops.zeros(m.shape, m.dtype)
+
+
+def _run(async_op, work, outputs=None, result=None):
+    """Complete ``work`` (now, or on ``wait()`` when ``async_op``) and write ``outputs`` back."""
+    if outputs is not None:
+        inner = work._finish
+
+        def finish():
+            if inner is not None:
+                inner()
+            for io in outputs:
+                io.written()
+        work._finish = finish
+    work._result = result if result is not None else [io.tensors for io in outputs or ()]
+    if async_op:
+        return work
+    work.wait()
+    return None
+
+
+def _engine_call(fn, *args):
+    """``fn`` with autograd off (c10d ops are not recorded)."""
     from ..autograd.grad_mode import no_grad
-    from ..ops.creation import from_numpy
     with no_grad():
-        t.copy_(from_numpy(np.ascontiguousarray(array)).reshape(t.shape))
-
-
-def _ret(async_op, result=None):
-    return Work(result) if async_op else None
+        return fn(*args)
 
 
 def _prefix(pg):
@@ -337,15 +524,28 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     if _not_in_group(group):
         return None
     pg = _group(group)
-    arrays = pg.all_exchange(_array(tensor))
-    _write(tensor, reduce_arrays(arrays, op))
-    return _ret(async_op)
+    op = op_type(op)
+    _check_dtype(pg, tensor)
+    from .._dtype import scalar_type_name
+    check_reduce(tensor._ms.dtype, op, scalar_type_name(tensor.dtype))
+    io = _Io([tensor])
+    return _run(async_op, _engine_call(pg.all_reduce, io.engine[0], op), [io], [tensor])
 
 
 def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op=False):
-    for t in tensors:
-        all_reduce(t, op, group)
-    return _ret(async_op)
+    works = [all_reduce(t, op, group, async_op=True) for t in tensors]
+    return _run(async_op, Work(handles=[_WaitAll(works)]), result=list(tensors))
+
+
+class _WaitAll:
+    """One handle over several works."""
+
+    def __init__(self, works):
+        self.works = [w for w in works if w is not None]
+
+    def wait(self):
+        for w in self.works:
+            w.wait()
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
@@ -356,10 +556,9 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     pg = _group(group)
     root = _group_rank(pg, src, group_src)
     _check_root(pg, root, "broadcast")
-    value = pg.one_to_all(_array(tensor) if pg.rank() == root else None, root)
-    if pg.rank() != root:
-        _write(tensor, value)
-    return _ret(async_op)
+    _check_dtype(pg, tensor)
+    io = _Io([tensor], copy_in=pg.rank() == root)
+    return _run(async_op, _engine_call(pg.broadcast, io.engine[0], root), [io], [tensor])
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
@@ -370,10 +569,12 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     pg = _group(group)
     root = _group_rank(pg, dst, group_dst)
     _check_root(pg, root, "reduce")
-    arrays = pg.all_to_one(_array(tensor), root)
-    if arrays is not None:
-        _write(tensor, reduce_arrays(arrays, op))
-    return _ret(async_op)
+    op = op_type(op)
+    _check_dtype(pg, tensor)
+    from .._dtype import scalar_type_name
+    check_reduce(tensor._ms.dtype, op, scalar_type_name(tensor.dtype), "reduce")
+    io = _Io([tensor])
+    return _run(async_op, _engine_call(pg.reduce, io.engine[0], root, op), [io], [tensor])
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
@@ -386,23 +587,36 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     if len(tensor_list) != pg.size():
         raise RuntimeError(f"{_prefix(pg)}::allgather: invalid output tensor list at index 0 (expected length "
                            f"{pg.size()}, got {len(tensor_list)})")
-    for out, a in zip(tensor_list, pg.all_exchange(_array(tensor))):
-        _write(out, a)
-    return _ret(async_op)
+    _check_dtype(pg, tensor)
+    outs, x = _Io(tensor_list, copy_in=False), _Io([tensor])
+    return _run(async_op, _engine_call(pg.all_gather, outs.engine, x.engine[0]), [outs], list(tensor_list))
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
-    """Mirrors ``torch.distributed.all_gather_into_tensor``: the inputs concatenated (or stacked) in rank order."""
+    """Mirrors ``torch.distributed.all_gather_into_tensor``: the inputs concatenated (or stacked) in rank
+    order (an all_gather into the rows of the output)."""
     _check_tensor(output_tensor, "output_tensor")
     _check_tensor(input_tensor, "input_tensor")
     if _not_in_group(group):
         return None
     pg = _group(group)
-    arrays = pg.all_exchange(_array(input_tensor))
     if output_tensor.numel() != input_tensor.numel() * pg.size():
         raise ValueError("output tensor size must be equal to world_size times input tensor size")
-    _write(output_tensor, np.concatenate([a.reshape(-1) for a in arrays]))
-    return _ret(async_op)
+    _check_dtype(pg, input_tensor)
+    out, x = _Io([output_tensor], copy_in=False), _Io([input_tensor])
+    parts = [_zeros(x.engine[0]) for _ in range(pg.size())]
+
+    def gather():
+        work = pg.all_gather(parts, x.engine[0])
+        inner = work._finish
+
+        def finish():
+            if inner is not None:
+                inner()
+            out.engine[0].copy_(concat(parts).reshape(out.engine[0].shape))
+        work._finish = finish
+        return work
+    return _run(async_op, _engine_call(gather), [out], [output_tensor])
 
 
 _all_gather_base = all_gather_into_tensor
@@ -415,9 +629,12 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     if _not_in_group(group):
         return None
     pg = _group(group)
-    lists = pg.all_exchange([_array(t) for t in input_list])
-    _write(output, reduce_arrays([lst[pg.rank()] for lst in lists], op))
-    return _ret(async_op)
+    op = op_type(op)
+    _check_dtype(pg, output, *input_list)
+    from .._dtype import scalar_type_name
+    check_reduce(output._ms.dtype, op, scalar_type_name(output.dtype), "reduce_scatter")
+    out, ins = _Io([output], copy_in=False), _Io(input_list)
+    return _run(async_op, _engine_call(pg.reduce_scatter, out.engine[0], ins.engine, op), [out], [output])
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
@@ -432,10 +649,9 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
     _check_tensor_list(output_tensor_list, "output_tensor_list")
     _check_tensor_list(input_tensor_list, "input_tensor_list")
     pg = _group(group)
-    lists = pg.all_exchange([_array(t) for t in input_tensor_list])
-    for out, lst in zip(output_tensor_list, lists):
-        _write(out, lst[pg.rank()])
-    return _ret(async_op)
+    _check_dtype(pg, *input_tensor_list)
+    outs, ins = _Io(output_tensor_list, copy_in=False), _Io(input_tensor_list)
+    return _run(async_op, _engine_call(pg.all_to_all, outs.engine, ins.engine), [outs], list(output_tensor_list))
 
 
 def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None, async_op=False):
@@ -454,15 +670,9 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
         if len(sizes) != n or sum(sizes) != t.shape[0]:
             raise RuntimeError("Split sizes doesn't match total dim 0 size")
         return list(sizes)
-    a = _array(input)
-    edges = np.cumsum([0] + splits(input, input_split_sizes, "Input"))
-    lists = pg.all_exchange([a[edges[i]:edges[i + 1]] for i in range(n)])
-    received = [lst[pg.rank()] for lst in lists]
-    out_sizes = splits(output, output_split_sizes, "Output")
-    if [r.shape[0] for r in received] != out_sizes:
-        raise RuntimeError("Split sizes doesn't match total dim 0 size")
-    _write(output, np.concatenate(received, axis=0))
-    return _ret(async_op)
+    ins = list(input.split(splits(input, input_split_sizes, "Input"), 0))
+    outs = list(output.split(splits(output, output_split_sizes, "Output"), 0))
+    return all_to_all(outs, ins, group, async_op)
 
 
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
@@ -478,11 +688,11 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
         _check_tensor_list(gather_list, "gather_list")
     elif gather_list:
         raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
-    arrays = pg.all_to_one(_array(tensor), root)
-    if arrays is not None:
-        for out, a in zip(gather_list, arrays):
-            _write(out, a)
-    return _ret(async_op)
+    _check_dtype(pg, tensor, what="gather")
+    x = _Io([tensor])
+    outs = _Io(gather_list, copy_in=False) if pg.rank() == root else None
+    work = _engine_call(pg.gather, x.engine[0], outs.engine if outs else None, root)
+    return _run(async_op, work, [outs] if outs else [], list(gather_list or []))
 
 
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
@@ -496,67 +706,100 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
         if not scatter_list:
             raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
         _check_tensor_list(scatter_list, "scatter_list")
-        values = [_array(t) for t in scatter_list]
-    else:
-        if scatter_list:
-            raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
-        values = None
-    _write(tensor, pg.scatter_from(values, root))
-    return _ret(async_op)
+    elif scatter_list:
+        raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
+    _check_dtype(pg, tensor)
+    x = _Io([tensor], copy_in=False)
+    ins = _Io(scatter_list) if pg.rank() == root else None
+    return _run(async_op, _engine_call(pg.scatter, x.engine[0], ins.engine if ins else None, root), [x], [tensor])
 
 
 def barrier(group=None, async_op=False, device_ids=None):
     """Mirrors ``torch.distributed.barrier``."""
     if _not_in_group(group):
         return None
-    _group(group).all_exchange(None)
-    return _ret(async_op)
+    return _run(async_op, _group(group).barrier(), result=[])
 
 
 def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
     barrier(group)
 
 
-def send(tensor, dst=None, group=None, tag=0, group_dst=None):
-    """Mirrors ``torch.distributed.send`` (blocking; matched with ``recv`` in order)."""
+def _peer(pg, rank, group_rank, what):
+    peer = _group_rank(pg, rank, group_rank)
+    if peer == pg.rank():
+        raise ValueError(f"Invalid {what} rank: {what} rank should not be the same as the rank of the current "
+                         "process.")
+    return peer
+
+
+def _any_source(pg):
+    """``recv(src=None)``: MindSpore's engine receives from a named rank only, which is unambiguous in a
+    group of two."""
+    if pg.size() != 2:
+        raise RuntimeError("mstorch.distributed.recv: receiving from any source (src=None) needs a group of two "
+                           "processes: MindSpore's communication engine receives from a named rank only")
+    return 1 - pg.rank()
+
+
+def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
+    """Mirrors ``torch.distributed.isend``."""
     _check_tensor(tensor, "tensor")
     pg = _group(group)
-    peer = _group_rank(pg, dst, group_dst)
-    if peer == pg.rank():
-        raise ValueError("Invalid destination rank: destination rank should not be the same as the rank of the "
-                         "current process.")
-    pg.send(_array(tensor), peer)
+    peer = _peer(pg, dst, group_dst, "destination")
+    _check_dtype(pg, tensor)
+    x = _Io([tensor])
+    return _run(True, _engine_call(pg.send, x.engine[0], peer, tag), result=[tensor])
+
+
+def irecv(tensor, src=None, group=None, tag=0, group_src=None):
+    """Mirrors ``torch.distributed.irecv``."""
+    _check_tensor(tensor, "tensor")
+    pg = _group(group)
+    peer = _any_source(pg) if src is None and group_src is None else _peer(pg, src, group_src, "source")
+    _check_dtype(pg, tensor)
+    x = _Io([tensor], copy_in=False)
+    work = _run(True, _engine_call(pg.recv, x.engine[0], peer, tag), [x], [tensor])
+    work._source = get_global_rank(group, peer)
+    return work
+
+
+def send(tensor, dst=None, group=None, tag=0, group_dst=None):
+    """Mirrors ``torch.distributed.send`` (returns once the engine took the message)."""
+    isend(tensor, dst, group, tag, group_dst).wait()
 
 
 def recv(tensor, src=None, group=None, tag=0, group_src=None):
     """Mirrors ``torch.distributed.recv``; returns the sender's rank."""
-    _check_tensor(tensor, "tensor")
-    pg = _group(group)
-    peer = None if src is None and group_src is None else _group_rank(pg, src, group_src)
-    if peer == pg.rank():
-        raise ValueError("Invalid source rank: source rank should not be the same as the rank of the current "
-                         "process.")
-    value, peer = pg.recv(peer)
-    _write(tensor, value)
-    return get_global_rank(group, peer)
+    work = irecv(tensor, src, group, tag, group_src)
+    work.wait()
+    return work._source
 
 
-def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
-    send(tensor, dst, group, tag, group_dst)
-    return Work()
+def batch_isend_irecv(p2p_op_list):
+    """Mirrors ``torch.distributed.batch_isend_irecv``: the sends first, then the receives."""
+    ordered = sorted(p2p_op_list, key=lambda p: p.op is not isend)
+    return [p.op(p.tensor, p.peer, p.group, p.tag) for p in ordered]
 
 
-def irecv(tensor, src=None, group=None, tag=0, group_src=None):
-    return Work(recv(tensor, src, group, tag, group_src))
+class P2POp:
+    """Mirrors ``torch.distributed.P2POp``."""
+
+    def __init__(self, op, tensor, peer=None, group=None, tag=0, group_peer=None):
+        if op not in (isend, irecv):
+            raise ValueError("Invalid ``op``. Expected ``op`` to be of type ``torch.distributed.isend`` or "
+                             "``torch.distributed.irecv``.")
+        self.op, self.tensor, self.group, self.tag = op, tensor, group, tag
+        self.peer = peer if group_peer is None else get_global_rank(group, group_peer)
 
 
-# --- object collectives ---------------------------------------------------------------------------
+# --- object collectives (pickled into uint8 tensors that the engine moves, as torch does) -------------
 
 def all_gather_object(object_list, obj, group=None):
     """Mirrors ``torch.distributed.all_gather_object``."""
     if _not_in_group(group):
         return
-    for i, o in enumerate(_group(group).all_exchange(obj)):
+    for i, o in enumerate(_group(group).all_gather_objects(obj)):
         object_list[i] = o
 
 
@@ -566,8 +809,7 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
         return
     pg = _group(group)
     root = _group_rank(pg, src, group_src)
-    values = pg.one_to_all(list(object_list) if pg.rank() == root else None, root)
-    object_list[:] = values
+    object_list[:] = pg.broadcast_objects(list(object_list), root)
 
 
 def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=None):
@@ -578,8 +820,8 @@ def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=
     root = _group_rank(pg, dst, group_dst)
     if pg.rank() == root and object_gather_list is None:
         raise AssertionError("Must provide object_gather_list on dst rank")
-    values = pg.all_to_one(obj, root)
-    if values is not None:
+    values = pg.all_gather_objects(obj)
+    if pg.rank() == root:
         for i, o in enumerate(values):
             object_gather_list[i] = o
 
@@ -593,21 +835,38 @@ def scatter_object_list(scatter_object_output_list, scatter_object_input_list=No
         raise ValueError("Expected argument scatter_object_output_list to be a list of size at least 1.")
     pg = _group(group)
     root = _group_rank(pg, src, group_src)
-    values = list(scatter_object_input_list) if pg.rank() == root else None
-    scatter_object_output_list[0] = pg.scatter_from(values, root)
+    values = pg.broadcast_objects(list(scatter_object_input_list) if pg.rank() == root else None, root)
+    scatter_object_output_list[0] = values[pg.rank()]
 
 
 def send_object_list(object_list, dst=None, group=None, device=None, group_dst=None):
     pg = _group(group)
-    pg.send(list(object_list), _group_rank(pg, dst, group_dst))
+    pg.send_objects(list(object_list), _peer(pg, dst, group_dst, "destination"))
 
 
 def recv_object_list(object_list, src=None, group=None, device=None, group_src=None):
     pg = _group(group)
-    peer = None if src is None and group_src is None else _group_rank(pg, src, group_src)
-    values, peer = pg.recv(peer)
-    object_list[:] = values
+    peer = _any_source(pg) if src is None and group_src is None else _peer(pg, src, group_src, "source")
+    object_list[:] = pg.recv_objects(peer)
     return get_global_rank(group, peer)
+
+
+# --- for nn/parallel/distributed.py until its bucketed rewrite (issue 14, item 3) lands: it exchanges
+# gradients as NumPy arrays through these (pickled over the engine's tensor collectives) ---------------
+
+def _array(t):
+    import numpy as np
+    from .._dtype import bfloat16
+    d = t.detach()
+    return np.ascontiguousarray((d.float() if d.dtype is bfloat16 else d).numpy())
+
+
+def _write(t, array):
+    import numpy as np
+    from ..autograd.grad_mode import no_grad
+    from ..ops.creation import from_numpy
+    with no_grad():
+        t.copy_(from_numpy(np.ascontiguousarray(array)).reshape(t.shape))
 
 
 class _ReduceOpDeprecated:
@@ -619,12 +878,12 @@ class _ReduceOpDeprecated:
 
 reduce_op = _ReduceOpDeprecated()
 
-__all__ = ["Backend", "GroupMember", "ProcessGroup", "ReduceOp", "Store", "TCPStore", "HashStore", "PrefixStore",
+__all__ = ["Backend", "GroupMember", "P2POp", "ProcessGroup", "ReduceOp", "Store", "TCPStore", "HashStore", "PrefixStore",
            "Work", "all_gather", "all_gather_into_tensor", "all_gather_object", "all_reduce", "all_reduce_coalesced",
-           "all_to_all", "all_to_all_single", "barrier", "broadcast", "broadcast_object_list", "destroy_process_group", "gather",
+           "all_to_all", "all_to_all_single", "barrier", "batch_isend_irecv", "broadcast", "broadcast_object_list", "destroy_process_group", "gather",
            "gather_object", "get_backend", "get_global_rank", "get_group_rank", "get_node_local_rank",
            "get_process_group_ranks", "get_rank", "get_world_size", "group", "init_process_group", "irecv",
-           "is_available", "is_backend_available", "is_gloo_available", "is_initialized", "is_mpi_available",
+           "is_available", "is_backend_available", "is_gloo_available", "is_hccl_available", "is_initialized", "is_mpi_available",
            "is_nccl_available", "is_torchelastic_launched", "is_ucc_available", "is_xccl_available", "isend",
            "monitored_barrier", "new_group", "recv", "recv_object_list", "reduce", "reduce_op", "reduce_scatter",
            "reduce_scatter_tensor", "scatter", "scatter_object_list", "send", "send_object_list"]
