@@ -12,7 +12,6 @@ import socket
 import time
 from datetime import timedelta
 
-import numpy as np
 import pytest
 import torch
 
