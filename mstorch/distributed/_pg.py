@@ -232,10 +232,10 @@ class Work:
 
 def _future_class():
     """torch.Future completed by a Work: waiting on it, or on a future chained with ``then``, completes the
-    collective. Made on first use (torch.Future is ``mstorch.jit``'s)."""
+    collective. Made on first use."""
     if _FUTURE_CLASS:
         return _FUTURE_CLASS[0]
-    from ..jit import _Future
+    from .._future import _Future
 
     class WorkFuture(_Future):
         def __init__(self, work):
