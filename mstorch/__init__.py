@@ -141,7 +141,8 @@ from . import storage  # noqa: E402,F401
 from .storage import UntypedStorage  # noqa: E402,F401
 from ._lowrank import svd_lowrank  # noqa: E402,F401
 from . import fft  # noqa: E402,F401  (torch.fft: from the op table)
-from ._toplevel_nn import batch_norm, instance_norm, embedding  # noqa: E402,F401  (ATen argument order)
+from ._toplevel_nn import (batch_norm, instance_norm, embedding, lstm_cell, gru_cell,  # noqa: E402,F401
+                          rnn_tanh_cell, rnn_relu_cell)   # (ATen argument order)
 from . import fx  # noqa: E402,F401  (torch.fx: symbolic tracing; hooks into the op wrappers)
 from .fx._symbolic_trace import _assert  # noqa: E402,F401  (torch._assert: recorded under fx tracing)
 from . import library, _custom_ops, _C, compiler, ao  # noqa: E402,F401  (torch.library, _custom_ops, _C, compiler, ao)

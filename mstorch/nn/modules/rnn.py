@@ -429,26 +429,34 @@ class RNNCellBase(Module):
 
     def _step(self, mode, input, h, c):
         """Validate like torch's *_cell ops, run one step on mstorch tensors."""
-        _check_cell(input, h, self.input_size, self.hidden_size, 0)
-        if c is not None:
-            _check_cell(input, c, self.input_size, self.hidden_size, 1)
-        w_ih = self.weight_ih
-        if input.dtype != w_ih.dtype:
-            from ..._tensor import scalar_type_name
-            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {scalar_type_name(input.dtype)} "
-                               f"and {scalar_type_name(w_ih.dtype)}")
-        ws = [None if w is None else w._ms for w in (w_ih, self.weight_hh, self.bias_ih, self.bias_hh)]
-        x, hm, cm = input._ms, h._ms, None if c is None else c._ms
-        out_dt = x.dtype
-        cdt = _compute_dtype(out_dt)
-        if cdt != out_dt:
-            x, hm = x.astype(cdt), hm.astype(cdt)
-            cm = None if cm is None else cm.astype(cdt)
-            ws = [None if w is None else w.astype(cdt) for w in ws]
-        r = K.cell_forward(mode, x, hm, cm, *ws)
-        if mode == "LSTM":
-            return tuple(wrap(t if t.dtype == out_dt else t.astype(out_dt)) for t in r)
-        return wrap(r if r.dtype == out_dt else r.astype(out_dt))
+        return cell_step(mode, input, h, c, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh,
+                         self.input_size, self.hidden_size)
+
+
+def cell_step(mode, input, h, c, w_ih, w_hh, b_ih, b_hh, input_size=None, hidden_size=None):
+    """One step of an RNN/LSTM/GRU cell on batched mstorch tensors, checked as torch's *_cell ops check
+    (also torch.lstm_cell / gru_cell / rnn_tanh_cell / rnn_relu_cell, whose sizes come from the weights)."""
+    input_size = w_ih.shape[1] if input_size is None else input_size
+    hidden_size = w_hh.shape[1] if hidden_size is None else hidden_size
+    _check_cell(input, h, input_size, hidden_size, 0)
+    if c is not None:
+        _check_cell(input, c, input_size, hidden_size, 1)
+    if input.dtype != w_ih.dtype:
+        from ..._tensor import scalar_type_name
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {scalar_type_name(input.dtype)} "
+                           f"and {scalar_type_name(w_ih.dtype)}")
+    ws = [None if w is None else w._ms for w in (w_ih, w_hh, b_ih, b_hh)]
+    x, hm, cm = input._ms, h._ms, None if c is None else c._ms
+    out_dt = x.dtype
+    cdt = _compute_dtype(out_dt)
+    if cdt != out_dt:
+        x, hm = x.astype(cdt), hm.astype(cdt)
+        cm = None if cm is None else cm.astype(cdt)
+        ws = [None if w is None else w.astype(cdt) for w in ws]
+    r = K.cell_forward(mode, x, hm, cm, *ws)
+    if mode == "LSTM":
+        return tuple(wrap(t if t.dtype == out_dt else t.astype(out_dt)) for t in r)
+    return wrap(r if r.dtype == out_dt else r.astype(out_dt))
 
 
 def _cell_dims(name, input, hx, what):
