@@ -115,14 +115,17 @@ def is_vulkan_available():
 from . import version, torch_version  # noqa: E402
 from .torch_version import __version__  # noqa: E402  (a TorchVersion: compares with "2.0" and (2, 1))
 from ._symbolic import (pi, e, inf, nan, newaxis, sym_not, sym_float, sym_int, sym_max, sym_min,  # noqa: E402,F401
-                        sym_sqrt, sym_ite, sym_sum, typename, is_storage)
+                        sym_sqrt, sym_ite, sym_sum, typename, is_storage, SymInt, SymFloat, SymBool,
+                        sym_constrain_range_for_size, _assert_async, _assert_scalar, _assert_tensor_metadata)
 
-from . import cuda, accelerator, backends, npu  # noqa: E402,F401
+from . import cuda, accelerator, backends, npu, xpu  # noqa: E402,F401
 from ._runtime import (set_num_threads, get_num_threads, set_num_interop_threads,  # noqa: E402,F401
                        get_num_interop_threads, set_float32_matmul_precision, get_float32_matmul_precision,
                        use_deterministic_algorithms, are_deterministic_algorithms_enabled,
                        is_deterministic_algorithms_warn_only_enabled)
 from . import optim  # noqa: E402,F401
+from ._foreach import FOREACH as _FOREACH  # noqa: E402
+globals().update(_FOREACH)   # torch._foreach_add, _foreach_mul_, ... (mstorch/_foreach.py)
 from . import distributions  # noqa: E402,F401
 from . import amp, cpu  # noqa: E402,F401
 from .amp import autocast  # noqa: E402,F401
@@ -155,6 +158,7 @@ from ._dtype import (float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnu
 chalf = complex32
 from . import _dynamo  # noqa: E402,F401  (eager answers: nothing is ever compiling)
 legacy_contiguous_format = contiguous_format   # torch's alias (the same object)
+torch = __import__("sys").modules[__name__]   # torch.torch is torch itself (annotations such as ``torch.torch.Tensor``)
 
 
 def get_device_module(device=None):  # noqa: F811  (torch names the argument device)
