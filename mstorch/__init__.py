@@ -14,7 +14,7 @@ from ._dtype import (dtype, float32, float64, float16, bfloat16, uint8, uint16, 
                      int8, int16, int32, int64, complex64, complex128, get_default_dtype,
                      set_default_dtype, promote_types)
 from ._dtype import bool_ as bool  # noqa: E402,A001
-from ._size import Size  # noqa: E402
+from ._size import Size, broadcast_shapes  # noqa: E402,F401
 from ._finfo import finfo, iinfo  # noqa: E402
 from ._device import device, get_default_device, set_default_device  # noqa: E402
 from ._warnings import set_warn_always, is_warn_always_enabled  # noqa: E402
