@@ -316,7 +316,7 @@ class _OpNamespace(types.ModuleType):
 
 # ATen operators whose torch names start with an underscore and that mstorch has (other underscore names are
 # Python-level helpers, not operators)
-_PRIVATE_ATEN = ("_assert_async", "_assert_scalar", "_assert_tensor_metadata")
+_PRIVATE_ATEN = ("_assert_async", "_assert_scalar", "_assert_tensor_metadata", "_grouped_mm")
 
 
 def _aten_function(name):

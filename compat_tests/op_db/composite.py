@@ -1,4 +1,4 @@
-"""Samples for block_diag, diagflat, adjoint, ravel, cov, corrcoef (mstorch/ops/composite.py)."""
+"""Samples for block_diag, diagflat, adjoint, ravel, cov, corrcoef, _grouped_mm (mstorch/ops/composite.py)."""
 import numpy as np
 
 from harness import rand
@@ -11,6 +11,8 @@ OBS = rand(3, 6)
 def _t(a, dtype=None):
     return lambda T: T.tensor(a, dtype=None if dtype is None else getattr(T, dtype))
 
+
+_OFFS = _t([2, 3, 6], "int32")
 
 OPS = [
     OpInfo("block_diag", method=False, samples=[
@@ -27,4 +29,18 @@ OPS = [
         E(rand(2, 2, 2)), E(OBS, fweights=_t([1., 2.])), E(OBS, fweights=_t([1, 2])),
         E(OBS, aweights=_t([1, 2, 3, 1, 1, 2])), E(OBS, fweights=_t([1, -2, 3, 1, 1, 2]))]),
     OpInfo("corrcoef", rtol=1e-4, atol=1e-5, samples=[S(OBS), S(rand(6)), S(rand(2, 4)), E(rand(2, 2, 2))]),
+    # groups of a's rows (2-D x 3-D), of the shared K (2-D x 2-D), of b's columns (3-D x 2-D), batched (3-D x 3-D);
+    # no empty group where gradients are compared (torch's backward rejects an empty group's strides)
+    OpInfo("_grouped_mm", method=False, samples=[
+        S(rand(6, 8), rand(3, 8, 4), offs=_OFFS), S(rand(4, 8), rand(8, 4), offs=_t([4, 8], "int32")),
+        S(rand(3, 4, 8), rand(8, 12), offs=_t([4, 8, 12], "int32")), S(rand(3, 4, 8), rand(3, 8, 4)),
+        S(lambda T: T.tensor(rand(6, 8)).to(T.bfloat16), lambda T: T.tensor(rand(3, 8, 8)).to(T.bfloat16),
+          offs=_OFFS),
+        E(rand(6, 8), rand(3, 8, 4)), E(rand(3, 4, 8), rand(3, 8, 4), offs=_OFFS),
+        E(lambda T: T.ones(6, 8, dtype=T.float64), lambda T: T.ones(3, 8, 4, dtype=T.float64), offs=_OFFS),
+        E(rand(6, 8), rand(3, 8, 4), offs=_t([2, 3, 6])), E(rand(6, 8), rand(3, 8, 4), offs=_OFFS, bias=rand(3, 4)),
+        E(rand(6, 8), rand(3, 8, 4), offs=_OFFS, out_dtype=lambda T: T.float16),
+        E(rand(6, 8), rand(3, 8, 5), offs=_OFFS), E(lambda T: T.tensor(rand(8, 6)).t(), rand(3, 8, 4), offs=_OFFS),
+        E(lambda T: T.tensor(rand(6, 16))[:, ::2], rand(3, 8, 4), offs=_OFFS),
+        E(lambda T: T.tensor(rand(1, 8)).expand(6, 8), rand(3, 8, 4), offs=_OFFS)]),
 ]

@@ -1,5 +1,5 @@
 """Ops torch builds from other ops, built here the same way from mstorch's: block_diag, diagflat, adjoint,
-ravel, cov, corrcoef. Values, dtypes and gradients follow from the ops they are made of."""
+ravel, cov, corrcoef, _grouped_mm. Values, dtypes and gradients follow from the ops they are made of."""
 from .. import _dtype as D
 from .._dtype import scalar_type_name
 from ._registry import PUBLIC, register
@@ -120,3 +120,49 @@ def corrcoef(input):
     c = c / stddev.unsqueeze(1)
     c = c / stddev.unsqueeze(0)
     return c.clamp(-1, 1) if not c.dtype.is_complex else c
+
+
+def _check_grouped_mm_layout(m):
+    """torch's grouped GEMM reads each matrix with one unit stride among its last two dims and a leading
+    dimension that is a multiple of 16 bytes (its kernels load aligned vectors)."""
+    rows, cols = m.shape[-2:]
+    s_r, s_c = m.stride()[-2:]
+    if s_c == 1 and s_r >= max(1, cols):
+        lead = s_r
+    elif s_r == 1 and s_c >= max(1, rows):
+        lead = s_c
+    else:
+        raise RuntimeError(f"Invalid strides/sizes, got {list(m.stride())} for strides and {list(m.shape)} for sizes")
+    if lead * m.element_size() % 16:
+        raise RuntimeError("strides should be multiple of 16 bytes")
+
+
+@register("_grouped_mm", family=F, method=False, raw=True)
+def _grouped_mm(mat_a, mat_b, offs=None, bias=None, out_dtype=None):
+    """torch._grouped_mm: one matrix product per group. ``offs`` (int32, cumulative ends) splits the dimension a
+    2-D operand does not batch: a's rows (2-D a, 3-D b: an (M, N) result), the shared K (both 2-D: (G, M, N)) or
+    b's columns (3-D a, 2-D b: (M, N)); two 3-D operands are a batched product without offsets."""
+    for name, m in (("mat_a", mat_a), ("mat_b", mat_b)):
+        if m.dtype not in (D.float32, D.bfloat16, D.float16):
+            raise RuntimeError(f"Expected {name} to be Float32, BFloat16 or Float16 matrix, got "
+                               f"{scalar_type_name(m.dtype)}")
+    if (offs is not None) == (mat_a.dim() == 3 and mat_b.dim() == 3):
+        raise RuntimeError("Have to provide offsets if there is a 2d matrix, or no offset if both matrices are 3d")
+    if offs is not None and offs.dtype != D.int32:
+        raise RuntimeError("Offsets have to be int32")
+    if out_dtype is not None and out_dtype != mat_a.dtype:
+        raise RuntimeError("Grouped gemm output dtype must match `mat_a` dtype")
+    if bias is not None:
+        raise RuntimeError("Bias not supported yet")
+    _check_grouped_mm_layout(mat_a)
+    _check_grouped_mm_layout(mat_b)
+    mm = PUBLIC["mm"]
+    if offs is None:
+        return PUBLIC["bmm"](mat_a, mat_b)
+    bounds = [0] + offs.tolist()
+    spans = list(zip(bounds[:-1], bounds[1:]))
+    if mat_a.dim() == 2 and mat_b.dim() == 3:
+        return PUBLIC["cat"]([mm(mat_a[lo:hi], mat_b[g]) for g, (lo, hi) in enumerate(spans)], 0)
+    if mat_a.dim() == 2:
+        return PUBLIC["stack"]([mm(mat_a[:, lo:hi], mat_b[lo:hi]) for lo, hi in spans], 0)
+    return PUBLIC["cat"]([mm(mat_a[g], mat_b[:, lo:hi]) for g, (lo, hi) in enumerate(spans)], 1)
