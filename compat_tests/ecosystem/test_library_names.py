@@ -269,3 +269,30 @@ def test_cuda_reset_max_memory_allocated_warns():
                 pass   # torch's CPU build fails looking up the CUDA allocator binding after the warning
         return [(x.category.__name__, str(x.message)) for x in w]
     check(fn)
+
+
+def test_quantized_decomposed_ops():
+    def fn(T):
+        sub(T, "ao.quantization.fx._decomposed")   # importing it defines the operators
+        q = T.ops.quantized_decomposed
+        x = T.tensor(np.random.RandomState(0).uniform(-3, 3, (2, 3, 4)).astype(np.float32))
+        scales, zps = T.tensor([0.05, 0.1, 0.02]), T.tensor([0, 3, -2])
+        qc = q.quantize_per_channel(x, scales, zps, 1, -128, 127, T.int8)
+        qt = q.quantize_per_tensor.default(x, 0.03, 5, 0, 255, T.uint8)
+        return [qc, q.dequantize_per_channel.default(qc, scales, zps, 1, -128, 127, T.int8),
+                q.dequantize_per_channel(qc, scales, None, 1, -128, 127, T.int8, out_dtype=T.float16), qt,
+                q.dequantize_per_tensor(qt, 0.03, 5, 0, 255, T.uint8),
+                q.quantize_per_tensor(x.half(), 0.1, 0, -128, 127, T.int8)]
+    check(fn)
+    for bad in (lambda q, T: q.quantize_per_tensor(T.ones(2, dtype=T.float64), 0.1, 0, -128, 127, T.int8),
+                lambda q, T: q.quantize_per_tensor(T.ones(2), 0.1, 0, -129, 127, T.int8),
+                lambda q, T: q.quantize_per_tensor(T.ones(2), 0.1, 0, 0, 300, T.uint8),
+                lambda q, T: q.dequantize_per_tensor(T.ones(2), 0.1, 0, -128, 127, T.int8),
+                lambda q, T: q.quantize_per_channel(T.ones(2, 2), T.ones(2), T.zeros(2), 2, -128, 127, T.int8),
+                lambda q, T: q.dequantize_per_channel(T.ones(2, dtype=T.int8), T.ones(2), None, 0, 0, 255, T.uint8),
+                lambda q, T: q.dequantize_per_channel(T.ones(2, dtype=T.int8), T.ones(2), None, 1, -128, 127,
+                                                      T.int8)):
+        def call(T, bad=bad):
+            sub(T, "ao.quantization.fx._decomposed")
+            return message(lambda: bad(T.ops.quantized_decomposed, T))
+        check(call)
