@@ -144,7 +144,8 @@ def render(data):
             "A missing name torch 2.13 lacks too belongs to a vendor backend or another torch release: the "
             "library guards it (`hasattr`, version checks), so it is listed apart. *Refusing* names exist (imports, "
             "annotations, `isinstance` and lookup tables work) and raise the reason given when called; "
-            "`docs/known-differences.md` lists them.", "",
+            "`docs/known-differences.md` lists them. Speed of the libraries' workloads beside torch: "
+            "`docs/performance.md` (`benchmarks/ecosystem.py`).", "",
             "| package | APIs used | supported | with differences | refusing when called | missing | "
             "missing at import | missing at import, not in torch either |", "|---|---|---|---|---|---|---|---|"] + summary + [""]
     return "\n".join(head + sections)
