@@ -127,3 +127,36 @@ def test_gamma_based_sampling_raises_naming_the_api():
                        "NegativeBinomial.sample")):
         with pytest.raises(NotImplementedError, match=f"torch.distributions.{api}"):
             call()
+
+
+@pytest.mark.parametrize("param", ["logits", "probs"])
+def test_relaxed_bernoulli_samples_on_torch_stream(param):
+    """peft's Poly router: ``RelaxedBernoulli(temperature=1.0, logits=...).rsample()``: torch.rand's draws, the same
+    values and gradients."""
+    def fn(T):
+        D = T.distributions
+        T.manual_seed(3)
+        p = _leaf(T, rand(2, 3, seed=16) if param == "logits" else positive(2, 3, seed=16) / 3)
+        temp = T.tensor(0.7)
+        d = D.RelaxedBernoulli(temperature=temp, **{param: p})
+        x = d.rsample((2,))
+        lp = d.log_prob(x.detach())
+        (x.sum() + lp.sum()).backward()
+        base = D.relaxed_bernoulli.LogitRelaxedBernoulli(temp, **{param: p.detach()})
+        return [x, lp, p.grad, d.sample(), d.probs, d.logits, d.temperature, tuple(d.batch_shape), repr(d.support),
+                base.rsample(), base.log_prob(T.zeros(2, 3)), tuple(d.expand((4, 2, 3)).batch_shape),
+                tuple(base.param_shape), D.RelaxedBernoulli(T.tensor(1.0), logits=0.3).rsample()]
+    # logits made from probs go through MindSpore's log/log1p (a few ulp from torch's, docs/known-differences.md)
+    check(fn, rtol=1e-5, atol=1e-5)
+    check_message(lambda T: T.distributions.RelaxedBernoulli(T.tensor(1.0)))
+
+
+def test_sigmoid_transform():
+    def fn(T):
+        D = T.distributions
+        s = D.SigmoidTransform()
+        x = T.tensor([-100.0, -2.0, 0.0, 3.0, 100.0])
+        y = s(x)
+        return [y, s.inv(y), s.log_abs_det_jacobian(x, y), s.sign, s == D.SigmoidTransform(), repr(s),
+                repr(s.codomain), s.inv(T.tensor([0.0, 1.0]))]
+    check(fn)

@@ -127,8 +127,6 @@ UNSPECIFIED = {
 
 # Examples where mstorch differs from torch today: strict expected failures (each with its reason).
 XFAIL = {
-    "torch.distributions.RelaxedBernoulli": "refused by name: built on torch's distribution transforms "
-                                            "(docs/known-differences.md)",
     "torch.distributions.Wishart": "refused by name: its sampler draws torch's Gamma stream (docs/known-differences.md)",
     "torch.distributions.StudentT": "its example samples, which draws torch's Gamma stream: refused "
                                     "(docs/known-differences.md)",

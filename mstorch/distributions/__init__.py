@@ -1,5 +1,6 @@
 """torch.distributions: the common subset (Bernoulli, Categorical, Normal, OneHotCategorical, Uniform,
-Independent, TransformedDistribution with AffineTransform, StudentT and NegativeBinomial, kl_divergence,
+Independent, TransformedDistribution with AffineTransform and SigmoidTransform, RelaxedBernoulli, StudentT and
+NegativeBinomial, kl_divergence,
 constraints). Samplers draw from mstorch.random, which reproduces torch's CPU streams; StudentT and
 NegativeBinomial, which torch samples through its Gamma sampler, refuse to sample.
 
@@ -19,15 +20,15 @@ from .uniform import Uniform
 from .independent import Independent
 from .negative_binomial import NegativeBinomial
 from .studentT import StudentT
-from .transforms import AffineTransform, ComposeTransform, Transform, identity_transform
+from .transforms import AffineTransform, ComposeTransform, SigmoidTransform, Transform, identity_transform
 from .transformed_distribution import TransformedDistribution
 from . import transforms  # noqa: F401
-from .relaxed_bernoulli import RelaxedBernoulli  # noqa: F401  (constructing it raises)
+from .relaxed_bernoulli import RelaxedBernoulli
 from .wishart import Wishart  # noqa: F401  (constructing it raises)
 
 __all__ = ["AffineTransform", "Bernoulli", "Categorical", "ComposeTransform", "Distribution", "ExponentialFamily",
            "Independent", "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
-           "RelaxedBernoulli", "StudentT", "Transform", "TransformedDistribution", "Uniform", "Wishart",
+           "RelaxedBernoulli", "SigmoidTransform", "StudentT", "Transform", "TransformedDistribution", "Uniform", "Wishart",
            "constraints", "identity_transform", "kl_divergence", "register_kl"]
 
 _NOT_PROVIDED = frozenset("""AbsTransform Beta Binomial CatTransform Cauchy Chi2 ContinuousBernoulli
@@ -36,9 +37,9 @@ FisherSnedecor Gamma GeneralizedPareto Geometric Gumbel HalfCauchy HalfNormal
 IndependentTransform InverseGamma Kumaraswamy LKJCholesky Laplace LogNormal
 LogisticNormal LowRankMultivariateNormal LowerCholeskyTransform MixtureSameFamily
 Multinomial MultivariateNormal Pareto Poisson PositiveDefiniteTransform PowerTransform
-RelaxedOneHotCategorical ReshapeTransform SigmoidTransform SoftmaxTransform
-SoftplusTransform StackTransform StickBreakingTransform TanhTransform VonMises Weibull
-biject_to transform_to""".split())
+RelaxedOneHotCategorical ReshapeTransform SoftmaxTransform SoftplusTransform
+StackTransform StickBreakingTransform TanhTransform VonMises Weibull biject_to
+transform_to""".split())
 
 
 def __getattr__(name):

@@ -6,11 +6,13 @@ import math
 import operator
 
 from .. import _functions as fn
+from .._finfo import finfo
+from ..nn import functional as F
 from .._size import broadcast_shapes
 from . import constraints
 from .utils import _Number, _sum_rightmost, lazy_property
 
-__all__ = ["Transform", "ComposeTransform", "AffineTransform", "identity_transform"]
+__all__ = ["Transform", "ComposeTransform", "AffineTransform", "SigmoidTransform", "identity_transform"]
 
 
 class Transform:
@@ -307,3 +309,32 @@ class AffineTransform(Transform):
 
     def inverse_shape(self, shape):
         return broadcast_shapes(shape, getattr(self.loc, "shape", ()), getattr(self.scale, "shape", ()))
+
+
+def _clipped_sigmoid(x):
+    """sigmoid kept inside the open interval (0, 1), so its inverse stays finite."""
+    info = finfo(x.dtype)
+    return fn.clamp(fn.sigmoid(x), min=info.tiny, max=1.0 - info.eps)
+
+
+class SigmoidTransform(Transform):
+    """Mirrors torch.distributions.SigmoidTransform: ``y = sigmoid(x)``, clipped to (0, 1)."""
+
+    domain = constraints.real
+    codomain = constraints.unit_interval
+    bijective = True
+    sign = +1
+
+    def __eq__(self, other):
+        return isinstance(other, SigmoidTransform)
+
+    def _call(self, x):
+        return _clipped_sigmoid(x)
+
+    def _inverse(self, y):
+        info = finfo(y.dtype)
+        y = y.clamp(min=info.tiny, max=1.0 - info.eps)
+        return y.log() - (-y).log1p()
+
+    def log_abs_det_jacobian(self, x, y):
+        return -F.softplus(-x) - F.softplus(x)
