@@ -65,24 +65,22 @@ class Transform:
         return not self.__eq__(other)
 
     def __call__(self, x):
-        if not self._cache_size:
-            return self._call(x)
-        x_old, y_old = self._cached_x_y
-        if x is x_old:
-            return y_old
-        y = self._call(x)
-        self._cached_x_y = x, y
-        return y
+        return self._through_cache(x, self._call, 0)
 
     def _inv_call(self, y):
+        return self._through_cache(y, self._inverse, 1)
+
+    def _through_cache(self, value, compute, side):
+        """``compute(value)``, or with ``cache_size=1`` the other half of the cached (x, y) pair when ``value`` is
+        its ``side`` (0: x, 1: y); the result is cached."""
         if not self._cache_size:
-            return self._inverse(y)
-        x_old, y_old = self._cached_x_y
-        if y is y_old:
-            return x_old
-        x = self._inverse(y)
-        self._cached_x_y = x, y
-        return x
+            return compute(value)
+        pair = self._cached_x_y
+        if value is pair[side]:
+            return pair[1 - side]
+        out = compute(value)
+        self._cached_x_y = (value, out) if side == 0 else (out, value)
+        return out
 
     def _call(self, x):
         raise NotImplementedError
