@@ -145,7 +145,9 @@ def render(data):
             "library guards it (`hasattr`, version checks), so it is listed apart. *Refusing* names exist (imports, "
             "annotations, `isinstance` and lookup tables work) and raise the reason given when called; "
             "`docs/known-differences.md` lists them. Speed of the libraries' workloads beside torch: "
-            "`docs/performance.md` (`benchmarks/ecosystem.py`).", "",
+            "`docs/performance.md` (`benchmarks/ecosystem.py`). That every module of timm, torchvision, accelerate, "
+            "peft and sentence-transformers imports under `python -m mstorch run` (torch not installed) wherever it "
+            "imports on torch is tested by `compat_tests/ecosystem/test_module_imports.py`.", "",
             "| package | APIs used | supported | with differences | refusing when called | missing | "
             "missing at import | missing at import, not in torch either |", "|---|---|---|---|---|---|---|---|"] + summary + [""]
     return "\n".join(head + sections)
