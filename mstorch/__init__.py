@@ -187,4 +187,5 @@ from . import masked  # noqa: E402,F401  (torch.masked reductions)
 from . import signal  # noqa: E402,F401  (torch.signal.windows)
 from . import types  # noqa: E402,F401  (torch.types)
 from ._symbolic import (_check, _check_index, _check_value, _check_type,  # noqa: E402,F401
-                        _check_not_implemented, _check_is_size)
+                        _check_not_implemented, _check_is_size, _check_with, _check_tensor_all,
+                        _check_tensor_all_with)

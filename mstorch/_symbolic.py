@@ -10,6 +10,7 @@ import numpy as np
 
 from math import e, inf, nan, pi  # noqa: F401  (torch.e, torch.inf, torch.nan, torch.pi)
 
+from ._dtype import bool_
 from ._tensor import Tensor
 
 newaxis = None
@@ -123,7 +124,7 @@ def is_storage(obj, /):
 
 # --- torch._check and friends: torch's runtime checks with a lazily built message ------------------
 
-def _check_with(error_type, cond, message=None):
+def _check_with(error_type, cond, message):
     if not isinstance(cond, bool):
         if isinstance(cond, Tensor):
             raise TypeError("cond must be a bool, but got a Tensor. For tensor conditions, use "
@@ -139,6 +140,20 @@ def _check_with(error_type, cond, message=None):
             raise TypeError("message must be a callable")
         text = str(message())
     raise error_type(text)
+
+
+def _check_tensor_all_with(error_type, cond, message=None):
+    """torch._check_tensor_all_with: ``error_type`` (with ``message()``) unless every element of the bool tensor
+    ``cond`` is true."""
+    if not isinstance(cond, Tensor):
+        raise TypeError(f"cond must be a tensor, but got {type(cond)}")
+    if cond.dtype is not bool_:
+        raise TypeError(f"cond tensor must have dtype torch.bool, but got {cond.dtype}")
+    _check_with(error_type, bool(cond.all().item()), message)
+
+
+def _check_tensor_all(cond, message=None):
+    _check_tensor_all_with(RuntimeError, cond, message)
 
 
 def _check(cond, message=None):

@@ -296,3 +296,14 @@ def test_quantized_decomposed_ops():
             sub(T, "ao.quantization.fx._decomposed")
             return message(lambda: bad(T.ops.quantized_decomposed, T))
         check(call)
+
+
+def test_check_tensor_all_and_check_with():
+    check(lambda T: [T._check_tensor_all(T.tensor([True, True])), T._check_tensor_all(T.tensor(True)),
+                     T._check_with(IndexError, True, lambda: "m")])
+    for bad in (lambda T: T._check_tensor_all(T.tensor([True, False])), lambda T: T._check_tensor_all(T.tensor([1, 1])),
+                lambda T: T._check_tensor_all(True),
+                lambda T: T._check_tensor_all_with(ValueError, T.tensor([False]), lambda: "bad"),
+                lambda T: T._check_with(IndexError, False, lambda: "m"), lambda T: T._check_with(IndexError, 1, None),
+                lambda T: T._check_with(ValueError, False)):
+        check(lambda T, bad=bad: message(lambda: bad(T)))

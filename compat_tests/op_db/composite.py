@@ -1,4 +1,5 @@
-"""Samples for block_diag, diagflat, adjoint, ravel, cov, corrcoef, _grouped_mm (mstorch/ops/composite.py)."""
+"""Samples for block_diag, diagflat, adjoint, ravel, cov, corrcoef, _grouped_mm, _softmax_backward_data
+(mstorch/ops/composite.py)."""
 import numpy as np
 
 from harness import rand
@@ -43,4 +44,14 @@ OPS = [
         E(rand(6, 8), rand(3, 8, 5), offs=_OFFS), E(lambda T: T.tensor(rand(8, 6)).t(), rand(3, 8, 4), offs=_OFFS),
         E(lambda T: T.tensor(rand(6, 16))[:, ::2], rand(3, 8, 4), offs=_OFFS),
         E(lambda T: T.tensor(rand(1, 8)).expand(6, 8), rand(3, 8, 4), offs=_OFFS)]),
+    OpInfo("_softmax_backward_data", method=False, samples=[
+        S(rand(2, 3), lambda T: T.tensor(rand(2, 3, seed=1)).softmax(-1), -1, lambda T: T.float32),
+        S(rand(2, 3, 4), lambda T: T.tensor(rand(2, 3, 4, seed=1)).softmax(1), 1, lambda T: T.float64),
+        E(rand(2, 3), lambda T: T.tensor(rand(2, 3)).softmax(-1), 2, lambda T: T.float32),
+        E(rand(2, 3), lambda T: T.tensor(rand(2, 3)).softmax(-1).half(), -1, lambda T: T.float32),
+        E(rand(2, 3), lambda T: T.tensor(rand(2, 3)).softmax(-1), -1, lambda T: T.float16)]),
+    # float16 arithmetic: a half ulp of the largest term
+    OpInfo("_softmax_backward_data", method=False, rtol=1e-3, atol=1e-3, samples=[
+        S(lambda T: T.tensor(rand(2, 3)).half(), lambda T: T.tensor(rand(2, 3, seed=1)).softmax(0).half(), 0,
+          lambda T: T.float32)]),
 ]

@@ -1,5 +1,5 @@
 """Ops torch builds from other ops, built here the same way from mstorch's: block_diag, diagflat, adjoint,
-ravel, cov, corrcoef, _grouped_mm. Values, dtypes and gradients follow from the ops they are made of."""
+ravel, cov, corrcoef, _grouped_mm, _softmax_backward_data. Values, dtypes and gradients follow from the ops they are made of."""
 from .. import _dtype as D
 from .._dtype import scalar_type_name
 from ._registry import PUBLIC, register
@@ -166,3 +166,18 @@ def _grouped_mm(mat_a, mat_b, offs=None, bias=None, out_dtype=None):
     if mat_a.dim() == 2:
         return PUBLIC["stack"]([mm(mat_a[:, lo:hi], mat_b[lo:hi]) for lo, hi in spans], 0)
     return PUBLIC["cat"]([mm(mat_a[g], mat_b[:, lo:hi]) for g, (lo, hi) in enumerate(spans)], 1)
+
+
+@register("_softmax_backward_data", family=F, method=False, raw=True)
+def _softmax_backward_data(grad_output, output, dim, input_dtype):
+    """torch._softmax_backward_data: the gradient through ``output = softmax(x, dim)``,
+    ``output * (grad - sum(grad * output, dim))``, in the gradient's dtype (models with their own softmax autograd
+    Function call it: transformers' DeBERTa)."""
+    if output.dtype != grad_output.dtype:
+        raise RuntimeError(f"expected scalar type {scalar_type_name(grad_output.dtype)} but found "
+                           f"{scalar_type_name(output.dtype)}")
+    if grad_output.dtype == D.float32 and input_dtype == D.float16:
+        # torch's half-to-float path expects a Half gradient for a Half input
+        raise RuntimeError("expected scalar type Float but found Half")
+    dot = PUBLIC["sum"](grad_output * output, dim, keepdim=True)
+    return output * (grad_output - dot)
