@@ -27,6 +27,7 @@ test: $(STAMP) lint
 # training steps of real workloads vs raw MindSpore and torch -> docs/performance.md (`make bench QUICK=1`: a few minutes)
 bench: $(STAMP)
 	$(PY) benchmarks/workloads.py $(if $(QUICK),--quick,)
+	$(PY) benchmarks/ecosystem.py $(if $(QUICK),--rounds 3,)
 
 # differential fuzzing against torch with a random seed: `make fuzz MINUTES=60`
 MINUTES ?= 10

@@ -432,7 +432,9 @@ def write(rows, header):
               "each op's candidates on the host and writes `mstorch/ops/_kernel_choice.py`; see "
               "`mstorch/ops/_kernels.py`.", ""]
     path = ROOT / "docs" / "performance.md"
-    path.write_text("\n".join(lines))
+    kept = path.read_text() if path.exists() else ""
+    begin = kept.find("<!-- ecosystem benchmark")   # benchmarks/ecosystem.py's section stays
+    path.write_text("\n".join(lines) + ("\n" + kept[begin:] if begin >= 0 else ""))
     print(f"wrote {path.relative_to(ROOT)}")
 
 

@@ -88,3 +88,26 @@ def _get_tracing_state():
 
 def _get_privateuse1_backend_name():
     return "privateuseone"
+
+
+class _TorchScriptIR:
+    """torch._C.Graph / torch._C.Value as types: ONNX symbolic functions annotate their arguments with them
+    (``def symbolic(g: torch._C.Graph, input: torch._C.Value)``, evaluated when the class is defined). mstorch has
+    no TorchScript IR, so no value of them is ever made."""
+
+    mstorch_difference = "the type exists for annotations; mstorch has no TorchScript IR, constructing one raises"
+
+    def __init__(self, *args, **kwargs):
+        raise NotImplementedError(f"torch._C.{type(self).__name__}: mstorch has no TorchScript graphs (torch.jit "
+                                  "runs eagerly)")
+
+
+class Graph(_TorchScriptIR):
+    """Mirrors torch._C.Graph as a type (see _TorchScriptIR)."""
+
+
+class Value(_TorchScriptIR):
+    """Mirrors torch._C.Value as a type (see _TorchScriptIR)."""
+
+
+Graph.__module__ = Value.__module__ = "torch"

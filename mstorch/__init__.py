@@ -14,7 +14,7 @@ from ._dtype import (dtype, float32, float64, float16, bfloat16, uint8, uint16, 
                      int8, int16, int32, int64, complex64, complex128, get_default_dtype,
                      set_default_dtype, promote_types)
 from ._dtype import bool_ as bool  # noqa: E402,A001
-from ._size import Size  # noqa: E402
+from ._size import Size, broadcast_shapes  # noqa: E402,F401
 from ._finfo import finfo, iinfo  # noqa: E402
 from ._device import device, get_default_device, set_default_device  # noqa: E402
 from ._warnings import set_warn_always, is_warn_always_enabled  # noqa: E402
@@ -115,14 +115,17 @@ def is_vulkan_available():
 from . import version, torch_version  # noqa: E402
 from .torch_version import __version__  # noqa: E402  (a TorchVersion: compares with "2.0" and (2, 1))
 from ._symbolic import (pi, e, inf, nan, newaxis, sym_not, sym_float, sym_int, sym_max, sym_min,  # noqa: E402,F401
-                        sym_sqrt, sym_ite, sym_sum, typename, is_storage)
+                        sym_sqrt, sym_ite, sym_sum, typename, is_storage, SymInt, SymFloat, SymBool,
+                        sym_constrain_range_for_size, _assert_async, _assert_scalar, _assert_tensor_metadata)
 
-from . import cuda, accelerator, backends, npu  # noqa: E402,F401
+from . import cuda, accelerator, backends, npu, xpu  # noqa: E402,F401
 from ._runtime import (set_num_threads, get_num_threads, set_num_interop_threads,  # noqa: E402,F401
                        get_num_interop_threads, set_float32_matmul_precision, get_float32_matmul_precision,
                        use_deterministic_algorithms, are_deterministic_algorithms_enabled,
                        is_deterministic_algorithms_warn_only_enabled)
 from . import optim  # noqa: E402,F401
+from ._foreach import FOREACH as _FOREACH  # noqa: E402
+globals().update(_FOREACH)   # torch._foreach_add, _foreach_mul_, ... (mstorch/_foreach.py)
 from . import distributions  # noqa: E402,F401
 from . import amp, cpu  # noqa: E402,F401
 from .amp import autocast  # noqa: E402,F401
@@ -156,6 +159,7 @@ from ._dtype import (float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnu
 chalf = complex32
 from . import _dynamo  # noqa: E402,F401  (eager answers: nothing is ever compiling)
 legacy_contiguous_format = contiguous_format   # torch's alias (the same object)
+torch = __import__("sys").modules[__name__]   # torch.torch is torch itself (annotations such as ``torch.torch.Tensor``)
 
 
 def get_device_module(device=None):  # noqa: F811  (torch names the argument device)
@@ -184,4 +188,5 @@ from . import masked  # noqa: E402,F401  (torch.masked reductions)
 from . import signal  # noqa: E402,F401  (torch.signal.windows)
 from . import types  # noqa: E402,F401  (torch.types)
 from ._symbolic import (_check, _check_index, _check_value, _check_type,  # noqa: E402,F401
-                        _check_not_implemented, _check_is_size)
+                        _check_not_implemented, _check_is_size, _check_with, _check_tensor_all,
+                        _check_tensor_all_with)

@@ -314,14 +314,30 @@ class _OpNamespace(types.ModuleType):
         raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute '{op}'")
 
 
+# ATen operators whose torch names start with an underscore and that mstorch has (other underscore names are
+# Python-level helpers, not operators)
+_PRIVATE_ATEN = ("_assert_async", "_assert_scalar", "_assert_tensor_metadata", "_grouped_mm")
+
+
 def _aten_function(name):
     import mstorch
     from .nn import functional as F
+    if name.startswith("_") and not (name in _PRIVATE_ATEN or name.startswith("_foreach_")):
+        return None
     for owner in (mstorch, F, mstorch.Tensor):
         fn = getattr(owner, name, None)
-        if callable(fn) and not isinstance(fn, type) and not name.startswith("_"):
-            return fn
+        if callable(fn) and not isinstance(fn, type):
+            return _returning_none(fn) if name.startswith("_foreach_") and name.endswith("_") else fn
     return None
+
+
+def _returning_none(fn):
+    """ATen's in-place foreach operators return nothing (``torch._foreach_add_`` gives back its list, the
+    ``torch.ops.aten`` operator None)."""
+    def op(*args, **kwargs):
+        fn(*args, **kwargs)
+    op.__name__ = op.__qualname__ = fn.__name__
+    return op
 
 
 class _Ops(types.ModuleType):

@@ -150,19 +150,9 @@ def status(name):
     reason = UNSUPPORTED.get(".".join(parts[1:]))
     if reason is not None:
         return MISSING, reason
-    obj = sys.modules["mstorch"]
-    absent = object()   # an attribute whose value is None (torch.version.hip) exists
-    for p in parts[1:]:
-        nxt = getattr(obj, p, absent)
-        if nxt is absent:
-            import importlib
-            try:
-                nxt = importlib.import_module(f"{obj.__name__}.{p}") if hasattr(obj, "__path__") else absent
-            except ImportError:
-                nxt = absent
-        if nxt is absent:
-            return MISSING, f"mstorch has no {'.'.join(['torch'] + parts[1:parts.index(p) + 1])}"
-        obj = nxt
+    obj, failed = _resolve(parts)
+    if failed is not None:
+        return MISSING, f"mstorch has no {'.'.join(['torch'] + parts[1:failed + 1])}"
     difference = getattr(obj, "mstorch_difference", None)
     if isinstance(difference, str):
         return DIFFERENT, difference
@@ -170,6 +160,32 @@ def status(name):
     if op is not None and op.note and (len(parts) == 2 or parts[1:3] == ["nn", "functional"]):
         return DIFFERENT, op.note
     return SUPPORTED, ""
+
+
+def _resolve(parts):
+    """(the object mstorch has under the dotted torch name ``parts``, None), or (None, the index of the first part
+    it lacks); submodules are imported as an import statement would."""
+    import importlib
+    obj = sys.modules["mstorch"]
+    absent = object()   # an attribute whose value is None (torch.version.hip) exists
+    for i, p in enumerate(parts[1:], 1):
+        nxt = getattr(obj, p, absent)
+        if nxt is absent and hasattr(obj, "__path__"):
+            try:
+                nxt = importlib.import_module(f"{obj.__name__}.{p}")
+            except ImportError:
+                nxt = absent
+        if nxt is absent:
+            return None, i
+        obj = nxt
+    return obj, None
+
+
+def resolves(name):
+    """Whether the dotted torch ``name`` resolves to an object in mstorch, whatever its status: a refused API that
+    exists only to raise resolves."""
+    import mstorch  # noqa: F401
+    return _resolve(name.split("."))[1] is None
 
 
 def report(found):

@@ -53,3 +53,29 @@ class Size(tuple):
 def from_shape(shape):
     """A Size from a tuple of Python ints (a MindSpore shape), without re-checking the items."""
     return _tuple_new(Size, shape)
+
+
+def broadcast_shapes(*shapes):
+    """torch.broadcast_shapes: the shape tensors of these shapes broadcast to, computed from the shapes alone
+    (an int is a 1-d shape; None is skipped), with torch's errors."""
+    shapes = [(s,) if isinstance(s, int) else s for s in shapes if s is not None]
+    if not shapes:
+        return Size([])
+    for s in shapes:
+        if not isinstance(s, (tuple, list)):
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {s}")
+    common = [1] * max(len(s) for s in shapes)
+    for arg, shape in enumerate(shapes):
+        for i in range(-1, -1 - len(shape), -1):
+            if shape[i] == common[i]:
+                continue
+            if common[i] == 1:
+                if shape[i] < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[i] = shape[i]
+            elif shape[i] != 1:
+                # the message shows the shape built so far, as torch's does
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {shape[i]} at {i}! Mismatching "
+                                   f"argument at index {arg} had {shape}; but expected shape should be broadcastable "
+                                   f"to {common}")
+    return Size(common)

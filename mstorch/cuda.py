@@ -90,6 +90,14 @@ def reset_peak_memory_stats(device=None):
         ms.runtime.reset_peak_memory_stats()
 
 
+def reset_max_memory_allocated(device=None):
+    """torch.cuda.reset_max_memory_allocated: deprecated by torch for reset_peak_memory_stats, which it calls."""
+    import warnings
+    warnings.warn("torch.cuda.reset_max_memory_allocated now calls torch.cuda.reset_peak_memory_stats, which resets "
+                  "/all/ peak memory stats.", FutureWarning, stacklevel=2)
+    return reset_peak_memory_stats(device=device)
+
+
 def is_bf16_supported(including_emulation=True):
     if not is_available():
         return False

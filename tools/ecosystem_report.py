@@ -102,21 +102,28 @@ def render(data):
             if st == _scan.MISSING and name in absent_from_torch:
                 detail = NOT_IN_TORCH
             rows.append((name, uses, at_import, where, st, detail))
-        missing = [r for r in rows if r[4] == _scan.MISSING]
+        # a refused name (in the table of unsupported APIs) that exists in mstorch imports and resolves: only
+        # calling it raises, with its reason. Listed apart: its import-time uses (imports, annotations,
+        # isinstance tables) work, the missing names proper are those an import-time use fails on
+        refused = [r for r in rows if r[4] == _scan.MISSING and _scan.resolves(r[0])]
+        missing = [r for r in rows if r[4] == _scan.MISSING and r not in refused]
         at_import = [r for r in missing if r[2]]
         at_import_real = [r for r in at_import if r[0] not in absent_from_torch]
         different = [r for r in rows if r[4] == _scan.DIFFERENT]
         supported = [r for r in rows if r[4] == _scan.SUPPORTED]
         title = f"{PACKAGES[pkg]} {entry['version']}"
         summary.append(f"| [{title}](#{title.replace(' ', '-').replace('.', '')}) | {len(rows)} | {len(supported)} | "
-                       f"{len(different)} | {len(missing)} | {len(at_import_real)} | "
+                       f"{len(different)} | {len(refused)} | {len(missing)} | {len(at_import_real)} | "
                        f"{len(at_import) - len(at_import_real)} |")
         out = [f"## {title}", "",
                f"{len(rows)} torch APIs used: {len(supported)} supported, {len(different)} supported with differences, "
-               f"{len(missing)} missing. Missing names used at import time: **{len(at_import_real)}** that torch "
-               f"2.13 has, {len(at_import) - len(at_import_real)} that it lacks too.", ""]
+               f"{len(refused)} present but refusing when called, {len(missing)} missing. Missing names used at "
+               f"import time: **{len(at_import_real)}** that torch 2.13 has, {len(at_import) - len(at_import_real)} "
+               "that it lacks too.", ""]
         for heading, group in (("Missing, used at import time", at_import),
-                               ("Missing, used only when called", [r for r in missing if not r[2]])):
+                               ("Missing, used only when called", [r for r in missing if not r[2]]),
+                               ("Present, refusing when called (the name imports; a call raises the reason)",
+                                refused)):
             if group:
                 out += [f"### {heading} ({len(group)})", "", "| torch API | uses | reason | first use |",
                         "|---|---|---|---|"]
@@ -135,9 +142,14 @@ def render(data):
             "by hand. *At import time* counts uses in code that runs when a module is imported (module level, "
             "class bodies, decorators, default values, evaluated annotations), in any module of the package. "
             "A missing name torch 2.13 lacks too belongs to a vendor backend or another torch release: the "
-            "library guards it (`hasattr`, version checks), so it is listed apart.", "",
-            "| package | APIs used | supported | with differences | missing | missing at import | "
-            "missing at import, not in torch either |", "|---|---|---|---|---|---|---|"] + summary + [""]
+            "library guards it (`hasattr`, version checks), so it is listed apart. *Refusing* names exist (imports, "
+            "annotations, `isinstance` and lookup tables work) and raise the reason given when called; "
+            "`docs/known-differences.md` lists them. Speed of the libraries' workloads beside torch: "
+            "`docs/performance.md` (`benchmarks/ecosystem.py`). That every module of timm, torchvision, accelerate, "
+            "peft and sentence-transformers imports under `python -m mstorch run` (torch not installed) wherever it "
+            "imports on torch is tested by `compat_tests/ecosystem/test_module_imports.py`.", "",
+            "| package | APIs used | supported | with differences | refusing when called | missing | "
+            "missing at import | missing at import, not in torch either |", "|---|---|---|---|---|---|---|---|"] + summary + [""]
     return "\n".join(head + sections)
 
 

@@ -1,4 +1,5 @@
-"""Samples for block_diag, diagflat, adjoint, ravel, cov, corrcoef (mstorch/ops/composite.py)."""
+"""Samples for block_diag, diagflat, adjoint, ravel, cov, corrcoef, _grouped_mm, _softmax_backward_data
+(mstorch/ops/composite.py)."""
 import numpy as np
 
 from harness import rand
@@ -11,6 +12,8 @@ OBS = rand(3, 6)
 def _t(a, dtype=None):
     return lambda T: T.tensor(a, dtype=None if dtype is None else getattr(T, dtype))
 
+
+_OFFS = _t([2, 3, 6], "int32")
 
 OPS = [
     OpInfo("block_diag", method=False, samples=[
@@ -55,4 +58,28 @@ OPS = [
         S(rand(3, 4), 5.0), S(rand(7, 3), 5.0, True), S(rand(7, 3), 5.0), S(rand(2, 2, 2), 1.0), S(rand(4, 4), 2),
         S(_t([[1, 2], [3, 4], [5, 6], [7, 8], [9, 10]]), 0, True), E(rand(2, 3, 3), 1.0), E(rand(3), 1.0)],
         call=lambda T, a, *args, **kw: a.clone().fill_diagonal_(*args, **kw)),
+    # groups of a's rows (2-D x 3-D), of the shared K (2-D x 2-D), of b's columns (3-D x 2-D), batched (3-D x 3-D);
+    # no empty group where gradients are compared (torch's backward rejects an empty group's strides)
+    OpInfo("_grouped_mm", method=False, samples=[
+        S(rand(6, 8), rand(3, 8, 4), offs=_OFFS), S(rand(4, 8), rand(8, 4), offs=_t([4, 8], "int32")),
+        S(rand(3, 4, 8), rand(8, 12), offs=_t([4, 8, 12], "int32")), S(rand(3, 4, 8), rand(3, 8, 4)),
+        S(lambda T: T.tensor(rand(6, 8)).to(T.bfloat16), lambda T: T.tensor(rand(3, 8, 8)).to(T.bfloat16),
+          offs=_OFFS),
+        E(rand(6, 8), rand(3, 8, 4)), E(rand(3, 4, 8), rand(3, 8, 4), offs=_OFFS),
+        E(lambda T: T.ones(6, 8, dtype=T.float64), lambda T: T.ones(3, 8, 4, dtype=T.float64), offs=_OFFS),
+        E(rand(6, 8), rand(3, 8, 4), offs=_t([2, 3, 6])), E(rand(6, 8), rand(3, 8, 4), offs=_OFFS, bias=rand(3, 4)),
+        E(rand(6, 8), rand(3, 8, 4), offs=_OFFS, out_dtype=lambda T: T.float16),
+        E(rand(6, 8), rand(3, 8, 5), offs=_OFFS), E(lambda T: T.tensor(rand(8, 6)).t(), rand(3, 8, 4), offs=_OFFS),
+        E(lambda T: T.tensor(rand(6, 16))[:, ::2], rand(3, 8, 4), offs=_OFFS),
+        E(lambda T: T.tensor(rand(1, 8)).expand(6, 8), rand(3, 8, 4), offs=_OFFS)]),
+    OpInfo("_softmax_backward_data", method=False, samples=[
+        S(rand(2, 3), lambda T: T.tensor(rand(2, 3, seed=1)).softmax(-1), -1, lambda T: T.float32),
+        S(rand(2, 3, 4), lambda T: T.tensor(rand(2, 3, 4, seed=1)).softmax(1), 1, lambda T: T.float64),
+        E(rand(2, 3), lambda T: T.tensor(rand(2, 3)).softmax(-1), 2, lambda T: T.float32),
+        E(rand(2, 3), lambda T: T.tensor(rand(2, 3)).softmax(-1).half(), -1, lambda T: T.float32),
+        E(rand(2, 3), lambda T: T.tensor(rand(2, 3)).softmax(-1), -1, lambda T: T.float16)]),
+    # float16 arithmetic: a half ulp of the largest term
+    OpInfo("_softmax_backward_data", method=False, rtol=1e-3, atol=1e-3, samples=[
+        S(lambda T: T.tensor(rand(2, 3)).half(), lambda T: T.tensor(rand(2, 3, seed=1)).softmax(0).half(), 0,
+          lambda T: T.float32)]),
 ]

@@ -1,7 +1,10 @@
 """torch.distributions: the common subset (Bernoulli, Categorical, Normal, OneHotCategorical, Uniform,
-kl_divergence, constraints). Samplers draw from mstorch.random, which reproduces torch's CPU streams.
+Independent, TransformedDistribution with AffineTransform and SigmoidTransform, RelaxedBernoulli, StudentT and
+NegativeBinomial, kl_divergence,
+constraints). Samplers draw from mstorch.random, which reproduces torch's CPU streams; StudentT and
+NegativeBinomial, which torch samples through its Gamma sampler, refuse to sample.
 
-Distributions torch has and mstorch does not (Beta, Gamma, Dirichlet, MultivariateNormal, transforms...)
+Distributions torch has and mstorch does not (Beta, Gamma, Dirichlet, MultivariateNormal, most transforms...)
 raise an AttributeError naming them when accessed (``from torch.distributions import Gamma`` is an
 ImportError, as for any missing name).
 """
@@ -14,21 +17,29 @@ from .kl import kl_divergence, register_kl
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .uniform import Uniform
-from .relaxed_bernoulli import RelaxedBernoulli  # noqa: F401  (constructing it raises)
+from .independent import Independent
+from .negative_binomial import NegativeBinomial
+from .studentT import StudentT
+from .transforms import AffineTransform, ComposeTransform, SigmoidTransform, Transform, identity_transform
+from .transformed_distribution import TransformedDistribution
+from . import transforms  # noqa: F401
+from .relaxed_bernoulli import RelaxedBernoulli
 from .wishart import Wishart  # noqa: F401  (constructing it raises)
 
-__all__ = ["Bernoulli", "Categorical", "Distribution", "ExponentialFamily", "Normal", "OneHotCategorical",
-           "OneHotCategoricalStraightThrough", "RelaxedBernoulli", "Uniform", "Wishart", "constraints", "kl_divergence", "register_kl"]
+__all__ = ["AffineTransform", "Bernoulli", "Categorical", "ComposeTransform", "Distribution", "ExponentialFamily",
+           "Independent", "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
+           "RelaxedBernoulli", "SigmoidTransform", "StudentT", "Transform", "TransformedDistribution", "Uniform", "Wishart",
+           "constraints", "identity_transform", "kl_divergence", "register_kl"]
 
-_NOT_PROVIDED = frozenset("""AbsTransform AffineTransform Beta Binomial CatTransform Cauchy Chi2 ComposeTransform
-ContinuousBernoulli CorrCholeskyTransform CumulativeDistributionTransform Dirichlet ExpTransform Exponential
-FisherSnedecor Gamma GeneralizedPareto Geometric Gumbel HalfCauchy HalfNormal Independent IndependentTransform
-InverseGamma Kumaraswamy LKJCholesky Laplace LogNormal LogisticNormal LowRankMultivariateNormal
-LowerCholeskyTransform MixtureSameFamily Multinomial MultivariateNormal NegativeBinomial Pareto Poisson
-PositiveDefiniteTransform PowerTransform RelaxedOneHotCategorical ReshapeTransform
-SigmoidTransform SoftmaxTransform SoftplusTransform StackTransform StickBreakingTransform StudentT TanhTransform
-Transform TransformedDistribution VonMises Weibull biject_to identity_transform transform_to
-transforms""".split())
+_NOT_PROVIDED = frozenset("""AbsTransform Beta Binomial CatTransform Cauchy Chi2 ContinuousBernoulli
+CorrCholeskyTransform CumulativeDistributionTransform Dirichlet ExpTransform Exponential
+FisherSnedecor Gamma GeneralizedPareto Geometric Gumbel HalfCauchy HalfNormal
+IndependentTransform InverseGamma Kumaraswamy LKJCholesky Laplace LogNormal
+LogisticNormal LowRankMultivariateNormal LowerCholeskyTransform MixtureSameFamily
+Multinomial MultivariateNormal Pareto Poisson PositiveDefiniteTransform PowerTransform
+RelaxedOneHotCategorical ReshapeTransform SoftmaxTransform SoftplusTransform
+StackTransform StickBreakingTransform TanhTransform VonMises Weibull biject_to
+transform_to""".split())
 
 
 def __getattr__(name):

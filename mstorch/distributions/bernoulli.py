@@ -4,7 +4,7 @@ from .._size import Size
 from ..autograd.grad_mode import no_grad
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits, _Number
+from .utils import BinaryParams, broadcast_all, _Number
 from ..nn.functional import binary_cross_entropy_with_logits
 
 __all__ = ["Bernoulli"]
@@ -12,7 +12,7 @@ __all__ = ["Bernoulli"]
 nan = float("nan")
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(BinaryParams, ExponentialFamily):
     """Mirrors torch.distributions.Bernoulli: ``sample`` draws with ``torch.bernoulli``."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -36,18 +36,10 @@ class Bernoulli(ExponentialFamily):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Bernoulli, _instance)
         batch_shape = Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
+        self._expand_param(new, batch_shape)
         super(Bernoulli, new).__init__(batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
-
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
 
     @property
     def mean(self):
@@ -62,18 +54,6 @@ class Bernoulli(ExponentialFamily):
     @property
     def variance(self):
         return self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)

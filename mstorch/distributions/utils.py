@@ -75,3 +75,30 @@ class lazy_property:
 class _lazy_property_and_property(lazy_property, property):
     def __init__(self, wrapped):
         property.__init__(self, wrapped)
+
+
+class BinaryParams:
+    """The parameter of a distribution given by a success probability or its logit (Bernoulli, NegativeBinomial,
+    LogitRelaxedBernoulli): the one given is stored (and is ``_param``), the other derived when first read."""
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self):
+        return self._param.size()
+
+    def _new(self, *args, **kwargs):
+        return self._param.new(*args, **kwargs)
+
+    def _expand_param(self, new, batch_shape):
+        """``expand``'s part: the stored parameter(s) expanded onto ``new``."""
+        for name in ("probs", "logits"):
+            if name in self.__dict__:
+                setattr(new, name, getattr(self, name).expand(batch_shape))
+                new._param = getattr(new, name)

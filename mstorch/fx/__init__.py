@@ -1,7 +1,9 @@
 """torch.fx: symbolic tracing of Modules and functions into Graphs, GraphModules that run them, and the
 graph-editing and interpretation API (``Graph``, ``Node``, ``Proxy``, ``Tracer``, ``Interpreter``,
-``Transformer``, ``wrap``). What mstorch does not have (symbolic shapes, ``torch.fx.experimental``,
-``torch.fx.passes``, pytree-based concrete arguments) is listed in docs/known-differences.md."""
+``Transformer``, ``wrap``), with the size guards of ``experimental.symbolic_shapes`` on concrete sizes and the pass
+types of ``passes.infra.pass_base``. What mstorch does not have (symbolic shapes, the rest of
+``torch.fx.experimental`` and ``torch.fx.passes``, pytree-based concrete arguments) is listed in
+docs/known-differences.md."""
 from . import immutable_collections, node, graph, proxy, graph_module  # noqa: F401
 from .graph import Graph, CodeGen, PythonCode  # noqa: F401
 from .graph_module import GraphModule  # noqa: F401

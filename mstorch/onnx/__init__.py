@@ -14,7 +14,7 @@ from ..ops._registry import unsupported
 from . import errors
 from .errors import OnnxExporterError
 
-__all__ = ["errors", "export", "is_in_onnx_export", "OnnxExporterError"]
+__all__ = ["errors", "export", "is_in_onnx_export", "OnnxExporterError", "ONNXProgram"]
 
 producer_name = "pytorch"
 
@@ -46,6 +46,18 @@ class OperatorExportTypes(_PybindStyleEnum):
 _REASON = ("MindSpore's ONNX exporter compiles a Cell's construct in graph mode, and mstorch Modules run "
            "torch's semantics op by op in Python, which its graph compiler rejects; export a native "
            "mindspore.nn.Cell with mindspore.onnx.export instead")
+
+
+class ONNXProgram:
+    """Mirrors torch.onnx.ONNXProgram as a type (annotations, ``isinstance``): export never makes one here."""
+
+    mstorch_difference = "the type exists for annotations and isinstance checks; no program is ever exported"
+
+    def __init__(self, model, exported_program):
+        raise NotImplementedError(f"mstorch: torch.onnx.ONNXProgram is not supported: {_REASON}")
+
+
+ONNXProgram.__module__ = "torch.onnx"
 
 
 def export(model, args=(), f=None, *, kwargs=None, verbose=None, input_names=None, output_names=None,

@@ -1,6 +1,7 @@
 """Ops torch builds from other ops, built here the same way from mstorch's: block_diag, diagflat, adjoint,
 ravel, cov, corrcoef, trapezoid, combinations, unravel_index, renorm, sum_to_size, fill_diagonal_,
-constant_pad_nd, igamma. Values, dtypes and gradients follow from the ops they are made of."""
+constant_pad_nd, igamma, _grouped_mm, _softmax_backward_data. Values, dtypes and gradients follow from the
+ops they are made of."""
 import itertools
 import math
 
@@ -289,3 +290,62 @@ def fill_diagonal_(input, fill_value, wrap=False):
             if rc is not None:
                 mask[rc] = True
     return input.masked_fill_(PUBLIC["tensor"](mask), fill_value)
+def _check_grouped_mm_layout(m):
+    """torch's grouped GEMM reads each matrix with one unit stride among its last two dims and a leading
+    dimension that is a multiple of 16 bytes (its kernels load aligned vectors)."""
+    rows, cols = m.shape[-2:]
+    s_r, s_c = m.stride()[-2:]
+    if s_c == 1 and s_r >= max(1, cols):
+        lead = s_r
+    elif s_r == 1 and s_c >= max(1, rows):
+        lead = s_c
+    else:
+        raise RuntimeError(f"Invalid strides/sizes, got {list(m.stride())} for strides and {list(m.shape)} for sizes")
+    if lead * m.element_size() % 16:
+        raise RuntimeError("strides should be multiple of 16 bytes")
+
+
+@register("_grouped_mm", family=F, namespace="torch", raw=True)
+def _grouped_mm(mat_a, mat_b, offs=None, bias=None, out_dtype=None):
+    """torch._grouped_mm: one matrix product per group. ``offs`` (int32, cumulative ends) splits the dimension a
+    2-D operand does not batch: a's rows (2-D a, 3-D b: an (M, N) result), the shared K (both 2-D: (G, M, N)) or
+    b's columns (3-D a, 2-D b: (M, N)); two 3-D operands are a batched product without offsets."""
+    for name, m in (("mat_a", mat_a), ("mat_b", mat_b)):
+        if m.dtype not in (D.float32, D.bfloat16, D.float16):
+            raise RuntimeError(f"Expected {name} to be Float32, BFloat16 or Float16 matrix, got "
+                               f"{scalar_type_name(m.dtype)}")
+    if (offs is not None) == (mat_a.dim() == 3 and mat_b.dim() == 3):
+        raise RuntimeError("Have to provide offsets if there is a 2d matrix, or no offset if both matrices are 3d")
+    if offs is not None and offs.dtype != D.int32:
+        raise RuntimeError("Offsets have to be int32")
+    if out_dtype is not None and out_dtype != mat_a.dtype:
+        raise RuntimeError("Grouped gemm output dtype must match `mat_a` dtype")
+    if bias is not None:
+        raise RuntimeError("Bias not supported yet")
+    _check_grouped_mm_layout(mat_a)
+    _check_grouped_mm_layout(mat_b)
+    mm = PUBLIC["mm"]
+    if offs is None:
+        return PUBLIC["bmm"](mat_a, mat_b)
+    bounds = [0] + offs.tolist()
+    spans = list(zip(bounds[:-1], bounds[1:]))
+    if mat_a.dim() == 2 and mat_b.dim() == 3:
+        return PUBLIC["cat"]([mm(mat_a[lo:hi], mat_b[g]) for g, (lo, hi) in enumerate(spans)], 0)
+    if mat_a.dim() == 2:
+        return PUBLIC["stack"]([mm(mat_a[:, lo:hi], mat_b[lo:hi]) for lo, hi in spans], 0)
+    return PUBLIC["cat"]([mm(mat_a[g], mat_b[:, lo:hi]) for g, (lo, hi) in enumerate(spans)], 1)
+
+
+@register("_softmax_backward_data", family=F, namespace="torch", raw=True)
+def _softmax_backward_data(grad_output, output, dim, input_dtype):
+    """torch._softmax_backward_data: the gradient through ``output = softmax(x, dim)``,
+    ``output * (grad - sum(grad * output, dim))``, in the gradient's dtype (models with their own softmax autograd
+    Function call it: transformers' DeBERTa)."""
+    if output.dtype != grad_output.dtype:
+        raise RuntimeError(f"expected scalar type {scalar_type_name(grad_output.dtype)} but found "
+                           f"{scalar_type_name(output.dtype)}")
+    if grad_output.dtype == D.float32 and input_dtype == D.float16:
+        # torch's half-to-float path expects a Half gradient for a Half input
+        raise RuntimeError("expected scalar type Float but found Half")
+    dot = PUBLIC["sum"](grad_output * output, dim, keepdim=True)
+    return output * (grad_output - dot)

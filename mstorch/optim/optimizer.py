@@ -1,6 +1,8 @@
 """torch.optim.Optimizer: param_groups, defaults, per-parameter state, state_dict in torch's layout."""
 from collections import OrderedDict, defaultdict
 from copy import deepcopy
+import functools
+from typing import Any, Dict, Iterable, Tuple, Union
 from itertools import chain
 
 import numpy as np
@@ -8,8 +10,66 @@ import numpy as np
 from .. import _dtype as D
 from .. import _ms_private as P
 from .._tensor import Tensor
+from ..nn.parameter import Parameter
 from ..autograd import resume_recording
 from ..autograd.grad_mode import no_grad
+
+
+# torch's annotation of an optimizer's ``params`` argument (libraries import it to annotate their own optimizers)
+ParamsT = Union[Iterable[Tensor], Iterable[Dict[str, Any]], Iterable[Tuple[str, Tensor]]]
+
+
+def _get_capturable_supported_devices(supports_xla=True):
+    """torch's list of devices where ``capturable=True`` (CUDA-graph capture) works; none of them is the CPU."""
+    return ["cuda", "xpu", "hpu", "privateuseone"] + (["xla"] if supports_xla else [])
+
+
+# torch.utils._foreach_utils: the device types with fused optimizer kernels, and with multi-tensor (foreach) ones
+_FUSED_DEVICES = ("mps", "cuda", "xpu", "hpu", "cpu", "mtia", "privateuseone")
+_FOREACH_DEVICES = ("cuda", "xpu", "mtia", "privateuseone")
+
+
+def _default_to_fused_or_foreach(params, differentiable, use_fused=False):
+    """torch's default for ``fused``/``foreach`` given the parameters: fused where asked and every parameter is a
+    floating tensor on a device with fused kernels; else foreach where every one is on a device with multi-tensor
+    kernels (not the CPU, whose parameters take the per-tensor loop)."""
+    if differentiable:
+        return False, False
+    plain = (Tensor, Parameter)
+    fused = use_fused and all(p is None or (type(p) in plain and p.device.type in _FUSED_DEVICES
+                                            and p.is_floating_point()) for p in params)
+    foreach = not fused and all(p is None or (type(p) in plain and p.device.type in _FOREACH_DEVICES)
+                                for p in params)
+    return fused, foreach
+
+
+def _use_grad_for_differentiable(func):
+    """torch's decorator of ``Optimizer.step``: runs it with grad mode set to ``self.defaults['differentiable']``."""
+    @functools.wraps(func)
+    def _use_grad(*args, **kwargs):
+        from ..autograd.grad_mode import is_grad_enabled, set_grad_enabled
+        prev = is_grad_enabled()
+        try:
+            set_grad_enabled(args[0].defaults["differentiable"])
+            return func(*args, **kwargs)
+        finally:
+            set_grad_enabled(prev)
+    return _use_grad
+
+
+def _group_tensors_by_device_and_dtype(tensorlistlist, with_indices=False):
+    """torch.utils._foreach_utils' grouping: {(device, dtype) of the first list's tensor: (lists, indices)}; an
+    empty list stays empty in every group, indices are filled only ``with_indices`` (torch's dict order is
+    unspecified)."""
+    groups = {}
+    for i, first in enumerate(tensorlistlist[0]):
+        lists, indices = groups.setdefault((first.device, first.dtype), ([[] for _ in tensorlistlist], []))
+        for out, src in zip(lists, tensorlistlist):
+            if src:
+                out.append(src[i])
+        if with_indices:
+            indices.append(i)
+    return groups
 
 
 class _RequiredParameter:
@@ -22,6 +82,8 @@ required = _RequiredParameter()
 
 class Optimizer:
     """Mirrors torch.optim.Optimizer."""
+
+    _group_tensors_by_device_and_dtype = staticmethod(_group_tensors_by_device_and_dtype)
 
     def __init__(self, params, defaults):
         self.defaults = defaults

@@ -1,0 +1,1 @@
+"""torch.fx.passes: the pass infrastructure's types (``infra.pass_base``)."""
