@@ -59,7 +59,8 @@ def _compute_bucket_assignment_by_size(tensors, bucket_size_limits, expect_spars
             result.append((bucket["indices"], limit))
             open_buckets[key] = {"indices": [], "bytes": 0,
                                  "limit": min(bucket["limit"] + 1, len(bucket_size_limits) - 1)}
-    for bucket in open_buckets.values():
+    # the leftovers in the order torch's unordered_map of kinds yields them: the last kind seen first
+    for bucket in reversed(list(open_buckets.values())):
         if bucket["indices"]:
             result.append((bucket["indices"], bucket_size_limits[bucket["limit"]]))
     if not tensor_indices:
@@ -191,6 +192,7 @@ class Reducer:
         self._hook_counts = None      # static graph: hooks per parameter per iteration, from the first
         self._static_used = None      # static graph: the parameters some rank used in the first iteration
         self._static_first = False
+        self._delayed = False
         self._expect_hooks = False    # a synced forward ran: the next backward reduces
         self._require_finalize = False
         self._callback_queued = False
@@ -281,7 +283,7 @@ class Reducer:
         if not self._callback_queued:
             self._callback_queued = True
             _autograd_hooks.queue_callback(self._finalize_backward)
-        if self._should_rebuild() and index not in self._ready_seen:
+        if self._should_rebuild() and not self._static_first and index not in self._ready_seen:
             self._ready_seen.add(index)
             self._ready_order.append(index)
         if self._static_first:
@@ -327,8 +329,12 @@ class Reducer:
             self._futures[bucket.index] = self._run_comm_hook(self._grad_bucket(bucket, buffer))
 
     def _grad_bucket(self, bucket, buffer):
-        return GradBucket(bucket.index, buffer, [self._params[i] for i in bucket.params],
-                          bucket.index == len(self._buckets) - 1)
+        params = [self._params[i] for i in bucket.params]
+        if self._delayed:
+            # torch's delayed reduction of a static graph's first iteration hands every bucket to the
+            # hook as index 0, none of them last
+            return GradBucket(0, buffer, params, False)
+        return GradBucket(bucket.index, buffer, params, bucket.index == len(self._buckets) - 1)
 
     def _run_comm_hook(self, grad_bucket):
         if self._comm_hook is None:
@@ -348,8 +354,12 @@ class Reducer:
         self._expect_hooks = False
         count_used = self._find_unused or self._static_first
         if self._static_first:
-            for i in range(len(self._params)):
-                self._mark_ready(i)
+            self._delayed = True
+            try:
+                for i in range(len(self._params)):
+                    self._mark_ready(i)
+            finally:
+                self._delayed = False
             self._hook_counts = [max(c, 1) for c in self._first_counts]
             self._unused_static = [i for i, c in enumerate(self._first_counts) if c == 0]
         elif self._find_unused:
