@@ -119,7 +119,7 @@ def main():
     for n in SIZES:
         m, t = med[("all_reduce", n, "mstorch")], med[("all_reduce", n, "torch")]
         mb = n * 4 / 1e6
-        print(f"{n * 4 / 1024:>14.0f} KiB {m * 1e3:>11.3f} {mb / m:>8.0f} {t * 1e3:>10.3f} {mb / t:>8.0f} "
+        print(f"{n * 4 / 1024:>14.0f} KiB {m * 1e3:>11.3f} {mb / m:>8.1f} {t * 1e3:>10.3f} {mb / t:>8.1f} "
               f"{m / t:>6.1f}")
     params = sum(p.numel() for p in mlp(__import__("torch")).parameters())
     print(f"\nDDP step, MLP {LAYERS}x{HIDDEN} ({params / 1e6:.2f} M parameters, {params * 4 / 2 ** 20:.1f} MiB of "

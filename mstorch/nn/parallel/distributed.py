@@ -71,6 +71,9 @@ class DistributedDataParallel(Module, Joinable):
             if value is not None:
                 raise NotImplementedError(f"mstorch's DistributedDataParallel does not take {name} (see "
                                           "docs/known-differences.md)")
+        if skip_all_reduce_unused_params:
+            raise NotImplementedError("mstorch's DistributedDataParallel does not take "
+                                      "skip_all_reduce_unused_params=True (see docs/known-differences.md)")
         self.process_group = dist.distributed_c10d._default_group() if process_group is None else process_group
         self.parameters_to_ignore = set(getattr(module, "_ddp_params_and_buffers_to_ignore", ()))
         self._module_parameters = [p for n, p in module.named_parameters() if n not in self.parameters_to_ignore]
