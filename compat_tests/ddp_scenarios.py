@@ -60,7 +60,6 @@ def recording_hook(log):
 # --- the two-rank scenarios, run by each library ---------------------------------------------------------
 
 def scenarios(T, rank):
-    d = T.distributed
     DDP = T.nn.parallel.DistributedDataParallel
     hooks = default_hooks(T)
     xs, ys = data()

@@ -171,6 +171,21 @@ def test_comm_hook_errors(world1):
         ddp(T).register_comm_hook(None, hook)
     same_error(annotated)
 
+    def returns(T):
+        def hook(state, bucket: T.distributed.GradBucket) -> T.futures.Future[int]:
+            return None
+        ddp(T).register_comm_hook(None, hook)
+    same_error(returns)
+
+    def well_annotated(T):      # accepted
+        def hook(state, bucket: T.distributed.GradBucket) -> T.futures.Future[T.Tensor]:
+            return hooks(T).allreduce_hook(state, bucket)
+        m = ddp(T)
+        m.register_comm_hook(None, hook)
+        m(T.ones(2, 4)).sum().backward()
+        return [p.grad for p in m.parameters()]
+    assert_same(well_annotated(torch), well_annotated(mstorch))
+
     def twice(T):
         m = ddp(T)
         m.register_comm_hook(None, hooks(T).allreduce_hook)

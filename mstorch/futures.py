@@ -8,13 +8,15 @@ is a real asynchronous handle of the communication engine.
 """
 import threading
 import traceback
+from typing import Generic, TypeVar
 
 __all__ = ["Future", "collect_all", "wait_all"]
 
 _PENDING = object()
+_T = TypeVar("_T")
 
 
-class Future:
+class Future(Generic[_T]):
     """Mirrors ``torch.futures.Future``."""
 
     def __init__(self, *, devices=None):

@@ -20,9 +20,11 @@ other and the copies into ``.grad``, not the backward computation (docs/known-di
 """
 import numpy as np
 
-import mstorch as torch
 from .. import _ms_private as P
-from .._tensor import strided_host_view
+from .._dtype import int32
+from .._functions import cat, empty_like, tensor, zeros
+from .._tensor import Tensor, strided_host_view
+from ..autograd.grad_mode import no_grad
 from ..autograd import hooks as _autograd_hooks
 from ..futures import Future
 from .distributed_c10d import ReduceOp, all_reduce, broadcast, get_global_rank
@@ -82,9 +84,9 @@ def _broadcast_coalesced(process_group, tensors, buffer_size=250 * _MB, src=0):
     for t in tensors:
         by_dtype.setdefault(t.dtype, []).append(t)
     root = get_global_rank(process_group, src)
-    with torch.no_grad():
+    with no_grad():
         for group in by_dtype.values():
-            flat = torch.cat([t.detach().reshape(-1) for t in group])
+            flat = cat([t.detach().reshape(-1) for t in group])
             broadcast(flat, src=root, group=process_group)
             if process_group.rank() != src:
                 for t, value in zip(group, flat.split([t.numel() for t in group])):
@@ -184,8 +186,7 @@ def _flatten_into(buffer, tensors, sizes, scale=None):
     the copies are NumPy's (MindSpore's CPU copy kernels move ~10x fewer bytes per second)."""
     out = _host(buffer)
     if out is None:
-        flat = torch.cat([torch.zeros(n, dtype=buffer.dtype) if t is None else t.reshape(-1)
-                          for t, n in zip(tensors, sizes)])
+        flat = cat([zeros(n, dtype=buffer.dtype) if t is None else t.reshape(-1) for t, n in zip(tensors, sizes)])
         buffer.copy_(flat if scale is None else flat * scale)
         return
     start = 0
@@ -279,7 +280,7 @@ class Reducer:
         if self._pg.size() == 1:
             return indices
         flat = [len(indices)] + [len(b) for b in indices] + [i for b in indices for i in b]
-        t = torch.tensor(flat, dtype=torch.int32)
+        t = tensor(flat, dtype=int32)
         broadcast(t, src=get_global_rank(self._pg, 0), group=self._pg)
         flat = t.tolist()
         n, lengths, rest = flat[0], flat[1:flat[0] + 1], flat[flat[0] + 1:]
@@ -359,7 +360,7 @@ class Reducer:
 
     def _flat_gradients(self, bucket):
         if bucket.buffer is None:
-            bucket.buffer = torch.zeros(sum(bucket.sizes), dtype=bucket.dtype)
+            bucket.buffer = zeros(sum(bucket.sizes), dtype=bucket.dtype)
         # torch's built-in reduction (no hook) sums gradients already divided by the world size
         scale = None if self._comm_hook is not None else 1.0 / self._divide_by()
         _flatten_into(bucket.buffer, [self._params[i].grad for i in bucket.params], bucket.sizes, scale)
@@ -372,7 +373,7 @@ class Reducer:
         return self._pg.size()
 
     def _launch(self, bucket, buffer=None):
-        with torch.no_grad():
+        with no_grad():
             if buffer is None:
                 buffer = self._flat_gradients(bucket)
             self._futures[bucket.index] = self._run_comm_hook(self._grad_bucket(bucket, buffer))
@@ -428,7 +429,7 @@ class Reducer:
             self._local_used = [False] * len(self._params)
             if self._static_first:
                 self._static_used = used
-        with torch.no_grad():
+        with no_grad():
             for bucket in self._buckets:
                 self._write_back(bucket, self._futures[bucket.index].wait(), used)
         self._futures = [None] * len(self._buckets)
@@ -439,7 +440,7 @@ class Reducer:
     def _write_back(self, bucket, result, used):
         if isinstance(result, (list, tuple)):
             result = result[0]
-        if not isinstance(result, torch.Tensor) or result.numel() != sum(bucket.sizes):
+        if not isinstance(result, Tensor) or result.numel() != sum(bucket.sizes):
             raise RuntimeError("The communication hook's future must hold the bucket's buffer: a Tensor of "
                                f"{sum(bucket.sizes)} elements (or a list holding one)")
         grads = []
@@ -449,7 +450,7 @@ class Reducer:
                 grads.append(None)      # no rank produced a gradient: .grad is left alone, as torch does
                 continue
             if p.grad is None:
-                p.grad = torch.empty_like(p)
+                p.grad = empty_like(p)
             grads.append(p.grad)
         _unflatten_into(grads, result)
 
@@ -460,10 +461,10 @@ class Reducer:
         self._comm_hook = (state, hook)
 
     def _get_zeros_like_grad_buckets(self):
-        return [self._grad_bucket(b, torch.zeros(sum(b.sizes), dtype=b.dtype)) for b in self._buckets]
+        return [self._grad_bucket(b, zeros(sum(b.sizes), dtype=b.dtype)) for b in self._buckets]
 
     def _get_local_used_map(self):
-        return torch.tensor([int(u) for u in self._local_used], dtype=torch.int32)
+        return tensor([int(u) for u in self._local_used], dtype=int32)
 
     def _remove_hooks(self):
         for h in self._handles:

@@ -9,13 +9,17 @@ import inspect
 import warnings
 from contextlib import contextmanager
 
-import mstorch as torch
 from ... import distributed as dist
+from ..._functions import ones, tensor, zeros
+from ..._tensor import Tensor
+from ...autograd.grad_mode import is_grad_enabled
+from ...futures import Future
 from ...distributed._reducer import (_DEFAULT_BUCKET_CAP_MB, _DEFAULT_FIRST_BUCKET_BYTES, _MB, Reducer,
                                      _broadcast_coalesced)
 from ...distributed.algorithms.join import Join, Joinable, JoinHook
 from ...utils._pytree import tree_flatten
 from ..modules.module import Module
+from ..modules.sparse import Embedding
 
 __all__ = ["DistributedDataParallel"]
 
@@ -151,7 +155,7 @@ class DistributedDataParallel(Module, Joinable):
                 if p.requires_grad and full not in self.parameters_to_ignore and id(p) not in seen:
                     seen.add(id(p))
                     params.append(p)
-            if isinstance(module, torch.nn.Embedding) and getattr(module, "sparse", False):
+            if isinstance(module, Embedding) and getattr(module, "sparse", False):
                 raise NotImplementedError("mstorch's DistributedDataParallel does not reduce sparse gradients "
                                           "(nn.Embedding(sparse=True)); use sparse=False")
         return params
@@ -161,13 +165,13 @@ class DistributedDataParallel(Module, Joinable):
 
     # --- forward -------------------------------------------------------------------------------
     def _pre_forward(self):
-        grad_sync = torch.is_grad_enabled() and self.require_backward_grad_sync
+        grad_sync = is_grad_enabled() and self.require_backward_grad_sync
         if grad_sync:
             self.reducer.prepare_for_forward()
         work = Join.notify_join_context(self)
         if work:
             self.reducer._set_forward_pass_work_handle(work, self._divide_by_initial_world_size)
-        if torch.is_grad_enabled() and self.reducer._rebuild_buckets():
+        if is_grad_enabled() and self.reducer._rebuild_buckets():
             self._has_rebuilt_buckets = True
         if self.will_sync_module_buffers():
             self._sync_buffers()
@@ -175,9 +179,9 @@ class DistributedDataParallel(Module, Joinable):
             self._check_global_requires_backward_grad_sync(is_joined_rank=False)
 
     def _post_forward(self, output):
-        if torch.is_grad_enabled() and self.require_backward_grad_sync:
+        if is_grad_enabled() and self.require_backward_grad_sync:
             self.require_forward_param_sync = True
-            self.reducer.prepare_for_backward([t for t in tree_flatten(output)[0] if isinstance(t, torch.Tensor)])
+            self.reducer.prepare_for_backward([t for t in tree_flatten(output)[0] if isinstance(t, Tensor)])
         else:
             self.require_forward_param_sync = False
         return output
@@ -210,7 +214,7 @@ class DistributedDataParallel(Module, Joinable):
         return self.require_forward_param_sync and self.forward_sync_buffers and len(self._ddp_buffers()) > 0
 
     def _find_common_rank(self, input_rank, rank_cond):
-        rank = torch.tensor([input_rank if rank_cond else -1])
+        rank = tensor([input_rank if rank_cond else -1])
         dist.all_reduce(rank, op=dist.ReduceOp.MAX, group=self.process_group)
         if rank.item() == -1:
             raise ValueError("BUG! Expected rank_cond to be true for at least one process. This indicates a bug in "
@@ -229,7 +233,7 @@ class DistributedDataParallel(Module, Joinable):
             _broadcast_coalesced(self.process_group, self._ddp_buffers(), self.broadcast_bucket_size, authoritative)
 
     def _check_global_requires_backward_grad_sync(self, is_joined_rank):
-        flag = torch.ones(1) if not is_joined_rank and self.require_backward_grad_sync else torch.zeros(1)
+        flag = ones(1) if not is_joined_rank and self.require_backward_grad_sync else zeros(1)
         work = dist.all_reduce(flag, group=self.process_group, async_op=True)
         if is_joined_rank:
             work.wait()
@@ -257,7 +261,7 @@ class DistributedDataParallel(Module, Joinable):
         if annotation is not inspect.Parameter.empty and annotation is not dist.GradBucket:
             raise ValueError("Communication hook: bucket annotation should be dist.GradBucket.")
         returned = sig.return_annotation
-        if returned is not inspect.Signature.empty and returned != torch.futures.Future[torch.Tensor]:
+        if returned is not inspect.Signature.empty and returned != Future[Tensor]:
             raise ValueError("Communication hook: return annotation should be torch.futures.Future[torch.Tensor].")
         if getattr(hook, "__name__", "") in ("bf16_compress_hook", "bf16_compress_wrapper_hook") and \
                 self.device_type == "cpu":

@@ -1,6 +1,7 @@
 """Mirrors ``torch.distributed.algorithms.ddp_comm_hooks.default_hooks``: averaging all-reduce, and
 all-reduce of the bucket cast to float16 / bfloat16 (half the bytes on the wire)."""
-import mstorch as torch
+from ...._dtype import bfloat16, float16
+from ...._tensor import Tensor
 from ... import distributed_c10d as c10d
 from ..._reducer import _future_of
 
@@ -30,7 +31,7 @@ def _compress_hook(dtype, process_group, bucket):
     compressed = buffer.to(dtype).div_(group.size())
 
     def decompress(fut):
-        value = fut if isinstance(fut, torch.Tensor) else fut.value()[0]
+        value = fut if isinstance(fut, Tensor) else fut.value()[0]
         buffer.copy_(value)
         return buffer
     return _future_of(c10d.all_reduce(compressed, group=group, async_op=True), compressed).then(decompress)
@@ -39,12 +40,12 @@ def _compress_hook(dtype, process_group, bucket):
 def fp16_compress_hook(process_group, bucket):
     """Mirrors ``fp16_compress_hook``: the bucket cast to float16 and divided by the group size, summed
     over the group, cast back into the bucket."""
-    return _compress_hook(torch.float16, process_group, bucket)
+    return _compress_hook(float16, process_group, bucket)
 
 
 def bf16_compress_hook(process_group, bucket):
     """Mirrors ``bf16_compress_hook`` (as ``fp16_compress_hook``, in bfloat16)."""
-    return _compress_hook(torch.bfloat16, process_group, bucket)
+    return _compress_hook(bfloat16, process_group, bucket)
 
 
 def _compress_wrapper(dtype, hook):
@@ -62,13 +63,13 @@ def _compress_wrapper(dtype, hook):
 
 def fp16_compress_wrapper(hook):
     """Mirrors ``fp16_compress_wrapper``: ``hook`` run on the bucket cast to float16."""
-    wrapper = _compress_wrapper(torch.float16, hook)
+    wrapper = _compress_wrapper(float16, hook)
     wrapper.__name__ = wrapper.__qualname__ = "fp16_compress_wrapper_hook"
     return wrapper
 
 
 def bf16_compress_wrapper(hook):
     """Mirrors ``bf16_compress_wrapper``: ``hook`` run on the bucket cast to bfloat16."""
-    wrapper = _compress_wrapper(torch.bfloat16, hook)
+    wrapper = _compress_wrapper(bfloat16, hook)
     wrapper.__name__ = wrapper.__qualname__ = "bf16_compress_wrapper_hook"
     return wrapper
