@@ -17,7 +17,6 @@ from ...futures import Future
 from ...distributed._reducer import (_DEFAULT_BUCKET_CAP_MB, _DEFAULT_FIRST_BUCKET_BYTES, _MB, Reducer,
                                      _broadcast_coalesced)
 from ...distributed.algorithms.join import Join, Joinable, JoinHook
-from ...utils._pytree import tree_flatten
 from ..modules.module import Module
 from ..modules.sparse import Embedding
 
@@ -181,7 +180,7 @@ class DistributedDataParallel(Module, Joinable):
     def _post_forward(self, output):
         if is_grad_enabled() and self.require_backward_grad_sync:
             self.require_forward_param_sync = True
-            self.reducer.prepare_for_backward([t for t in tree_flatten(output)[0] if isinstance(t, Tensor)])
+            self.reducer.prepare_for_backward()
         else:
             self.require_forward_param_sync = False
         return output
