@@ -9,7 +9,8 @@ ranks), and medians are reported.
   DistributedDataParallel on 2 ranks, against the same step of the unwrapped model in one process
   (same per-rank batch): the difference is what gradient averaging costs per step.
 
-Run: .venv/bin/python benchmarks/distributed.py [--rounds N]
+Run: .venv/bin/python benchmarks/distributed.py [--rounds N] [--doc]   (--doc: rewrites the
+"## Distributed" section of docs/performance.md)
 """
 import argparse
 import os
@@ -22,6 +23,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 SIZES = [256, 16 * 1024, 256 * 1024, 2 * 1024 * 1024]      # float32 elements: 1 KiB .. 8 MiB
 HIDDEN, LAYERS, BATCH = 512, 4, 32
+SECTION = "## Distributed: all_reduce and DDP against torch gloo"
 
 
 def free_port():
@@ -99,6 +101,7 @@ def worker(rank, ports, rounds, out):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--doc", action="store_true", help="write the results into docs/performance.md")
     args = p.parse_args()
     import multiprocessing as mp
     import tempfile
@@ -114,21 +117,45 @@ def main():
         raise SystemExit("a rank failed")
     with open(out) as f:
         med = eval(f.read())  # noqa: S307 -- our own repr of a dict of floats
-    print(f"2 processes on CPU, medians of {args.rounds} interleaved rounds; torch = torch.distributed + gloo")
-    print(f"{'all_reduce float32':<20} {'mstorch ms':>11} {'MB/s':>8} {'torch ms':>10} {'MB/s':>8} {'ratio':>6}")
+    import platform
+    import mindspore
+    import torch
+    params = sum(p.numel() for p in mlp(torch).parameters())
+    lines = [SECTION, "",
+             "`benchmarks/distributed.py` (rerun with `--doc` to refresh): 2 processes on CPU, each with an mstorch and "
+             "a torch process group (torch: `torch.distributed` with gloo); contenders interleaved in an order shuffled "
+             "each round, medians. *ratio* = mstorch time / torch time.", "",
+             f"Run: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; mindspore {mindspore.__version__}, torch "
+             f"{torch.__version__}; {platform.machine()}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; "
+             f"medians of {args.rounds} rounds. The host is shared and noisy: compare ratios, not absolute times.", "",
+             "| all_reduce float32 | mstorch ms | mstorch MB/s | torch ms | torch MB/s | ratio |",
+             "|---:|---:|---:|---:|---:|---:|"]
     for n in SIZES:
         m, t = med[("all_reduce", n, "mstorch")], med[("all_reduce", n, "torch")]
         mb = n * 4 / 1e6
-        print(f"{n * 4 / 1024:>14.0f} KiB {m * 1e3:>11.3f} {mb / m:>8.1f} {t * 1e3:>10.3f} {mb / t:>8.1f} "
-              f"{m / t:>6.1f}")
-    params = sum(p.numel() for p in mlp(__import__("torch")).parameters())
-    print(f"\nDDP step, MLP {LAYERS}x{HIDDEN} ({params / 1e6:.2f} M parameters, {params * 4 / 2 ** 20:.1f} MiB of "
-          f"gradients), batch {BATCH} per rank")
-    print(f"{'':<10} {'1 process ms':>13} {'DDP 2 ranks ms':>15} {'overhead ms':>12}")
+        lines.append(f"| {n * 4 // 1024} KiB | {m * 1e3:.3f} | {mb / m:.1f} | {t * 1e3:.3f} | {mb / t:.1f} | "
+                     f"{m / t:.1f}× |")
+    lines += ["", f"DDP step: MLP {LAYERS}x{HIDDEN} ({params / 1e6:.2f} M parameters, {params * 4 / 2 ** 20:.1f} MiB of "
+              f"gradients, 2 buckets), batch {BATCH} per rank, SGD; *overhead* = DDP step on 2 ranks − the same step "
+              "of the unwrapped model.", "",
+              "| | 1 process ms | DDP 2 ranks ms | overhead ms |", "|---|---:|---:|---:|"]
     for name in ("mstorch", "torch"):
         local, ddp = med[("local", name)], med[("ddp", name)]
-        print(f"{name:<10} {local * 1e3:>13.2f} {ddp * 1e3:>15.2f} {(ddp - local) * 1e3:>12.2f}")
-
+        lines.append(f"| {name} | {local * 1e3:.1f} | {ddp * 1e3:.1f} | {(ddp - local) * 1e3:.1f} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.doc:
+        path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "performance.md")
+        with open(path) as f:
+            doc = f.read()
+        if SECTION in doc:       # replace this section, keep what follows it
+            head, rest = doc.split(SECTION, 1)
+            tail = rest[rest.index("\n## ") + 1:] if "\n## " in rest else ""
+            doc = head + text + ("\n" + tail if tail else "")
+        else:
+            doc = doc.rstrip("\n") + "\n\n" + text
+        with open(path, "w") as f:
+            f.write(doc)
 
 if __name__ == "__main__":
     main()

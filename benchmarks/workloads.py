@@ -432,7 +432,10 @@ def write(rows, header):
               "each op's candidates on the host and writes `mstorch/ops/_kernel_choice.py`; see "
               "`mstorch/ops/_kernels.py`.", ""]
     path = ROOT / "docs" / "performance.md"
-    path.write_text("\n".join(lines))
+    # sections written by other benchmarks (``## ...``, e.g. benchmarks/distributed.py) are kept
+    old = path.read_text() if path.exists() else ""
+    kept = old[old.index("\n## ") + 1:] if "\n## " in old else ""
+    path.write_text("\n".join(lines) + ("\n" + kept if kept else ""))
     print(f"wrote {path.relative_to(ROOT)}")
 
 

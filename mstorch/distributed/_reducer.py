@@ -18,6 +18,8 @@ mstorch's engine runs post-accumulate-grad hooks when the backward pass has fini
 leaf is accumulated: bucket reductions start one after another at the end of backward, overlapping each
 other and the copies into ``.grad``, not the backward computation (docs/known-differences.md).
 """
+import weakref
+
 import numpy as np
 
 from .. import _ms_private as P
@@ -246,8 +248,7 @@ class Reducer:
         self._require_finalize = False
         self._callback_queued = False
         self._local_used = [False] * len(self._params)
-        self._div_factor = None       # join: the number of ranks still training, when not the world size
-        self._forward_work = None
+        self._forward_work = None     # join: counts the ranks still training (divide_by_initial_world_size=False)
         self._set_buckets(bucket_indices)
         self._handles = [p.register_post_accumulate_grad_hook(self._hook_for(i)) for i, p in enumerate(self._params)]
 
@@ -320,8 +321,14 @@ class Reducer:
         self._forward_work = None if divide_by_initial_world_size else work
 
     def _hook_for(self, index):
+        # the parameters hold their hooks: a weak reference lets a dropped DDP's reducer go (its hooks then
+        # do nothing), as torch's reducer removes its hooks when destroyed
+        ref = weakref.ref(self)
+
         def hook(param):
-            self._autograd_hook(index)
+            reducer = ref()
+            if reducer is not None:
+                reducer._autograd_hook(index)
         return hook
 
     def _autograd_hook(self, index):
