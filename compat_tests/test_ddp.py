@@ -5,28 +5,14 @@ spawning its own processes; the tests compare the two runs, and the 2-rank train
 training on the full batch (torch and mstorch). The bucket layout and the errors are compared in this
 process at world size 1, where both libraries still run their reducers.
 """
-import socket
-
 import numpy as np
 import pytest
 import torch
 
 import mstorch
 from ddp_scenarios import STEPS, _rank, data, default_hooks, heads, mlp, numpy_of, recording_hook
-from harness import Raised, assert_same, run
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def same_error(fn):
-    ref, got = run(fn, torch), run(fn, mstorch)
-    assert isinstance(ref, Raised) and isinstance(got, Raised), (ref, got)
-    assert type(got.exc).__name__ == type(ref.exc).__name__, (ref.exc, got.exc)
-    assert str(got.exc) == str(ref.exc), (str(ref.exc), str(got.exc))
+from harness import assert_same
+from test_distributed import free_port, same_error, world1  # noqa: F401  (world1: a fixture)
 
 
 @pytest.fixture(scope="module")
@@ -88,16 +74,6 @@ def test_two_ranks_equal_one_process_full_batch(two_ranks):
 
 # --- world size 1, in this process ----------------------------------------------------------------------
 
-@pytest.fixture
-def world1():
-    for T in (torch, mstorch):
-        T.distributed.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{free_port()}", world_size=1, rank=0)
-    yield
-    for T in (torch, mstorch):
-        if T.distributed.is_initialized():
-            T.distributed.destroy_process_group()
-
-
 def mixed(T):
     """Float32 and float64 parameters, over 1 MiB in all (torch's first bucket cap)."""
     class Mixed(T.nn.Module):
@@ -114,10 +90,11 @@ def mixed(T):
     return Mixed()
 
 
+@pytest.mark.usefixtures("world1")
 @pytest.mark.parametrize("kwargs", [{}, {"bucket_cap_mb": 0.5}, {"find_unused_parameters": True},
                                     {"find_unused_parameters": True, "bucket_cap_mb": 0.3},
                                     {"static_graph": True, "bucket_cap_mb": 0.5}])
-def test_bucket_layout(world1, kwargs):
+def test_bucket_layout(kwargs):
     """The buckets a comm hook sees, iteration by iteration (torch rebuilds them after the first)."""
     def fn(T):
         ddp = T.nn.parallel.DistributedDataParallel(mixed(T), **kwargs)
@@ -149,7 +126,8 @@ def test_compute_bucket_assignment_by_size(limits):
     assert mstorch.distributed._DEFAULT_FIRST_BUCKET_BYTES == torch.distributed._DEFAULT_FIRST_BUCKET_BYTES
 
 
-def test_unused_parameter_error(world1):
+@pytest.mark.usefixtures("world1")
+def test_unused_parameter_error():
     def step(T, **kw):
         ddp = T.nn.parallel.DistributedDataParallel(heads(T), **kw)
         ddp(T.ones(1, 4), False).sum().backward()
@@ -159,7 +137,8 @@ def test_unused_parameter_error(world1):
     assert_same(*[[p.grad for p in step(T, find_unused_parameters=True).parameters()] for T in (torch, mstorch)])
 
 
-def test_comm_hook_errors(world1):
+@pytest.mark.usefixtures("world1")
+def test_comm_hook_errors():
     hooks = default_hooks
     ddp = lambda T: T.nn.parallel.DistributedDataParallel(mlp(T))  # noqa: E731
     same_error(lambda T: ddp(T).register_comm_hook(None, hooks(T).bf16_compress_hook))
