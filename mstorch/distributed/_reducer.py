@@ -292,10 +292,7 @@ class Reducer:
         return out
 
     # --- iteration ---------------------------------------------------------------------------
-    def prepare_for_forward(self):
-        pass
-
-    def prepare_for_backward(self, outputs=()):
+    def prepare_for_backward(self):
         """A synced forward finished: the next backward reduces (torch raises here when the previous
         iteration's reduction did not finish)."""
         if self._require_finalize:

@@ -164,9 +164,6 @@ class DistributedDataParallel(Module, Joinable):
 
     # --- forward -------------------------------------------------------------------------------
     def _pre_forward(self):
-        grad_sync = is_grad_enabled() and self.require_backward_grad_sync
-        if grad_sync:
-            self.reducer.prepare_for_forward()
         work = Join.notify_join_context(self)
         if work:
             self.reducer._set_forward_pass_work_handle(work, self._divide_by_initial_world_size)
