@@ -432,9 +432,13 @@ def write(rows, header):
               "each op's candidates on the host and writes `mstorch/ops/_kernel_choice.py`; see "
               "`mstorch/ops/_kernels.py`.", ""]
     path = ROOT / "docs" / "performance.md"
-    kept = path.read_text() if path.exists() else ""
-    begin = kept.find("<!-- ecosystem benchmark")   # benchmarks/ecosystem.py's section stays
-    path.write_text("\n".join(lines) + ("\n" + kept[begin:] if begin >= 0 else ""))
+    # sections written by other benchmarks (benchmarks/ecosystem.py's comment-marked one, ``## ...`` ones
+    # such as benchmarks/distributed.py's) are kept
+    old = path.read_text() if path.exists() else ""
+    starts = [i for i in (old.find("<!-- ecosystem benchmark"), old.find("\n## ") + 1 if "\n## " in old else -1)
+              if i >= 0]
+    kept = old[min(starts):] if starts else ""
+    path.write_text("\n".join(lines) + ("\n" + kept if kept else ""))
     print(f"wrote {path.relative_to(ROOT)}")
 
 

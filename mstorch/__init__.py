@@ -137,7 +137,7 @@ from .amp.autocast_mode import (get_autocast_dtype, set_autocast_dtype, is_autoc
 from ._compile import compile  # noqa: E402,F401,A001
 from . import linalg, special  # noqa: E402,F401  (torch.linalg, torch.special: from the op table)
 from . import jit, onnx, testing  # noqa: E402,F401
-from . import distributed, multiprocessing  # noqa: E402,F401
+from . import distributed, futures, multiprocessing  # noqa: E402,F401
 from . import hub  # noqa: E402,F401
 from . import profiler  # noqa: E402,F401
 from . import storage  # noqa: E402,F401

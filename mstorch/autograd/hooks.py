@@ -100,6 +100,8 @@ class _EngineRun(threading.local):
         self.accumulate = False     # backward() writes .grad; autograd.grad returns the gradients
         self.pending = []           # (leaf weakref, view) handed out during the current backward
         self.accumulated = []       # leaves with post-accumulate-grad hooks that got a gradient
+        self.callbacks = []         # queue_callback: run when the backward run in progress ends
+        self.depth = 0              # engine runs in progress (a checkpointed forward nests one)
 
 
 _run = _EngineRun()
@@ -239,8 +241,9 @@ def begin_backward(create_graph, accumulate):
     """Set the leaf hooks up for one engine run; returns what ``end_backward`` restores (runs nest: a
     checkpointed forward recomputed inside a backward runs autograd again)."""
     run = _run
-    saved = (run.create_graph, run.accumulate, len(run.pending), len(run.accumulated))
+    saved = (run.create_graph, run.accumulate, len(run.pending), len(run.accumulated), len(run.callbacks))
     run.create_graph, run.accumulate = bool(create_graph), accumulate
+    run.depth += 1
     return saved
 
 
@@ -248,14 +251,40 @@ def end_backward(saved, grad_outputs=None):
     """After an engine run (``grad_outputs`` None when it failed): un-alias the gradients it handed
     out, call post-accumulate-grad hooks, and restore the enclosing run's settings."""
     run = _run
-    old_create, old_accumulate, n_pending, n_accumulated = saved
+    old_create, old_accumulate, n_pending, n_accumulated, n_callbacks = saved
     pending, accumulated = run.pending[n_pending:], run.accumulated[n_accumulated:]
     del run.pending[n_pending:], run.accumulated[n_accumulated:]
     create_graph = run.create_graph
     run.create_graph, run.accumulate = old_create, old_accumulate
-    if grad_outputs is not None:
-        _unalias_fresh_grads(pending, grad_outputs)
-        _run_post_accumulate_hooks(accumulated, create_graph)
+    try:
+        if grad_outputs is not None:
+            _unalias_fresh_grads(pending, grad_outputs)
+            _run_post_accumulate_hooks(accumulated, create_graph)
+            # callbacks queued by those hooks run too, after them: in torch they run when the graph
+            # task ends, after every leaf's accumulation and hooks
+            while len(run.callbacks) > n_callbacks:
+                callback = run.callbacks.pop(n_callbacks)
+                with_grad_mode(create_graph, callback)
+    finally:
+        del run.callbacks[n_callbacks:]
+        run.depth -= 1
+
+
+def with_grad_mode(enabled, fn):
+    old = P.grad_enabled()
+    P.set_grad_enabled(enabled)
+    try:
+        return fn()
+    finally:
+        P.set_grad_enabled(old)
+
+
+def queue_callback(callback):
+    """Mirrors ``Variable._execution_engine.queue_callback``: ``callback()`` runs once the backward pass in
+    progress has finished (after every gradient is accumulated and the post-accumulate-grad hooks ran)."""
+    if _run.depth == 0:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    _run.callbacks.append(callback)
 
 
 def _unalias_fresh_grads(pending, grad_outputs):

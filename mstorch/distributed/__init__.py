@@ -3,7 +3,9 @@ GPU, hccl on Ascend), started by torch's rendezvous or by msrun (see ``distribut
 from .distributed_c10d import *  # noqa: F401,F403
 from .distributed_c10d import __all__ as _c10d_all
 from .distributed_c10d import default_pg_timeout  # noqa: F401
+from ._reducer import (GradBucket, _DEFAULT_FIRST_BUCKET_BYTES, _broadcast_coalesced,  # noqa: F401
+                       _compute_bucket_assignment_by_size)
 from .store import DistBackendError, DistError, DistNetworkError, DistStoreError  # noqa: F401
 
 __all__ = list(_c10d_all) + ["DistBackendError", "DistError", "DistNetworkError", "DistStoreError",
-                             "default_pg_timeout"]
+                             "default_pg_timeout", "GradBucket"]

@@ -25,6 +25,7 @@ import mindspore.mint.distributed as md
 from mindspore import ops
 
 from .. import _ms_private as P
+from .._future import Future
 from .store import DistBackendError
 
 __all__ = ["ReduceOp", "ProcessGroup", "Work"]
@@ -178,7 +179,7 @@ class Work:
     def __init__(self, handles=(), finish=None, result=None, what="collective", group=None):
         self._handles, self._finish, self._result = list(handles), finish, result
         self._what, self._group = what, group
-        self._done, self._error, self._futures = False, None, []
+        self._done, self._error = False, None
 
     def wait(self, timeout=None):
         if not self._done:
@@ -191,8 +192,6 @@ class Work:
             except RuntimeError as e:
                 self._error = backend_error(self._what, self._group, e)
             self._handles, self._finish = [], None
-            for f in self._futures:
-                f._complete(self)
         if self._error is not None:
             raise self._error
         return True
@@ -220,49 +219,17 @@ class Work:
         self.wait()
 
     def get_future(self):
-        fut = _future_class()(self)
-        if self._done:
-            fut._complete(self)
-        else:
-            self._futures.append(fut)
-        return fut
+        """torch.Future of the work's result list; waiting on it (or on a future chained from it with
+        ``then``) waits on the work."""
+        def result():
+            if self._error is not None:
+                raise self._error
+            return self._result
+        return Future._after(self.wait, result)
 
     _source = -1
 
 
-def _future_class():
-    """torch.Future completed by a Work: waiting on it, or on a future chained with ``then``, completes the
-    collective. Made on first use."""
-    if _FUTURE_CLASS:
-        return _FUTURE_CLASS[0]
-    from .._future import _Future
-
-    class WorkFuture(_Future):
-        def __init__(self, work):
-            super().__init__()
-            self._work = work
-
-        def wait(self):
-            if not self._done:
-                self._work.wait()
-            return super().wait()
-
-        def _complete(self, work):
-            if work._error is not None:
-                self.set_exception(work._error)
-            else:
-                self.set_result(work._result)
-
-        def then(self, callback):
-            nxt = super().then(callback)
-            nxt.__class__, nxt._work = WorkFuture, self._work    # its wait() completes the work too
-            return nxt
-    WorkFuture.__module__, WorkFuture.__name__, WorkFuture.__qualname__ = "torch", "Future", "Future"
-    _FUTURE_CLASS.append(WorkFuture)
-    return WorkFuture
-
-
-_FUTURE_CLASS = []
 
 
 def backend_error(what, group, error):

@@ -22,7 +22,7 @@ from typing import Final  # noqa: F401  (torch.jit.Final is typing.Final)
 from .. import nn as _nn
 from ..ops._registry import unsupported
 from .._tensor import Tensor as _Tensor
-from .._future import _Future   # torch.Future (also a distributed Work's future)
+from .._future import Future as _Future   # torch's futures (also a distributed Work's)
 
 __all__ = ["Attribute", "Error", "Final", "Future", "ScriptFunction", "ScriptModule", "annotate", "export",
            "enable_onednn_fusion", "fork", "freeze", "interface", "ignore", "isinstance", "is_scripting",

@@ -504,6 +504,10 @@ def _write_checked(self, new, check_cast):
         # copy_ into a MindSpore view fails on CPU: a view writes its base, then re-reads itself
         return write_view(self, new)
     if is_solid(t):
+        if new.is_contiguous() and not is_solid(new):
+            # a contiguous part of a bigger storage (a split piece): MindSpore's CPU copy_ reads the
+            # whole storage (failing when the piece starts it, warning otherwise); copy the piece out
+            new = fresh(new)
         t.copy_(new)
     elif P.requires_grad(t) and P.grad_enabled():
         # an alias of other memory with a history to record: no producer makes one (views carry

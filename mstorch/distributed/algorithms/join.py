@@ -52,12 +52,26 @@ class Joinable(ABC):
         ...
 
 
+class _CountWork:
+    """The work of a count's all-reduce; ``result()`` holds the count, as torch's ``Work.result()``
+    (DDP divides by the ranks still training when ``divide_by_initial_world_size=False``)."""
+
+    def __init__(self, work, tensor):
+        self._work, self._tensor = work, tensor
+
+    def wait(self, timeout=None):
+        return self._work.wait()
+
+    def result(self):
+        return [self._tensor]
+
+
 def _all_reduce_one(value, device, group, async_op=False):
     from ..._functions import full
     from .. import all_reduce
     t = full((1,), float(value), device=device)
     work = all_reduce(t, group=group, async_op=async_op)
-    return t, work
+    return t, (_CountWork(work, t) if async_op else work)
 
 
 class Join:

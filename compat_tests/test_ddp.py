@@ -1,0 +1,195 @@
+"""DistributedDataParallel: buckets, no_sync, unused parameters, static graph, buffers, comm hooks, join.
+
+Two ranks on CPU run the same scenarios once with torch (gloo) and once with mstorch, each library
+spawning its own processes; the tests compare the two runs, and the 2-rank training with one process
+training on the full batch (torch and mstorch). The bucket layout and the errors are compared in this
+process at world size 1, where both libraries still run their reducers.
+"""
+import numpy as np
+import pytest
+import torch
+
+import mstorch
+from ddp_scenarios import STEPS, _rank, data, default_hooks, heads, mlp, numpy_of, recording_hook
+from harness import assert_same
+from test_distributed import free_port, same_error, world1  # noqa: F401  (world1: a fixture)
+
+
+@pytest.fixture(scope="module")
+def two_ranks(tmp_path_factory):
+    out = tmp_path_factory.mktemp("ddp")
+    # both libraries' ranks at once (each process imports one library only)
+    runs = [lib.multiprocessing.start_processes(_rank, args=(lib.__name__, free_port(), str(out)), nprocs=2,
+                                                join=False, start_method="spawn") for lib in (torch, mstorch)]
+    for ctx in runs:
+        while not ctx.join():
+            pass
+    return {(lib, r): np.load(out / f"{lib}{r}.npy", allow_pickle=True).item()
+            for lib in ("torch", "mstorch") for r in range(2)}
+
+
+def close(got, ref, tol=1e-6):
+    if isinstance(ref, (list, tuple)):
+        assert isinstance(got, (list, tuple)) and len(got) == len(ref), (got, ref)
+        for g, r in zip(got, ref):
+            close(g, r, tol)
+    elif isinstance(ref, np.ndarray):
+        assert isinstance(got, np.ndarray) and got.shape == ref.shape and got.dtype == ref.dtype, (got, ref)
+        np.testing.assert_allclose(got, ref, rtol=tol, atol=tol)
+    else:
+        assert got == ref, (got, ref)
+
+
+@pytest.mark.parametrize("key", ["train", "no_sync_local", "no_sync", "allreduce_hook", "allreduce_hook_buckets",
+                                 "fp16_compress_hook_buckets", "unused", "static", "buffers_True", "buffers_False",
+                                 "join"])
+def test_two_ranks_as_torch(two_ranks, key):
+    for r in range(2):
+        close(two_ranks["mstorch", r][key], two_ranks["torch", r][key], 1e-5 if key == "join" else 1e-6)
+
+
+def test_fp16_hook(two_ranks):
+    """float16 on the wire: both libraries round the same halves."""
+    for r in range(2):
+        close(two_ranks["mstorch", r]["fp16_compress_hook"], two_ranks["torch", r]["fp16_compress_hook"], 1e-3)
+        close(two_ranks["mstorch", r]["fp16_compress_hook"], two_ranks["mstorch", r]["allreduce_hook"], 2e-3)
+
+
+def test_two_ranks_equal_one_process_full_batch(two_ranks):
+    """5 steps of DDP over 2 ranks (half the batch each) = 5 steps of one process on the whole batch,
+    in torch and in mstorch."""
+    xs, ys = data()
+    for T in (torch, mstorch):
+        model = mlp(T)
+        opt = T.optim.SGD(model.parameters(), lr=0.1)
+        for s in range(STEPS):
+            opt.zero_grad()
+            T.nn.functional.mse_loss(model(T.tensor(xs[s])), T.tensor(ys[s])).backward()
+            opt.step()
+            ref = numpy_of(model.parameters())
+            for r in range(2):
+                close(two_ranks["mstorch", r]["train"][s], ref)
+    assert two_ranks["mstorch", 0]["unused"][-2] is None      # head c: no rank used it, .grad untouched
+
+
+# --- world size 1, in this process ----------------------------------------------------------------------
+
+def mixed(T):
+    """Float32 and float64 parameters, over 1 MiB in all (torch's first bucket cap)."""
+    class Mixed(T.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.f = T.nn.Sequential(T.nn.Linear(300, 300), T.nn.Linear(300, 300), T.nn.Linear(300, 10))
+            self.g = T.nn.Linear(10, 200).double()
+            self.h = T.nn.Linear(300, 300)
+
+        def forward(self, x):
+            y = self.f(self.h(x))
+            return y.sum() + self.g(y.double()).sum().float()
+    T.manual_seed(0)
+    return Mixed()
+
+
+@pytest.mark.usefixtures("world1")
+@pytest.mark.parametrize("kwargs", [{}, {"bucket_cap_mb": 0.5}, {"find_unused_parameters": True},
+                                    {"find_unused_parameters": True, "bucket_cap_mb": 0.3},
+                                    {"static_graph": True, "bucket_cap_mb": 0.5}])
+def test_bucket_layout(kwargs):
+    """The buckets a comm hook sees, iteration by iteration (torch rebuilds them after the first)."""
+    def fn(T):
+        ddp = T.nn.parallel.DistributedDataParallel(mixed(T), **kwargs)
+        log = []
+        ddp.register_comm_hook(default_hooks(T).allreduce_hook, recording_hook(log))
+        per_iteration = []
+        for _ in range(3):
+            ddp(T.ones(2, 300)).backward()
+            per_iteration.append(list(log))
+            log.clear()
+        return per_iteration
+    both = [fn(T) for T in (torch, mstorch)]
+    assert both[1] == both[0]
+
+
+@pytest.mark.parametrize("limits", [[100], [1000, 4000], [2 ** 20, 25 * 2 ** 20], [50, 50, 3000]])
+def test_compute_bucket_assignment_by_size(limits):
+    shapes = [(30, 4), (7,), (100,), (3, 3), (500,), (2,), (40, 40), (1,)]
+    dtypes = ["float32", "float64", "float32", "float16", "float32", "float64", "float32", "float32"]
+
+    def fn(T, order=None):
+        ts = [T.zeros(s, dtype=getattr(T, d)) for s, d in zip(shapes, dtypes)]
+        if order is None:
+            return T.distributed._compute_bucket_assignment_by_size(ts, limits)
+        return T.distributed._compute_bucket_assignment_by_size([ts[i] for i in order], limits, [], order)
+    assert fn(mstorch) == fn(torch)
+    order = [7, 5, 6, 0, 2, 1, 4, 3]
+    assert fn(mstorch, order) == fn(torch, order)
+    assert mstorch.distributed._DEFAULT_FIRST_BUCKET_BYTES == torch.distributed._DEFAULT_FIRST_BUCKET_BYTES
+
+
+@pytest.mark.usefixtures("world1")
+def test_unused_parameter_error():
+    def step(T, **kw):
+        ddp = T.nn.parallel.DistributedDataParallel(heads(T), **kw)
+        ddp(T.ones(1, 4), False).sum().backward()
+        return ddp
+
+    same_error(lambda T: step(T)(T.ones(1, 4), False))
+    assert_same(*[[p.grad for p in step(T, find_unused_parameters=True).parameters()] for T in (torch, mstorch)])
+
+
+@pytest.mark.usefixtures("world1")
+def test_comm_hook_errors():
+    hooks = default_hooks
+    ddp = lambda T: T.nn.parallel.DistributedDataParallel(mlp(T))  # noqa: E731
+    same_error(lambda T: ddp(T).register_comm_hook(None, hooks(T).bf16_compress_hook))
+    same_error(lambda T: ddp(T).register_comm_hook(None, 3))
+
+    def annotated(T):
+        def hook(state, bucket: int):
+            return None
+        ddp(T).register_comm_hook(None, hook)
+    same_error(annotated)
+
+    def returns(T):
+        def hook(state, bucket: T.distributed.GradBucket) -> T.futures.Future[int]:
+            return None
+        ddp(T).register_comm_hook(None, hook)
+    same_error(returns)
+
+    def well_annotated(T):      # accepted
+        def hook(state, bucket: T.distributed.GradBucket) -> T.futures.Future[T.Tensor]:
+            return hooks(T).allreduce_hook(state, bucket)
+        m = ddp(T)
+        m.register_comm_hook(None, hook)
+        m(T.ones(2, 4)).sum().backward()
+        return [p.grad for p in m.parameters()]
+    assert_same(well_annotated(torch), well_annotated(mstorch))
+
+    def twice(T):
+        m = ddp(T)
+        m.register_comm_hook(None, hooks(T).allreduce_hook)
+        m.register_comm_hook(None, hooks(T).allreduce_hook)
+    same_error(twice)
+
+
+def test_futures():
+    def fn(T):
+        F = T.futures
+        f = F.Future()
+        g = f.then(lambda fut: fut.value() * 2)
+        seen = []
+        f.add_done_callback(lambda fut: seen.append(fut.value()))
+        before = (f.done(), g.done())
+        f.set_result(3)
+        bad = f.then(lambda fut: 1 / 0)
+        with pytest.raises(RuntimeError) as info:
+            bad.wait()
+        with pytest.raises(RuntimeError) as twice:
+            f.set_result(4)
+        e = F.Future()
+        e.set_exception(ValueError("x"))
+        with pytest.raises(ValueError):
+            e.wait()
+        return (before, f.wait(), g.wait(), seen, str(info.value).splitlines()[0], str(twice.value),
+                F.wait_all([f, g]), [x.wait() for x in F.collect_all([f, g]).wait()])
+    assert_same(fn(torch), fn(mstorch))
