@@ -9,6 +9,7 @@ import math
 
 import mindspore as ms
 import numpy as np
+from .._runtime import read_host
 from . import _msops as ops
 
 from .. import _dtype as D
@@ -175,9 +176,9 @@ def singular_error(name, A, singular):
     """torch's LinAlgError for the first singular matrix of ``A``: the (1-based) index of the zero pivot
     that LAPACK's LU with partial pivoting meets, found by the same elimination on the host."""
     from .linalg_decomp import LinAlgError
-    i = int(singular.reshape(-1).asnumpy().nonzero()[0][0])
+    i = int(read_host(singular.reshape(-1)).nonzero()[0][0])
     where = f"(Batch element {i}): " if A.ndim > 2 else ""
-    return LinAlgError(f"{name}: {where}The diagonal element {_zero_pivot(A.asnumpy().reshape((-1,) + A.shape[-2:])[i])}"
+    return LinAlgError(f"{name}: {where}The diagonal element {_zero_pivot(read_host(A).reshape((-1,) + A.shape[-2:])[i])}"
                        " is zero, the inversion could not be completed because the input matrix is singular.")
 
 
