@@ -67,7 +67,7 @@ def check_indices():
 
 # --- device -> host reads -------------------------------------------------------------------------
 
-_reads = {"count": 0, "where": None}
+READS = {"count": 0, "where": None}   # "where": a list collecting stacks, inside recording_host_reads()
 
 
 def read_host(ms_t):
@@ -78,24 +78,24 @@ def read_host(ms_t):
 
 
 def note_host_read():
-    _reads["count"] += 1
-    if _reads["where"] is not None:
-        _reads["where"].append("".join(traceback.format_stack(limit=8)[:-2]))
+    READS["count"] += 1
+    if READS["where"] is not None:
+        READS["where"].append("".join(traceback.format_stack(limit=8)[:-2]))
 
 
 def host_reads():
     """How many device->host reads mstorch made in this process (tests assert none inside a step)."""
-    return _reads["count"]
+    return READS["count"]
 
 
 @contextlib.contextmanager
 def recording_host_reads():
     """Collect the stack of each host read inside the block (a list of strings), to find who reads."""
-    previous, _reads["where"] = _reads["where"], []
+    previous, READS["where"] = READS["where"], []
     try:
-        yield _reads["where"]
+        yield READS["where"]
     finally:
-        _reads["where"] = previous
+        READS["where"] = previous
 
 
 # --- torch's runtime knobs ------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import numpy as np
 import mindspore as ms
 from mindspore import ops as _ms_ops
 
-from ._runtime import read_host
+from ._runtime import read_host, READS as _READS
 from . import _dtype as D
 from ._dtype import scalar_type_name  # noqa: F401  (re-exported for the op families)
 from . import _ms_private as P
@@ -753,7 +753,10 @@ def host_view(ms_t):
         if n and d is not None and d._np is not None and d is not D.bfloat16:
             ptr = ms_t.data_ptr()
             if ptr:
-                _runtime.note_host_read()
+                if _READS["where"] is None:   # counted inline: this is on the per-op path (NaN scans, .item())
+                    _READS["count"] += 1
+                else:
+                    _runtime.note_host_read()
                 dt = np.dtype(d._np)
                 buf = (ctypes.c_char * (n * dt.itemsize)).from_address(ptr)
                 buf.owner = ms_t
