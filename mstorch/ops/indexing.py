@@ -228,8 +228,15 @@ def _advanced(r, adv):
         axis, out_shape = 0, bshape + tuple(shape[d] for d in rest)
     if linear.size == 0 or 0 in out_shape:
         return empty_from(r, out_shape)
-    linear = ms.Tensor(linear.reshape(-1)) if isinstance(linear, np.ndarray) else linear.reshape(-1)
-    return _kern(ops.gather, src, linear, axis).reshape(out_shape)
+    if isinstance(linear, np.ndarray):
+        return _kern(ops.gather, src, ms.Tensor(linear.reshape(-1)), axis).reshape(out_shape)
+    try:
+        return _kern(ops.gather, src, linear.reshape(-1), axis).reshape(out_shape)
+    except RuntimeError:
+        # an unchecked index out of range, refused by the kernel (MindSpore's CPU Gather checks): the failed
+        # kernel switched op recording off for every later op, as _bind.translate_error notes
+        P.enable_recording()
+        raise
 
 
 def _broadcast_error(shapes):
