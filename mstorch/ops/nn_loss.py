@@ -444,7 +444,12 @@ def _class_loss_kernels(logp, target, C, ignore_index, weight, smoothing, mode):
     if mode == "none":
         return rows.reshape(target.shape)
     s = ops.sum(rows)
-    return s if mode == "sum" else ops.div(s, ops.sum(row_w))
+    if mode == "sum":
+        return s
+    total = ops.sum(row_w)
+    none = ops.equal(total, _c(0, total))
+    # every row ignored: NaN (0 / 0) with a zero gradient, as torch's
+    return ops.where(none, _c(float("nan"), s), ops.div(s, ops.where(none, _c(1, total), total)))
 
 
 # --- binary cross-entropy ---------------------------------------------------------------------------
