@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint venv bench docs clean fuzz
+.PHONY: demo test test-device-path lint venv bench docs clean fuzz
 
 $(STAMP): pyproject.toml setup.py mstorch/_random/_fastrng.c
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -23,6 +23,13 @@ lint: $(STAMP)
 
 test: $(STAMP) lint
 	$(PY) -m pytest -n 2 compat_tests -p no:randomly
+
+# the device path on CPU (docs/design.md, "Device path"): the kernel-only implementations a GPU/Ascend runs,
+# over a subset covering every op family; CPU-kernel failures are listed in compat_tests/known_failures_device_path.txt
+DEVICE_PATH_TESTS := compat_tests/test_ops.py::test_op compat_tests/test_nn_activation_loss.py \
+	compat_tests/test_nn_attention.py compat_tests/test_optim.py compat_tests/test_indexing.py compat_tests/test_device_path.py
+test-device-path: $(STAMP)
+	MSTORCH_DEVICE_PATH=1 $(PY) -m pytest -n 2 -p no:randomly -q $(DEVICE_PATH_TESTS)
 
 # training steps of real workloads vs raw MindSpore and torch -> docs/performance.md (`make bench QUICK=1`: a few minutes)
 bench: $(STAMP)

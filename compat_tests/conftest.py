@@ -13,7 +13,12 @@ import torch  # noqa: E402
 torch.set_num_threads(1)
 
 _KNOWN = []
-for _line in (pathlib.Path(__file__).parent / "known_failures.txt").read_text().splitlines():
+_KNOWN_FILES = ["known_failures.txt"]
+if os.environ.get("MSTORCH_DEVICE_PATH", "").strip().lower() not in ("", "0", "false", "no", "off"):
+    # the device path on CPU: tests that fail only because a MindSpore CPU kernel is wrong (docs/design.md)
+    _KNOWN_FILES.append("known_failures_device_path.txt")
+for _line in (line for name in _KNOWN_FILES
+              for line in (pathlib.Path(__file__).parent / name).read_text().splitlines()):
     _line = _line.strip()
     if _line and not _line.startswith("#"):
         _pattern, _, _reason = _line.partition(" | ")

@@ -9,10 +9,11 @@ bfloat16 type MindSpore registers (its rounding from float32 is torch's: to near
 import numpy as np
 import mindspore as ms
 
+from ._runtime import read_host
 from . import _ms_private as P
 
 _HOST_LIMIT = 1 << 18
-NP_BF16 = ms.Tensor(0.0, ms.bfloat16).asnumpy().dtype   # MindSpore's NumPy bfloat16 dtype
+NP_BF16 = read_host(ms.Tensor(0.0, ms.bfloat16)).dtype   # MindSpore's NumPy bfloat16 dtype
 _NP = {ms.float32: np.float32, ms.float64: np.float64, ms.float16: np.float16, ms.int8: np.int8,
        ms.int16: np.int16, ms.int32: np.int32, ms.int64: np.int64, ms.uint8: np.uint8, ms.bool_: np.bool_,
        ms.complex64: np.complex64, ms.complex128: np.complex128, ms.uint16: np.uint16, ms.uint32: np.uint32,
@@ -38,7 +39,7 @@ def cast(t, ms_dtype):
         return t
     if t.size > _HOST_LIMIT or P.requires_grad(t) or not _on_cpu():
         return t.astype(ms_dtype)
-    arr = t.asnumpy()
+    arr = read_host(t)
     dst = _NP[ms_dtype]
     if arr.dtype == NP_BF16:   # exact, and NumPy's bfloat16 converts to few types directly
         arr = arr.astype(np.float32)
@@ -50,6 +51,6 @@ def cast(t, ms_dtype):
 
 def _on_cpu():
     if _DEVICE[0] is None:
-        from ._runtime import device_target
-        _DEVICE[0] = device_target() == "CPU"
+        from ._runtime import host_workarounds
+        _DEVICE[0] = host_workarounds()   # CPU; a device (or the device path) casts with its Cast kernel
     return _DEVICE[0]

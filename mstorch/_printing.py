@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from ._runtime import read_host
 from . import _dtype as D
 
 _DEFAULTS = {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80}
@@ -165,7 +166,7 @@ def _host_array(t):
     ms_t = t._ms
     if t.dtype is D.bfloat16:
         ms_t = ms_t.astype(D.float32._ms)  # exact: every bfloat16 value is a float32 value
-    return ms_t.asnumpy()
+    return read_host(ms_t)
 
 
 def tensor_str(arr, indent):

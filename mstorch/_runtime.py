@@ -5,8 +5,18 @@
 | execution mode | PyNative (eager, as torch) | none: mstorch is eager by design |
 | kernel launch | blocking (``mindspore.runtime.launch_blocking()``): the async runtime cost ~1 ms per host sync on a 2-core host | ``MSTORCH_LAUNCH_BLOCKING=0`` keeps MindSpore's asynchronous launch |
 | device target | what MindSpore was built for (``CPU`` here) | ``MSTORCH_DEVICE_TARGET=CPU|GPU|Ascend`` |
+| device path | the CPU workarounds (host reads) on CPU, kernel-only ops elsewhere | ``MSTORCH_DEVICE_PATH=1`` runs the kernel-only path on CPU |
+| index checks | on the host path; not on the device path (as torch's CUDA kernels) | ``MSTORCH_CHECK_INDICES=1`` checks them on every path |
+
+The device path (docs/design.md, "Device path"): ops whose MindSpore CPU kernel is wrong read values on the
+host to fix the result (a NaN scan, a row-sum check, an index-range check, a NumPy optimizer update). On a
+device every such read is a device->host copy and a sync, so there the op runs its kernels only.
+``host_workarounds()`` is that choice, made once in ``configure()``; ``read_host`` is the one place where
+mstorch reads a tensor's values into host memory, and ``host_reads()`` counts those reads.
 """
+import contextlib
 import os
+import traceback
 
 import mindspore as ms
 
@@ -28,6 +38,8 @@ def configure():
     device = ms.get_context("device_target")
     _state["device_target"] = device
     _state["blocking"] = _env_flag("MSTORCH_LAUNCH_BLOCKING", device == "CPU")
+    _state["host_workarounds"] = device == "CPU" and not _env_flag("MSTORCH_DEVICE_PATH", False)
+    _state["check_indices"] = _state["host_workarounds"] or _env_flag("MSTORCH_CHECK_INDICES", False)
     if _state["blocking"]:
         ms.runtime.launch_blocking()
     return device
@@ -40,6 +52,50 @@ def launch_is_blocking():
 
 def device_target():
     return _state["device_target"]
+
+
+def host_workarounds():
+    """Whether ops take their CPU workarounds (reads on the host), or run kernel-only (the device path)."""
+    return _state["host_workarounds"]
+
+
+def check_indices():
+    """Whether gather/scatter/indexing/embedding check index ranges (on the host), as torch's CPU kernels
+    do; torch's CUDA kernels do not (a device-side assert at best), nor does the device path."""
+    return _state["check_indices"]
+
+
+# --- device -> host reads -------------------------------------------------------------------------
+
+READS = {"count": 0, "where": None}   # "where": a list collecting stacks, inside recording_host_reads()
+
+
+def read_host(ms_t):
+    """``ms_t.asnumpy()``, counted: every read of a tensor's values into host memory goes through here
+    (or through ``note_host_read`` for the zero-copy views of ``_tensor.host_view``)."""
+    note_host_read()
+    return ms_t.asnumpy()
+
+
+def note_host_read():
+    READS["count"] += 1
+    if READS["where"] is not None:
+        READS["where"].append("".join(traceback.format_stack(limit=8)[:-2]))
+
+
+def host_reads():
+    """How many device->host reads mstorch made in this process (tests assert none inside a step)."""
+    return READS["count"]
+
+
+@contextlib.contextmanager
+def recording_host_reads():
+    """Collect the stack of each host read inside the block (a list of strings), to find who reads."""
+    previous, READS["where"] = READS["where"], []
+    try:
+        yield READS["where"]
+    finally:
+        READS["where"] = previous
 
 
 # --- torch's runtime knobs ------------------------------------------------------------------------

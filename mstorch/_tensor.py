@@ -14,6 +14,7 @@ import numpy as np
 import mindspore as ms
 from mindspore import ops as _ms_ops
 
+from ._runtime import read_host, READS as _READS
 from . import _dtype as D
 from ._dtype import scalar_type_name  # noqa: F401  (re-exported for the op families)
 from . import _ms_private as P
@@ -251,7 +252,7 @@ class Tensor:
         if t.is_contiguous():
             return host_view(t)
         arr = strided_host_view(t)   # an alias of other memory (a detached view): share it, as torch
-        return t.asnumpy() if arr is None else arr
+        return read_host(t) if arr is None else arr
 
     def __array__(self, dtype=None, copy=None):
         arr = self.numpy()
@@ -677,7 +678,7 @@ def _strided_numpy(t):
     root = t
     while root._view is not None:
         root = root._view[0]
-    buf = root._ms.asnumpy()
+    buf = read_host(root._ms)
     itemsize = buf.itemsize
     start = buf.__array_interface__["data"][0]
     offset = ms_t.data_ptr() - start
@@ -686,7 +687,7 @@ def _strided_numpy(t):
     span = sum((n - 1) * s for n, s in zip(shape, strides)) + itemsize
     if (start != root._ms.data_ptr() or offset < 0 or offset % itemsize or offset + span > buf.nbytes
             or 0 in shape):
-        return ms_t.asnumpy()
+        return read_host(ms_t)
     return np.ndarray(shape, buf.dtype, buffer=buf, offset=offset, strides=strides)
 
 
@@ -707,8 +708,9 @@ def solid(ms_t):
 def strided_host_view(ms_t):
     """A NumPy array over ``ms_t``'s memory in its own strides and storage offset (torch's ``numpy()``
     of any layout), or None off the host (another device, no memory)."""
-    if _runtime.device_target() != "CPU":
+    if not _runtime.host_workarounds():   # the device path: no host reads (copy_ writes strided views there)
         return None
+    _runtime.note_host_read()
     if not _runtime.launch_is_blocking():
         ms.runtime.synchronize()   # kernels still queued may write this memory
     storage = ms_t.untyped_storage()
@@ -736,7 +738,7 @@ def write_memory(ms_t, new):
     if arr is None:   # GPU/Ascend: MindSpore's InplaceCopy writes strided views there
         ms_t.copy_(new)
         return
-    np.copyto(arr, new.asnumpy())
+    np.copyto(arr, read_host(new))
     P.bump_versions([ms_t])
 
 
@@ -745,17 +747,21 @@ def host_view(ms_t):
     keeps alive. Built here from the data pointer while kernels complete before returning (CPU's
     blocking launch): ``asnumpy()`` spends ~7 us parsing a PEP 3118 format string in Python, which
     ``loss.item()`` paid every step."""
-    if _runtime.device_target() == "CPU" and _runtime.launch_is_blocking() and ms_t.is_contiguous():
+    if _runtime.host_workarounds() and _runtime.launch_is_blocking() and ms_t.is_contiguous():
         d = D._FROM_MS.get(ms_t.dtype)
         n = ms_t.size
         if n and d is not None and d._np is not None and d is not D.bfloat16:
             ptr = ms_t.data_ptr()
             if ptr:
+                if _READS["where"] is None:   # counted inline: this is on the per-op path (NaN scans, .item())
+                    _READS["count"] += 1
+                else:
+                    _runtime.note_host_read()
                 dt = np.dtype(d._np)
                 buf = (ctypes.c_char * (n * dt.itemsize)).from_address(ptr)
                 buf.owner = ms_t
                 return np.frombuffer(buf, dt).reshape(ms_t.shape)
-    return ms_t.asnumpy()
+    return read_host(ms_t)
 
 
 from ._cast import cast as _cast  # noqa: E402

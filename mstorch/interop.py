@@ -24,6 +24,7 @@ from collections.abc import Mapping
 import numpy as np
 import mindspore as ms
 
+from ._runtime import read_host
 from . import _dtype as D
 from ._tensor import Tensor, wrap
 
@@ -122,8 +123,8 @@ def _host(ms_t):
     if not ms_t.is_contiguous():
         ms_t = ms_t.contiguous()
     if ms_t.dtype == ms.bfloat16:
-        return ms_t.view(ms.int16).asnumpy().copy()
-    return ms_t.asnumpy().copy()
+        return read_host(ms_t.view(ms.int16)).copy()
+    return read_host(ms_t).copy()
 
 
 def _from_host(arr, bfloat16=False):

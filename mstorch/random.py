@@ -20,6 +20,7 @@ import struct
 import numpy as np
 import mindspore as ms
 
+from ._runtime import read_host
 from . import _dtype as D
 from ._device import device as _device_cls
 # the kernels ops/random.py, nn and data code call through this module
@@ -99,7 +100,7 @@ class Generator:
         from ._tensor import Tensor
         if not isinstance(new_state, Tensor) or new_state.dtype is not D.uint8:
             raise TypeError("RNG state must be a torch.ByteTensor")
-        self._load_state_bytes(new_state._ms.asnumpy().tobytes())
+        self._load_state_bytes(read_host(new_state._ms).tobytes())
         return self
 
     def clone_state(self):

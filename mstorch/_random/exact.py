@@ -9,6 +9,7 @@ import platform
 import numpy as np
 import mindspore as ms
 
+from .._runtime import read_host
 from .. import _dtype as D
 from .. import _runtime
 from . import native as N
@@ -116,7 +117,7 @@ def _libm(name, x):
         return np.array([f(v) for v in x.ravel().tolist()], f64).reshape(x.shape)
     if name in _NUMPY_FUNCS or _runtime.device_target() != "CPU":
         return getattr(np, name)(x)
-    return getattr(ms.ops, name)(ms.Tensor(x)).asnumpy()
+    return read_host(getattr(ms.ops, name)(ms.Tensor(x)))
 
 
 def bf16_round(x):

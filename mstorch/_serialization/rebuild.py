@@ -14,6 +14,7 @@ from collections import OrderedDict
 import numpy as np
 import mindspore as ms
 
+from .._runtime import read_host
 from .. import _dtype as D
 from .. import _layout
 from .. import _device
@@ -162,8 +163,8 @@ def host_array(ms_t, dtype):
     if dtype is D.bfloat16:
         if not ms_t.is_contiguous():
             ms_t = ms_t.contiguous()
-        return ms_t.view(ms.int16).asnumpy()
-    return ms_t.asnumpy()
+        return read_host(ms_t.view(ms.int16))
+    return read_host(ms_t)
 
 
 def contiguous_strides(size):

@@ -29,6 +29,7 @@ import mindspore
 import numpy as np
 from mindspore import ops as _ops
 
+from .._runtime import read_host
 from .. import _ms_private as P
 
 # backward formulas that record completely once their results are handed on as non-views (verified by
@@ -209,7 +210,7 @@ def _slice_backward(grad_inputs, grad_outputs):
     if g is None or go is None:
         return None
     in_shape, out_shape = tuple(g.shape), tuple(go.shape)
-    want, part = g.asnumpy(), go.asnumpy()
+    want, part = read_host(g), read_host(go)
     if part.size == 0:
         return (_ops.zeros_like(g),) + tuple(grad_inputs[1:])    # an empty slice: no gradient anywhere
     matching = []
@@ -242,8 +243,8 @@ def _kept_shape(in_shape, out_shape, g, go, is_mean):
             candidates.append(tuple(1 if i in dims else s for i, s in enumerate(in_shape)))
     if len(candidates) == 1:
         return candidates[0]
-    want = g.asnumpy()
-    gv = go.asnumpy()
+    want = read_host(g)
+    gv = read_host(go)
     scale = (math.prod(out_shape) / math.prod(in_shape)) if is_mean else 1
     matching = [k for k in candidates
                 if np.allclose(np.broadcast_to(gv.reshape(k), in_shape) * scale, want, rtol=1e-6, atol=0)]

@@ -26,6 +26,7 @@ from mindspore import ops
 
 from .. import _ms_private as P
 from .._future import Future
+from .._runtime import read_host
 from .store import DistBackendError
 
 __all__ = ["ReduceOp", "ProcessGroup", "Work"]
@@ -436,7 +437,7 @@ class ProcessGroup:
             size = ms.Tensor([0], ms.int64)
         self.broadcast(size, root).wait()
         if self._rank != root:
-            data = ops.zeros((int(size.asnumpy()[0]),), ms.uint8)
+            data = ops.zeros((int(read_host(size)[0]),), ms.uint8)
         self.broadcast(data, root).wait()
         return objs if self._rank == root else _from_bytes(data)
 
@@ -444,7 +445,7 @@ class ProcessGroup:
         if self._group is None:
             return [obj]
         data = _to_bytes(obj)
-        sizes = [int(s.asnumpy()[0]) for s in self._all_gather_list(ms.Tensor([data.shape[0]], ms.int64))]
+        sizes = [int(read_host(s)[0]) for s in self._all_gather_list(ms.Tensor([data.shape[0]], ms.int64))]
         padded = ops.cat([data, ops.zeros((max(sizes) - data.shape[0],), ms.uint8)]) if max(sizes) > data.shape[0] \
             else data
         return [_from_bytes(d[:n]) for d, n in zip(self._all_gather_list(padded), sizes)]
@@ -457,7 +458,7 @@ class ProcessGroup:
     def recv_objects(self, peer):
         size = ms.Tensor([0], ms.int64)
         self.recv(size, peer).wait()
-        data = ops.zeros((int(size.asnumpy()[0]),), ms.uint8)
+        data = ops.zeros((int(read_host(size)[0]),), ms.uint8)
         self.recv(data, peer).wait()
         return _from_bytes(data)
 
@@ -476,4 +477,4 @@ def _to_bytes(obj):
 
 
 def _from_bytes(t):
-    return pickle.loads(t.asnumpy().tobytes())
+    return pickle.loads(read_host(t).tobytes())

@@ -4,6 +4,7 @@ Type promotion, dim normalisation, dtype arguments: written once here and used b
 """
 import mindspore as ms
 
+from .._runtime import read_host
 from .. import _dtype as D
 from .. import _ms_private as _P
 
@@ -109,7 +110,7 @@ def size_args(size):
     out = []
     for s in size:
         if isinstance(s, MsTensor):
-            s = int(s.asnumpy())
+            s = int(read_host(s))
         if not isinstance(s, int) or isinstance(s, bool):
             if hasattr(s, "__index__"):
                 s = s.__index__()

@@ -12,11 +12,25 @@ checking it against torch, and writes the winners per device target to ``_kernel
 generated table is read here when the family file is imported. A device the table does not name (GPU,
 Ascend: MindSpore's native kernels) gets the first candidate listed, which is always the native one.
 ``compat_tests/test_kernel_choice.py`` runs every candidate against torch through ``forced``.
+
+The device path (docs/design.md, "Device path"): an op whose MindSpore CPU kernel is wrong fixes its result
+with a look at the values on the host (a NaN scan, a row-sum check, an index-range check). On a device
+each such look is a copy and a sync, so there the op runs kernels only. ``HOST_WORKAROUNDS`` is that
+choice for this process (``_runtime.host_workarounds()``: True on CPU, False on GPU/Ascend and under
+``MSTORCH_DEVICE_PATH=1``), read once when a family file binds its implementation, e.g.::
+
+    has_nan = _has_nan_host if kernels.HOST_WORKAROUNDS else _may_have_nan
+
+``CHECK_INDICES`` says whether index ranges are validated (torch's CPU kernels do; its CUDA kernels do
+not, and neither does the device path unless ``MSTORCH_CHECK_INDICES=1``).
 """
 import contextlib
 
 from .. import _runtime
 from . import _kernel_choice
+
+HOST_WORKAROUNDS = _runtime.host_workarounds()
+CHECK_INDICES = _runtime.check_indices()
 
 CANDIDATES: dict = {}   # key -> {candidate name: function}, the native kernel first
 ACTIVE: dict = {}       # key -> the function in use

@@ -26,6 +26,8 @@ globals().update({k: getattr(_ms, k) for k in dir(_ms) if not k.startswith("_")}
 # after MindSpore's names (it has its own ``P``, ``range``, ``max``...), the ones this module uses
 import numpy as _np            # noqa: E402
 import mindspore as _mindspore  # noqa: E402
+from .._runtime import read_host as _read_host  # noqa: E402
+from . import _kernels as _kernels  # noqa: E402
 from .. import _ms_private as _P  # noqa: E402
 from .._tensor import host_view  # noqa: E402
 
@@ -243,7 +245,7 @@ class Softplus:
         if x.dtype == _mindspore.float64:
             return _softplus_f64(x)
         r = self._prim(x)
-        return _ms.where(_ms.isnan(x), x, r) if _has_nan(x) else r
+        return _ms.where(_ms.isnan(x), x, r) if not _kernels.HOST_WORKAROUNDS or _has_nan(x) else r
 
 
 def softplus(input, beta=1, threshold=20):
@@ -337,9 +339,24 @@ def _has_nan(t):
 
 
 def _keep_nan(fn):
+    if not _kernels.HOST_WORKAROUNDS:
+        return _keep_nan_kernels(fn)
+
     def run(x, *args, **kwargs):
         r = fn(x, *args, **kwargs)
         if _has_nan(x):
+            return _ms.where(_ms.isnan(x), x, r)
+        return r
+    run.__name__ = getattr(fn, "__name__", "op")
+    run.__doc__ = f"mindspore.ops.{run.__name__}, with NaN in the first operand propagated as torch does."
+    return run
+
+
+def _keep_nan_kernels(fn):
+    # the device path: no host look; the NaNs are put back by one more kernel wherever x is floating
+    def run(x, *args, **kwargs):
+        r = fn(x, *args, **kwargs)
+        if isinstance(x, _MsTensor) and x.dtype in _NAN_TYPES:
             return _ms.where(_ms.isnan(x), x, r)
         return r
     run.__name__ = getattr(fn, "__name__", "op")
@@ -402,7 +419,9 @@ def _digamma_f64(x):
     reflected = _ms.sub(psi, _ms.div(_ms.mul(f(3.141592653589793), _ms.cos(pq)), _ms.sin(pq)))
     psi = _ms.where(neg, reflected, psi)
     psi = _ms.where(_ms.logical_and(neg, _ms.equal(q, f(0.0))), f(float("nan")), psi)
-    host = x.asnumpy()
+    if not _kernels.HOST_WORKAROUNDS:   # the device path: the zero's sign from CopySign (exact on devices)
+        return _ms.where(_ms.equal(x, f(0.0)), _ms.neg(_ms.copysign(f(float("inf")), x)), psi)
+    host = _read_host(x)
     if not (host == 0).any():
         return psi
     # psi(+-0) = -+inf; the sign of a zero read on the host (MindSpore's CopySign drops it)

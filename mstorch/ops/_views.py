@@ -11,6 +11,8 @@ then follow torch (the view's history goes through the base, like torch's CopySl
 import math
 
 import mindspore as ms
+from .._runtime import read_host
+from . import _kernels as kernels
 from . import _msops as ops
 from mindspore.ops import auto_generate as _gen
 
@@ -292,13 +294,21 @@ def expand_pair(pre, shape, expanded):
     return writeback, derive
 
 
-def dtype_pair(src_np, dst_np):
-    """view(dtype): the same bytes read as another dtype (through NumPy: no gradient, as in torch)."""
+def bitcast(ms_t, dtype):
+    """``ms_t``'s bytes read as ``dtype`` (no gradient, as in torch): a NumPy view of the host memory on
+    CPU, MindSpore's own view (a device kernel, no host read) on the device path."""
+    if kernels.HOST_WORKAROUNDS:
+        return ms.Tensor(read_host(ms_t).view(dtype._np))
+    return ms_t.view(dtype._ms)
+
+
+def dtype_pair(src, dst):
+    """view(dtype): the same bytes read as another dtype."""
     def writeback(base_ms, new):
-        return ms.Tensor(new.asnumpy().view(src_np))
+        return bitcast(new, src)
 
     def derive(base_ms):
-        return ms.Tensor(base_ms.asnumpy().view(dst_np))
+        return bitcast(base_ms, dst)
     return writeback, derive
 
 

@@ -14,12 +14,13 @@ import math
 import numpy as np
 
 import mindspore as ms
+from .._runtime import read_host
+from . import _kernels as kernels
 from . import _msops as ops
 from mindspore.ops import operations as P_ops
 
 from .. import _dtype as D
 from .. import _ms_private as P
-from .. import _runtime
 from .._tensor import Tensor, scalar_type_name
 from ._helpers import promote, float_result, dtype_of, to_operand, result_type, scalar_tensor, cast
 from ._argerr import invalid_args, BINARY, BINARY_SCALAR_SELF
@@ -47,9 +48,10 @@ def _need_input(name, x, other):
 
 
 def _check_int_divisor(b):
-    # torch checks integer division by zero on CPU (a host sync; integer division only)
+    # torch checks integer division by zero on CPU (a host sync; integer division only); its CUDA
+    # kernels do not, nor does the device path
     if isinstance(b, _T):
-        if b.size and not bool(ops.all(b).asnumpy()):
+        if kernels.HOST_WORKAROUNDS and b.size and not bool(read_host(ops.all(b))):
             raise RuntimeError("ZeroDivisionError")
     elif b == 0:
         raise RuntimeError("ZeroDivisionError")
@@ -191,16 +193,20 @@ def div(input, other, *, rounding_mode=None):
         f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
 
 
-def _true_div(a, b):
+def _true_div_kernel(a, b):
+    return _REALDIV(a, b) if a.dtype in _REALDIV_TYPES else ops.div(a, b)
+
+
+def _true_div_host(a, b):
     """a / b for floats. MindSpore's CPU Div/RealDiv give x / 0 the sign of x alone (1 / -0.0 is +inf)
     and NaN / 0 -inf; torch follows IEEE. Where b has a zero (looked up on the host, zero-copy on CPU)
     the result there is a times an infinity of b's sign (read on the host too: MindSpore's CopySign
     drops the sign of -0.0): IEEE's value, NaN for 0 and NaN."""
-    y = (cast(b, _f32) if b.dtype is _bf16 else b).asnumpy()
+    y = read_host(cast(b, _f32) if b.dtype is _bf16 else b)
     if y.all():
         return _REALDIV(a, b) if a.dtype in _REALDIV_TYPES else ops.div(a, b)
     if a.dtype is _bf16:   # no bfloat16 Equal/Select kernels: exact through float32
-        return cast(_true_div(cast(a, _f32), cast(b, _f32)), _bf16)
+        return cast(_true_div_host(cast(a, _f32), cast(b, _f32)), _bf16)
     with np.errstate(all="ignore"):
         # infinities where b is zero, 1 elsewhere: the unused branch's gradient stays finite there too
         signed_inf = _host_result(np.where(y == 0, np.copysign(np.float32(np.inf), y), 1).astype(y.dtype), b)
@@ -210,6 +216,10 @@ def _true_div(a, b):
     q = _REALDIV(a, safe) if a.dtype in _REALDIV_TYPES else ops.div(a, safe)
     # (a 0-d divisor's host array comes back 1-d: b's own shape again)
     return ops.where(zero, ops.mul(a, signed_inf.reshape(b.shape)), q)
+
+
+# the device path: the device's Div follows IEEE for a zero divisor; only MindSpore's CPU kernel needs the look
+_true_div = _true_div_host if kernels.HOST_WORKAROUNDS else _true_div_kernel
 
 
 # --- fmod, remainder, floor division of floats ---------------------------------------------------
@@ -222,11 +232,11 @@ def _true_div(a, b):
 
 def _on_host(a):
     # complex operands keep the device path, whose kernels refuse them as torch does
-    return _runtime.device_target() == "CPU" and a.dtype not in (ms.complex64, ms.complex128)
+    return kernels.HOST_WORKAROUNDS and a.dtype not in (ms.complex64, ms.complex128)
 
 
 def _host_operands(a, b):
-    x, y = a.asnumpy(), b.asnumpy()
+    x, y = read_host(a), read_host(b)
     if a.dtype is _f16 or a.dtype is _bf16:
         x, y = x.astype(np.float32), y.astype(np.float32)
     return x, y

@@ -2,6 +2,7 @@
 pointwise ops whose results are masks or selections (family "pointwise"; helpers in pointwise.py).
 Also the complex basics (real, imag, conj) and the family's top-level in-place functions (``torch.exp_``)."""
 import mindspore as ms
+from .._runtime import read_host
 from . import _msops as ops
 
 from .. import _dtype as D
@@ -117,7 +118,7 @@ def equal(input, other):
     if input.size == 0:
         return True
     a, b, rt = promote(input, other)
-    return bool(ops.equal(a, b).all().asnumpy())
+    return bool(read_host(ops.equal(a, b).all()))
 
 
 # --- logical and bitwise -------------------------------------------------------------------------
@@ -260,7 +261,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 @register("allclose", family=F)
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return bool(isclose(input, other, rtol, atol, equal_nan).all().asnumpy())
+    return bool(read_host(isclose(input, other, rtol, atol, equal_nan).all()))
 
 
 # --- complex basics ------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from .. import _dtype as D
 from .. import _ms_private as P
 from .._tensor import host_view, scalar_type_name
 from . import _msops as ops
+from . import _kernels as kernels
 from ._registry import register
 from ._views import make_view, broadcast_shape
 
@@ -27,7 +28,8 @@ _COMPLEX_OF = {ms.float32: np.complex64, ms.float64: np.complex128}
 
 def _shared(base_ms, np_view):
     """``base_ms``'s memory as another NumPy view, or None where it cannot be shared."""
-    if not base_ms.size or not base_ms.is_contiguous() or (P.requires_grad(base_ms) and P.grad_enabled()):
+    if (not kernels.HOST_WORKAROUNDS or not base_ms.size or not base_ms.is_contiguous()
+            or (P.requires_grad(base_ms) and P.grad_enabled())):   # the device path: a copy by kernels
         return None
     arr = host_view(base_ms)
     if arr.base is None:   # asnumpy() copied it (another device, asynchronous launch)

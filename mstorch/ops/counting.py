@@ -12,6 +12,7 @@ import math
 import mindspore as ms
 import numpy as np
 
+from .._runtime import read_host
 from .. import _dtype as D
 from .._tensor import scalar_type_name
 from ._argerr import invalid_args
@@ -29,7 +30,7 @@ def _host(t):
     """A NumPy copy of a mindspore tensor (bfloat16 read as float32, which holds it exactly)."""
     if t.dtype == ms.bfloat16:
         t = cast(t, ms.float32)
-    return t.asnumpy()
+    return read_host(t)
 
 
 def _to_ms(arr, dt):
@@ -114,7 +115,7 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
     dt = dtype_of(input)
     if dt not in (D.float32, D.float64):
         raise _not_implemented("histogramdd", input)
-    x = input.asnumpy().reshape(-1)
+    x = read_host(input).reshape(-1)
     if isinstance(bins, ms.Tensor):
         if bins.ndim != 1:
             raise RuntimeError("torch.histogramdd: bins tensor should have one dimension, but got "
@@ -123,7 +124,7 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
             raise RuntimeError(
                 "torch.histogramdd: input tensor and bins tensors should have the same dtype, but got input "
                 f"with dtype {_CPP_NAMES[dt]} and bins for dimension 0 with dtype {_CPP_NAMES[dtype_of(bins)]}")
-        edges = bins.asnumpy()
+        edges = read_host(bins)
         _check_bins(edges.size - 1)
     else:
         if not isinstance(bins, int) or isinstance(bins, bool):
@@ -145,7 +146,7 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
                 "torch.histogramdd: if weight tensor is provided it should have the same shape as the input "
                 f"tensor excluding its innermost dimension, but got input with shape {list(input.shape) + [1]} "
                 f"and weight with shape {list(weight.shape)}")
-        w = weight.asnumpy().reshape(-1)
+        w = read_host(weight).reshape(-1)
     nbins = edges.size - 1
     hist = np.zeros(nbins, dt._np)
     if nbins > 0:
@@ -169,7 +170,7 @@ def bincount(input, weights=None, minlength=0):
         raise _not_implemented("bincount_cpu", input)
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
-    x = input.asnumpy()
+    x = read_host(input)
     if x.ndim == 1 and not x.size:   # torch answers before looking at the weights
         return _to_ms(np.zeros(minlength, np.int64), D.int64)
     if x.ndim != 1 or x.min() < 0:

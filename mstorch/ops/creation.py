@@ -10,6 +10,7 @@ import math
 import numpy as np
 import mindspore as ms
 from mindspore.ops import auto_generate as _gen
+from .._runtime import read_host
 from . import _msops as ops
 
 from .. import _dtype as D
@@ -708,7 +709,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=No
     dtype = dtype or D.get_default_dtype()
     base = float(base)
     if dtype._cat == D._COMPLEX:
-        values = np.power(base, linspace(start, end, steps, dtype=D.complex128)._ms.asnumpy())
+        values = np.power(base, read_host(linspace(start, end, steps, dtype=D.complex128)._ms))
     elif steps == 0:
         values = np.zeros(0)
     elif steps == 1:

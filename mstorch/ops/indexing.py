@@ -7,6 +7,8 @@ first is what torch does and what makes ``x[0, :, [1, 2]]`` differ from NumPy.)
 """
 import numpy as np
 import mindspore as ms
+from .._runtime import read_host
+from . import _kernels as kernels
 from . import _msops as ops
 
 from .. import _dtype as D
@@ -86,7 +88,7 @@ def _tensor_index(t):
         return ("mask", t), t.ndim, False
     if t.dtype in _INT_MS:
         if t.ndim == 0:
-            return ("int", int(t.asnumpy())), 1, True
+            return ("int", int(read_host(t))), 1, True
         return ("idx", t), 1, False
     raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
 
@@ -208,9 +210,61 @@ def _advanced(r, adv):
     adv = [(pos, cast(t, ms.bool_) if t.dtype == ms.uint8 else t) for pos, t in adv]
     if len(adv) == 1 and adv[0][0] == 0 and adv[0][1].dtype == ms.bool_ and adv[0][1].ndim == r.ndim:
         return _kern(ops.masked_select, r, adv[0][1])
+    if kernels.CHECK_INDICES or any(t.dtype == ms.bool_ for _, t in adv):
+        # (a mask's nonzero positions decide the result's shape: torch's CUDA indexing syncs for them too)
+        linear, dims = _linear_index_host(r, adv)
+    else:
+        linear, dims = _linear_index_kernels(r, adv)
+    sizes = [r.shape[d] for d in dims]
+    shape = tuple(r.shape)
+    bshape = tuple(linear.shape)
+    p0, k = dims[0], len(dims)
+    if dims == list(range(p0, p0 + k)):   # adjacent: merged into one dim, the result stays in place
+        src = r.reshape(shape[:p0] + (int(np.prod(sizes)),) + shape[p0 + k:]) if k > 1 else r
+        axis, out_shape = p0, shape[:p0] + bshape + shape[p0 + k:]
+    else:                                 # separated: the indexed dims go first
+        rest = [d for d in range(len(shape)) if d not in dims]
+        src = ops.transpose(r, tuple(dims + rest)).reshape((int(np.prod(sizes)),) + tuple(shape[d] for d in rest))
+        axis, out_shape = 0, bshape + tuple(shape[d] for d in rest)
+    if linear.size == 0 or 0 in out_shape:
+        return empty_from(r, out_shape)
+    if isinstance(linear, np.ndarray):
+        return _kern(ops.gather, src, ms.Tensor(linear.reshape(-1)), axis).reshape(out_shape)
+    try:
+        return _kern(ops.gather, src, linear.reshape(-1), axis).reshape(out_shape)
+    except RuntimeError:
+        # an unchecked index out of range, refused by the kernel (MindSpore's CPU Gather checks): the failed
+        # kernel switched op recording off for every later op, as _bind.translate_error notes
+        P.enable_recording()
+        raise
+
+
+def _broadcast_error(shapes):
+    shapes = ", ".join(str(list(s)) for s in shapes)
+    return IndexError(f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}")
+
+
+def _linear_index_kernels(r, adv):
+    """The device path: integer indices combined into one linear index by kernels, no host read; as
+    torch's CUDA indexing, an out-of-range index is not reported (``MSTORCH_CHECK_INDICES=1`` checks)."""
+    try:
+        bshape = np.broadcast_shapes(*(tuple(t.shape) for _, t in adv))
+    except ValueError:
+        raise _broadcast_error([t.shape for _, t in adv]) from None
+    linear = None
+    for pos, t in adv:
+        n = r.shape[pos]
+        t = t if t.dtype == ms.int64 else cast(t, ms.int64)
+        t = ops.broadcast_to(ops.where(ops.less(t, 0), ops.add(t, n), t), bshape)
+        linear = t if linear is None else ops.add(ops.mul(linear, n), t)
+    return linear, [pos for pos, _ in adv]
+
+
+def _linear_index_host(r, adv):
+    """Indices read on the host (range-checked, masks expanded to their positions): one linear index."""
     arrays, dims = [], []
     for pos, t in adv:
-        a = t.asnumpy()
+        a = read_host(t)
         if t.dtype == ms.bool_:
             arrays.extend(np.nonzero(a))
             dims.extend(range(pos, pos + a.ndim))
@@ -224,26 +278,12 @@ def _advanced(r, adv):
     try:
         arrays = np.broadcast_arrays(*arrays)
     except ValueError:
-        shapes = ", ".join(str(list(a.shape)) for a in arrays)
-        raise IndexError(f"shape mismatch: indexing tensors could not be broadcast together with shapes "
-                         f"{shapes}") from None
-    sizes = [r.shape[d] for d in dims]
+        raise _broadcast_error([a.shape for a in arrays]) from None
     linear = np.zeros(arrays[0].shape, np.int64)
-    for a, n in zip(arrays, sizes):
+    for a, d in zip(arrays, dims):
+        n = r.shape[d]
         linear = linear * n + np.where(a < 0, a + n, a)
-    shape = tuple(r.shape)
-    bshape = linear.shape
-    p0, k = dims[0], len(dims)
-    if dims == list(range(p0, p0 + k)):   # adjacent: merged into one dim, the result stays in place
-        src = r.reshape(shape[:p0] + (int(np.prod(sizes)),) + shape[p0 + k:]) if k > 1 else r
-        axis, out_shape = p0, shape[:p0] + bshape + shape[p0 + k:]
-    else:                                 # separated: the indexed dims go first
-        rest = [d for d in range(len(shape)) if d not in dims]
-        src = ops.transpose(r, tuple(dims + rest)).reshape((int(np.prod(sizes)),) + tuple(shape[d] for d in rest))
-        axis, out_shape = 0, bshape + tuple(shape[d] for d in rest)
-    if linear.size == 0 or 0 in out_shape:
-        return empty_from(r, out_shape)
-    return _kern(ops.gather, src, ms.Tensor(linear.reshape(-1)), axis).reshape(out_shape)
+    return linear, dims
 
 
 def getitem(self, index):
@@ -426,7 +466,7 @@ def masked_fill(input, mask, value):
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value.ndim} dimension(s).")
         if value.dtype != input.dtype:   # torch reads the value as a number, then converts it checked
-            _checked_scalar(value.asnumpy().item(), dtype_of(input), _fill_unpack_error)
+            _checked_scalar(read_host(value).item(), dtype_of(input), _fill_unpack_error)
         v = value if value.dtype == input.dtype else cast(value, input.dtype)
     else:
         v = ms.Tensor(_checked_scalar(value, dtype_of(input), _fill_unpack_error), input.dtype)
@@ -467,9 +507,9 @@ def _check_long(index, name):
 
 def _check_range(index, size, dim, err=None):
     """torch rejects out-of-range (and, here, negative) indices; MindSpore would wrap or read garbage."""
-    if index.size == 0:
+    if index.size == 0 or not kernels.CHECK_INDICES:   # the device path: unchecked, as torch's CUDA kernels
         return
-    a = index.asnumpy()
+    a = read_host(index)
     lo, hi = a.min(), a.max()
     if lo < 0 or hi >= size:
         bad = lo if lo < 0 else hi
@@ -736,8 +776,8 @@ def index_copy(input, dim, index, source):
     if index.ndim > 1:
         raise IndexError("index_copy_(): Index should have dimension 1 or 0 (got 2)")
     size = input.shape[d] if input.ndim else 1
-    if index.size:
-        a = index.asnumpy()
+    if index.size and kernels.CHECK_INDICES:
+        a = read_host(index)
         if a.min() < 0 or a.max() >= size:
             bad = a.min() if a.min() < 0 else a.max()
             raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension {d} with size {size}")
@@ -755,8 +795,8 @@ def index_fill(input, dim, index, value):
     if index.ndim > 1:
         raise RuntimeError("Index has to be a vector/scalar")
     size = input.shape[d] if input.ndim else 1
-    if index.size:
-        a = index.asnumpy()
+    if index.size and kernels.CHECK_INDICES:
+        a = read_host(index)
         if a.min() < -size or a.max() >= size:
             bad = a.min() if a.min() < -size else a.max()
             raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {size}")
@@ -805,7 +845,7 @@ def _masked_select_backward(node, grad_outputs, shape, m):
     g = grad_outputs[0]
     if g is None:
         return (None,)
-    pos = ms.Tensor(np.flatnonzero(m.asnumpy()))
+    pos = ms.Tensor(np.flatnonzero(read_host(m)))
     flat = ops.tensor_scatter_elements(ops.zeros((int(np.prod(shape)),), g.dtype), pos, g, 0, "add")
     return (flat.reshape(shape), None)
 
@@ -871,8 +911,8 @@ def take(input, index):
     if index.dtype != ms.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {scalar_type_name(dtype_of(index))}")
     n = input.size
-    if index.size:
-        a = index.asnumpy()
+    if index.size and kernels.CHECK_INDICES:
+        a = read_host(index)
         bad = a[(a < -n) | (a >= n)]
         if bad.size:
             raise IndexError(f"out of range: tried to access index {bad.flat[0]} on a tensor of {n} elements.")

@@ -9,6 +9,7 @@ import math
 
 import mindspore as ms
 import numpy as np
+from .._runtime import read_host
 from . import _msops as ops
 
 from .. import _dtype as D
@@ -176,9 +177,9 @@ def singular_error(name, A, singular):
     """torch's LinAlgError for the first singular matrix of ``A``: the (1-based) index of the zero pivot
     that LAPACK's LU with partial pivoting meets, found by the same elimination on the host."""
     from .linalg_decomp import LinAlgError
-    i = int(singular.reshape(-1).asnumpy().nonzero()[0][0])
+    i = int(read_host(singular.reshape(-1)).nonzero()[0][0])
     where = f"(Batch element {i}): " if A.ndim > 2 else ""
-    return LinAlgError(f"{name}: {where}The diagonal element {_zero_pivot(A.asnumpy().reshape((-1,) + A.shape[-2:])[i])}"
+    return LinAlgError(f"{name}: {where}The diagonal element {_zero_pivot(read_host(A).reshape((-1,) + A.shape[-2:])[i])}"
                        " is zero, the inversion could not be completed because the input matrix is singular.")
 
 
@@ -566,7 +567,7 @@ def matrix_exp(input):
         return cast(matrix_exp(cast(input, ms.float32)), input.dtype)
     mag = ops.sqrt(ops.square(ops.real(input)) + ops.square(ops.imag(input))) if input.dtype in _COMPLEX \
         else ops.abs(input)
-    norm = float(ops.amax(ops.sum(mag, -2)).asnumpy())
+    norm = float(read_host(ops.amax(ops.sum(mag, -2))))
     squarings = max(0, math.ceil(math.log2(norm / 0.5))) if math.isfinite(norm) and norm > 0.5 else 0
     x = input / (2.0 ** squarings) if squarings else input
     eye = eye_like(input)

@@ -12,6 +12,7 @@ import math
 
 import mindspore as ms
 import numpy as np
+from .._runtime import read_host
 from . import _msops as ops
 from mindspore.ops.operations.math_ops import MatrixTriangularSolve
 
@@ -41,7 +42,7 @@ def host_array(t):
     if t.dtype not in (ms.float32, ms.float64, ms.complex64, ms.complex128) or t.size == 0 or \
             (P.requires_grad(t) and P.grad_enabled()):
         return None
-    a = t.asnumpy()
+    a = read_host(t)
     big = math.sqrt(np.finfo(a.real.dtype).max)
     if np.isfinite(a).all() and not (np.abs(a) > big).any():
         return None
@@ -173,7 +174,7 @@ _cholesky_node = _node("LinalgCholeskyBackward0", _cholesky_fwd, _cholesky_backw
 
 def _leading_minor_failure(a):
     """(batch index, order) of the first matrix that is not positive-definite, found on the host."""
-    flat = a.asnumpy().reshape((-1,) + tuple(a.shape[-2:]))
+    flat = read_host(a).reshape((-1,) + tuple(a.shape[-2:]))
     for b, m in enumerate(flat):
         for k in range(1, m.shape[-1] + 1):
             try:
@@ -199,7 +200,7 @@ def cholesky(A, *, upper=False):
 
 def _cholesky_ok(a):
     try:
-        flat = a.asnumpy()
+        flat = read_host(a)
         np.linalg.cholesky(np.tril(flat) + np.swapaxes(np.tril(flat, -1), -1, -2).conj())
         return True
     except np.linalg.LinAlgError:
@@ -318,7 +319,7 @@ def _svd_host(A, name="linalg.svd"):
     in it is still refused as torch's LAPACK check does."""
     a = host_array(A)
     if a is None and needs_grad(A) and A.size and bool(ops.isnan(A).any()):
-        host_svd(A.asnumpy(), False, name=name)   # raises
+        host_svd(read_host(A), False, name=name)   # raises
     return a
 
 
@@ -362,9 +363,9 @@ def svdvals(A, *, driver=None):
 # --- eigh / eigvalsh (LAPACK through NumPy on the host) -------------------------------------------
 
 def _eigh_host(a, uplo):
-    w, v = np.linalg.eigh(a.asnumpy(), UPLO=uplo)
+    w, v = np.linalg.eigh(read_host(a), UPLO=uplo)
     return ms.Tensor(np.ascontiguousarray(w).astype(_real_np(a))), ms.Tensor(np.ascontiguousarray(v).astype(
-        a.asnumpy().dtype))
+        read_host(a).dtype))
 
 
 def _real_np(a):

@@ -16,6 +16,7 @@ import warnings
 
 import numpy as np
 import mindspore as ms
+from .._runtime import read_host
 from . import _msops as ops
 from mindspore.ops import operations as P
 
@@ -388,7 +389,7 @@ def _rrelu(input, lower, upper, training, generator, inplace):
     if not training:
         return _leaky_relu(x, (lower + upper) / 2)
     _float_only(x, "rrelu_with_noise_out_cpu")
-    host = (cast(x, _f32) if x.dtype in _HALF else x).asnumpy()
+    host = read_host(cast(x, _f32) if x.dtype in _HALF else x)
     neg = host <= 0
     noise = np.ones(host.shape, np.float64 if x.dtype is _f64 else np.float32)
     k = int(neg.sum())

@@ -17,6 +17,7 @@ import warnings
 
 import numpy as np
 import mindspore as ms
+from .._runtime import read_host
 from . import _msops as ops
 
 from .. import _dtype as D
@@ -94,7 +95,7 @@ def _bf16_value(v):
 
 
 def _host_ok(input, feature):
-    return not feature and _runtime.device_target() == "CPU" and input._ms.is_contiguous()
+    return not feature and _runtime.host_workarounds() and input._ms.is_contiguous()
 
 
 def _aten_split(n):
@@ -135,7 +136,7 @@ def _scale_numpy_(x16, keep, s, bf16, chunk, block):
 def _half_product(t, keep, s):
     """round(t * noise) for a contiguous float16/bfloat16 mindspore Tensor, as a new mindspore Tensor."""
     bf16 = t.dtype == ms.bfloat16
-    x16 = np.ascontiguousarray(t.asnumpy()).reshape(-1).view(np.uint16)
+    x16 = np.ascontiguousarray(read_host(t)).reshape(-1).view(np.uint16)
     n = x16.size
     chunk, block = _aten_split(n)
     if native.on():

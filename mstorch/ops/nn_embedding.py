@@ -8,6 +8,8 @@ positions take their rows through ``stop_gradient``; scale_grad_by_freq scales t
 """
 import numpy as np
 import mindspore as ms
+from .._runtime import read_host
+from . import _kernels as kernels
 from . import _msops as ops
 
 from .. import _dtype as D
@@ -31,7 +33,7 @@ def _check_indices(idx, fn):
 
 
 def _host(idx):
-    return idx.asnumpy() if idx.size else np.zeros(0, np.int64)
+    return read_host(idx) if idx.size else np.zeros(0, np.int64)
 
 
 def _renorm_(weight, rows, max_norm, norm_type):
@@ -42,8 +44,8 @@ def _renorm_(weight, rows, max_norm, norm_type):
         return
     w = weight._ms
     sub = ops.gather(w, ms.Tensor(rows.astype(np.int64)), 0)
-    vals = cast(sub, ms.float32).asnumpy().astype(np.float64) if w.dtype == ms.bfloat16 else \
-        sub.asnumpy().astype(np.float64)
+    vals = read_host(cast(sub, ms.float32)).astype(np.float64) if w.dtype == ms.bfloat16 else \
+        read_host(sub).astype(np.float64)
     if norm_type == float("inf"):
         norms = np.abs(vals).max(1)
     elif norm_type == 0:
@@ -87,13 +89,15 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     _check_indices(idx, "embedding")
     if w.ndim != 2:
         raise RuntimeError("'weight' must be 2-D")
-    host = _host(idx)
-    if host.size and (host.min() < 0 or host.max() >= n):
+    # the indices on the host: to check their range (torch's CPU kernel does, its CUDA kernel does not:
+    # not on the device path unless MSTORCH_CHECK_INDICES=1), and for max_norm / scale_grad_by_freq
+    host = _host(idx) if kernels.CHECK_INDICES or max_norm is not None or scale_grad_by_freq else None
+    if host is not None and host.size and (host.min() < 0 or host.max() >= n):
         raise IndexError("index out of range in self")
     if max_norm is not None:
         _renorm_(weight, host.reshape(-1), max_norm, norm_type)
         w = weight._ms
-    if host.size == 0:
+    if idx.size == 0:
         # MindSpore's Gather backward fails on an empty index; the result has no gradient path
         return wrap(ops.zeros(tuple(idx.shape) + (w.shape[1],), w.dtype))
     out = ops.gather(w, idx, 0)
@@ -103,6 +107,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         if padding_idx is not None:
             s = np.where(host == padding_idx, 0.0, s)
         out = _grad_scale(out, cast(ms.Tensor(s[..., None].astype(np.float32)), out.dtype))
+    elif padding_idx is not None and host is None:   # the device path: the padding rows masked by kernels
+        mask = ops.equal(idx, padding_idx).expand_dims(-1)
+        out = ops.select(mask.broadcast_to(out.shape), ops.stop_gradient(out), out)
     elif padding_idx is not None and (host == padding_idx).any():
         mask = ms.Tensor((host == padding_idx)[..., None])
         out = ops.select(mask.broadcast_to(out.shape), ops.stop_gradient(out), out)

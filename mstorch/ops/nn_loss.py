@@ -15,7 +15,9 @@ import warnings
 import numpy as np
 import mindspore as ms
 from mindspore import mint
+from .._runtime import read_host
 from . import _msops as ops
+from . import _kernels as kernels
 from mindspore.ops import operations as P
 
 from .. import _dtype as D
@@ -188,11 +190,11 @@ class _Targets:
     """The class-index target on the host: validated, with its ignore mask and per-row weights."""
 
     def __init__(self, target, C, ignore_index, weight):
-        t = target.asnumpy().reshape(-1)
+        t = read_host(target).reshape(-1)
         if t.dtype != np.int64:
             t = t.astype(np.int64)
         self.index = t
-        self.w = None if weight is None else weight.asnumpy().astype(np.float64)
+        self.w = None if weight is None else read_host(weight).astype(np.float64)
         if 0 <= t.min() and t.max() < C and not (0 <= ignore_index < C and (t == ignore_index).any()):
             self.any_ignored = False        # the common case: every target valid, none ignored
             self.keep = None
@@ -325,8 +327,12 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     _no_grad_weight(weight, "nll_loss_forward" if input.ndim <= 2 else "nll_loss2d_forward")
     if target.size == 0:
         return _empty_loss(input, target.shape, mode)
-    tg = _Targets(target, C, ignore_index, weight)
     ls = max(float(label_smoothing), 0.0)
+    if not kernels.HOST_WORKAROUNDS:
+        out = _class_loss_kernels(_log_softmax_rows(_upcast(_rows(input))), target, C, ignore_index, weight, ls,
+                                  mode)
+        return cast(out, input.dtype) if input.dtype in _HALF else out
+    tg = _Targets(target, C, ignore_index, weight)
     x = _upcast(_rows(input))
     small = C <= _DENSE_LABELS_MAX
     if x.dtype is _f32 and weight is None and mode != "none" and tg.total and not (ls and small):
@@ -364,7 +370,7 @@ def _sparse_sce_backward(node, grad_outputs, x, idx):
         return (None, None)
     n, C = x.shape
     onehot = np.zeros((n, C), np.float32)
-    onehot[np.arange(n), idx.asnumpy()] = 1.0
+    onehot[np.arange(n), read_host(idx)] = 1.0
     grad = ops.sub(softmax_kernel(x, 1), ms.from_numpy(onehot))
     return (ops.mul(grad, ops.div(g, float(n))), None)
 
@@ -408,9 +414,42 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     _no_grad_weight(weight, "nll_loss_forward" if input.ndim <= 2 else "nll_loss2d_forward")
     if target.size == 0:
         return _empty_loss(input, target.shape, mode)
-    tg = _Targets(target, C, ignore_index, weight)
-    out = _finish_rows(ops.neg(_picked(_rows(_upcast(input)), tg)), mode, tg, target.shape)
+    if kernels.HOST_WORKAROUNDS:
+        tg = _Targets(target, C, ignore_index, weight)
+        out = _finish_rows(ops.neg(_picked(_rows(_upcast(input)), tg)), mode, tg, target.shape)
+    else:
+        out = _class_loss_kernels(_rows(_upcast(input)), target, C, ignore_index, weight, 0.0, mode)
     return cast(out, input.dtype) if input.dtype in _HALF else out
+
+
+def _class_loss_kernels(logp, target, C, ignore_index, weight, smoothing, mode):
+    """The device path of nll_loss / class-index cross_entropy: kernels only, no look at the targets on
+    the host. ``logp``: (rows, C) log-probabilities. As torch's CUDA kernels, a target out of range is not
+    reported (its row reads class 0) unless ``MSTORCH_CHECK_INDICES=1``; the loss is torch's: rows
+    weighted by w[t] (0 where ignored), 'mean' divides by the weights' sum (NaN when it is 0)."""
+    t = target.reshape(-1)
+    t = t if t.dtype == ms.int64 else cast(t, ms.int64)
+    if kernels.CHECK_INDICES:
+        _Targets(target, C, ignore_index, None)   # raises torch's IndexError for a target out of range
+    keep = ops.not_equal(t, _c(ignore_index, t))
+    idx = ops.where(keep, t, _c(0, t))
+    row_w = cast(keep, logp.dtype)
+    if weight is not None:
+        row_w = ops.mul(row_w, ops.gather(cast(weight, logp.dtype), idx, 0))
+    rows = ops.neg(ops.mul(gather_elements(logp, 1, idx.reshape(-1, 1)).reshape(-1), row_w))
+    if smoothing:
+        smooth = ops.sum(logp if weight is None else ops.mul(logp, cast(weight, logp.dtype)), 1)
+        smooth = ops.mul(smooth, cast(keep, logp.dtype))
+        rows = ops.sub(ops.mul(rows, _c(1.0 - smoothing, rows)), ops.mul(smooth, _c(smoothing / C, smooth)))
+    if mode == "none":
+        return rows.reshape(target.shape)
+    s = ops.sum(rows)
+    if mode == "sum":
+        return s
+    total = ops.sum(row_w)
+    none = ops.equal(total, _c(0, total))
+    # every row ignored: NaN (0 / 0) with a zero gradient, as torch's
+    return ops.where(none, _c(float("nan"), s), ops.div(s, ops.where(none, _c(1, total), total)))
 
 
 # --- binary cross-entropy ---------------------------------------------------------------------------
@@ -425,7 +464,11 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise RuntimeError(f"Found dtype {_tname(target)} but expected {_tname(input)}")
     _float_only(input, "binary_cross_entropy")
     _no_grad_weight(weight, "binary_cross_entropy")
-    host = (cast(input, _f32) if input.dtype is _bf16 else input).asnumpy()
+    if not kernels.HOST_WORKAROUNDS:
+        # the device path: no range check on the host (torch's CUDA kernel asserts on the device) and the
+        # composition, whose values and gradients are torch's everywhere in [0, 1]
+        return _bce_composed(input, target, weight, mode)
+    host = read_host(cast(input, _f32) if input.dtype is _bf16 else input)
     lo, hi = (host.min(), host.max()) if host.size else (0.5, 0.5)
     if not (lo >= 0 and hi <= 1) or np.isnan(host).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
@@ -656,7 +699,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
         if var < 0:
             raise ValueError("var has negative entry/entries")
         var = ops.full(tuple(input.shape), var, dtype=input.dtype)
-    elif bool(ops.any(ops.less(var, _c(0, var))).asnumpy()):
+    elif bool(read_host(ops.any(ops.less(var, _c(0, var))))):
         raise ValueError("var has negative entry/entries")
     if tuple(var.shape) != tuple(input.shape):
         if tuple(input.shape[:-1]) == tuple(var.shape):
@@ -796,7 +839,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     _no_grad_weight(weight, "multi_margin_loss")
     if input.dtype in _HALF:
         _not_impl("multi_margin_loss_cpu_kernel", input)
-    tn = target.asnumpy().reshape(-1).astype(np.int64)
+    tn = read_host(target).reshape(-1).astype(np.int64)
     if ((tn < 0) | (tn >= C)).any():
         raise RuntimeError("target out of range")
     _float_only(x, "multi_margin_loss_cpu_kernel")
@@ -830,7 +873,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
         raise RuntimeError(f"expected scalar type Long but found {_tname(target)}")
     x = input.reshape(1, -1) if input.ndim < 2 else input
     N, C = x.shape
-    tn = target.asnumpy().reshape(N, C).astype(np.int64)
+    tn = read_host(target).reshape(N, C).astype(np.int64)
     counts = np.zeros((N, C), np.float64)
     is_target = np.zeros((N, C), bool)
     for n in range(N):
@@ -857,7 +900,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
 # --- CTC: MindSpore's CTCLossV2 CPU kernel matches torch's values and gradients ---------------------
 
 def _lengths(v, name, n):
-    a = np.asarray(v.asnumpy() if isinstance(v, ms.Tensor) else v, np.int64).reshape(-1)
+    a = np.asarray(read_host(v) if isinstance(v, ms.Tensor) else v, np.int64).reshape(-1)
     if a.size != n:
         raise RuntimeError(f"{name} must be of size batch_size")
     return a
@@ -882,7 +925,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if (il > T).any():
         raise RuntimeError(f"Expected input_lengths to have value at most {T}, but got value {il.max()} "
                            "(while checking arguments for ctc_loss_allocate_outputs)")
-    tn = targets.asnumpy().astype(np.int64)
+    tn = read_host(targets).astype(np.int64)
     S = max(int(tl.max()) if tl.size else 0, 1)
     if batched and tn.ndim == 2 or not batched and tn.ndim == 1 and tl.size == 1 and tn.size >= tl[0]:
         padded = tn.reshape(N, -1)

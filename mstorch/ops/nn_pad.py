@@ -9,6 +9,7 @@ import functools
 
 import numpy as np
 import mindspore as ms
+from .._runtime import read_host
 from . import _msops as ops
 
 from ._helpers import dtype_of, cast
@@ -25,7 +26,7 @@ def _check_pad_list(pad):
     out = []
     for i, p in enumerate(pad):
         if isinstance(p, ms.Tensor) and p.ndim == 0 and not dtype_of(p).is_floating_point:
-            p = int(p.asnumpy())
+            p = int(read_host(p))
         if isinstance(p, bool) or not isinstance(p, int):
             if hasattr(p, "__index__") and not isinstance(p, (bool, float)):
                 p = p.__index__()

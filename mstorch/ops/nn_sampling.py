@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 import mindspore as ms
+from .._runtime import read_host
 from . import _msops as ops
 
 from ._helpers import dtype_of, cast
@@ -61,7 +62,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             if not all(_is_integer(x) for x in size):
                 raise TypeError(f"expected size to be one of int or Tuple[int] or Tuple[int, int] or Tuple[int, int, int], "
                                 f"but got size with types {[type(x) for x in size]}")
-            out_size = [int(x.asnumpy()) if isinstance(x, ms.Tensor) else int(x) for x in size]
+            out_size = [int(read_host(x)) if isinstance(x, ms.Tensor) else int(x) for x in size]
         else:
             out_size = [int(size)] * dim
     elif scale_factor is not None:

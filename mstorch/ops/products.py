@@ -8,6 +8,7 @@ import math
 
 import mindspore as ms
 import numpy as np
+from .._runtime import read_host
 from . import _msops as ops
 
 from .. import _dtype as D
@@ -392,7 +393,7 @@ def kron(input, other):
 @register("tensordot", family=F, namespace="torch", out=True)
 def tensordot(a, b, dims=2):
     if isinstance(dims, ms.Tensor):
-        dims = dims.asnumpy().tolist()
+        dims = read_host(dims).tolist()
     if isinstance(dims, int):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")

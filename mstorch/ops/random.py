@@ -9,6 +9,7 @@ import math
 import numpy as np
 import mindspore as ms
 
+from .._runtime import read_host
 from .. import _dtype as D
 from .. import random as R
 from .._device import check_available
@@ -286,7 +287,7 @@ def _p_host(p):
     """Probabilities of a tensor on the host (float64 stays float64, the rest compare as float)."""
     if not p.dtype.is_floating_point:
         raise _not_impl("bernoulli_tensor_cpu_p_", p.dtype)
-    arr = p._ms.astype(ms.float32).asnumpy() if p.dtype is D.bfloat16 else p._ms.asnumpy()
+    arr = read_host(p._ms.astype(ms.float32)) if p.dtype is D.bfloat16 else read_host(p._ms)
     if arr.size and not ((arr >= 0) & (arr <= 1)).all():
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
                            "message be improved?  If so, please report an enhancement request to PyTorch.)")
@@ -501,7 +502,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
 # --- tensor-parameter distributions ---------------------------------------------------------------
 
 def _host(t):
-    return t._ms.astype(ms.float32).asnumpy() if t.dtype is D.bfloat16 else t._ms.asnumpy()
+    return read_host(t._ms.astype(ms.float32)) if t.dtype is D.bfloat16 else read_host(t._ms)
 
 
 def _apply(vals, dt, fn):

@@ -11,11 +11,12 @@ import math
 
 import mindspore as ms
 import numpy as np
+from .._runtime import read_host
 from . import _msops as ops
+from . import _kernels as kernels
 
 from .. import _dtype as D
 from .. import _ms_private as P
-from .. import _runtime
 from ._argerr import invalid_args
 from ._helpers import wrap_dims, wrap_dim, promote, result_type, MsTensor, _scalar_name, cast
 from ._registry import register, OPS
@@ -72,12 +73,21 @@ def is_float(t):
     return _FROM_MS[t.dtype]._cat >= D._FLOAT
 
 
-def has_nan(t):
+def _has_nan_host(t):
     """Whether a floating tensor holds a NaN. MindSpore's CPU max/min/sort kernels skip NaNs where torch
     propagates them; a look at the host view (zero-copy on CPU) keeps the NaN-free path one kernel."""
     if t.dtype not in _NAN_DTYPES or t.size == 0:
         return False
-    return bool(np.isnan(t.asnumpy()).any())
+    return bool(np.isnan(read_host(t)).any())
+
+
+def _may_have_nan(t):
+    """The device path's answer: no host look, so a floating tensor may hold NaN and the caller runs its
+    NaN rule as kernels (each caller's NaN branch is correct for NaN-free input too)."""
+    return t.dtype in _NAN_DTYPES and t.size > 0
+
+
+has_nan = _has_nan_host if kernels.HOST_WORKAROUNDS else _may_have_nan
 
 
 def comparable(x):
@@ -102,8 +112,8 @@ def as_int64(t):
     (measured); an index tensor is never differentiated, so on CPU it converts on the host (~10 µs)."""
     if t.dtype == ms.int64:
         return t
-    if _runtime.device_target() == "CPU":
-        return ms.Tensor.from_numpy(t.asnumpy().astype(np.int64))
+    if kernels.HOST_WORKAROUNDS:
+        return ms.Tensor.from_numpy(read_host(t).astype(np.int64))
     return cast(t, ms.int64)
 
 
@@ -297,7 +307,11 @@ def _full(name, fn, input):
     if has_nan(x):
         # NaN, made from the NaNs themselves: torch's backward spreads the gradient evenly over them
         nan = ops.isnan(x)
-        r = ops.div(ops.sum(ops.where(nan, x, const(0, x.dtype))), ops.sum(cast(nan, x.dtype)))
+        count = ops.sum(cast(nan, x.dtype))
+        found = ops.greater(count, const(0, x.dtype))
+        # (a count of 0 only on the device path, which takes this branch unlooked: r stays, grads finite)
+        nan_r = ops.div(ops.sum(ops.where(nan, x, const(0, x.dtype))), ops.where(found, count, const(1, x.dtype)))
+        r = ops.where(found, nan_r, r)
     return _back(r, dt)
 
 

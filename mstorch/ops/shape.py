@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 import mindspore as ms
+from .._runtime import read_host
 from . import _msops as ops
 
 from .. import _dtype as D
@@ -18,7 +19,7 @@ from ._helpers import wrap_dim, wrap_dims, result_type, cast
 from ._registry import register
 from ._views import (make_view, fresh, solid, owns_storage, empty_from, index_view, reshape_pair,
                      scatter_positions, grad_source, bf16_selection,
-                     permute_pair, diagonal_pair, dtype_pair, infer_shape, shape_args, reshape_view,
+                     permute_pair, diagonal_pair, dtype_pair, bitcast, infer_shape, shape_args, reshape_view,
                      expand_view, broadcast_shape)
 
 F = "shape"
@@ -74,7 +75,7 @@ def _view_dtype(self, dtype):
                 "self.size(-1) must be divisible by " + str(dtype.itemsize // max(src.itemsize, 1) or 1) +
                 " to view " + repr(src) + " as " + repr(dtype) + " (different element sizes), but got "
                 + str(shape[-1]))
-    return make_view(self, ms.Tensor(self._ms.asnumpy().view(dtype._np)), *dtype_pair(src._np, dtype._np))
+    return make_view(self, bitcast(self._ms, dtype), *dtype_pair(src, dtype))
 
 
 @register("reshape", family=F, raw=True)
@@ -650,7 +651,7 @@ def tile(input, dims):
 @register("repeat_interleave", family=F)
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if repeats is None:   # torch.repeat_interleave(repeats): indices repeated by their counts
-        r = input.asnumpy()
+        r = read_host(input)
         if r.ndim > 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
         if (r < 0).any():
@@ -662,7 +663,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     d = wrap_dim(dim, input.ndim)
     n = input.shape[d] if input.ndim else 1
     if isinstance(repeats, ms.Tensor):
-        r = repeats.asnumpy().reshape(-1)
+        r = read_host(repeats).reshape(-1)
         if repeats.ndim > 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
         if (r < 0).any():

@@ -9,6 +9,8 @@ import math
 
 import mindspore as ms
 import numpy as np
+from .._runtime import read_host
+from . import _kernels as kernels
 from . import _msops as ops
 
 from .. import _dtype as D
@@ -43,7 +45,7 @@ def sort_last(x, d, descending=False):
         _, p2 = ops.sort(key, d, descending)
         idx = ops.gather_elements(p1, d, as_int64(p2))
         return ops.gather_elements(x, d, idx), idx
-    if x.dtype == ms.float64:
+    if x.dtype == ms.float64 and kernels.HOST_WORKAROUNDS:   # MindSpore's CPU Sort rounds float64
         return _sort_float64(x, d, descending)
     values, idx = ops.sort(x, d, descending)
     idx = as_int64(idx)
@@ -54,7 +56,7 @@ def _sort_float64(x, d, descending):
     # MindSpore's CPU Sort rounds float64 to float32 (values and order: 0.1 sorts to 0.1 + 1.5e-9, and
     # values 1e-12 apart tie). A stable argsort on the host (zero-copy on CPU) and a gather of x keep
     # the values exact and differentiable; NaN is the largest value, as in torch.
-    key = x.asnumpy()
+    key = read_host(x)
     if descending:
         key = np.where(np.isnan(key), -np.inf, -key)
     idx = ms.Tensor(np.ascontiguousarray(np.argsort(key, axis=d, kind="stable")))
@@ -148,17 +150,41 @@ def _median_full(input, ignore_nan):
         return empty_result(input, (), math.nan if _FROM_MS[input.dtype]._cat >= D._FLOAT else 0)
     x, dt = comparable(input.reshape(-1))
     n, nan_value = x.shape[0], False
-    if has_nan(x):
-        valid = n - int(cast(ops.isnan(x), ms.int32).sum().asnumpy())
+    if not kernels.HOST_WORKAROUNDS:
+        value = _median_full_kernels(x, n, ignore_nan)
+    elif has_nan(x):
+        valid = n - int(read_host(cast(ops.isnan(x), ms.int32).sum()))
         if not ignore_nan or valid == 0:
             value, nan_value = nan_scalar(x.dtype), True
         else:
             value = sort_last(x, 0)[0][(valid - 1) // 2]
     else:
         value = sort_last(x, 0)[0][(n - 1) // 2]
-    if needs_grad(x):
+    if needs_grad(x) and kernels.HOST_WORKAROUNDS:
         value = _even_share(x, value, nan_value)
     return _back(value, dt)
+
+
+def _median_full_kernels(x, n, ignore_nan):
+    """The device path of the full median: the NaN count stays on the device (no host read); the value is
+    read from the sorted values (NaN last) at a position computed by kernels, with torch's gradient shared
+    evenly by the elements equal to it (by the NaNs when it is NaN)."""
+    nan = ops.isnan(x)
+    count = ops.sum(cast(nan, ms.int64))
+    ordered = sort_last(x, 0)[0]
+    if ignore_nan:
+        pos = ops.floor_divide(ops.maximum(ops.sub(const(n - 1, ms.int64), count), const(0, ms.int64)), 2)
+        is_nan = ops.equal(count, const(n, ms.int64))
+    else:
+        pos = const((n - 1) // 2, ms.int64)
+        is_nan = ops.greater(count, const(0, ms.int64))
+    value = ops.where(is_nan, const(math.nan, x.dtype), ops.gather(ordered, pos.reshape(1), 0).reshape(()))
+    if not needs_grad(x):
+        return value
+    mask = ops.where(is_nan, nan, ops.equal(x, ops.stop_gradient(value)))
+    picked = ops.sum(ops.where(mask, x, const(0, x.dtype)))
+    share = ops.sum(cast(mask, x.dtype))
+    return ops.stop_gradient(value) + (picked - ops.stop_gradient(picked)) / share
 
 
 def _median_dim(input, dim, keepdim, ignore_nan, rt, name):
@@ -254,7 +280,7 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
             raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
         if q.dtype != input.dtype:
             raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
-        qn = q.asnumpy()
+        qn = read_host(q)
         if not ((qn >= 0) & (qn <= 1)).all():
             raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
         scalar_q, qt = q.ndim == 0, q.reshape(-1)

@@ -58,6 +58,7 @@ import numpy as np
 import mindspore as ms
 from mindspore import ops
 
+from .._runtime import read_host
 from .. import _ms_private as P
 from .. import _runtime
 from .._tensor import Tensor, wrap
@@ -68,11 +69,10 @@ SCALAR_STATES = frozenset(("step", "mu_product", "eta", "mu"))
 
 
 def _host_default():
-    from .._runtime import device_target
     flag = os.environ.get("MSTORCH_OPTIM_HOST")
     if flag is not None:
         return flag.strip().lower() not in ("0", "false", "no", "off", "")
-    return (device_target() or ms.get_context("device_target")) == "CPU"
+    return _runtime.host_workarounds()   # CPU; not on a device or the device path (MSTORCH_DEVICE_PATH=1)
 
 
 class _Config:
@@ -97,7 +97,7 @@ def host_array(t):
     """A NumPy array over ``t``'s own memory (0-d as 1 element), or None where NumPy cannot reach it."""
     if not t.is_contiguous():
         return None
-    a = t.asnumpy()
+    a = read_host(t)
     if a.size and a.__array_interface__["data"][0] != t.data_ptr():
         return None
     return a.reshape(1) if a.ndim == 0 else a
@@ -112,10 +112,11 @@ def _grad_view(g):
     ~2 us. Used while kernels complete before returning (blocking launch) and p.grad keeps ``g`` alive."""
     dt = _NP_OF.get(g.dtype)
     if dt is None or not _runtime.launch_is_blocking() or not g.is_contiguous():
-        return g.asnumpy() if g.is_contiguous() else g.contiguous().asnumpy()
+        return read_host(g) if g.is_contiguous() else read_host(g.contiguous())
     n = g.size
     if n == 0:
-        return g.asnumpy()
+        return read_host(g)
+    _runtime.note_host_read()
     buf = (ctypes.c_char * (n * dt.itemsize)).from_address(g.data_ptr())
     a = np.frombuffer(buf, dt).reshape(g.shape)
     a.flags.writeable = False
@@ -124,7 +125,7 @@ def _grad_view(g):
 
 def _own_copy(t):
     """A tensor with ``t``'s value in memory of its own (host-reachable)."""
-    return ms.Tensor(np.array(t.asnumpy(), copy=True))
+    return ms.Tensor(np.array(read_host(t), copy=True))
 
 
 class HostOps:
@@ -286,7 +287,7 @@ _REDUCED = {ms.float16: (_reduced_ops(_round_f16), np.float16),
 
 
 def _f32_copy(t):
-    a = np.array(t.astype(ms.float32).asnumpy(), copy=True)
+    a = np.array(read_host(t.astype(ms.float32)), copy=True)
     return a.reshape(1) if a.ndim == 0 else a
 
 
@@ -493,7 +494,7 @@ class Step:
         self.opt.state[p][key] = state = wrap(t)
         a = host_array(t)
         if a is None:   # no shared memory: the array is copied into the tensor by finish()
-            a = t.asnumpy().reshape(-1 if t.ndim == 0 else t.shape)
+            a = read_host(t).reshape(-1 if t.ndim == 0 else t.shape)
             self.writeback.append((state, a))
         else:
             self.touched.append(t)

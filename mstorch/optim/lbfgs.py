@@ -17,6 +17,7 @@ The algorithm is written once over a small vector backend:
 import numpy as np
 import mindspore as ms
 
+from .._runtime import read_host
 from .. import _ms_private as P
 from .._functions import cat
 from .._tensor import Tensor, wrap
@@ -252,7 +253,7 @@ class _HostVectors:
                 continue
             view = _fast.host_array(g)
             if view is None:
-                view = g.asnumpy() if g.is_contiguous() else g.contiguous().asnumpy()
+                view = read_host(g) if g.is_contiguous() else read_host(g.contiguous())
             else:
                 cache[i] = (g, g.data_ptr(), _flat_real(view))
             views.append(_flat_real(view))
@@ -329,7 +330,7 @@ class _HostVectors:
                 a = a.reshape(-1) if tm.ndim else a
                 self.state_views[id(t)] = (t, tm, tm.data_ptr(), a)
             else:
-                a = np.array(tm.asnumpy(), copy=True).reshape(-1 if tm.ndim else 1)
+                a = np.array(read_host(tm), copy=True).reshape(-1 if tm.ndim else 1)
         self.origin[id(a)] = (t, a, shared)
         return a
 

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 import numpy as np
 import mindspore as ms
+from ..._runtime import read_host
 from ...ops import _msops as ops
 
 from ... import _dtype as D
@@ -91,7 +92,7 @@ def _init_args(data, batch_sizes, sorted_indices, unsorted_indices):
 def invert_permutation(permutation):
     if permutation is None:
         return None
-    perm = permutation._ms.asnumpy()
+    perm = read_host(permutation._ms)
     out = np.empty_like(perm)
     out[perm] = np.arange(perm.size, dtype=perm.dtype)
     return wrap(ms.Tensor(out))
@@ -119,7 +120,7 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     if lengths.ndim != 1:
         raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got {lengths.ndim}D cpu "
                            f"{scalar_type_name(lengths.dtype)} tensor")
-    lens = lengths._ms.asnumpy()
+    lens = read_host(lengths._ms)
     shape = tuple(input._ms.shape)
     batch, steps = (shape[0], shape[1]) if batch_first else (shape[1], shape[0])
     if input.numel() == 0:
@@ -147,7 +148,7 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
 
 
 def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_length=None):
-    sizes = sequence.batch_sizes._ms.asnumpy().astype(np.int64)
+    sizes = read_host(sequence.batch_sizes._ms).astype(np.int64)
     max_seq_length = sizes.size
     if total_length is not None:
         if total_length < max_seq_length:
@@ -171,7 +172,7 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     unsorted = sequence.unsorted_indices
     if unsorted is not None:
         out = out.index_select(0 if batch_first else 1, unsorted)
-        lengths = lengths[unsorted._ms.asnumpy()]
+        lengths = lengths[read_host(unsorted._ms)]
     return out, _long_tensor(lengths)
 
 
@@ -226,7 +227,7 @@ def unpad_sequence(padded_sequences, lengths, batch_first=False):
     if not batch_first:
         padded_sequences.transpose_(0, 1)
     out = []
-    for seq, length in zip(padded_sequences, lengths._ms.asnumpy().tolist()):
+    for seq, length in zip(padded_sequences, read_host(lengths._ms).tolist()):
         out.append(seq[:int(length)])
     return out
 

@@ -13,6 +13,7 @@ import re
 import numpy as np
 import mindspore as ms
 
+from ..._runtime import read_host
 from ..._tensor import Tensor, wrap
 from ..._functions import as_tensor, from_numpy, stack, tensor as _tensor
 from ..._dtype import float64
@@ -111,7 +112,7 @@ def _host_stack(batch):
         if type(t) is not Tensor or t._ms.dtype != dt or t._ms.shape != shape or t.requires_grad:
             return None
     # MindSpore's host arrays carry bfloat16 too (ml_dtypes), so every dtype takes this path
-    return wrap(ms.from_numpy(np.stack([t._ms.asnumpy() for t in batch])))
+    return wrap(ms.from_numpy(np.stack([read_host(t._ms) for t in batch])))
 
 
 def collate_tensor_fn(batch, *, collate_fn_map=None):
