@@ -49,6 +49,15 @@ def wrap(t):
 _new = object.__new__
 
 
+def beside(src, t):
+    """wrap(t) on the device of Tensor ``src`` (for results computed from ``src`` outside the op table)."""
+    w = wrap(t)
+    d = src._dev
+    if d is not None:
+        w._dev = d
+    return w
+
+
 class Tensor:
     __slots__ = ("_ms", "__dict__", "__weakref__")
 
@@ -191,7 +200,7 @@ class Tensor:
     def contiguous(self, memory_format=None):
         if self._ms.is_contiguous():
             return self
-        return wrap(self._ms.contiguous())
+        return beside(self, self._ms.contiguous())
 
     def stride(self, dim=None):
         strides = tuple(self._ms.stride())
@@ -220,7 +229,7 @@ class Tensor:
     def __reversed__(self):
         if self._ms.ndim == 0:
             return self
-        return wrap(_ms_ops.flip(self._ms, (0,)))
+        return beside(self, _ms_ops.flip(self._ms, (0,)))
 
     def __contains__(self, element):
         if isinstance(element, (Tensor, bool, int, float, complex)):
@@ -338,10 +347,7 @@ class Tensor:
     def _to_dtype(self, dtype):
         if dtype._ms == self._ms.dtype:
             return self
-        out = wrap(_cast(self._ms, dtype._ms))
-        if self._dev is not None:
-            out._dev = self._dev
-        return out
+        return beside(self, _cast(self._ms, dtype._ms))
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
         if dtype is None:
@@ -476,10 +482,7 @@ class Tensor:
             if not self.is_leaf and not self.retains_grad:
                 _warn_non_leaf_grad()
             return None
-        w = wrap(g)
-        if self._dev is not None:   # a gradient lives where its tensor does
-            w._dev = self._dev
-        return w
+        return beside(self, g)   # a gradient lives where its tensor does
 
     @grad.setter
     def grad(self, value):
@@ -509,10 +512,7 @@ class Tensor:
         return P.tensor_hooks(self._ms)
 
     def detach(self):
-        w = wrap(P.detach(self._ms))
-        if self._dev is not None:
-            w._dev = self._dev
-        return w
+        return beside(self, P.detach(self._ms))
 
     def as_subclass(self, cls):
         """torch.Tensor.as_subclass: the same data (and autograd history) as an instance of ``cls``, a Tensor
@@ -539,10 +539,7 @@ class Tensor:
 
     @property
     def data(self):
-        w = wrap(P.detach(self._ms))
-        if self._dev is not None:
-            w._dev = self._dev
-        return w
+        return beside(self, P.detach(self._ms))
 
     @data.setter
     def data(self, value):
@@ -695,7 +692,7 @@ def _warn(msg):
 
 
 def _conj(t):
-    return wrap(_ms_ops.conj(t._ms)) if t.dtype.is_complex else t
+    return beside(t, _ms_ops.conj(t._ms)) if t.dtype.is_complex else t
 
 
 def _wrap_size_dim(dim, ndim):
