@@ -476,3 +476,34 @@ def test_device_distributions(cuda2):
     kept = T.nn.functional.dropout(T.ones(n, device="cuda"), 0.25)
     assert set(kept.unique().tolist()) == {0.0, float(np.float32(1) / np.float32(0.75))} and abs((kept > 0).float().mean().item() - 0.75) < 0.015
     assert T.rand_like(u).device == u.device and T.randn_like(u, device="cpu").device == T.device("cpu")
+
+
+def test_checkpoints_keep_devices(cuda2):
+    # torch.save records each storage's device ("cuda:1"); torch.load puts it back there unless map_location
+    # says otherwise, and a CPU-only process refuses it with torch's message
+    import io
+    T = mstorch
+    buf = io.BytesIO()
+    T.save({"x": T.arange(3.0).cuda(), "y": T.ones(2), "p": T.nn.Parameter(T.ones(2).cuda(1))}, buf)
+    data = buf.getvalue()
+    for map_location, want in [(None, ["cuda:0", "cpu", "cuda:1"]), ("cpu", ["cpu", "cpu", "cpu"]),
+                               ("cuda", ["cuda:0", "cuda:0", "cuda:0"]),
+                               ({"cuda:0": "cuda:1"}, ["cuda:1", "cpu", "cuda:1"])]:
+        loaded = T.load(io.BytesIO(data), map_location=map_location)
+        assert [str(v.device) for v in loaded.values()] == want, map_location
+        assert loaded["x"].tolist() == [0.0, 1.0, 2.0] and isinstance(loaded["p"], T.nn.Parameter)
+    # real torch reads it as a checkpoint saved on CUDA (mapped to the CPU here), without mstorch's attributes
+    ref = torch.load(io.BytesIO(data), map_location="cpu")
+    assert ref["x"].tolist() == [0.0, 1.0, 2.0] and not hasattr(ref["x"], "_dev")
+    # and a CPU-only process refuses it as torch's CPU build does, word for word
+    assert outcome(lambda: _cpu_only_load(data)) == outcome(lambda: torch.load(io.BytesIO(data)))
+
+
+def _cpu_only_load(data):
+    import io
+    saved = dict(_device.accel)
+    _device._set(None, 0, False)
+    try:
+        return mstorch.load(io.BytesIO(data))
+    finally:
+        _device._set(saved["kind"], saved["count"], saved["simulated"], saved["index"])
