@@ -21,20 +21,29 @@ from mstorch import _device
 
 from harness import assert_same, check, check_raises
 
+# the first tests compare with a CPU-only torch build: on a machine with a device (tools/gpu_smoke.sh) they skip
+CPU_ONLY = pytest.mark.skipif(_device.accel["kind"] is not None, reason="answers of a machine without a device")
+# simulated devices exist only on a CPU target
+SIMULATED = pytest.mark.skipif(_device.accel["kind"] is not None or mstorch._runtime.device_target() != "CPU",
+                               reason="simulated devices need a CPU-only process")
+
 
 # --- CPU-only: every answer equals a CPU build of torch ------------------------------------------------
 
 @pytest.mark.parametrize("name", ["is_available", "device_count", "is_initialized", "memory_allocated",
                                   "max_memory_allocated", "memory_reserved", "empty_cache"])
+@CPU_ONLY
 def test_cuda_queries_cpu_only(name):
     check(lambda T: getattr(T.cuda, name)())
 
 
+@CPU_ONLY
 @pytest.mark.parametrize("name", ["current_device", "synchronize", "get_device_name", "get_device_capability"])
 def test_cuda_calls_that_need_a_gpu_raise(name):
     check_raises(lambda T: getattr(T.cuda, name)())
 
 
+@CPU_ONLY
 def test_cuda_seeding_is_accepted_on_cpu():
     def fn(T):
         T.cuda.manual_seed(3)
@@ -44,6 +53,7 @@ def test_cuda_seeding_is_accepted_on_cpu():
     check(fn)
 
 
+@CPU_ONLY
 def test_accelerator_cpu_only():
     check(lambda T: (T.accelerator.is_available(), T.accelerator.current_accelerator(),
                      T.accelerator.device_count()))
@@ -58,6 +68,7 @@ def outcome(call):
     return r
 
 
+@CPU_ONLY
 def test_tensor_to_cuda_on_cpu_only():
     check_raises(lambda T: T.zeros(2).to("cuda"))
     check_raises(lambda T: T.zeros(2).cuda())
@@ -98,6 +109,7 @@ CPU_ONLY_CALLS = {
 }
 
 
+@CPU_ONLY
 @pytest.mark.parametrize("name", sorted(CPU_ONLY_CALLS))
 def test_cuda_requests_on_cpu_only(name):
     def fn(T):
@@ -113,6 +125,7 @@ def _zeros_inside(T, dev):
         return T.zeros(1)
 
 
+@CPU_ONLY
 def test_unavailable_target_imports_and_reports_no_device():
     # MSTORCH_DEVICE_TARGET names a backend MindSpore cannot load here: the import works and reports no
     # device, as torch does on a machine without one
@@ -125,6 +138,7 @@ def test_unavailable_target_imports_and_reports_no_device():
         assert out.stdout.split("\n")[-2] == "False False False cpu 4.0"
 
 
+@CPU_ONLY
 def test_cpu_path_of_a_typical_script():
     def fn(T):
         device = T.device("cuda" if T.cuda.is_available() else "cpu")
@@ -133,6 +147,7 @@ def test_cpu_path_of_a_typical_script():
     check(fn)
 
 
+@CPU_ONLY
 def test_backends_flags():
     def fn(T):
         before = (T.backends.cudnn.benchmark, T.backends.cudnn.deterministic, T.backends.cuda.matmul.allow_tf32,
@@ -148,6 +163,7 @@ def test_backends_flags():
     check(fn)
 
 
+@CPU_ONLY
 def test_runtime_knobs():
     def fn(T):
         n = T.get_num_threads()
@@ -184,6 +200,8 @@ TO_NUMPY = ("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() 
 
 @pytest.fixture
 def cuda2():
+    if _device.accel["kind"] is not None or mstorch._runtime.device_target() != "CPU":
+        pytest.skip("simulated devices need a CPU-only process")
     with _device.simulate("cuda", 2):
         yield
     mstorch.set_default_device(None)
@@ -364,6 +382,7 @@ def test_cuda_api_on_simulated_devices(cuda2):
     assert outcome(lambda: T.cuda.set_device(5)) == ("raised", "RuntimeError", "CUDA error: invalid device ordinal")
 
 
+@SIMULATED
 def test_ascend_simulated():
     T = mstorch
     with _device.simulate("npu", 1):
@@ -379,6 +398,7 @@ def test_ascend_simulated():
         T.zeros(2).to("npu")
 
 
+@SIMULATED
 def test_devices_from_the_environment():
     code = ("import mstorch as T; x = T.ones(2).cuda(1); print(T.cuda.device_count(), x.device, "
             "(x * 2).device, x.cpu().device)")
@@ -388,6 +408,7 @@ def test_devices_from_the_environment():
     assert out.stdout.split("\n")[-2] == "2 cuda:1 cuda:1 cpu"
 
 
+@SIMULATED
 def test_cpu_only_process_has_no_device_check():
     # without devices the op wrapper's intercept stays off (the CPU path pays one test of a global)
     from mstorch.ops import _bind
