@@ -528,3 +528,46 @@ def _cpu_only_load(data):
         return mstorch.load(io.BytesIO(data))
     finally:
         _device._set(saved["kind"], saved["count"], saved["simulated"], saved["index"])
+
+
+class _Cube:
+    """A custom autograd Function, written for either library."""
+
+    @staticmethod
+    def make(T):
+        class Cube(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x ** 3
+
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return g * 3 * x * x
+        return Cube
+
+
+def test_autograd_keeps_devices(cuda2):
+    from torch.utils import checkpoint as torch_checkpoint
+    from mstorch.utils import checkpoint as ms_checkpoint
+
+    def fn(T, dev):
+        ckpt = torch_checkpoint if T is torch else ms_checkpoint
+        x = T.linspace(-1, 1, 6, device=dev).reshape(2, 3).requires_grad_()
+        seen = []
+        x.register_hook(lambda g: seen.append(g * 1))
+        y = _Cube.make(T).apply(x)
+        z = ckpt.checkpoint(lambda t: (t * t).sin(), y, use_reentrant=False)
+        (gx,) = T.autograd.grad(z.exp().sum(), x, retain_graph=True)
+        w = ckpt.checkpoint(lambda t: t.exp(), z, use_reentrant=True)
+        w.sum().backward()
+        return [y, z, w, gx, x.grad, seen[0]]
+    assert set(on_device(fn)) == {"cuda:0"}
+    # dropout under checkpoint: the recomputation draws the forward's mask from the device generator again
+    T = mstorch
+    for reentrant in (True, False):
+        x = T.ones(6, 6, device="cuda", requires_grad=True)
+        y = ms_checkpoint.checkpoint(lambda t: T.nn.functional.dropout(t * 2, 0.5), x, use_reentrant=reentrant)
+        y.sum().backward()
+        assert y.device == x.grad.device == x.device and T.equal(x.grad != 0, y != 0)
