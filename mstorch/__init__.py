@@ -5,8 +5,10 @@ _warnings.filterwarnings("ignore", module="mindspore")
 
 from . import _ms_private  # noqa: E402  (checks MindSpore's private names first)
 from . import _runtime  # noqa: E402
+from . import _device as _device_state  # noqa: E402
 
 _runtime.configure()
+_device_state.configure()
 _ms_private.enable_recording()
 
 from . import _dtype  # noqa: E402

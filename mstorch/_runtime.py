@@ -13,6 +13,10 @@ host to fix the result (a NaN scan, a row-sum check, an index-range check, a Num
 device every such read is a device->host copy and a sync, so there the op runs its kernels only.
 ``host_workarounds()`` is that choice, made once in ``configure()``; ``read_host`` is the one place where
 mstorch reads a tensor's values into host memory, and ``host_reads()`` counts those reads.
+
+A requested target MindSpore cannot load (no CUDA/cuDNN or CANN libraries) does not fail the import: as
+torch on a machine without the device, the process runs on CPU and ``torch.cuda.is_available()`` answers
+False (``requested_target()`` keeps what was asked, for error messages).
 """
 import contextlib
 import os
@@ -20,7 +24,7 @@ import traceback
 
 import mindspore as ms
 
-_state = {"device_target": None}
+_state = {"device_target": None, "requested": None}
 
 
 def _env_flag(name, default):
@@ -31,9 +35,14 @@ def _env_flag(name, default):
 
 
 def configure():
-    target = os.environ.get("MSTORCH_DEVICE_TARGET")
-    if target:
-        ms.set_device(target)
+    target = os.environ.get("MSTORCH_DEVICE_TARGET", "").strip()
+    if target and target.upper() != "CPU":
+        if _target_loads(target):
+            ms.set_device(target, _device_id())
+        else:
+            _state["requested"] = target
+    elif target:
+        ms.set_device("CPU")
     ms.set_context(mode=ms.PYNATIVE_MODE)
     device = ms.get_context("device_target")
     _state["device_target"] = device
@@ -43,6 +52,29 @@ def configure():
     if _state["blocking"]:
         ms.runtime.launch_blocking()
     return device
+
+
+def _target_loads(target):
+    """Whether MindSpore can run on ``target`` here (its plugin and the CUDA/CANN libraries load)."""
+    try:
+        return bool(ms.hal.is_available(target))
+    except Exception:  # noqa: BLE001 - an unknown target name is not available either
+        return False
+
+
+def _device_id():
+    """The device this process uses: torchrun's LOCAL_RANK, msrun's DEVICE_ID, else 0 (torch.cuda.set_device
+    can still choose another before the first tensor is made)."""
+    for name in ("LOCAL_RANK", "DEVICE_ID"):
+        value = os.environ.get(name, "")
+        if value.isdigit():
+            return int(value)
+    return 0
+
+
+def requested_target():
+    """The MSTORCH_DEVICE_TARGET that could not be loaded (None when the target in use is the one asked)."""
+    return _state["requested"]
 
 
 def launch_is_blocking():

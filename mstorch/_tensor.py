@@ -19,8 +19,10 @@ from . import _dtype as D
 from ._dtype import scalar_type_name  # noqa: F401  (re-exported for the op families)
 from . import _ms_private as P
 from . import _runtime
-from ._device import device as _device_cls, current_device, check_available
+from . import _device
+from ._device import device as _device_cls, check_available
 _META = _device_cls("meta")
+_CPU = _device_cls("cpu")
 from ._size import from_shape as _size
 from ._warnings import warn_once
 from ._layout import strided
@@ -46,6 +48,15 @@ def wrap(t):
 
 
 _new = object.__new__
+
+
+def beside(src, t):
+    """wrap(t) on the device of Tensor ``src`` (for results computed from ``src`` outside the op table)."""
+    w = wrap(t)
+    d = src._dev
+    if d is not None:
+        w._dev = d
+    return w
 
 
 class Tensor:
@@ -104,22 +115,24 @@ class Tensor:
     # on it are ordinary tensors (docs/known-differences.md).
     _meta = False
 
+    # The device a tensor is placed on (mstorch/_device.py): None for the CPU, else a torch device
+    # (``cuda:0``). Only set where the process has an accelerator (or simulated devices).
+    _dev = None
+
     @property
     def device(self):
-        return _META if self._meta else current_device()
+        d = self._dev
+        if d is not None:
+            return d
+        return _META if self._meta else _CPU
 
-    # torch's per-device flags: each asks whether the tensor lives on that device type, and mstorch
-    # tensors live on MindSpore's one device target (cpu, cuda or npu), so the other kinds answer False
-    is_cpu = property(lambda self: not self._meta and current_device().type == "cpu",
-                      doc="Mirrors torch.Tensor.is_cpu.")
-    is_cuda = property(lambda self: current_device().type == "cuda", doc="Mirrors torch.Tensor.is_cuda.")
-    is_xpu = property(lambda self: current_device().type == "xpu", doc="Mirrors torch.Tensor.is_xpu.")
-    is_mps = property(lambda self: current_device().type == "mps", doc="Mirrors torch.Tensor.is_mps.")
-    is_ipu = property(lambda self: current_device().type == "ipu", doc="Mirrors torch.Tensor.is_ipu.")
-    is_xla = property(lambda self: current_device().type == "xla", doc="Mirrors torch.Tensor.is_xla.")
-    is_maia = property(lambda self: current_device().type == "maia", doc="Mirrors torch.Tensor.is_maia.")
-    is_mtia = property(lambda self: current_device().type == "mtia", doc="Mirrors torch.Tensor.is_mtia.")
-    is_vulkan = property(lambda self: current_device().type == "vulkan", doc="Mirrors torch.Tensor.is_vulkan.")
+    # torch's per-device flags: whether the tensor lives on that device type
+    is_cpu = property(lambda self: self._dev is None and not self._meta, doc="Mirrors torch.Tensor.is_cpu.")
+    is_cuda = property(lambda self: self._dev is not None and self._dev.type == "cuda",
+                       doc="Mirrors torch.Tensor.is_cuda.")
+    # devices MindSpore has no target for
+    is_xpu = is_mps = is_ipu = is_xla = is_maia = is_mtia = is_vulkan = property(
+        lambda self: False, doc="Mirrors torch.Tensor.is_xpu (and is_mps, is_ipu...): False, no such device.")
     is_meta = property(lambda self: self._meta, doc="Mirrors torch.Tensor.is_meta.")
 
     # layouts mstorch does not have (dense strided tensors; SparseCooTensor overrides is_sparse)
@@ -188,7 +201,7 @@ class Tensor:
     def contiguous(self, memory_format=None):
         if self._ms.is_contiguous():
             return self
-        return wrap(self._ms.contiguous())
+        return beside(self, self._ms.contiguous())
 
     def stride(self, dim=None):
         strides = tuple(self._ms.stride())
@@ -217,7 +230,7 @@ class Tensor:
     def __reversed__(self):
         if self._ms.ndim == 0:
             return self
-        return wrap(_ms_ops.flip(self._ms, (0,)))
+        return beside(self, _ms_ops.flip(self._ms, (0,)))
 
     def __contains__(self, element):
         if isinstance(element, (Tensor, bool, int, float, complex)):
@@ -241,6 +254,9 @@ class Tensor:
 
     def numpy(self, *, force=False):
         """torch.Tensor.numpy: on CPU the array shares memory with the tensor, views included."""
+        if self._dev is not None:
+            raise TypeError(f"can't convert {self._dev} device type tensor to numpy. Use Tensor.cpu() to copy the "
+                            "tensor to host memory first.")
         if self._ms.dtype == ms.bfloat16:
             raise TypeError("Got unsupported ScalarType BFloat16")
         if not force and self.requires_grad and P.grad_enabled():   # torch allows it under no_grad
@@ -301,6 +317,8 @@ class Tensor:
         if not kwargs and len(args) == 1 and type(args[0]) is D.dtype:
             return self._to_dtype(args[0])
         dtype, dev, copy = _parse_to(args, kwargs)
+        if dev is None and args and isinstance(args[0], Tensor):
+            dev = args[0].device   # to(other): other's dtype and device
         check_available(dev)
         if dev is not None and (_device_cls(dev).type == "meta") != self._meta:
             if self._meta:
@@ -310,17 +328,27 @@ class Tensor:
             out = wrap(self._ms.copy() if dtype is None or dtype._ms == self._ms.dtype else _cast(self._ms, dtype._ms))
             out._meta = True
             return out
+        if dev is not None and not self._meta:
+            place = _device.placement(dev)
+            if place != self._dev:   # a move: new memory on the other device (dtype converted first)
+                src = self if dtype is None or dtype._ms == self._ms.dtype else wrap(_cast(self._ms, dtype._ms))
+                return _moved(src, place)
         if dtype is None or dtype._ms == self._ms.dtype:
-            return wrap(self._ms.copy()) if copy else self  # a recorded copy in new memory
+            if copy:
+                out = wrap(self._ms.copy())   # a recorded copy in new memory
+                out._dev = self._dev
+                return out
+            return self
         out = wrap(_cast(self._ms, dtype._ms))
         if self._meta:
             out._meta = True
+        out._dev = self._dev
         return out
 
     def _to_dtype(self, dtype):
         if dtype._ms == self._ms.dtype:
             return self
-        return wrap(_cast(self._ms, dtype._ms))
+        return beside(self, _cast(self._ms, dtype._ms))
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
         if dtype is None:
@@ -377,7 +405,7 @@ class Tensor:
         return self._to_dtype(other.dtype)
 
     def cpu(self, memory_format=None):
-        return self
+        return self if self._dev is None else _moved(self, None)
 
     def cuda(self, device=None, non_blocking=False, memory_format=None):
         if device is None:
@@ -388,12 +416,12 @@ class Tensor:
             device = _device_cls(device)
             if device.type != "cuda":
                 raise RuntimeError("Invalid device, must be cuda device")
-        check_available(device)
-        return self
+        place = _device.placement(device)
+        return self if place == self._dev else _moved(self, place)
 
     def npu(self, device=None, non_blocking=False):
-        check_available(_device_cls("npu"))
-        return self
+        place = _device.placement(_device_cls("npu") if device is None else _device_cls("npu", _index_of(device)))
+        return self if place == self._dev else _moved(self, place)
 
     # devices MindSpore has no target for: torch's error for a build without them
     def xpu(self, device=None, non_blocking=False, memory_format=None):
@@ -455,7 +483,7 @@ class Tensor:
             if not self.is_leaf and not self.retains_grad:
                 _warn_non_leaf_grad()
             return None
-        return wrap(g)
+        return beside(self, g)   # a gradient lives where its tensor does
 
     @grad.setter
     def grad(self, value):
@@ -466,6 +494,8 @@ class Tensor:
                 raise RuntimeError("assigned grad has data of a different type")
             if tuple(value._ms.shape) != tuple(self._ms.shape):
                 raise RuntimeError("assigned grad has data of a different size")
+            if value._dev != self._dev:
+                raise RuntimeError("assigned grad has data located on a different device")
             value = value._ms
         P.set_grad(self._ms, value)
 
@@ -483,7 +513,7 @@ class Tensor:
         return P.tensor_hooks(self._ms)
 
     def detach(self):
-        return wrap(P.detach(self._ms))
+        return beside(self, P.detach(self._ms))
 
     def as_subclass(self, cls):
         """torch.Tensor.as_subclass: the same data (and autograd history) as an instance of ``cls``, a Tensor
@@ -510,13 +540,15 @@ class Tensor:
 
     @property
     def data(self):
-        return wrap(P.detach(self._ms))
+        return beside(self, P.detach(self._ms))
 
     @data.setter
     def data(self, value):
         if not isinstance(value, Tensor):
             raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
         self._set_data(value._ms)
+        if value._dev is not self._dev:
+            self._dev = value._dev
 
     def _set_data(self, new_ms):
         t = self._ms
@@ -661,7 +693,7 @@ def _warn(msg):
 
 
 def _conj(t):
-    return wrap(_ms_ops.conj(t._ms)) if t.dtype.is_complex else t
+    return beside(t, _ms_ops.conj(t._ms)) if t.dtype.is_complex else t
 
 
 def _wrap_size_dim(dim, ndim):
@@ -774,6 +806,24 @@ def broadcastable_to(src, dst):
         if s != d and s != 1:
             return False
     return True
+
+
+def _index_of(device):
+    return device if isinstance(device, int) else _device_cls(device).index
+
+
+def _moved(t, place):
+    """``t``'s values in new memory on ``place`` (None: the CPU), through MindSpore's device copy. A tensor
+    that requires grad is copied by a recorded op, so gradients flow back to the source as in torch; on
+    simulated devices every tensor is in host memory and the copy is the move."""
+    src = t._ms
+    if _device.accel["simulated"] or P.requires_grad(src):
+        out = wrap(src.copy())
+    else:
+        out = wrap(src.move_to("CPU" if place is None else _runtime.device_target()))
+    if place is not None:
+        out._dev = place
+    return out
 
 
 def _parse_to(args, kwargs):

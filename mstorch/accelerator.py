@@ -1,10 +1,11 @@
-"""torch.accelerator: the current accelerator is MindSpore's GPU (``cuda``) or Ascend (``npu``) target."""
-from . import _runtime
+"""torch.accelerator: the current accelerator is MindSpore's GPU (``cuda``) or Ascend (``npu``) target (or
+simulated devices): mstorch/_device.py."""
+from . import _device as _state
 from ._device import device as _device
 
 
 def _kind():
-    return {"GPU": "cuda", "Ascend": "npu"}.get(_runtime.device_target())
+    return _state.accel["kind"]
 
 
 def is_available():
@@ -17,11 +18,11 @@ def current_accelerator(check_available=False):
 
 
 def device_count():
-    return 1 if is_available() else 0
+    return _state.accel["count"]
 
 
 def current_device_index():
-    return 0 if is_available() else -1
+    return _state.accel["index"] if is_available() else -1
 
 
 current_device_idx = current_device_index
@@ -30,6 +31,9 @@ current_device_idx = current_device_index
 def set_device_index(device):
     if not is_available():
         raise RuntimeError("Cannot access accelerator device when none is available.")
+    index = device if isinstance(device, int) else _device(device).index
+    if index is not None and index >= 0:
+        _state.select(index)
 
 
 set_device_idx = set_device_index

@@ -1,25 +1,24 @@
-"""torch.cuda mapped onto MindSpore's device target.
+"""torch.cuda over the accelerator of mstorch/_device.py.
 
-MindSpore runs one device target per process. On a GPU target ``torch.cuda`` describes it; on CPU
-(and on Ascend, whose torch spelling is ``npu``) ``is_available()`` is False and scripts take their
-CPU path, exactly as on a CPU-only torch build.
+MindSpore runs one device target per process. On a GPU target (or with simulated CUDA devices,
+``MSTORCH_FAKE_DEVICES=cuda:N``) ``torch.cuda`` describes it; on CPU (and on Ascend, whose torch spelling is
+``npu``) ``is_available()`` is False and every call answers as a CPU-only torch build does.
 """
-from . import _runtime
+from . import _device
+from . import random as _random
+from ._device import device as _dev
 
 
 def _target():
-    return _runtime.device_target()
+    return _device.accel["kind"]
 
 
 def is_available():
-    return _target() == "GPU"
+    return _device.accel["kind"] == "cuda"
 
 
 def device_count():
-    if not is_available():
-        return 0
-    import mindspore as ms
-    return ms.hal.device_count("GPU") if hasattr(ms, "hal") else 1
+    return _device.accel["count"] if is_available() else 0
 
 
 def _lazy_init():
@@ -29,15 +28,30 @@ def _lazy_init():
 
 def current_device():
     _lazy_init()
-    return 0
+    return _device.accel["index"]
+
+
+def _index(device, optional=True):
+    """torch.cuda._get_device_index: an int, 'cuda:1' or a cuda device -> its index (None/'cuda' -> current)."""
+    if isinstance(device, int) and not isinstance(device, bool):
+        return device
+    if device is None:
+        return -1 if optional else current_device()
+    d = _dev(device)
+    if d.type != "cuda":
+        raise ValueError(f"Expected a cuda device, but got: {d}")
+    return current_device() if d.index is None else d.index
 
 
 def set_device(device):
-    from ._device import device as _dev
-    index = device if isinstance(device, int) else _dev(device).index
-    if index is not None and index < 0:
+    """torch.cuda.set_device: the device ``.cuda()``, ``device='cuda'`` and the default generator use. With
+    MindSpore's one device per process, call it before the first tensor is made."""
+    index = _index(device)
+    if index < 0:
         return
-    _lazy_init()
+    if not is_available():   # what a CPU-only torch build raises (its C binding is missing)
+        raise AttributeError("module 'torch._C' has no attribute '_cuda_setDevice'")
+    _device.select(index)
 
 
 def get_device_name(device=None):
@@ -112,38 +126,93 @@ def init():
     _lazy_init()
 
 
+# --- random numbers: one DeviceGenerator per device (mstorch/random.py) -------------------------------
+# Without CUDA torch queues these calls until CUDA initialises, which never happens: they return quietly.
+
+def _generator(device="cuda"):
+    idx = _index(device, optional=False)
+    gens = _random.device_generators()
+    if idx >= len(gens):
+        raise IndexError("tuple index out of range")
+    return gens[idx]
+
+
 def manual_seed(seed):
-    # torch seeds each CUDA device's generator; mstorch draws every tensor from the CPU streams
-    # (mstorch/random.py), so the global seed is the one that matters. Silently ignored without CUDA, as torch.
+    seed = int(seed)
     if is_available():
-        from .random import manual_seed as _seed
-        _seed(seed)
+        _generator().manual_seed(seed)
 
 
 def manual_seed_all(seed):
-    manual_seed(seed)
+    seed = int(seed)
+    if is_available():
+        for g in _random.device_generators():
+            g.manual_seed(seed)
 
 
 def seed():
-    pass
+    if is_available():
+        _generator().seed()
 
 
 def seed_all():
-    pass
+    if is_available():
+        s = _generator().seed()
+        for g in _random.device_generators():
+            g.manual_seed(s)
 
+
+def initial_seed():
+    _lazy_init()
+    return _generator().initial_seed()
+
+
+def get_rng_state(device="cuda"):
+    _lazy_init()
+    return _generator(device).get_state()
+
+
+def get_rng_state_all():
+    return [g.get_state() for g in _random.device_generators()] if is_available() else []
+
+
+def set_rng_state(new_state, device="cuda"):
+    if is_available():
+        _generator(device).set_state(new_state)
+
+
+def set_rng_state_all(new_states):
+    for i, state in enumerate(new_states):
+        set_rng_state(state, i)
 
 
 class device:
-    """torch.cuda.device(idx) context manager."""
+    """torch.cuda.device(idx): makes ``idx`` the current device inside the block (-1/None: no change)."""
 
     def __init__(self, device):
-        self.idx = device
+        self.idx = _index(device)
+        self.prev_idx = -1
 
     def __enter__(self):
-        return self
+        if self.idx == -1:
+            return None
+        if not is_available():
+            raise RuntimeError("PyTorch was compiled without CUDA support")
+        self.prev_idx = _device.accel["index"]
+        if self.prev_idx != self.idx:
+            _device.select(self.idx)
 
     def __exit__(self, *exc):
+        if self.idx != -1 and self.prev_idx != self.idx:
+            _device.select(self.prev_idx)
         return False
+
+
+class device_of(device):
+    """torch.cuda.device_of(obj): the device of a tensor (a CPU tensor selects nothing)."""
+
+    def __init__(self, obj):
+        super().__init__(obj.get_device() if obj.is_cuda else -1)
 
 
 # --- streams, events and CUDA graphs ------------------------------------------------------------------
@@ -233,7 +302,11 @@ def mem_get_info(device=None):
     return status.get("total_free_mem", 0), status.get("total_mem", 0)
 
 
-default_generators = ()  # one per CUDA device; mstorch draws every tensor from the CPU generator
+def __getattr__(name):
+    # torch.cuda.default_generators: one per device, made when first asked for (empty without CUDA)
+    if name == "default_generators":
+        return _random.device_generators() if is_available() else ()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # torch.cuda.amp (deprecated spellings of torch.amp): cuda.py is a module, so the submodule is

@@ -32,6 +32,8 @@ from ._random.kernels import (uniform, random_from_to, random_full64, random_def
 from ._random.perm import randperm  # noqa: F401
 from ._random import native as _native
 
+from . import _device
+
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state", "fork_rng"]
 
@@ -53,15 +55,32 @@ def _unpack_seed(seed):
     raise RuntimeError("Overflow when unpacking long long")
 
 
+_NO_CUDA_GENERATOR = (
+    "Cannot get CUDA generator without ATen_cuda library. PyTorch splits its backend into two shared libraries: a "
+    "CPU library and a CUDA library; this error has occurred because you are trying to use some CUDA "
+    "functionality, but the CUDA library has not been loaded by the dynamic linker for some reason.  The CUDA "
+    "library MUST be loaded, EVEN IF you don't directly use any symbols from the CUDA library! One common "
+    "culprit is a lack of -Wl,--no-as-needed in your link arguments; many dynamic linkers will delete dynamic "
+    "library dependencies if you don't depend on any of their symbols.  You can check if this has occurred by "
+    "using ldd on your binary to see if there is a dependency on *_cuda.so library.")
+
+
 class Generator:
-    """Mirrors ``torch.Generator`` (CPU): an MT19937 stream, torch's seeding and state layout."""
+    """Mirrors ``torch.Generator``: on the CPU an MT19937 stream with torch's seeding and state layout; for
+    an accelerator (``device='cuda'``) a ``DeviceGenerator``."""
+
+    def __new__(cls, device="cpu"):
+        if cls is Generator:
+            dev = device if isinstance(device, _device_cls) else _device_cls(device)
+            if dev.type == "meta":
+                raise RuntimeError("META device type not an accelerator.")
+            if dev.type != "cpu":
+                if dev.type == "cuda" and _device.accel["kind"] is None:
+                    raise RuntimeError(_NO_CUDA_GENERATOR)
+                return object.__new__(DeviceGenerator)
+        return object.__new__(cls)
 
     def __init__(self, device="cpu"):
-        dev = device if isinstance(device, _device_cls) else _device_cls(device)
-        if dev.type != "cpu":
-            raise RuntimeError(
-                f"mstorch.Generator: only the CPU generator (torch's MT19937 stream) exists; device "
-                f"'{dev}' would need torch's Philox stream, which mstorch does not reproduce")
         self._bg = np.random.MT19937(0)
         self._rs = np.random.RandomState(self._bg)
         self._mtp, self._bgp = _native.source(self._bg) if _native.LIB is not None else (None, None)
@@ -184,11 +203,102 @@ class Generator:
         return np.multiply(self._low_bits(n, 53).view(np.int64), 2.0 ** -53, out=out, dtype=f64)
 
 
+class DeviceGenerator(Generator):
+    """torch's CUDA generator on a device: a Philox stream keyed by (seed, offset), the 16-byte state torch's
+    CUDA generator has (seed, then offset, little-endian). On a real device MindSpore's generator
+    (``mindspore.Generator``, Philox, drawn by its device kernels) holds it; on simulated devices NumPy's
+    Philox draws on the host. Neither reproduces torch's CUDA values bit for bit (docs/known-differences.md):
+    seeding, state save and restore and reproducibility within mstorch behave as torch's."""
+
+    def __init__(self, device="cuda"):
+        self._dev = _device.placement(device)
+        self._ms_gen = None if _device.accel["simulated"] else ms.Generator()
+        self._set_seed(_DEFAULT_SEED)
+
+    def _set_seed(self, s):
+        self._seed, self._offset = s, 0
+        if self._ms_gen is not None:   # (MindSpore keeps the seed as a signed 64-bit integer)
+            self._ms_gen.manual_seed(s - (1 << 64) if s >= 1 << 63 else s)
+
+    @property
+    def device(self):
+        return self._dev
+
+    def get_state(self):
+        from ._tensor import wrap
+        if self._ms_gen is not None:
+            return wrap(self._ms_gen.get_state().copy())
+        return wrap(ms.Tensor(np.frombuffer(struct.pack("<Qq", self._seed, self._offset), np.uint8).copy()))
+
+    def set_state(self, new_state):
+        from ._tensor import Tensor
+        if not isinstance(new_state, Tensor) or new_state.dtype is not D.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
+        raw = read_host(new_state._ms).tobytes()
+        if len(raw) != 16:
+            raise RuntimeError("RNG state is wrong size")
+        self._seed, self._offset = struct.unpack("<Qq", raw)
+        if self._ms_gen is not None:
+            self._ms_gen.set_state(ms.Tensor(np.frombuffer(raw, np.uint8).copy()))
+        return self
+
+    def clone_state(self):
+        g = DeviceGenerator(self._dev)
+        g.set_state(self.get_state())
+        return g
+
+    def __getstate__(self):
+        return {"device": str(self._dev), "state": read_host(self.get_state()._ms).tobytes()}
+
+    def __setstate__(self, d):
+        from ._tensor import wrap
+        self.__init__(d["device"])
+        self.set_state(wrap(ms.Tensor(np.frombuffer(d["state"], np.uint8).copy())))
+
+    def host_stream(self, n):
+        """Simulated devices: a NumPy Philox stream at this generator's (seed, offset), advanced past ``n``
+        values (in blocks of 4, as torch's Philox offsets)."""
+        bits = np.random.Generator(np.random.Philox(key=self._seed, counter=[self._offset & _MASK64, 0, 0, 0]))
+        self._offset += -(-max(int(n), 1) // 4) * 4
+        return bits
+
+
+def device_generator(dev):
+    """The default generator of accelerator device ``dev`` (torch.cuda.default_generators[i])."""
+    gens = device_generators()
+    return gens[dev.index or 0]
+
+
+_DEVICE_GENERATORS = {}
+
+
+def device_generators():
+    """torch.cuda.default_generators: one per device of the accelerator, seeded as torch's (its default seed,
+    or the last torch.manual_seed)."""
+    kind, count, simulated = _device.accel["kind"], _device.accel["count"], _device.accel["simulated"]
+    if kind is None:
+        return ()
+    key = (kind, count, simulated)
+    gens = _DEVICE_GENERATORS.get(key)
+    if gens is None:
+        gens = _DEVICE_GENERATORS[key] = tuple(DeviceGenerator(_device_cls(kind, i)) for i in range(count))
+        if _LAST_SEED[0] is not None:
+            for g in gens:
+                g.manual_seed(_LAST_SEED[0])
+    return gens
+
+
+_LAST_SEED = [None]   # the last torch.manual_seed, for device generators made after it
+
+
 def _check_generator(generator):
+    """The CPU generator a host draw uses (torch's error for a device's generator)."""
     if generator is None:
         return default_generator
     if not isinstance(generator, Generator):
         raise TypeError(f"expected a torch.Generator, but got {type(generator).__name__}")
+    if isinstance(generator, DeviceGenerator):
+        raise RuntimeError(f"Expected a 'cpu' device type for generator but found '{generator.device.type}'")
     return generator
 
 
@@ -197,8 +307,12 @@ default_generator._set_seed(int.from_bytes(os.urandom(8), "little"))
 
 
 def manual_seed(seed):
-    """Mirrors ``torch.manual_seed``; returns the default Generator."""
-    return default_generator.manual_seed(int(seed))
+    """Mirrors ``torch.manual_seed``: seeds the CPU generator and every device's; returns the CPU one."""
+    g = default_generator.manual_seed(int(seed))
+    _LAST_SEED[0] = g.initial_seed()
+    for dg in device_generators():
+        dg.manual_seed(int(seed))
+    return g
 
 
 def seed():
@@ -219,18 +333,30 @@ def set_rng_state(new_state):
 
 @contextlib.contextmanager
 def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices", device_type="cuda"):
-    """Mirrors ``torch.random.fork_rng``: restores the CPU generator's state on exit."""
+    """Mirrors ``torch.random.fork_rng``: restores the CPU generator's state, and the states of the
+    accelerator's generators in ``devices`` (all of them when None), on exit."""
     if not enabled:
         yield
         return
-    if devices:
-        raise RuntimeError(f"mstorch.random.fork_rng: {_devices_kw}={list(devices)!r} names {device_type} "
-                           "generators; mstorch has only the CPU generator")
+    gens = device_generators() if _device.accel["kind"] == _device_cls(device_type).type else ()
+    if devices is None:
+        forked = list(gens)
+    else:
+        forked = []
+        for d in devices:
+            idx = d if isinstance(d, int) else _device_cls(d).index or 0
+            if idx >= len(gens):
+                raise RuntimeError(f"mstorch.random.fork_rng: {_devices_kw}={list(devices)!r} names {device_type} "
+                                   f"device {idx}, which this process does not have")
+            forked.append(gens[idx])
     state = default_generator._state_bytes()
+    saved = [g.get_state() for g in forked]
     try:
         yield
     finally:
         default_generator._load_state_bytes(state)
+        for g, st in zip(forked, saved):
+            g.set_state(st)
 
 
 # --- internal entry points for nn.init, dropout and samplers (they call these, not the Tensor methods,

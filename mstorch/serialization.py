@@ -54,7 +54,8 @@ class safe_globals(_weights_only._safe_globals):
 # --- pickling tensors (Tensor.__reduce_ex__, Parameter.__reduce_ex__) ---------------------------------
 
 def _python_state(t):
-    return {k: v for k, v in t.__dict__.items() if k != "_view"}  # _view: mstorch's view bookkeeping
+    # _view: mstorch's view bookkeeping; _dev: the device, which the storage's location carries
+    return {k: v for k, v in t.__dict__.items() if k not in ("_view", "_dev")}
 
 
 def reduce_tensor(t):

@@ -19,6 +19,7 @@ from .. import _dtype as D
 from .. import _layout
 from .. import _device
 from .._tensor import Tensor, wrap
+from ..ops.creation import place_new
 
 
 class StorageType:
@@ -209,10 +210,11 @@ def default_restore_location(storage, location):
                 f"Attempting to deserialize object on a {name} device but torch.{kind}.is_available() is "
                 "False. If you are running on a CPU-only machine, please use torch.load with "
                 "map_location=torch.device('cpu') to map your storages to the CPU.")
-        if index and int(index) >= 1:
+        count = _device.accel["count"]
+        if index and int(index) >= count:
             raise RuntimeError(
                 f"Attempting to deserialize object on {name} device {int(index)} but "
-                f"torch.{kind}.device_count() is 1. Please use torch.load with map_location to map "
+                f"torch.{kind}.device_count() is {count}. Please use torch.load with map_location to map "
                 "your storages to an existing device.")
     storage._location = location
     return storage
@@ -277,7 +279,9 @@ def _from_storage(storage, offset, size, stride, dtype):
         t = ms.Tensor(arr if arr.flags.c_contiguous else np.ascontiguousarray(arr))  # MindSpore copies it
     if dtype is D.bfloat16:
         t = t.view(ms.bfloat16)
-    return wrap(t)
+    w = wrap(t)
+    place = _device.placement(storage._location) if storage._location != "cpu" else None
+    return w if place is None else place_new(w, place)   # where the (mapped) location says
 
 
 def _finish(t, requires_grad, metadata=None):
@@ -365,18 +369,18 @@ def _get_layout(name):
 
 
 def _restored_device(device):
-    LOAD_STATE.restore(_Storage(D.uint8, 0), str(device))
+    """The device a tensor saved on ``device`` loads to (after map_location)."""
+    st = LOAD_STATE.restore(_Storage(D.uint8, 0), str(device))
+    return (st if isinstance(st, _Storage) else _Storage(D.uint8, 0))._location
 
 
 def _rebuild_device_tensor_from_numpy(data, dtype, device, requires_grad):
     from ..ops.creation import from_numpy
-    _restored_device(device)
-    return _finish(from_numpy(data).to(dtype), requires_grad)
+    return _finish(from_numpy(data).to(_restored_device(device), dtype), requires_grad)
 
 
 def _rebuild_device_tensor_from_cpu_tensor(data, dtype, device, requires_grad):
-    _restored_device(device)
-    return _finish(data.to(dtype), requires_grad)
+    return _finish(data.to(_restored_device(device), dtype), requires_grad)
 
 
 def _unsupported(what):

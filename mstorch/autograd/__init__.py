@@ -9,7 +9,7 @@ import re
 from mindspore import ops as _ops
 
 from .. import _ms_private as P
-from .._tensor import Tensor, wrap
+from .._tensor import Tensor, beside, wrap
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,
                         is_inference_mode_enabled)
 from .function import Function, FunctionCtx, once_differentiable
@@ -144,13 +144,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     res = []
     for i, (t, g) in enumerate(zip(ins, result)):
         if g is not None:
-            res.append(wrap(g))
+            res.append(beside(t, g))   # a gradient lives where its input does
         elif not allow_unused:
             raise RuntimeError(
                 f"The differentiated Tensor at index {i} appears to not have been used in the graph. Set "
                 "allow_unused=True if this is the desired behavior.")
         elif materialize_grads:
-            z = wrap(_ops.zeros_like(t._ms))
+            z = beside(t, _ops.zeros_like(t._ms))
             res.append(z.requires_grad_() if create_graph else z)
         else:
             res.append(None)

@@ -35,11 +35,14 @@ class FunctionCtx:
                         if t is not None and t.layout is not Tensor.layout}
         self._node.save_for_backward(*(None if t is None or i in self._sparse else t._ms
                                        for i, t in enumerate(tensors)))
+        self._saved_devs = tuple(None if t is None else t._dev for t in tensors)
 
     @property
     def saved_tensors(self):
         sparse = getattr(self, "_sparse", {})
-        return tuple(sparse[i] if i in sparse else None if s is None else wrap(s)
+        devs = getattr(self, "_saved_devs", ())
+        return tuple(sparse[i] if i in sparse else None if s is None else
+                     _placed(wrap(s), devs[i] if i < len(devs) else None)
                      for i, s in enumerate(self._node.saved_tensors))
 
     def mark_dirty(self, *tensors):
@@ -65,6 +68,11 @@ class _Bridge(P.FunctionBase):
         ctx.needs_input_grad = node.needs_input_grad
         ctx._inputs = tuple((a.shape, a.dtype) if isinstance(a, _MsTensor) else None for a in args)
         args = tuple(wrap(a) if isinstance(a, _MsTensor) else a for a in args)
+        call = _applying()[-1] if _applying() else None
+        if call is not None and call["devices"]:   # the inputs' devices (mstorch/_device.py)
+            for a, d in zip(args, call["devices"]):
+                if d is not None and isinstance(a, Tensor):
+                    a._dev = d
         ctx._node = node
         try:
             if user._setup_context:
@@ -75,14 +83,15 @@ class _Bridge(P.FunctionBase):
         finally:
             ctx._node = None
         node._torch_ctx = ctx
+        outs = out if isinstance(out, tuple) else (out,)
+        node._out_devs = tuple(o._dev if isinstance(o, Tensor) else None for o in outs)
+        if call is not None:
+            call["out_devices"] = node._out_devs
         dirty = getattr(ctx, "_dirty", None)
-        if dirty:
+        if dirty and call is not None:
             # an input modified in place and returned: apply hands back the caller's own tensor
-            outs = out if isinstance(out, tuple) else (out,)
-            applying = _applying()
-            if applying:
-                applying[-1][:] = [(i, j) for i, o in enumerate(outs) for j, a in enumerate(args)
-                                   if o is a and any(o is d for d in dirty)]
+            call["returned"] = [(i, j) for i, o in enumerate(outs) for j, a in enumerate(args)
+                                if o is a and any(o is d for d in dirty)]
         if isinstance(out, tuple):
             return tuple(o._ms if isinstance(o, Tensor) else o for o in out)
         return out._ms if isinstance(out, Tensor) else out
@@ -93,7 +102,9 @@ class _Bridge(P.FunctionBase):
         ctx = node._torch_ctx
         ctx._node = node
         try:
-            res = user._backward_impl(ctx, *(None if g is None else wrap(g) for g in grads))
+            devs = getattr(node, "_out_devs", ())
+            res = user._backward_impl(ctx, *(None if g is None else _placed(wrap(g), devs[i] if i < len(devs) else None)
+                                            for i, g in enumerate(grads)))
         finally:
             ctx._node = None
         return _check_grads(user, ctx, res)
@@ -210,18 +221,24 @@ class Function:
             args, kwargs = bound.args, bound.kwargs
         if kwargs:
             raise TypeError(f"forward() got an unexpected keyword argument '{next(iter(kwargs))}'")
-        returned = []   # filled by forward: (output index, input index) of inputs returned as outputs
+        # filled by forward: "returned", (output index, input index) of inputs returned as outputs, and the
+        # devices of its outputs; "devices": the inputs' devices, which forward's wrapped inputs take
+        call = {"returned": [], "out_devices": (),
+                "devices": [a._dev if isinstance(a, Tensor) else None for a in args]}
+        if not any(d is not None for d in call["devices"]):
+            call["devices"] = None
         applying = _applying()
-        applying.append(returned)
+        applying.append(call)
         try:
             out = cls._bridge.apply(*(a._ms if isinstance(a, Tensor) else a for a in args))
         finally:
             applying.pop()
+        devs = call["out_devices"]
         if isinstance(out, tuple):
-            res = [_output(o, cls) for o in out]
+            res = [_placed(_output(o, cls), devs[i] if i < len(devs) else None) for i, o in enumerate(out)]
         else:
-            res = [_output(out, cls)]
-        for i, j in returned:
+            res = [_placed(_output(out, cls), devs[0] if devs else None)]
+        for i, j in call["returned"]:
             args[j]._ms = res[i]._ms   # MindSpore moved the input's history onto this output
             res[i] = args[j]
         return tuple(res) if isinstance(out, tuple) else res[0]
@@ -236,6 +253,13 @@ def _applying():
     if stack is None:
         stack = _local.applying = []
     return stack
+
+
+def _placed(t, dev):
+    """``t`` labelled with device ``dev`` (a Function's outputs and gradients keep their devices)."""
+    if dev is not None and isinstance(t, Tensor):
+        t._dev = dev
+    return t
 
 
 def _output(o, cls):

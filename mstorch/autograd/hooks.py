@@ -12,7 +12,7 @@ from mindspore import ops as _ops
 from mindspore.ops import auto_generate as _gen
 
 from .. import _ms_private as P
-from .._tensor import Tensor, wrap, write_memory
+from .._tensor import Tensor, beside, wrap, write_memory
 from ..utils.hooks import RemovableHandle
 
 
@@ -35,7 +35,7 @@ def register_tensor_hook(tensor, hook):
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
 
     def ms_hook(grad):
-        r = hook(wrap(grad))
+        r = hook(beside(tensor, grad))   # the gradient is on the tensor's device
         return None if r is None else r._ms
 
     table = P.tensor_hooks(t)

@@ -295,7 +295,7 @@ _live = [0]
 def _alive(delta):
     # the op wrappers look for proxies only while some exist (see ops/_bind.proxies_alive)
     _live[0] += delta
-    _bind.PROXIES_ALIVE = _live[0] > 0
+    _bind.set_proxies_alive(_live[0] > 0)
 
 
 def find_proxy(args, kwargs):

@@ -2,7 +2,7 @@
 import mindspore as ms
 
 from .. import _ms_private as P
-from .._tensor import Tensor, wrap
+from .._tensor import Tensor, beside
 from ..ops.creation import empty as _empty
 
 
@@ -33,6 +33,8 @@ class Parameter(Tensor):
         p._ms = _ms_parameter(data._ms, bool(requires_grad))
         if data._meta:
             p._meta = True
+        if data._dev is not None:
+            p._dev = data._dev
         return p
 
     def __init__(self, data=None, requires_grad=True):
@@ -44,7 +46,7 @@ class Parameter(Tensor):
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
-        result = type(self)(wrap(self._ms.copy()), self.requires_grad)
+        result = type(self)(beside(self, self._ms.copy()), self.requires_grad)
         memo[id(self)] = result
         return result
 
@@ -85,11 +87,8 @@ class UninitializedTensorMixin:
     __slots__ = ()
 
     def materialize(self, shape, device=None, dtype=None):
-        if device is not None:
-            from .._device import check_available
-            check_available(device)
         dtype = self.dtype if dtype is None else dtype
-        self.data = _empty(shape, dtype=dtype)
+        self.data = _empty(shape, dtype=dtype, device=self.device if device is None else device)
         self.__class__ = self.cls_to_become
 
     @property
@@ -122,7 +121,9 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
 
     def __new__(cls, requires_grad=True, device=None, dtype=None):
         p = object.__new__(cls)
-        p._ms = _ms_parameter(_empty(0, dtype=dtype, device=device)._ms, bool(requires_grad))
+        e = _empty(0, dtype=dtype, device=device)
+        p._ms = _ms_parameter(e._ms, bool(requires_grad))
+        p._dev = e._dev
         return p
 
     def __init__(self, requires_grad=True, device=None, dtype=None):
@@ -141,7 +142,8 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
 
     def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
         t = object.__new__(cls)
-        t._ms = _empty(0, dtype=dtype, device=device, requires_grad=requires_grad)._ms
+        e = _empty(0, dtype=dtype, device=device, requires_grad=requires_grad)
+        t._ms, t._dev = e._ms, e._dev
         t.persistent = persistent
         t._is_buffer = True
         return t

@@ -6,10 +6,12 @@ exceptions are re-raised as torch's exception types with the first, readable lin
 """
 import inspect
 import re
+import threading
 from threading import get_ident as _get_ident
 
 import mindspore as ms
 
+from .. import _device
 from .. import _dtype as _D
 from .. import _ms_private as _P
 from .._cast import cast as _cast
@@ -28,12 +30,83 @@ _MS_NO_KERNEL = re.compile(r"Unsupported data type!.*but get input\[(?:\[const v
 # `"add" not implemented for 'Half'`)
 _SCALAR_NAMES = {str(d._ms): name for d, name in _D.SCALAR_TYPE_NAMES.items()}
 
-# torch.fx tracing (mstorch/fx/proxy.py): while a Proxy exists, each wrapper hands calls that have a Proxy
-# argument to `record_proxy_op`, which records them in the graph (torch's __torch_function__ on Proxy).
-# With no Proxy alive the wrapper pays one test of this global.
+# Two things intercept a call before it runs; with neither the wrapper pays one test of INTERCEPT.
+# - torch.fx tracing (mstorch/fx/proxy.py): while a Proxy exists, calls that have a Proxy argument go to
+#   `record_proxy_op`, which records them in the graph (torch's __torch_function__ on Proxy).
+# - device placement (mstorch/_device.py): while the process has devices (real or simulated), the tensor
+#   arguments must share a device (torch's error otherwise) and the results are placed on it.
+INTERCEPT = False
 PROXIES_ALIVE = False
+DEVICES = False
 record_proxy_op = None
 NOT_TRACED = None
+_NOT_INTERCEPTED = object()
+_inside = threading.local()   # depth of device-checked calls: an op's inner calls are its own business
+
+
+def set_proxies_alive(alive):
+    global PROXIES_ALIVE, INTERCEPT
+    PROXIES_ALIVE = alive
+    INTERCEPT = PROXIES_ALIVE or DEVICES
+
+
+def _set_devices(present):
+    global DEVICES, INTERCEPT
+    DEVICES = present
+    INTERCEPT = PROXIES_ALIVE or DEVICES
+
+
+_device.on_placed.append(_set_devices)
+_set_devices(_device.accel["kind"] is not None)
+
+
+def _intercept(fn, proxy_method, args, kwargs):
+    if PROXIES_ALIVE:
+        r = record_proxy_op(fn, proxy_method, args, kwargs)
+        if r is not NOT_TRACED:
+            return r
+    if not DEVICES or getattr(_inside, "depth", 0) or kwargs.get("device") is not None:
+        return _NOT_INTERCEPTED   # (a factory with device= places its result itself)
+    dev = common_device(args, kwargs)
+    if dev is None:
+        return _NOT_INTERCEPTED
+    _inside.depth = 1
+    try:
+        r = fn(*args, **kwargs)
+    finally:
+        _inside.depth = 0
+    _place_results(r, dev)
+    return r
+
+
+def common_device(args, kwargs):
+    """The device of an op's tensor arguments (None: all on the CPU), or torch's error when they differ. As
+    torch's TensorIterator: the first non-CPU device is the common one, and 0-dim CPU tensors (scalars) may
+    join it."""
+    tensors = []
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, Tensor):
+            tensors.append(a)
+        elif type(a) is list or type(a) is tuple:
+            tensors.extend(x for x in a if isinstance(x, Tensor))
+    common = next((t._dev for t in tensors if t._dev is not None), None)
+    if common is None:
+        return None
+    for t in tensors:
+        d = t._dev
+        if d != common and not (d is None and t.dim() == 0):
+            raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices, "
+                               f"{common} and {'cpu' if d is None else d}!")
+    return common
+
+
+def _place_results(r, dev):
+    if isinstance(r, Tensor):
+        if r._dev is None and not r._meta:
+            r._dev = dev
+    elif isinstance(r, (tuple, list)):
+        for x in r:
+            _place_results(x, dev)
 
 
 def _unwrap(a):
@@ -170,9 +243,9 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
     no_kernel = _no_kernel_dtypes(name)
 
     def fn(*args, **kwargs):
-        if PROXIES_ALIVE:
-            r = record_proxy_op(fn, proxy_method, args, kwargs)
-            if r is not NOT_TRACED:
+        if INTERCEPT:
+            r = _intercept(fn, proxy_method, args, kwargs)
+            if r is not _NOT_INTERCEPTED:
                 return r
         out = None
         if kwargs:

@@ -18,7 +18,6 @@ from .. import _ms_private as P
 from .. import _runtime
 from .._cast import cast, NP_BF16, bf16_bits
 from .. import _device
-from .._device import check_available
 from .._size import Size
 from .._tensor import Tensor, wrap
 from ._argerr import invalid_args
@@ -32,15 +31,24 @@ _as_strided = _gen.as_strided
 
 
 def _finish(t, requires_grad, device=None):
-    if device is not None:
-        check_available(device)
+    place = _device.default_placement() if device is None else _device.placement(device)
     w = wrap(t)
-    if _on_meta(device):
+    if place is not None:
+        place_new(w, place)
+    elif _on_meta(device):
         w._meta = True
     if requires_grad:
         if not D._FROM_MS[t.dtype].is_floating_point and not D._FROM_MS[t.dtype].is_complex:
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         w.requires_grad_(True)
+    return w
+
+
+def place_new(w, place):
+    """Put a factory's fresh result ``w`` on device ``place`` (its data moved there on a real device)."""
+    if not _device.accel["simulated"]:
+        w._ms = w._ms.move_to(_runtime.device_target())
+    w._dev = place
     return w
 
 
@@ -280,11 +288,15 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 def as_tensor(data, dtype=None, device=None):
     _check_dtype(dtype, "as_tensor")
     if isinstance(data, Tensor):
+        if device is not None:
+            return data.to(device=device, dtype=dtype)
         if dtype is None or dtype is data.dtype:
             return data
         return data.to(dtype)
     if isinstance(data, np.ndarray) and (dtype is None or dtype._np == data.dtype):
-        return from_numpy(data)
+        t = from_numpy(data)
+        place = _device.default_placement() if device is None else _device.placement(device)
+        return t if place is None else t.to(place)
     return _finish(_data_to_ms(data, dtype), False, device)
 
 
@@ -450,7 +462,7 @@ def _like(input, dtype, name):
 
 def _like_device(input):
     """A ``*_like`` factory without ``device=`` makes its tensor where ``input`` is (meta stays meta)."""
-    return "meta" if input._meta else None
+    return "meta" if input._meta else input.device
 
 
 @register("zeros_like", family=F, namespace="torch", raw=True)
@@ -741,8 +753,9 @@ def legacy_construct(args, kwargs, dtype, typed=False):
         raise TypeError(
             f"new() received an invalid combination of arguments - got "
             f"({', '.join([type(a).__name__ for a in args] + [f'{k}={type(v).__name__}' for k, v in kwargs.items()])})")
-    if kwargs.get("device") is not None:
-        check_available(kwargs["device"])
+    if kwargs.get("device") is not None and _device.placement(kwargs["device"]) is not None:
+        raise NotImplementedError("mstorch: the legacy constructor torch.Tensor(..., device=) places on the CPU "
+                                  "only; use torch.tensor(data, device=...) or torch.zeros(..., device=...)")
     if not args:
         return _filled((0,), 0, dtype)
     if len(args) == 1 and isinstance(args[0], Tensor):
@@ -824,24 +837,29 @@ def _array_wrap(self, array, context=None, return_scalar=False):
 
 
 def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return tensor(data, dtype=dtype or self.dtype, device=self.device if device is None else device,
+                  requires_grad=requires_grad)
 
 
 def _new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-    return zeros(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return zeros(*size, dtype=dtype or self.dtype, device=self.device if device is None else device,
+                  requires_grad=requires_grad)
 
 
 def _new_ones(self, *size, dtype=None, device=None, requires_grad=False):
-    return ones(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return ones(*size, dtype=dtype or self.dtype, device=self.device if device is None else device,
+                  requires_grad=requires_grad)
 
 
 def _new_empty(self, *size, dtype=None, device=None, requires_grad=False):
-    return empty(*size, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return empty(*size, dtype=dtype or self.dtype, device=self.device if device is None else device,
+                  requires_grad=requires_grad)
 
 
 def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
               pin_memory=False):
-    return full(size, fill_value, dtype=dtype or self.dtype, requires_grad=requires_grad)
+    return full(size, fill_value, dtype=dtype or self.dtype, device=self.device if device is None else device,
+                  requires_grad=requires_grad)
 
 
 TENSOR_MEMBERS = {"__new__": staticmethod(_tensor_new), "__array_wrap__": _array_wrap,

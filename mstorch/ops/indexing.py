@@ -291,10 +291,15 @@ def getitem(self, index):
     key, adv, copy = _parse(index, t.shape)
     if not adv:
         if copy:
-            return wrap(fresh(BasicIndex(t.shape, key).read(t)))
-        return index_view(self, key)
-    r = t if _is_noop(key) else BasicIndex(t.shape, key).read(t)
-    return wrap(solid(_advanced(r, adv)))
+            out = wrap(fresh(BasicIndex(t.shape, key).read(t)))
+        else:
+            out = index_view(self, key)
+    else:
+        r = t if _is_noop(key) else BasicIndex(t.shape, key).read(t)
+        out = wrap(solid(_advanced(r, adv)))
+    if self._dev is not None:   # (index tensors may stay on the CPU, as in torch)
+        out._dev = self._dev
+    return out
 
 
 # --- index assignment --------------------------------------------------------------------------------

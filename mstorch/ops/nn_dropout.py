@@ -30,6 +30,7 @@ from ..autograd.grad_mode import is_grad_enabled
 from .._tensor import wrap, scalar_type_name
 from .._cast import cast, bf16_bits
 from ._registry import register
+from .random import device_bernoulli_mask
 
 F = "nn.dropout"
 _ALPHA = 1.7580993408473766   # -SELU's negative saturation: scale * alpha
@@ -179,6 +180,12 @@ def _apply(input, p, train, inplace, feature=False, alpha=False, batched=True):
         out = ops.mul(x, ops.zeros((), x.dtype))
         return input._write(out) if inplace else wrap(out)
     nshape = _noise_shape(shape, feature)
+    if input._dev is not None and dt.is_floating_point and not alpha:
+        # on a device the mask comes from its generator (torch draws CUDA dropout from the CUDA generator)
+        noise = ops.div(cast(device_bernoulli_mask(input._dev, nshape if batched else nshape[1:], 1 - p), x.dtype),
+                        1 - p)
+        out = ops.mul(x, noise)
+        return input._write(out) if inplace else wrap(out)
     if not dt.is_floating_point:
         R.bernoulli_scalar(R.default_generator, int(np.prod(nshape)), 1 - p)   # torch draws before failing
         raise RuntimeError(f"result type Float can't be cast to the desired output type {scalar_type_name(dt)}")

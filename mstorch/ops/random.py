@@ -3,6 +3,8 @@ samplers (uniform_, normal_, random_, bernoulli_, exponential_, log_normal_, cau
 
 Values come from ``mstorch.random`` (torch's CPU MT19937 stream and per-distribution transformations,
 computed on the host); this file parses torch's signatures, validates like torch and builds tensors.
+Tensors on an accelerator draw from its generator instead (``_device_draw``: MindSpore's Philox kernels,
+or NumPy's Philox on simulated devices), as torch draws CUDA tensors from the CUDA generator.
 """
 import math
 
@@ -12,11 +14,12 @@ import mindspore as ms
 from .._runtime import read_host
 from .. import _dtype as D
 from .. import random as R
-from .._device import check_available
+from .. import _device
+from .._cast import cast
 from .._tensor import Tensor, wrap, scalar_type_name
 from ._bind import write_out
 from ._helpers import size_args
-from .creation import _on_meta, _size_kw
+from .creation import _on_meta, _size_kw, place_new
 from ._registry import register
 
 F = "random"
@@ -87,9 +90,10 @@ def _fill(self, values):
 
 
 def _new(values, dt, shape, out, requires_grad, device):
-    if device is not None:
-        check_available(device)
+    place = _device.default_placement() if device is None else _device.placement(device)
     t = wrap(_to_ms(values, dt, shape))
+    if place is not None:
+        place_new(t, place)
     if out is not None:
         return write_out(out, t)
     if requires_grad:
@@ -150,16 +154,92 @@ def _check_uniform(dt, low, high):
             f"to={_fmt(high)} and from={_fmt(low)} which result in to-from to exceed the limit")
 
 
+# --- draws on an accelerator ---------------------------------------------------------------------------
+
+def _device_generator(generator, dev):
+    """The generator a draw for device ``dev`` uses: torch's rule that it be of the tensor's device type."""
+    if generator is None:
+        return R.device_generator(dev)
+    if not isinstance(generator, R.DeviceGenerator):
+        if not isinstance(generator, R.Generator):
+            raise TypeError(f"expected a torch.Generator, but got {type(generator).__name__}")
+        raise RuntimeError(f"Expected a '{dev.type}' device type for generator but found 'cpu'")
+    return generator
+
+
+def _device_draw(gen, kind, shape, wide=D.float32, a=0.0, b=1.0):
+    """``kind`` ("uniform" on [a, b), "normal" with mean a and std b, "randint" on [a, b)) values of
+    ``shape`` from a DeviceGenerator, as a mindspore.Tensor (``wide``: float32/float64, int64 for randint)."""
+    n = math.prod(shape)
+    if gen._ms_gen is None:   # simulated devices: NumPy's Philox on the host
+        bits = gen.host_stream(n)
+        if kind == "uniform":
+            v = (a + (b - a) * bits.random(n)).astype(wide._np)
+        elif kind == "normal":
+            v = (a + b * bits.standard_normal(n)).astype(wide._np)
+        else:
+            v = bits.integers(a, b, n, dtype=np.int64)
+        return ms.Tensor(v.reshape(shape))
+    from mindspore import mint
+    if kind == "randint":
+        return mint.randint(a, b, shape, generator=gen._ms_gen, dtype=ms.int64)
+    draw = mint.rand if kind == "uniform" else mint.randn
+    v = draw(shape, generator=gen._ms_gen, dtype=wide._ms)
+    scale, shift = (b - a, a) if kind == "uniform" else (b, a)
+    return v if (scale, shift) == (1.0, 0.0) else ms.ops.add(ms.ops.mul(v, scale), shift)
+
+
+def _draw_dtype(dt):
+    """The dtype device draws are made in before the cast to ``dt`` (torch's opmath: float for half)."""
+    return D.float64 if dt is D.float64 else D.float32
+
+
+def _device_fill(self, generator, kind, a=0.0, b=1.0, then=None):
+    """An in-place sampler on a device tensor: draw, transform (``then``, on a mindspore.Tensor), write."""
+    if self.dtype.is_complex:
+        raise NotImplementedError(f"mstorch: complex random draws on '{self.device}' are not supported "
+                                  "(draw the real and imaginary parts, then torch.complex)")
+    gen = _device_generator(generator, self._dev)
+    v = _device_draw(gen, kind, tuple(self._ms.shape), D.int64 if kind == "randint" else _draw_dtype(self.dtype), a, b)
+    if then is not None:
+        v = then(v)
+    self._write(cast(v, self._ms.dtype))
+    return self
+
+
+def device_bernoulli_mask(dev, shape, p):
+    """A bool mindspore.Tensor of ``shape``, True with probability ``p``, from device ``dev``'s generator
+    (dropout's mask on a device)."""
+    return ms.ops.less(_device_draw(R.device_generator(dev), "uniform", tuple(shape)), float(p))
+
+
+def _placed(device, out):
+    """Where a sampling factory's result goes: ``out``'s device, ``device=``, or the default device."""
+    if out is not None:
+        return out._dev
+    return _device.default_placement() if device is None else _device.placement(device)
+
+
+def _device_new(v, dt, out, requires_grad, place):
+    t = wrap(cast(v, dt._ms))
+    t._dev = place
+    if out is not None:
+        return write_out(out, t)
+    return t.requires_grad_(True) if requires_grad else t
+
+
 # --- in-place samplers -------------------------------------------------------------------------------
 
 @register("uniform_", family=F, namespace="Tensor", raw=True)
 def uniform_(self, from_=0, to=1, *, generator=None):
     if self._meta:   # torch's meta kernels write nothing and draw nothing from the generator
         return self
-    gen = R._check_generator(generator)
+    gen = R._check_generator(generator) if self._dev is None else None
     dt = self.dtype
     low, high = float(from_), float(to)
     _check_uniform(dt, low, high)
+    if self._dev is not None:
+        return _device_fill(self, generator, "uniform", low, high)
     return _fill(self, _uniform_values(gen, self.numel(), dt, low, high))
 
 
@@ -167,10 +247,12 @@ def uniform_(self, from_=0, to=1, *, generator=None):
 def normal_(self, mean=0, std=1, *, generator=None):
     if self._meta:   # torch's meta kernels write nothing and draw nothing from the generator
         return self
-    gen = R._check_generator(generator)
+    gen = R._check_generator(generator) if self._dev is None else None
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
     _float_only(self.dtype, "normal_kernel_cpu")
+    if self._dev is not None:
+        return _device_fill(self, generator, "normal", float(mean), float(std))
     # torch's vectorised normal_fill needs a contiguous tensor; otherwise one draw per element
     return _fill(self, _normal_values(gen, self.numel(), self.dtype, float(mean), float(std),
                                       self.is_contiguous()))
@@ -265,6 +347,8 @@ def _random_values(gen, n, dt, frm=None, to=None, has_from=False):
 def random_(self, *args, generator=None, **kwargs):
     if self._meta:   # torch's meta kernels write nothing and draw nothing from the generator
         return self
+    if self._dev is not None:
+        return _device_random_(self, args, kwargs, generator)
     gen = R._check_generator(generator)
     if "from" in kwargs or len(args) == 2:
         frm = kwargs.pop("from", args[0] if args else 0)
@@ -276,6 +360,28 @@ def random_(self, *args, generator=None, **kwargs):
     if kwargs:
         raise TypeError(f"random_() got an unexpected keyword argument '{next(iter(kwargs))}'")
     return _fill(self, vals)
+
+
+def _device_random_(self, args, kwargs, generator):
+    """random_ on a device tensor: torch's ranges and checks, values drawn as integers on the device."""
+    dt = self.dtype
+    if dt.is_complex:
+        raise _not_impl("random_", dt)
+    if "from" in kwargs or len(args) == 2:
+        frm = int(kwargs.pop("from", args[0] if args else 0))
+        to = kwargs.pop("to", args[1] if len(args) == 2 else None)
+    else:
+        frm, to = 0, kwargs.pop("to", args[0] if args else None)
+    if kwargs:
+        raise TypeError(f"random_() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    if to is None:   # up to 2**digits for floats (torch's default range), the dtype's maximum for integers
+        to = (1 << _DIGITS[dt]) + 1 if dt.is_floating_point else 2 if dt is D.bool_ else \
+            min(int(np.iinfo(dt._np).max), (1 << 63) - 2) + 1
+    to = int(to)
+    if frm >= to:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={frm} >= to={to}")
+    _check_range(frm, to - 1, dt)
+    return _device_fill(self, generator, "randint", frm, to)
 
 
 def _check_p(p):
@@ -298,6 +404,11 @@ def _p_host(p):
 def bernoulli_(self, p=0.5, *, generator=None):
     if self._meta:   # torch's meta kernels write nothing and draw nothing from the generator
         return self
+    if self._dev is not None and not self.dtype.is_complex:
+        if not isinstance(p, Tensor):
+            _check_p(p)
+        pm = p._ms if isinstance(p, Tensor) else float(p)
+        return _device_fill(self, generator, "uniform", then=lambda u: ms.ops.less(u, pm))
     gen = R._check_generator(generator)
     if self.dtype.is_complex:
         raise _not_impl("bernoulli_scalar_cpu_", self.dtype)
@@ -321,12 +432,15 @@ def bernoulli_(self, p=0.5, *, generator=None):
 def exponential_(self, lambd=1.0, *, generator=None):
     if self._meta:   # torch's meta kernels write nothing and draw nothing from the generator
         return self
-    gen = R._check_generator(generator)
+    gen = R._check_generator(generator) if self._dev is None else None
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(float(lambd))}")
     if not self.dtype.is_floating_point:
         raise RuntimeError("Exponential distribution is a continuous probability distribution. dtype must be a "
                            f"floating point but you specified {scalar_type_name(self.dtype)}")
+    if self._dev is not None:   # -log(1 - u) / lambda
+        return _device_fill(self, generator, "uniform",
+                            then=lambda u: ms.ops.div(ms.ops.neg(ms.ops.log1p(ms.ops.neg(u))), float(lambd)))
     return _fill(self, R.to_host(R.exponential(gen, self.numel(), float(lambd)), self.dtype))
 
 
@@ -334,10 +448,14 @@ def exponential_(self, lambd=1.0, *, generator=None):
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     if self._meta:   # torch's meta kernels write nothing and draw nothing from the generator
         return self
-    gen = R._check_generator(generator)
+    gen = R._check_generator(generator) if self._dev is None else None
     if not self.dtype.is_floating_point:
         raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype must be a "
                            f"floating point but you specified {_CPP_NAMES.get(self.dtype, self.dtype)}")
+    if self._dev is not None:   # median + sigma * tan(pi * (u - 1/2))
+        return _device_fill(self, generator, "uniform", -0.5, 0.5,
+                            then=lambda u: ms.ops.add(ms.ops.mul(ms.ops.tan(ms.ops.mul(u, math.pi)), float(sigma)),
+                                                      float(median)))
     return _fill(self, R.to_host(R.cauchy(gen, self.numel(), float(median), float(sigma)), self.dtype))
 
 
@@ -345,12 +463,14 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     if self._meta:   # torch's meta kernels write nothing and draw nothing from the generator
         return self
-    gen = R._check_generator(generator)
+    gen = R._check_generator(generator) if self._dev is None else None
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(float(std))}")
     _float_only(self.dtype, "log_normal_cpu")
     if self.dtype.is_complex:
         raise _not_impl("log_normal_cpu", self.dtype)
+    if self._dev is not None:
+        return _device_fill(self, generator, "normal", float(mean), float(std), then=ms.ops.exp)
     return _fill(self, R.to_host(R.log_normal(gen, self.numel(), float(mean), float(std)), self.dtype))
 
 
@@ -358,11 +478,14 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
 def geometric_(self, p, *, generator=None):
     if self._meta:   # torch's meta kernels write nothing and draw nothing from the generator
         return self
-    gen = R._check_generator(generator)
+    gen = R._check_generator(generator) if self._dev is None else None
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(float(p))}")
     if self.dtype is D.bool_ or self.dtype.is_complex:
         raise _not_impl("geometric_cpu", self.dtype)
+    if self._dev is not None:   # ceil(log(1 - u) / log(1 - p))
+        return _device_fill(self, generator, "uniform",
+                            then=lambda u: ms.ops.ceil(ms.ops.div(ms.ops.log1p(ms.ops.neg(u)), math.log1p(-p))))
     vals = R.geometric(gen, self.numel(), float(p))
     return _fill(self, R.to_host(vals, self.dtype) if self.dtype.is_floating_point else vals.astype(self.dtype._np))
 
@@ -373,12 +496,16 @@ def geometric_(self, p, *, generator=None):
 def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
     size = _size_kw(sizes, size, "rand")
-    gen = R._check_generator(generator)
+    place = _placed(device, out)
+    gen = R._check_generator(generator) if place is None else None
     shape = size_args(size)
     dt = _factory_dtype(dtype, out)
     _float_only(dt, "check_uniform_bounds")
     if out is None and _on_meta(device):
         return _meta_tensor(shape, dt, requires_grad)
+    if place is not None:
+        return _device_new(_device_draw(_device_generator(generator, place), "uniform", shape, _draw_dtype(dt)), dt, out,
+                           requires_grad, place)
     n = math.prod(shape)
     return _new(_uniform_values(gen, n, dt, 0.0, 1.0), dt, shape, out, requires_grad, device)
 
@@ -387,12 +514,16 @@ def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, d
 def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False):
     size = _size_kw(sizes, size, "randn")
-    gen = R._check_generator(generator)
+    place = _placed(device, out)
+    gen = R._check_generator(generator) if place is None else None
     shape = size_args(size)
     dt = _factory_dtype(dtype, out)
     _float_only(dt, "normal_kernel_cpu")
     if out is None and _on_meta(device):
         return _meta_tensor(shape, dt, requires_grad)
+    if place is not None:
+        return _device_new(_device_draw(_device_generator(generator, place), "normal", shape, _draw_dtype(dt)), dt, out,
+                           requires_grad, place)
     return _new(_normal_values(gen, math.prod(shape), dt, 0.0, 1.0), dt, shape, out, requires_grad, device)
 
 
@@ -407,8 +538,7 @@ def _sampled_like(input, dtype, device, requires_grad, fill):
     in place. The stream runs in memory order, so a transposed input gets its values along its storage,
     and the result has the input's strides, as in torch."""
     shape, dt = _like(input, dtype)
-    if device is not None:
-        check_available(device)
+    place = input._dev if device is None else _device.placement(device)
     order = _memory_order(input) if _dense(input) else None   # (else torch's like-tensor is contiguous)
     if order is None:
         t = wrap(ms.ops.zeros(shape, dt._ms))
@@ -416,6 +546,8 @@ def _sampled_like(input, dtype, device, requires_grad, fill):
         t = wrap(ms.ops.zeros(tuple(shape[d] for d in order), dt._ms)).permute(*np.argsort(order).tolist())
     if _on_meta(device) if device is not None else input._meta:
         t._meta = True   # the sampler below then draws nothing
+    elif place is not None:
+        place_new(t, place)
     fill(t)
     if requires_grad:
         t.requires_grad_(True)
@@ -445,7 +577,8 @@ def _int_arg(v, name):
 @register("randint", family=F, namespace="torch", raw=True)
 def randint(*args, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
             pin_memory=False, **kw):
-    gen = R._check_generator(generator)
+    place = _placed(device, out)
+    gen = R._check_generator(generator) if place is None else None
     if len(args) == 3:
         low, high, size = args
     elif len(args) == 2:
@@ -464,6 +597,9 @@ def randint(*args, generator=None, out=None, dtype=None, layout=None, device=Non
     low, high = _int_arg(low, "low"), _int_arg(high, "high")
     shape = size_args((size,))
     dt = out.dtype if out is not None else (dtype or D.int64)
+    if place is not None:
+        t = _device_random_(place_new(wrap(ms.ops.zeros(shape, dt._ms)), place), (low, high), {}, generator)
+        return write_out(out, t) if out is not None else t.requires_grad_(True) if requires_grad else t
     vals = _random_values(gen, math.prod(shape), dt, low, high, has_from=True)
     return _new(vals, dt, shape, out, requires_grad, device)
 
@@ -484,7 +620,8 @@ _PERM_LIMIT = {D.float16: 2049, D.bfloat16: 257, D.float32: (1 << 24) + 1, D.flo
 @register("randperm", family=F, namespace="torch", raw=True)
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
              pin_memory=False):
-    gen = R._check_generator(generator)
+    place = _placed(device, out)
+    gen = R._check_generator(generator) if place is None else None
     n = _int_arg(n, "n")
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
@@ -495,6 +632,9 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
         raise RuntimeError(f"n is too large for result tensor type: '{dt}'")
     if dt is D.bool_ or dt.is_complex or dt in (D.uint16, D.uint32, D.uint64):
         raise _not_impl("randperm", dt)
+    if place is not None:   # the order that sorts n uniform keys
+        keys = _device_draw(_device_generator(generator, place), "uniform", (n,), D.float64)
+        return _device_new(ms.ops.argsort(keys), dt, out, requires_grad, place)
     vals = R.randperm(gen, n)
     return _new(R.to_host(vals, dt) if dt.is_floating_point else vals, dt, (n,), out, requires_grad, device)
 
@@ -515,8 +655,9 @@ def _apply(vals, dt, fn):
 @register("normal", family=F, namespace="torch", raw=True)
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
            pin_memory=False, requires_grad=False):
-    gen = R._check_generator(generator)
     mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
+    place = _placed(device, out) if not (mt or st) else (mean if mt else std)._dev
+    gen = R._check_generator(generator) if place is None else None
     if not mt and not st:
         if size is None:
             raise TypeError("normal() received an invalid combination of arguments - got (float, float), but "
@@ -526,6 +667,10 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         if std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(float(std))}")
         _float_only(dt, "normal_kernel_cpu")
+        if place is not None:
+            v = _device_draw(_device_generator(generator, place), "normal", shape, _draw_dtype(dt), float(mean),
+                             float(std))
+            return _device_new(v, dt, out, requires_grad, place)
         vals = _normal_values(gen, math.prod(shape), dt, float(mean), float(std))
         return _new(vals, dt, shape, out, requires_grad, device)
     if st:
@@ -540,6 +685,12 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     _float_only(dt, "normal_kernel_cpu")
     mshape = tuple(mean._ms.shape) if mt else ()
     shape = _broadcast(mshape, tuple(std._ms.shape)) if st else mshape
+    if place is not None:   # std * N(0, 1) + mean, in the draw dtype
+        wide = _draw_dtype(dt)
+        v = _device_draw(_device_generator(generator, place), "normal", shape, wide)
+        v = ms.ops.mul(v, cast(std._ms, wide._ms) if st else float(std))
+        v = ms.ops.add(v, cast(mean._ms, wide._ms) if mt else float(mean))
+        return _device_new(v, dt, out, False, place)
     vals = _normal_values(gen, math.prod(shape), dt, 0.0, 1.0 if st else float(std)).reshape(shape)
     if st:
         # normal_(0, 1), mul_(std), add_(mean): two rounded in-place ops; a float mean becomes a
@@ -548,7 +699,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     m = _host(mean) if mt else R.to_host(np.array([float(mean)], np.float64), dt).reshape(())
     mw = _wide(dt, mean.dtype if mt else dt)
     vals = _apply(vals, dt, lambda v: v.astype(mw) + m.astype(mw))
-    return _new(vals, dt, shape, out, False, None)
+    return _new(vals, dt, shape, out, False, (mean if mt else std).device)
 
 
 def _wide(a, b):
@@ -573,6 +724,13 @@ def _broadcast(a, b):
 
 @register("bernoulli", family=F, raw=True)
 def bernoulli(input, p=None, *, generator=None, out=None):
+    if input._dev is not None and input.dtype.is_floating_point:   # u < p on the device
+        if p is not None:
+            _check_p(p)
+        u = _device_draw(_device_generator(generator, input._dev), "uniform", tuple(input._ms.shape),
+                         _draw_dtype(input.dtype))
+        return _device_new(ms.ops.less(u, input._ms if p is None else float(p)), input.dtype, out, False,
+                           input._dev)
     gen = R._check_generator(generator)
     shape = tuple(input._ms.shape)
     if p is None:
@@ -580,7 +738,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     else:
         _check_p(p)
         vals = R.to_host(R.bernoulli_scalar(gen, input.numel(), float(p)), input.dtype)
-    return _new(vals, input.dtype, shape, out, False, None)
+    return _new(vals, input.dtype, shape, out, False, input.device)
 
 
 @register("multinomial", family=F, raw=True)
@@ -623,7 +781,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
         idx = R.multinomial_with_replacement(gen, probs, num_samples)
     shape = (num_samples,) if input.dim() == 1 else (probs.shape[0], num_samples)
-    return _new(idx.astype(np.int64), D.int64, shape, out, False, None)
+    return _new(idx.astype(np.int64), D.int64, shape, out, False, input.device)
 
 
 @register("poisson", family=F, namespace="torch", raw=True)
@@ -635,4 +793,4 @@ def poisson(input, generator=None):
     lam = _host(input).astype(np.float64).ravel()
     if lam.size and not (lam >= 0).all():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    return _new(R.to_host(R.poisson(gen, lam), dt), dt, tuple(input._ms.shape), None, False, None)
+    return _new(R.to_host(R.poisson(gen, lam), dt), dt, tuple(input._ms.shape), None, False, input.device)

@@ -61,7 +61,7 @@ from mindspore import ops
 from .._runtime import read_host
 from .. import _ms_private as P
 from .. import _runtime
-from .._tensor import Tensor, wrap
+from .._tensor import Tensor, beside, wrap
 
 _HOST_DTYPES = frozenset((ms.float32, ms.float64))
 # torch's 0-d state tensors (Adam's step, NAdam's mu_product, ASGD's eta and mu): host scalars everywhere
@@ -465,7 +465,7 @@ class Step:
             elif k in SCALAR_STATES:
                 a = host_array(t._ms) if t._view is None else None
                 if a is None:
-                    t = state[k] = wrap(_own_copy(t._ms))
+                    t = state[k] = beside(t, _own_copy(t._ms))
                     a = host_array(t._ms)
                 self.touched.append(t._ms)
                 bufs.append(a)
@@ -483,15 +483,15 @@ class Step:
         self.cache.pop(p, None)
         if not isinstance(value, np.ndarray):
             t = value.copy()
-            self.opt.state[p][key] = wrap(t)
+            self.opt.state[p][key] = beside(p, t)
             return t
         t = ms.Tensor(np.array(value, copy=True).reshape(p._ms.shape))
         if p._ms.dtype in _REDUCED:   # a state of the parameter's dtype, updated as a float32 copy
-            self.opt.state[p][key] = state = wrap(t.astype(p._ms.dtype))
+            self.opt.state[p][key] = state = beside(p, t.astype(p._ms.dtype))
             a = np.array(value, dtype=np.float32, copy=True)
             self.writeback.append((state, a))
             return a
-        self.opt.state[p][key] = state = wrap(t)
+        self.opt.state[p][key] = state = beside(p, t)
         a = host_array(t)
         if a is None:   # no shared memory: the array is copied into the tensor by finish()
             a = read_host(t).reshape(-1 if t.ndim == 0 else t.shape)
@@ -532,7 +532,7 @@ def _build(pm, state, keys, param, host):
         if host or (k in SCALAR_STATES and t._ms.ndim == 0):
             a = host_array(t._ms) if t._view is None else None
             if a is None:   # not its own memory (a view, a device copy): give the state its own
-                t = state[k] = wrap(_own_copy(t._ms))
+                t = state[k] = beside(t, _own_copy(t._ms))
                 a = host_array(t._ms)
                 if a is None:
                     if host:
@@ -543,7 +543,7 @@ def _build(pm, state, keys, param, host):
         else:
             tm = t._ms
             if t._view is not None or not tm.is_contiguous() or tm.storage_offset():
-                t = state[k] = wrap(tm.copy())
+                t = state[k] = beside(t, tm.copy())
             bufs.append(t._ms)
         states.append((k, t, t._ms))
     e = _Entry()
@@ -562,7 +562,9 @@ def _states_unchanged(e, state):
 
 def zeros_state(p):
     """torch.zeros_like(p) as a state tensor."""
-    return wrap(ops.zeros_like(p._ms))
+    return beside(p, ops.zeros_like(p._ms))
+
+
 
 
 def step_tensor(value=0.0):

@@ -85,22 +85,29 @@ class DefaultDeviceType:
 
 def get_device_states(*args):
     """Mirrors torch.utils.checkpoint.get_device_states: the ids of the accelerator devices the tensors in
-    ``args`` live on, and each device's generator state. mstorch draws every random number from its one CPU
-    generator, so a device's state is that generator's (CPU tensors add nothing, as in torch)."""
+    ``args`` live on, and each device's generator state (CPU tensors add nothing, as in torch)."""
     from ._pytree import tree_leaves
     ids = []
     for arg in tree_leaves(args):
         if isinstance(arg, Tensor) and arg.device.type not in ("cpu", "meta") and arg.get_device() not in ids:
             ids.append(arg.get_device())
-    return ids, [_random.get_rng_state() for _ in ids]
+    gens = _random.device_generators()
+    return ids, [gens[i].get_state() for i in ids]
 
 
 def set_device_states(devices, states, *, device_type=None):
     """Mirrors torch.utils.checkpoint.set_device_states (see ``get_device_states``)."""
     if device_type == "meta":
         return
-    for _, state in zip(devices, states):
-        _random.set_rng_state(state)
+    gens = _random.device_generators()
+    for i, state in zip(devices, states):
+        gens[i].set_state(state)
+
+
+def _rng_snapshot():
+    """The generators' states a recomputation starts from: the CPU generator's and every device's (torch
+    saves the CPU state and those of the devices the inputs are on; saving all is the same for the draws)."""
+    return _random.get_rng_state(), [g.get_state() for g in _random.device_generators()]
 
 
 def detach_variable(inputs):
@@ -128,10 +135,13 @@ def _meta(t):
 
 @contextlib.contextmanager
 def _at_forward_rng(state):
-    """Run with the CPU generator at ``state`` (None: leave it alone), restoring it afterwards."""
+    """Run with the generators at ``state`` (``_rng_snapshot``; None: leave them alone), restoring them
+    afterwards."""
     with _random.fork_rng(enabled=state is not None):
         if state is not None:
-            _random.set_rng_state(state)
+            _random.set_rng_state(state[0])
+            for g, st in zip(_random.device_generators(), state[1]):
+                g.set_state(st)
         yield
 
 
@@ -157,7 +167,7 @@ class CheckpointFunction(Function):
     def forward(ctx, run_function, preserve_rng_state, *args):
         check_backward_validity(args)
         ctx.run_function = run_function
-        ctx.fwd_cpu_state = _random.get_rng_state() if preserve_rng_state else None
+        ctx.fwd_cpu_state = _rng_snapshot() if preserve_rng_state else None
         ctx.inputs = [None if isinstance(a, Tensor) else a for a in args]
         ctx.tensor_indices = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         ctx.save_for_backward(*(a for a in args if isinstance(a, Tensor)))
@@ -339,7 +349,7 @@ def _checkpoint_without_reentrant(function, preserve, context_fn, determinism_ch
     job = _Job()
     job.fn, job.recompute_context = function, recompute_context
     job.check = determinism_check == _DEFAULT_DETERMINISM_MODE
-    job.fwd_cpu_state = _random.get_rng_state() if preserve else None
+    job.fwd_cpu_state = _rng_snapshot() if preserve else None
     called = []
     handle = register_module_forward_pre_hook(lambda m, _: called.append(m))
     try:

@@ -417,11 +417,15 @@ class Module(ms_nn.Cell):
             if param is None:
                 continue
             g = P.grad(param._ms)
+            old_dev = param._dev
             new = fn(param)
             if new._ms is not param._ms:
                 param._set_data(new._ms)
+            param._dev = new._dev   # (the Parameter object stays; its data may have moved to another device)
             if g is not None:
-                g2 = fn(wrap(g))
+                g_old = wrap(g)
+                g_old._dev = old_dev
+                g2 = fn(g_old)
                 P.set_grad(param._ms, g2._ms)
         for key, buf in self._buffers.items():
             if buf is not None:
@@ -436,26 +440,29 @@ class Module(ms_nn.Cell):
 
     def to(self, *args, **kwargs):
         dtype, dev, _copy = _parse_to(args, kwargs)
+        if dev is None and args and isinstance(args[0], Tensor):
+            dev = args[0].device
         check_available(dev)
         if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got desired "
                             f"dtype={dtype}")
-        if dtype is None:
+        if dtype is None and (dev is None or _device_cls(dev).type == "meta"):
             return self
 
         def convert(t):
-            if t.is_floating_point() or t.is_complex():
-                return t.to(dtype)
-            return t
+            if dtype is not None and (t.is_floating_point() or t.is_complex()):
+                return t.to(dev, dtype) if dev is not None else t.to(dtype)
+            return t.to(dev) if dev is not None else t
         return self._apply(convert)
 
     def cuda(self, device=None):
-        check_available(_device_cls("cuda") if device is None or isinstance(device, int) else device)
-        return self
+        if device is None or isinstance(device, int):
+            check_available(_device_cls("cuda"))
+        return self._apply(lambda t: t.cuda(device))
 
     def npu(self, device=None):
         check_available(_device_cls("npu"))
-        return self
+        return self._apply(lambda t: t.npu(device))
 
     # devices MindSpore has no target for: torch's error for a build without them
     def xpu(self, device=None):
@@ -468,7 +475,7 @@ class Module(ms_nn.Cell):
         check_available(_device_cls("mtia"))
 
     def cpu(self):
-        return self
+        return self._apply(lambda t: t.cpu())
 
     def type(self, dst_type):
         return self._apply(lambda t: t.type(dst_type))
