@@ -72,11 +72,24 @@ def _mode(reduction, size_average=None, reduce=None):
 
 
 def _reduce(loss, mode):
+    if mode == "none":
+        return loss
+    if loss.dtype in _HALF:
+        # torch accumulates half types in float32 and rounds once (and MindSpore's CPU sum has no bfloat16)
+        return cast(_reduce(cast(loss, _f32), mode), loss.dtype)
     if mode == "mean":
         return ops.mean(loss)
     if mode == "sum":
         return ops.sum(loss)
     return loss
+
+
+def _rounded_steps(dtype):
+    """For a half ``dtype``: a function rounding a float32 intermediate to it and back (torch's half kernels
+    round after every op, computing each in float32); the identity otherwise."""
+    if dtype in _HALF:
+        return lambda r: cast(cast(r, dtype), _f32)
+    return lambda r: r
 
 
 def _c(v, like):
@@ -134,8 +147,13 @@ def _broadcast(a, b):
 
 
 def _pair(input, target):
+    return _broadcast_checked(*promote(input, target)[:2])
+
+
+def _broadcast_checked(input, target):
+    """Both broadcast to their common shape, or torch's error naming the first mismatching dim."""
     try:
-        return _broadcast(*promote(input, target)[:2])
+        return _broadcast(input, target)
     except ValueError:
         for i, (p, q) in enumerate(zip(reversed(input.shape), reversed(target.shape))):
             if p != q and p != 1 and q != 1:
@@ -606,6 +624,9 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     dc = _c(delta, d)
     loss = ops.where(ops.less(z, dc), ops.mul(ops.square(d), _c(0.5, d)),
                      ops.mul(ops.sub(z, _c(0.5 * delta, d)), dc))
+    if loss.dtype != input.dtype:
+        # torch's kernel writes into a tensor like the input: computed in the common dtype, stored in input's
+        loss = cast(loss, input.dtype)
     if weight is not None:
         if tuple(weight.shape) != tuple(input.shape):
             raise ValueError("Weights and input must have the same size.")
@@ -702,10 +723,14 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
         x, t, zero = input, target, _c(0, input)
         margin_clamp = ops.maximum(ops.sub(_c(int(margin), x), x), zero)
     else:
-        x, t, _ = promote(input, target)
+        # the target is only compared: the loss keeps the input's dtype, as torch's (half types computed
+        # in float32, rounded after each op)
+        x, t, step = _upcast(input), target, _rounded_steps(input.dtype)
         zero = _c(0, x)
-        margin_clamp = ops.clamp(ops.sub(_c(margin, x), x), 0.0)
+        margin_clamp = ops.clamp(step(ops.sub(_c(margin, x), x)), 0.0)
     loss = ops.add(ops.where(ops.ne(t, _c(1, t)), margin_clamp, zero), ops.where(ops.ne(t, _c(-1, t)), x, zero))
+    if loss.dtype != input.dtype:
+        loss = cast(loss, input.dtype)
     return _reduce(loss, mode)
 
 
@@ -733,11 +758,13 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
                            "to invert a mask, use the `~` or `logical_not()` operator instead.")
     x, t, _ = promote(input, target)
+    # torch rounds every step to a half type (a float32 weight then promotes the rounded loss)
+    step = _rounded_steps(x.dtype)
 
     def run(v, w):
-        ls_pos = ops.neg(_SOFTPLUS(ops.neg(v)))
-        ls_neg = ops.neg(_SOFTPLUS(v))
-        return ops.neg(ops.add(ops.mul(w, ls_pos), ops.mul(ops.sub(_c(1, w), w), ls_neg)))
+        ls_pos = step(ops.neg(_SOFTPLUS(ops.neg(v))))
+        ls_neg = step(ops.neg(_SOFTPLUS(v)))
+        return ops.neg(ops.add(step(ops.mul(w, ls_pos)), step(ops.mul(step(ops.sub(_c(1, w), w)), ls_neg))))
     loss = _in_float(run, x, t)
     if weight is not None:
         loss = ops.mul(loss, weight)

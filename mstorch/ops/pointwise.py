@@ -272,6 +272,9 @@ def round(input, *, decimals=0):
         return fresh(input)
     if decimals == 0:
         return _zero_grad(ops.round(input), input)
+    if input.dtype in (ms.float16, ms.bfloat16):
+        # torch's half kernels scale and round in float32 (-65504 * 100 stays finite) and round once
+        return cast(round(cast(input, ms.float32), decimals=decimals), input.dtype)
     # torch scales by 10**|decimals| the way that keeps the scale exact: x * s / s, or x / s * s
     s = scalar_tensor(10.0 ** builtins.abs(decimals), d)
     if decimals > 0:
