@@ -136,3 +136,74 @@ def test_round_decimals_half_scales_in_float32(dtype, decimals):
 def test_softsign_integer_wraps_as_torch(src):
     # torch's x / (x.abs() + 1): abs and + 1 in the integer dtype, which wrap
     check(lambda T: T.nn.functional.softsign(eval(src, {"T": T})))   # noqa: S307
+
+
+# --- gradients at NaN ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fn", [lambda T, x: T.clamp(x, 0.0), lambda T, x: T.clamp(x, 0.0, 0.1),
+                                lambda T, x: x.clamp_max(0.1), lambda T, x: T.nn.functional.hardtanh(x),
+                                lambda T, x: T.relu(x),
+                                lambda T, x: T.nn.functional.hinge_embedding_loss(
+                                    x, T.tensor([0.5, -0.3, -1.0]), 0.5, reduction="none")])
+def test_gradient_at_nan_as_torch(fn):
+    # torch's clamp passes the gradient only where min <= x <= max, which NaN is not (relu: where x > 0 fails)
+    check(lambda T: _grad_of(T, [T.tensor([0.3, nan, -0.2], requires_grad=True)], fn))
+
+
+# --- bfloat16 through kernels MindSpore's CPU build lacks ------------------------------------------------
+
+@pytest.mark.parametrize("src", [
+    "T.diag_embed(T.tensor([[-0.5546875, -0.8046875, -0.0]], dtype=T.bfloat16).expand(2, 3), 1)",
+    "T.logsumexp(T.tensor([[110.5, -0.0, 504.0], [-3.3895313892515355e+38, 716.0, 322.0]], dtype=T.bfloat16), 1)",
+    "T.fill(T.tensor([[-0.66015625, 0.1298828125, 1.4296875]], dtype=T.bfloat16), 1.5)",
+    "T.nn.functional.margin_ranking_loss(T.tensor([[-0.78, 0.28, -1.6]], dtype=T.bfloat16), "
+    "T.tensor([[-1.74, -0.25, -1.0]], dtype=T.bfloat16), T.tensor([[1.0, -1.0, 1.0]], dtype=T.bfloat16))",
+    "T.special.logsumexp(T.zeros((3, 0), dtype=T.bfloat16), 1)",
+    "T.nn.functional.local_response_norm(T.ones(1, 3, 4, dtype=T.bfloat16), 2)",
+    "T.nn.functional.l1_loss(T.zeros((0, 4), dtype=T.bfloat16), T.tensor([-0.98, -0.46, -1.57, -0.83], dtype=T.bfloat16))",
+    "T.nn.functional.multilabel_soft_margin_loss(T.tensor([[-0.66, 0.12], [-0.42, -0.94]], dtype=T.bfloat16), "
+    "T.tensor([[0.53, 0.92], [0.26, 0.28]], dtype=T.bfloat16), size_average=False)",
+])
+def test_bfloat16_runs_in_float32_where_mindspore_lacks_the_kernel(src):
+    check(lambda T: eval(src, {"T": T}), rtol=1e-2, atol=1e-2)   # noqa: S307
+
+
+def test_bfloat16_fallback_keeps_gradients():
+    check(lambda T: _grad_of(T, [T.tensor([[0.5, 1.1, -1.5], [-0.2, 1.7, 0.6]], dtype=T.bfloat16, requires_grad=True)],
+                             lambda T, x: T.logsumexp(x, 0, True)), rtol=1e-2, atol=1e-2)
+
+
+# --- complex functions without a MindSpore kernel ---------------------------------------------------------
+
+@pytest.mark.parametrize("fn", ["expm1", "log1p", "special.expm1", "special.log1p"])
+def test_complex_expm1_log1p(fn):
+    vals = [complex(1.6, 0.63), complex(-1.1, -0.26), complex(1e-6, 1e-7), complex(0, 0), complex(-0.3, 0.2),
+            complex(1.74, 1.08), complex(nan, 1)]
+
+    def f(T):
+        mod = T.special if fn.startswith("special.") else T
+        return getattr(mod, fn.split(".")[-1])(T.tensor(vals))
+    check(f, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("inplace", [False, True])
+def test_nan_to_num_complex(inplace):
+    def f(T):
+        x = T.tensor([complex(nan, -0.75), complex(inf, 0.36), complex(1, -inf)])
+        return (x.nan_to_num_(1.0, 2.0, -2.0), x) if inplace else T.nan_to_num(x, 1.0, 2.0, -2.0)
+    check(f)
+
+
+# --- argument checks in torch's order ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("src", [
+    "T.bilinear(T.ones(2, 3), T.ones(2, 3), T.ones(4, 3))",
+    "T.bilinear(T.ones(2, 3), T.ones(2, 3, 1), T.ones(4, 3, 3))",
+    "T.bilinear(T.ones(2, 3), T.ones(3, 3), T.ones(4, 3, 3))",
+    "T.bilinear(T.ones(2, 3), T.ones(2, 3), T.ones(4, 2, 3))",
+    "T.bilinear(T.ones(2, 3), T.ones(2, 3), T.ones(4, 3, 2))",
+    "T.bilinear(T.ones(2, 3), T.ones(2, 3), T.ones(4, 3, 3), T.ones(2, 4))",
+    "T.bilinear(T.ones(2, 3), T.ones(2, 3), T.ones(4, 3, 3, 1))",
+])
+def test_bilinear_checks(src):
+    _same_error(src)
