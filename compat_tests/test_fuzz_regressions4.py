@@ -207,3 +207,13 @@ def test_nan_to_num_complex(inplace):
 ])
 def test_bilinear_checks(src):
     _same_error(src)
+
+
+@pytest.mark.parametrize("src", [
+    "T.polar(T.ones(2, dtype=T.float16), T.ones(2, dtype=T.float16))",
+    "T.polar(T.zeros((5, 0), dtype=T.float16), T.zeros((5, 0), dtype=T.float16))",
+    "F.cross_entropy(T.tensor([[32767, -3, 4, 32767, -4]], dtype=T.int16), T.zeros((0,), dtype=T.int64))",
+    "F.cross_entropy(T.ones(3, 2, dtype=T.complex64), T.tensor([-100, -100, -100, -100]))",
+])
+def test_dtype_checked_first_as_torch(src):
+    _same_error(src)

@@ -338,8 +338,12 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         return _cross_entropy_prob(input, target, weight, mode, ignore_index, label_smoothing, C)
     if label_smoothing > 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
+    # torch takes log_softmax (its dtype check: real floats only) before nll_loss checks the target
+    kernel = "log_softmax_lastdim_kernel_impl" if input.ndim <= 2 else "log_softmax_kernel_impl"
+    _float_only(input, kernel)
+    if input.dtype in (ms.complex64, ms.complex128):
+        _not_impl(kernel, input)
     _check_class_target(input, target, weight, C)
-    _float_only(input, "log_softmax_lastdim_kernel_impl" if input.ndim <= 2 else "log_softmax_kernel_impl")
     _no_grad_weight(weight, "nll_loss_forward" if input.ndim <= 2 else "nll_loss2d_forward")
     if target.size == 0:
         return _empty_loss(input, target.shape, mode)
