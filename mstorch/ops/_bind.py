@@ -168,6 +168,51 @@ def translate_error(exc, name):
     return RuntimeError(msg)
 
 
+def _has_bf16(a):
+    tp = type(a)
+    if tp is Tensor or isinstance(a, Tensor):
+        return a._ms.dtype == ms.bfloat16
+    return (tp is list or tp is tuple) and any(_has_bf16(x) for x in a)
+
+
+def _as_float32(a):
+    tp = type(a)
+    if tp is Tensor or isinstance(a, Tensor):
+        return _cast(a._ms, ms.float32) if a._ms.dtype == ms.bfloat16 else a._ms
+    if tp is list or tp is tuple:
+        return tp(_as_float32(x) for x in a)
+    return a
+
+
+def _as_bf16(r):
+    tp = type(r)
+    if tp is _MsTensor or isinstance(r, _MsTensor):
+        return _cast(r, ms.bfloat16) if r.dtype == ms.float32 else r
+    if tp is tuple or tp is list:
+        return tp(_as_bf16(x) for x in r)
+    if isinstance(r, tuple) and hasattr(r, "_fields"):
+        return tp(*(_as_bf16(x) for x in r))
+    return r
+
+
+def _bf16_in_float32(exc, name, impl, args, kwargs):
+    """MindSpore's CPU build lacks the bfloat16 variant of many kernels (torch's CPU kernels compute bfloat16
+    in float32 and round once): when a kernel refuses a bfloat16 operand, the op runs again with its
+    bfloat16 tensors as float32, and float32 results are rounded to bfloat16 where every floating tensor
+    argument was bfloat16 (mixed with a wider dtype, the result is that dtype's). None: not such a failure."""
+    if not isinstance(exc, (TypeError, RuntimeError, ValueError)) or "BFloat16" not in str(exc):
+        return None
+    if not (any(_has_bf16(a) for a in args) or any(_has_bf16(v) for v in kwargs.values())):
+        return None
+    if kwargs.get("dtype") is not None or not (isinstance(translate_error(exc, name), NotImplementedError)
+                                               or "does not support this kernel data type" in str(exc)):
+        return None
+    tensors = [a for a in list(args) + list(kwargs.values()) if isinstance(a, Tensor)]
+    round_back = all(t._ms.dtype == ms.bfloat16 for t in tensors if t.dtype.is_floating_point and t.ndim)
+    r = impl(*[_as_float32(a) for a in args], **{k: _as_float32(v) for k, v in kwargs.items()})
+    return _wrap_out(_as_bf16(r) if round_back else r)
+
+
 def _reraise(exc, name, method=False):
     """Raise ``exc`` from an op as torch's exception type (a method's argument errors worded as torch's
     method: ``self`` not counted); every failure switches op recording back on (a failed MindSpore kernel
@@ -269,7 +314,9 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
             except SparseOperand:   # a sparse argument has no dense storage: the sparse table's implementation
                 r = sparse_call(name, args, kwargs)
             except BaseException as exc:
-                _reraise(exc, name, method is not None)
+                r = _bf16_in_float32(exc, name, impl, args, kwargs) if not raw else None
+                if r is None:
+                    _reraise(exc, name, method is not None)
             if trace is not None:
                 trace(args, kwargs, r)
         # (after the call: an error of its own comes first, as in torch); the common dtypes stop at the `in`

@@ -338,26 +338,28 @@ def _has_nan(t):
             and bool(_np.isnan(host_view(t).sum())))
 
 
-def _keep_nan(fn):
+def _keep_nan(fn, masked=False):
+    """``masked``: torch's backward passes the gradient only where the input is inside the bounds
+    (clamp, hardtanh), which a NaN is not: its gradient is 0 (relu masks where the input is <= 0 instead)."""
     if not _kernels.HOST_WORKAROUNDS:
-        return _keep_nan_kernels(fn)
+        return _keep_nan_kernels(fn, masked)
 
     def run(x, *args, **kwargs):
         r = fn(x, *args, **kwargs)
         if _has_nan(x):
-            return _ms.where(_ms.isnan(x), x, r)
+            return _ms.where(_ms.isnan(x), _P.detach(x) if masked and _P.requires_grad(x) else x, r)
         return r
     run.__name__ = getattr(fn, "__name__", "op")
     run.__doc__ = f"mindspore.ops.{run.__name__}, with NaN in the first operand propagated as torch does."
     return run
 
 
-def _keep_nan_kernels(fn):
+def _keep_nan_kernels(fn, masked=False):
     # the device path: no host look; the NaNs are put back by one more kernel wherever x is floating
     def run(x, *args, **kwargs):
         r = fn(x, *args, **kwargs)
         if isinstance(x, _MsTensor) and x.dtype in _NAN_TYPES:
-            return _ms.where(_ms.isnan(x), x, r)
+            return _ms.where(_ms.isnan(x), _P.detach(x) if masked and _P.requires_grad(x) else x, r)
         return r
     run.__name__ = getattr(fn, "__name__", "op")
     run.__doc__ = f"mindspore.ops.{run.__name__}, with NaN in the first operand propagated as torch does."
@@ -366,10 +368,10 @@ def _keep_nan_kernels(fn):
 
 maximum = _keep_nan(_binary_f64(_ms.maximum))
 minimum = _keep_nan(_binary_f64(_ms.minimum))
-clamp = _keep_nan(clamp)
+clamp = _keep_nan(clamp, masked=True)
 clip = clamp
 relu = _keep_nan(_ms.relu)
-hardtanh = _keep_nan(_ms.hardtanh)
+hardtanh = _keep_nan(_ms.hardtanh, masked=True)
 _softplus_any = softplus
 softplus = _keep_nan(_softplus_any)
 

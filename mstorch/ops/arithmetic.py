@@ -26,7 +26,7 @@ from ._helpers import promote, float_result, dtype_of, to_operand, result_type, 
 from ._argerr import invalid_args, BINARY, BINARY_SCALAR_SELF
 from ._views import fresh, broadcast_shape
 from .pointwise import (F, register, _T, _TRUE, _bool, _f32, _f64, _f16, _bf16, _need_tensor, _not_impl,
-                        _zero_grad, _float_operands)
+                        _zero_grad, _float_operands, _COMPLEX, _make_complex)
 
 _NUMBER = (bool, int, float)
 _ONE = 1   # alpha's default: `alpha is _ONE` also tells True and 1.0 from 1
@@ -727,6 +727,10 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     d = dtype_of(input)
     if d._cat < D._FLOAT:
         return fresh(input)
+    if input.dtype in _COMPLEX:
+        # torch replaces in the real and the imaginary part alike
+        parts = (nan_to_num(part, nan, posinf, neginf) for part in (ops.real(input), ops.imag(input)))
+        return _make_complex(*parts)
     info = _finfo_max(d)
     posinf = info if posinf is None else posinf
     neginf = -info if neginf is None else neginf

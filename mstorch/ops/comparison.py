@@ -6,6 +6,7 @@ from .._runtime import read_host
 from . import _msops as ops
 
 from .. import _dtype as D
+from .. import _ms_private as P
 from ._argerr import invalid_args, BINARY
 from ._helpers import promote, dtype_of, to_operand, result_type, scalar_tensor, cast
 from .._tensor import Tensor, wrap
@@ -26,7 +27,7 @@ def clamp(input, min=None, max=None):
             "Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None",
             "Tensor input, Number min = None, Number max = None, *, Tensor out = None"))
     rt = result_type(*(x for x in (input, min, max) if x is not None))
-    x = input if input.dtype is rt._ms else cast(input, rt._ms)
+    x = xin = input if input.dtype is rt._ms else cast(input, rt._ms)
     # selects, not Maximum/Minimum: NaN passes through and, at x == bound, the gradient goes to x (torch)
     nan_bounds = rt._cat >= D._FLOAT and kinds == {True}   # a NaN in a tensor bound propagates too
     if min is not None:
@@ -37,6 +38,9 @@ def clamp(input, min=None, max=None):
         hi = to_operand(max, rt)
         above = ops.greater(x, hi)
         x = ops.where(ops.logical_or(above, ops.isnan(hi)) if nan_bounds else above, hi, x)
+    if xin is not x and P.requires_grad(xin) and ops._has_nan(xin):
+        # torch passes the gradient only where min <= x <= max holds, which it does not for NaN
+        x = ops.where(ops.isnan(xin), P.detach(x), x)
     return x
 
 

@@ -101,6 +101,8 @@ def _parts_check(name, a, b):
     if da is not db:
         raise RuntimeError(f"Expected object of scalar type {scalar_type_name(da)} but got scalar type "
                            f"{scalar_type_name(db)} for second argument")
+    if da is D.float16 and name == "polar":
+        raise NotImplementedError("\"polar_cpu\" not implemented for 'Half'")   # torch's CPU build has none
     if da is D.float16:
         raise RuntimeError(f"mstorch: torch.{name} of float16 parts gives torch.complex32, a dtype MindSpore does "
                            "not have")

@@ -42,6 +42,8 @@ def fill_(self, value):
         value = value.item()
     if isinstance(value, float) and t.dtype in (ms.int8, ms.int16, ms.int32, ms.int64, ms.uint8):
         value = int(value)
+    if t.dtype == ms.bfloat16 and t.ndim:    # (no bfloat16 FillV2 on CPU)
+        return self._write(ops.cast(ops.fill(ms.float32, t.shape, value), t.dtype))
     return self._write(ops.fill(t.dtype, t.shape, value) if t.ndim else ms.Tensor(value, t.dtype))
 
 

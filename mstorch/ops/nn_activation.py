@@ -317,7 +317,12 @@ def softplus(input, beta=1, threshold=20):
 def softsign(input):
     if input.dtype is _bool:
         _not_impl("abs_cpu", input)
-    return _in_float(ops.softsign, float_result(input))
+    if dtype_of(input)._cat < D._FLOAT:
+        # torch's input / (input.abs() + 1): abs and + 1 in the integer dtype, which wrap (int8 abs(-128) is
+        # -128, 127 + 1 is -128, uint8 255 + 1 is 0), then a true division
+        den = ops.add(ops.abs(input), scalar_tensor(1, dtype_of(input)))
+        return ops.div(float_result(input), float_result(den))
+    return _in_float(ops.softsign, input)
 
 
 def _logsigmoid32(x):

@@ -3,9 +3,10 @@ import mindspore as ms
 from . import _msops as ops
 
 from .. import _dtype as D
-from ._helpers import promote, wrap_dim, cast, dtype_of
+from .._tensor import scalar_type_name
+from ._helpers import promote, result_type, wrap_dim, cast, dtype_of
 from ._registry import PUBLIC, register
-from .nn_loss import F, _c, _float_only, _in_float, _mode, _pair, _reduce, _sg, _tname
+from .nn_loss import F, _broadcast_checked, _c, _float_only, _in_float, _mode, _reduce, _sg
 from .reduction import vector_norm
 from .arithmetic import abs as _abs
 
@@ -32,25 +33,23 @@ def _clamped_norm(n, eps):
 
 @register("cosine_similarity", family="nn.distance", namespace=("torch", "nn.functional"))
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    if getattr(x1, "ndim", 1) == 0 or getattr(x2, "ndim", 1) == 0:
-        # torch broadcasts first: a 0-d operand promotes as a dimensioned one (bfloat16 and a 0-d float32
-        # give float32)
-        rt = D.promote_types(dtype_of(x1), dtype_of(x2))
-        a, b = (x if x.dtype == rt._ms else cast(x, rt._ms) for x in (x1, x2))
-    else:
-        a, b, rt = promote(x1, x2)
+    rt = result_type(x1, x2)
     if rt._cat < D._FLOAT:
-        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {_tname(a)}")
-    a, b = _pair(a, b)
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {scalar_type_name(rt)}")
+    # torch converts only integer operands to the common dtype and normalises each operand in its own
+    # dtype before the product (which promotes): a float32 operand beside a float64 one is divided by its
+    # float32 norm
+    a, b = (cast(x, rt._ms) if dtype_of(x)._cat < D._FLOAT else x for x in (x1, x2))
+    a, b = _broadcast_checked(a, b)
     axis = wrap_dim(dim, a.ndim)
 
-    def run(u, v):
-        nu = vector_norm(u, 2, (axis,), True)
-        nv = vector_norm(v, 2, (axis,), True)
+    def unit(u):
+        # the norm rounded to u's dtype, then the quotient (half types: each step in float32, rounded once)
         # torch clamps the norms in place under no_grad: the gradient ignores the clamp
-        nu, nv = _clamped_norm(nu, eps), _clamped_norm(nv, eps)
-        return ops.sum(ops.mul(ops.div(u, nu), ops.div(v, nv)), axis)
-    return _in_float(run, a, b)
+        nu = _in_float(lambda w: _clamped_norm(vector_norm(w, 2, (axis,), True), eps), u)
+        return _in_float(ops.div, u, nu)
+    u, v, _ = promote(unit(a), unit(b))
+    return _in_float(lambda w: ops.sum(w, axis), _in_float(ops.mul, u, v))
 
 
 @register("triplet_margin_loss", family=F, namespace="nn.functional")

@@ -2,7 +2,7 @@
 from . import _msops as ops
 
 from . import _kernels as kernels
-from ._helpers import dtype_of
+from ._helpers import dtype_of, wrap_dim
 from ._registry import register
 from .products import _mm
 
@@ -59,9 +59,30 @@ def _n(t):
     return scalar_type_name(dtype_of(t))
 
 
+def _bilinear_check(input1, input2, weight, bias):
+    """torch's bilinear argument checks, in their order (a weight of too few dims fails reading its size)."""
+    if input1.ndim != input2.ndim:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} and {input2.ndim}")
+    for i in range(input1.ndim - 1):
+        if input1.shape[i] != input2.shape[i]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: got {input1.shape[i]} "
+                               f"and {input2.shape[i]}")
+    for k, x, name in ((1, input1, "input1"), (2, input2, "input2")):
+        wrap_dim(k, weight.ndim)
+        if x.shape[-1] != weight.shape[k]:
+            raise RuntimeError(f"bilinear(): {name} size does not match weight size: got {x.shape[-1]} but expected "
+                               f"{weight.shape[k]}")
+    if bias is not None and bias.shape[wrap_dim(0, bias.ndim)] != weight.shape[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.shape[0]} but expected "
+                           f"{weight.shape[0]}")
+    if weight.ndim != 3:
+        raise RuntimeError("number of dimensions must match")
+
+
 @register("bilinear", family=F, namespace=("torch", "nn.functional"))
 def bilinear(input1, input2, weight, bias=None):
     # out[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j] + b[o]
+    _bilinear_check(input1, input2, weight, bias)
     lead = input1.shape[:-1]
     x1 = input1.reshape(-1, input1.shape[-1])
     x2 = input2.reshape(-1, input2.shape[-1])

@@ -74,11 +74,24 @@ def _mode(reduction, size_average=None, reduce=None):
 
 
 def _reduce(loss, mode):
+    if mode == "none":
+        return loss
+    if loss.dtype in _HALF:
+        # torch accumulates half types in float32 and rounds once (and MindSpore's CPU sum has no bfloat16)
+        return cast(_reduce(cast(loss, _f32), mode), loss.dtype)
     if mode == "mean":
         return ops.mean(loss)
     if mode == "sum":
         return ops.sum(loss)
     return loss
+
+
+def _rounded_steps(dtype):
+    """For a half ``dtype``: a function rounding a float32 intermediate to it and back (torch's half kernels
+    round after every op, computing each in float32); the identity otherwise."""
+    if dtype in _HALF:
+        return lambda r: cast(cast(r, dtype), _f32)
+    return lambda r: r
 
 
 def _c(v, like):
@@ -136,8 +149,13 @@ def _broadcast(a, b):
 
 
 def _pair(input, target):
+    return _broadcast_checked(*promote(input, target)[:2])
+
+
+def _broadcast_checked(input, target):
+    """Both broadcast to their common shape, or torch's error naming the first mismatching dim."""
     try:
-        return _broadcast(*promote(input, target)[:2])
+        return _broadcast(input, target)
     except ValueError:
         for i, (p, q) in enumerate(zip(reversed(input.shape), reversed(target.shape))):
             if p != q and p != 1 and q != 1:
@@ -322,8 +340,12 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         return _cross_entropy_prob(input, target, weight, mode, ignore_index, label_smoothing, C)
     if label_smoothing > 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
+    # torch takes log_softmax (its dtype check: real floats only) before nll_loss checks the target
+    kernel = "log_softmax_lastdim_kernel_impl" if input.ndim <= 2 else "log_softmax_kernel_impl"
+    _float_only(input, kernel)
+    if input.dtype in (ms.complex64, ms.complex128):
+        _not_impl(kernel, input)
     _check_class_target(input, target, weight, C)
-    _float_only(input, "log_softmax_lastdim_kernel_impl" if input.ndim <= 2 else "log_softmax_kernel_impl")
     _no_grad_weight(weight, "nll_loss_forward" if input.ndim <= 2 else "nll_loss2d_forward")
     if target.size == 0:
         return _empty_loss(input, target.shape, mode)
@@ -649,6 +671,9 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     dc = _c(delta, d)
     loss = ops.where(ops.less(z, dc), ops.mul(ops.square(d), _c(0.5, d)),
                      ops.mul(ops.sub(z, _c(0.5 * delta, d)), dc))
+    if loss.dtype != input.dtype:
+        # torch's kernel writes into a tensor like the input: computed in the common dtype, stored in input's
+        loss = cast(loss, input.dtype)
     if weight is not None:
         if tuple(weight.shape) != tuple(input.shape):
             raise ValueError("Weights and input must have the same size.")
@@ -745,10 +770,14 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
         x, t, zero = input, target, _c(0, input)
         margin_clamp = ops.maximum(ops.sub(_c(int(margin), x), x), zero)
     else:
-        x, t, _ = promote(input, target)
+        # the target is only compared: the loss keeps the input's dtype, as torch's (half types computed
+        # in float32, rounded after each op)
+        x, t, step = _upcast(input), target, _rounded_steps(input.dtype)
         zero = _c(0, x)
-        margin_clamp = ops.clamp(ops.sub(_c(margin, x), x), 0.0)
+        margin_clamp = ops.clamp(step(ops.sub(_c(margin, x), x)), 0.0)
     loss = ops.add(ops.where(ops.ne(t, _c(1, t)), margin_clamp, zero), ops.where(ops.ne(t, _c(-1, t)), x, zero))
+    if loss.dtype != input.dtype:
+        loss = cast(loss, input.dtype)
     return _reduce(loss, mode)
 
 
@@ -776,11 +805,13 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
                            "to invert a mask, use the `~` or `logical_not()` operator instead.")
     x, t, _ = promote(input, target)
+    # torch rounds every step to a half type (a float32 weight then promotes the rounded loss)
+    step = _rounded_steps(x.dtype)
 
     def run(v, w):
-        ls_pos = ops.neg(_SOFTPLUS(ops.neg(v)))
-        ls_neg = ops.neg(_SOFTPLUS(v))
-        return ops.neg(ops.add(ops.mul(w, ls_pos), ops.mul(ops.sub(_c(1, w), w), ls_neg)))
+        ls_pos = step(ops.neg(_SOFTPLUS(ops.neg(v))))
+        ls_neg = step(ops.neg(_SOFTPLUS(v)))
+        return ops.neg(ops.add(step(ops.mul(w, ls_pos)), step(ops.mul(step(ops.sub(_c(1, w), w)), ls_neg))))
     loss = _in_float(run, x, t)
     if weight is not None:
         loss = ops.mul(loss, weight)

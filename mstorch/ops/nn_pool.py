@@ -403,14 +403,33 @@ def _adaptive_input(input, n, fn, kind):
     else:
         sep = ": " if kind == "max" else " "
         raise RuntimeError(f"{fn}(): Expected {n + 1}D or {n + 2}D tensor, but got{sep}{list(input.shape)}")
+    # torch's emptiness check: average pooling in 1-d and 2-d (the 1-d one runs the 2-d kernel on a
+    # dimension of size 1) looks at the pooled dims only, the others at every dim but the first
+    if kind == "avg" and n < 3:
+        name, shape = "adaptive_avg_pool2d", tuple(input.shape[:-1]) + ((1,) if n == 1 else ()) + input.shape[-1:]
+        dims = (len(shape) - 2, len(shape) - 1)
+    else:
+        name, shape, dims = fn, tuple(input.shape), range(1, input.ndim)
+    for i in dims:
+        if shape[i] == 0:
+            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input "
+                               f"has sizes {list(shape)} with dimension {i} being empty")
     _check_dtype(x, fn, ints=False)
     return x, unbatched
+
+
+def _adaptive_empty(x, size, unbatched):
+    """An empty batch or output size: torch's empty result (MindSpore's adaptive pools refuse empty dims)."""
+    out = ops._filled(x, tuple(x.shape[:-len(size)]) + tuple(size), 0)
+    return out.squeeze(0) if unbatched else out
 
 
 def _adaptive_avg(input, output_size, n):
     fn = f"adaptive_avg_pool{n}d"
     size = _adaptive_size(input, output_size, n, fn)
     x, unbatched = _adaptive_input(input, n, fn, "avg")
+    if x.size == 0 or 0 in size:
+        return _adaptive_empty(x, size, unbatched)
     dt = x.dtype
     if dt == ms.bfloat16:
         x = cast(x, ms.float32)
@@ -482,6 +501,9 @@ def _adaptive_max(input, output_size, return_indices, n):
     fn = f"adaptive_max_pool{n}d"
     size = _adaptive_size(input, output_size, n, fn)
     x, unbatched = _adaptive_input(input, n, fn, "max")
+    if x.size == 0 or 0 in size:
+        out = _adaptive_empty(x, size, unbatched)
+        return (out, ops.zeros(out.shape, ms.int64)) if return_indices else out
     dt = x.dtype
     if dt == ms.bfloat16:
         x = cast(x, ms.float32)

@@ -101,14 +101,25 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             raise ValueError("Lanczos mode requires antialias=True")
     if out_size is None:
         out_size = [math.floor(input.shape[i + 2] * scales[i]) for i in range(dim)]
-    if any(o <= 0 for o in out_size):
+    if mode == "area":
+        return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dim - 1](input, out_size)
+    _check_resize_sizes(input, out_size)
+    return _resize(input, out_size, scales, mode, align_corners, antialias)
+
+
+def _check_resize_sizes(input, out_size):
+    """torch's upsample_{1,2,3}d_common_check and its non-empty check, before any kernel (MindSpore's resize
+    kernels read out of bounds or crash on empty spatial dims)."""
+    dim = input.ndim - 2
+    if any(s <= 0 for s in input.shape[2:]) or any(o <= 0 for o in out_size):
         names = ("D", "H", "W")[3 - dim:]
         ins = ", ".join(f"{n}: {s}" for n, s in zip(names, input.shape[2:]))
         outs = ", ".join(f"{n}: {s}" for n, s in zip(names, out_size))
-        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({ins}) output ({outs})")
-    if mode == "area":
-        return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dim - 1](input, out_size)
-    return _resize(input, out_size, scales, mode, align_corners, antialias)
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({ins})"
+                           f"{' and' if dim == 1 else ''} output ({outs})")
+    if input.size == 0 and input.shape[1] == 0:
+        raise RuntimeError(f"Non-empty {input.ndim}D data tensor expected but got a tensor with sizes "
+                           f"{list(input.shape)}")
 
 
 def _kernel_name(mode, dim, antialias):
@@ -128,6 +139,9 @@ def _resize(x, out_size, scales, mode, align_corners, antialias):
         raise NotImplementedError(f"\"{_kernel_name(mode, dim, antialias)}\" not implemented for '{_name(x)}'"
                                   + ("; mstorch: uint8 linear/cubic resizing (torch's fixed-point kernel) is not "
                                      "supported, convert to float first" if x.dtype == ms.uint8 else ""))
+    if x.size == 0:
+        # an empty batch: MindSpore's resize gradients refuse it, torch returns an empty result
+        return ops._filled(x, tuple(x.shape[:2]) + tuple(out_size), 0)
     in_size = list(x.shape[2:])
     # MindSpore's kernels use in/out as the coordinate scale: exact for torch when the sizes set it
     consistent = scales is None or all(1.0 / s == i / o for s, i, o in zip(scales, in_size, out_size))

@@ -106,10 +106,38 @@ def _deg2rad(x):
     return _times_constant(x, math.pi / 180.0)
 
 
+_COMPLEX = (ms.complex64, ms.complex128)
+_make_complex = ops.Complex()
+
+
+def _log1p_complex(z):
+    # no complex Log1p kernel: torch's formula, log|1 + z| + i arg(1 + z) with |1 + z| from
+    # 0.5 log1p(x (x + 2) + y^2) near 0 (x itself where that underflows to 0), from hypot further out
+    x, y = ops.real(z), ops.imag(z)
+    d = dtype_of(x)
+    one = scalar_tensor(1, d)
+    theta = ops.atan2(y, ops.add(x, one))
+    r = ops.add(ops.mul(x, ops.add(x, scalar_tensor(2, d))), ops.square(y))
+    near = ops.where(ops.equal(r, scalar_tensor(0, d)), x, ops.mul(_log1p(r), scalar_tensor(0.5, d)))
+    far = ops.log(ops.hypot(ops.add(x, one), y))
+    return _make_complex(ops.where(ops.less(ops.hypot(x, y), scalar_tensor(0.5, d)), near, far), theta)
+
+
+def _expm1_complex(z):
+    # no complex Expm1 kernel: torch's formula, expm1(x) cos(y) - 2 sin(y / 2)^2 + i exp(x) sin(y)
+    x, y = ops.real(z), ops.imag(z)
+    d = dtype_of(x)
+    a = ops.sin(ops.mul(y, scalar_tensor(0.5, d)))
+    re = ops.sub(ops.mul(_expm1(x), ops.cos(y)), ops.mul(ops.square(a), scalar_tensor(2, d)))
+    return _make_complex(re, ops.mul(ops.exp(x), ops.sin(y)))
+
+
 def _log1p(x):
     # MindSpore's Log1p is log(1 + x): all precision is lost for tiny x. 2*atanh(x / (x + 2)) is exact
     # to ~1 ulp on |x| < 0.5 (its input is clamped there so the unused branch stays finite for autograd);
     # outside that range, log(1 + x) is.
+    if x.dtype in _COMPLEX:
+        return _log1p_complex(x)
     d = dtype_of(x)
     xs = ops.clamp(x, -0.5, 0.5)
     small = ops.mul(ops.atanh(ops.div(xs, ops.add(xs, scalar_tensor(2, d)))), scalar_tensor(2, d))
@@ -119,6 +147,8 @@ def _log1p(x):
 def _expm1(x):
     # MindSpore's Expm1 is exp(x) - 1 (no precision for tiny x). 2 sinh(x/2) exp(x/2) keeps it on
     # |x| <= 4; beyond, exp(x) - 1 is as exact as exp and reaches -1 exactly, as torch does.
+    if x.dtype in _COMPLEX:
+        return _expm1_complex(x)
     d = dtype_of(x)
     h = ops.mul(ops.clamp(x, -4.0, 4.0), scalar_tensor(0.5, d))
     mid = ops.mul(ops.mul(ops.sinh(h), ops.exp(h)), scalar_tensor(2, d))
@@ -272,6 +302,9 @@ def round(input, *, decimals=0):
         return fresh(input)
     if decimals == 0:
         return _zero_grad(ops.round(input), input)
+    if input.dtype in (ms.float16, ms.bfloat16):
+        # torch's half kernels scale and round in float32 (-65504 * 100 stays finite) and round once
+        return cast(round(cast(input, ms.float32), decimals=decimals), input.dtype)
     # torch scales by 10**|decimals| the way that keeps the scale exact: x * s / s, or x / s * s
     s = scalar_tensor(10.0 ** builtins.abs(decimals), d)
     if decimals > 0:
