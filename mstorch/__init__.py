@@ -135,6 +135,7 @@ from ._compile import compile  # noqa: E402,F401,A001
 from . import linalg, special  # noqa: E402,F401  (torch.linalg, torch.special: from the op table)
 from . import futures, jit, onnx, testing  # noqa: E402,F401
 from .futures import _CFuture as Future  # noqa: E402,F401  (torch.Future: torch._C.Future, the base class)
+from ._streams import Stream, Event  # noqa: E402,F401
 from . import distributed, multiprocessing  # noqa: E402,F401
 from . import hub  # noqa: E402,F401
 from . import profiler  # noqa: E402,F401
