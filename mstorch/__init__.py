@@ -136,6 +136,7 @@ from . import linalg, special  # noqa: E402,F401  (torch.linalg, torch.special: 
 from . import futures, jit, onnx, testing  # noqa: E402,F401
 from .futures import _CFuture as Future  # noqa: E402,F401  (torch.Future: torch._C.Future, the base class)
 from ._streams import Stream, Event  # noqa: E402,F401
+from ._C import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: E402,F401
 from . import distributed, multiprocessing  # noqa: E402,F401
 from . import hub  # noqa: E402,F401
 from . import profiler  # noqa: E402,F401
