@@ -42,3 +42,14 @@ def test_tensorboard_needs_its_package_as_in_torch():
         except ImportError as exc:
             errors.append((type(exc), str(exc)))
     assert len(errors) == 2 and errors[0] == errors[1], errors
+
+
+def test_nested_tensors_refuse_by_name():
+    """torch.nested's names exist in torch; mstorch names each and the reason when it is reached."""
+    import pytest
+    import mstorch
+    import torch
+    for name in ("nested_tensor", "as_nested_tensor", "nested_tensor_from_jagged", "to_padded_tensor"):
+        assert callable(getattr(torch.nested, name))
+        with pytest.raises(AttributeError, match=f"torch.nested.{name} is not provided by mstorch: nested"):
+            getattr(mstorch.nested, name)
