@@ -39,9 +39,10 @@ def _inputs(T, *shapes, dtype="float64"):
     return tuple(T.tensor(rand(*s, dtype=dtype, seed=i)).requires_grad_() for i, s in enumerate(shapes))
 
 
-def _bad_function(T, factor):
+def _bad_function(T, factor, detach=False):
     class Scaled(T.autograd.Function):
-        """x * x with a backward scaled by ``factor`` (1.0 is the right one)."""
+        """x * x with a backward scaled by ``factor`` (1.0 is the right one); ``detach``: a backward that is
+        right but not differentiable in x (the second derivative is lost)."""
         @staticmethod
         def forward(ctx, a):
             ctx.save_for_backward(a)
@@ -50,23 +51,8 @@ def _bad_function(T, factor):
         @staticmethod
         def backward(ctx, g):
             (a,) = ctx.saved_tensors
-            return g * a * (2 * factor)
+            return g * (a.detach() if detach else a) * (2 * factor)
     return Scaled.apply
-
-
-def _detached_backward(T):
-    class Square(T.autograd.Function):
-        """x * x whose backward is right but not differentiable in x (the second derivative is lost)."""
-        @staticmethod
-        def forward(ctx, a):
-            ctx.save_for_backward(a)
-            return a * a
-
-        @staticmethod
-        def backward(ctx, g):
-            (a,) = ctx.saved_tensors
-            return g * a.detach() * 2
-    return Square.apply
 
 
 def _unscaled(T):
@@ -116,7 +102,7 @@ CASES = {
         lambda a: a.pow(3).sum(0), _inputs(T, (2, 3))))[1],
     "gradgrad_right": lambda T: T.autograd.gradgradcheck(lambda a: _bad_function(T, 1.0)(a) * a, _inputs(T, (3,)),
                                                          _inputs(T, (3,))[:1]),
-    "gradgrad_wrong": lambda T: T.autograd.gradgradcheck(_detached_backward(T), _inputs(T, (3,)),
+    "gradgrad_wrong": lambda T: T.autograd.gradgradcheck(_bad_function(T, 1.0, detach=True), _inputs(T, (3,)),
                                                          _inputs(T, (3,))[:1]),
 }
 

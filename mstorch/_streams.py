@@ -24,12 +24,8 @@ def _no_events():
     raise RuntimeError("cpu backend doesn't support events.")
 
 
-class Stream:
-    """Mirrors torch.Stream on the CPU."""
-
-    def __init__(self, device=None, *, priority=0):
-        dev = _cpu_only(device, "Stream")
-        self.device_type, self.device_index, self.stream_id = dev.type, -1, 0
+class _CpuHandle:
+    """What the CPU's stream and event share: the device, and work that is always complete."""
 
     @property
     def device(self):
@@ -40,6 +36,14 @@ class Stream:
 
     def synchronize(self):
         pass
+
+
+class Stream(_CpuHandle):
+    """Mirrors torch.Stream on the CPU."""
+
+    def __init__(self, device=None, *, priority=0):
+        dev = _cpu_only(device, "Stream")
+        self.device_type, self.device_index, self.stream_id = dev.type, -1, 0
 
     def record_event(self, event=None):
         _no_events()
@@ -74,7 +78,7 @@ class Stream:
                 f"stream_id={self.stream_id}")
 
 
-class Event:
+class Event(_CpuHandle):
     """Mirrors torch.Event on the CPU."""
 
     def __init__(self, device=None, *, enable_timing=False, blocking=False, interprocess=False):
@@ -82,16 +86,6 @@ class Event:
         self.device_type, self.device_index, self.event_id = dev.type, -1, 0
         self._flag = 1 if enable_timing else 0
         self._timing = enable_timing
-
-    @property
-    def device(self):
-        return _device(self.device_type)
-
-    def query(self):
-        return True
-
-    def synchronize(self):
-        pass
 
     def record(self, stream=None):
         _no_events()

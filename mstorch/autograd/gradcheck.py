@@ -11,6 +11,7 @@ import warnings
 
 from .._tensor import Tensor
 from . import forward_ad as fwAD
+from .functional import _tupled as _as_tuple
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -54,14 +55,6 @@ If the test
 
 def _mt():
     return sys.modules["mstorch"]
-
-
-def _as_tuple(x):
-    if isinstance(x, tuple):
-        return x
-    if isinstance(x, list):
-        return tuple(x)
-    return (x,)
 
 
 def _is_float(t):

@@ -210,8 +210,8 @@ def _channels_mask(t, dim, keep):
     return mask
 
 
-class RandomUnstructured(BasePruningMethod):
-    """Mirrors torch.nn.utils.prune.RandomUnstructured: prunes the entries with the largest uniform draws."""
+class _EntryPruning(BasePruningMethod):
+    """Unstructured pruning: the ``amount`` entries that ``_chosen`` picks are zeroed in the mask."""
     PRUNING_TYPE = "unstructured"
 
     def __init__(self, amount):
@@ -222,64 +222,70 @@ class RandomUnstructured(BasePruningMethod):
         n = _count(self.amount, t.nelement())
         mask = default_mask.clone(memory_format=_mt().contiguous_format)
         if n != 0:
-            draws = _mt().rand_like(t)
-            mask.view(-1)[_mt().topk(draws.view(-1), k=n).indices] = 0
+            mask.view(-1)[self._chosen(t, n)] = 0
         return mask
+
+
+class RandomUnstructured(_EntryPruning):
+    """Mirrors torch.nn.utils.prune.RandomUnstructured: prunes the entries with the largest uniform draws."""
+
+    def _chosen(self, t, n):
+        return _mt().topk(_mt().rand_like(t).view(-1), k=n).indices
 
     @classmethod
     def apply(cls, module, name, amount):
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
+class L1Unstructured(_EntryPruning):
     """Mirrors torch.nn.utils.prune.L1Unstructured: prunes the entries of smallest magnitude."""
-    PRUNING_TYPE = "unstructured"
 
-    def __init__(self, amount):
-        _check_amount(amount)
-        self.amount = amount
-
-    def compute_mask(self, t, default_mask):
-        n = _count(self.amount, t.nelement())
-        mask = default_mask.clone(memory_format=_mt().contiguous_format)
-        if n != 0:
-            mask.view(-1)[_mt().topk(t.abs().view(-1), k=n, largest=False).indices] = 0
-        return mask
+    def _chosen(self, t, n):
+        return _mt().topk(t.abs().view(-1), k=n, largest=False).indices
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
         return super().apply(module, name, amount=amount, importance_scores=importance_scores)
 
 
-class RandomStructured(BasePruningMethod):
-    """Mirrors torch.nn.utils.prune.RandomStructured: prunes whole channels along ``dim`` at random."""
+class _ChannelPruning(BasePruningMethod):
+    """Structured pruning along ``dim``: the mask keeps the channels ``_kept`` picks (of ``size``, ``n`` pruned)."""
     PRUNING_TYPE = "structured"
+
+    def compute_mask(self, t, default_mask):
+        _check_structured(t, self.dim)
+        size = t.shape[self.dim]
+        n = _count(self.amount, size)
+        keep = self._kept(t, size, n)
+        if n == 0:
+            return default_mask
+        mask = _channels_mask(t, self.dim, keep)
+        mask *= default_mask.to(dtype=mask.dtype)
+        return mask
+
+
+class RandomStructured(_ChannelPruning):
+    """Mirrors torch.nn.utils.prune.RandomStructured: prunes whole channels along ``dim`` at random."""
 
     def __init__(self, amount, dim=-1):
         _check_amount(amount)
         self.amount = amount
         self.dim = dim
 
-    def compute_mask(self, t, default_mask):
-        _check_structured(t, self.dim)
-        size = t.shape[self.dim]
-        n = _count(self.amount, size)
-        if n == 0:
-            return default_mask
+    def _kept(self, t, size, n):
+        if n == 0:          # torch draws nothing then: the generator does not advance
+            return None
         draws = _mt().rand(size)
         # the channels whose draw is above the n-th smallest survive
-        mask = _channels_mask(t, self.dim, draws > _mt().kthvalue(draws, k=n).values)
-        mask *= default_mask.to(dtype=mask.dtype)
-        return mask
+        return draws > _mt().kthvalue(draws, k=n).values
 
     @classmethod
     def apply(cls, module, name, amount, dim=-1):
         return super().apply(module, name, amount=amount, dim=dim)
 
 
-class LnStructured(BasePruningMethod):
+class LnStructured(_ChannelPruning):
     """Mirrors torch.nn.utils.prune.LnStructured: prunes the channels along ``dim`` of smallest L``n`` norm."""
-    PRUNING_TYPE = "structured"
 
     def __init__(self, amount, n, dim=-1):
         _check_amount(amount)
@@ -287,18 +293,10 @@ class LnStructured(BasePruningMethod):
         self.n = n
         self.dim = dim
 
-    def compute_mask(self, t, default_mask):
-        _check_structured(t, self.dim)
-        size = t.shape[self.dim]
-        n = _count(self.amount, size)
+    def _kept(self, t, size, n):
         dim = self.dim % t.dim()
         norms = _mt().norm(t, p=self.n, dim=[d for d in range(t.dim()) if d != dim])
-        keep = _mt().topk(norms, k=size - n, largest=True).indices
-        if n == 0:
-            return default_mask
-        mask = _channels_mask(t, self.dim, keep)
-        mask *= default_mask.to(dtype=mask.dtype)
-        return mask
+        return _mt().topk(norms, k=size - n, largest=True).indices
 
     @classmethod
     def apply(cls, module, name, amount, n, dim, importance_scores=None):
