@@ -12,6 +12,7 @@ import contextlib
 import enum
 import gzip
 import json
+import logging
 import os
 import shutil
 import socket
@@ -376,9 +377,15 @@ class _KernelRecorder:
     def __init__(self):
         from mindspore import profiler as ms_profiler
         self._dir = tempfile.mkdtemp(prefix="mstorch_profiler_")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        # MindSpore logs its own notices here (the class's deprecation in favour of its torch-like API, which
+        # would parse every window; a schedule without warmup): nothing a torch user can act on
+        ms_log = logging.getLogger(f"ME.mindspore.log.{os.getpid()}")
+        level = ms_log.level
+        ms_log.setLevel(logging.ERROR)
+        try:
             self._profiler = ms_profiler.Profiler(start_profile=False, output_path=self._dir)
+        finally:
+            ms_log.setLevel(level)
         self._profiler.start()
 
     def stop(self):
