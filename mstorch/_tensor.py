@@ -484,21 +484,6 @@ class Tensor:
     def detach(self):
         return wrap(P.detach(self._ms))
 
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        from . import overrides
-        overrides.subclass_created(cls)
-
-    @classmethod
-    def __torch_function__(cls, func, types, args=(), kwargs=None):
-        """torch.Tensor.__torch_function__: run ``func`` with overrides off and return its tensors as ``cls``
-        (the default every Tensor subclass inherits; mstorch/overrides.py)."""
-        from . import overrides
-        if not all(issubclass(cls, t) for t in types):
-            return NotImplemented
-        with overrides.DisableTorchFunctionSubclass():
-            return overrides.convert(func(*args, **(kwargs or {})), cls)
-
     def as_subclass(self, cls):
         """torch.Tensor.as_subclass: the same data (and autograd history) as an instance of ``cls``, a Tensor
         subclass (torchvision's tv_tensors are made this way)."""

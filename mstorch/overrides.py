@@ -54,7 +54,13 @@ def _overrides(obj):
     if tp is _tensor_cls():
         return False
     impl = getattr(tp, "__torch_function__", None)
-    return impl is not None and getattr(impl, "__func__", impl) is not _disabled_torch_function_impl
+    if impl is None or getattr(impl, "__func__", impl) is _disabled_torch_function_impl:
+        return False
+    # a real torch tensor (a process that imports both, as the compatibility tests do) is a foreign object to
+    # mstorch's ops, not a tensor-like: its __torch_function__ would call the mstorch op back with torch's
+    # overrides disabled, not ours
+    return isinstance(obj, _tensor_cls()) or not any(
+        c.__name__ == "TensorBase" and c.__module__ == "torch._C" for c in tp.__mro__)
 
 
 def _flatten(relevant_args):
@@ -171,9 +177,24 @@ def convert(ret, cls):
     return ret
 
 
-def subclass_created(cls):
-    """Called for each new Tensor subclass: one that overrides turns the op wrappers' check on."""
+def _tensor_torch_function(cls, func, types, args=(), kwargs=None):
+    """torch.Tensor.__torch_function__: run ``func`` with overrides off and return its tensors as ``cls`` (the
+    default every Tensor subclass inherits)."""
+    if not all(issubclass(cls, t) for t in types):
+        return NotImplemented
+    with DisableTorchFunctionSubclass():
+        return convert(func(*args, **(kwargs or {})), cls)
+
+
+def _tensor_init_subclass(cls, **kwargs):
+    """Each new Tensor subclass: one that overrides turns the op wrappers' check on."""
+    super(_tensor_cls(), cls).__init_subclass__(**kwargs)
     impl = getattr(cls, "__torch_function__", None)
     if impl is not None and getattr(impl, "__func__", impl) is not _disabled_torch_function_impl:
         from .ops import _bind
         _bind.TORCH_FUNCTION_SUBCLASSES = True
+
+
+# installed on Tensor by mstorch/_install.py
+TENSOR_MEMBERS = {"__torch_function__": classmethod(_tensor_torch_function),
+                  "__init_subclass__": classmethod(_tensor_init_subclass)}
