@@ -23,3 +23,33 @@ def test_import_without_torch_installed():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "3.0"
+
+
+def test_tensorboard_needs_its_package_as_in_torch():
+    """torch.utils.tensorboard imports the tensorboard package first: without it both raise the same error."""
+    import importlib
+    import pytest
+    try:
+        import tensorboard  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("tensorboard is installed: SummaryWriter is refused by name instead (known-differences)")
+    errors = []
+    for name in ("torch.utils.tensorboard", "mstorch.utils.tensorboard"):
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            errors.append((type(exc), str(exc)))
+    assert len(errors) == 2 and errors[0] == errors[1], errors
+
+
+def test_nested_tensors_refuse_by_name():
+    """torch.nested's names exist in torch; mstorch names each and the reason when it is reached."""
+    import pytest
+    import mstorch
+    import torch
+    for name in ("nested_tensor", "as_nested_tensor", "nested_tensor_from_jagged", "to_padded_tensor"):
+        assert callable(getattr(torch.nested, name))
+        with pytest.raises(AttributeError, match=f"torch.nested.{name} is not provided by mstorch: nested"):
+            getattr(mstorch.nested, name)

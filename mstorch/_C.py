@@ -61,19 +61,8 @@ class _ExcludeDispatchKeyGuard:
         return self._guard.__exit__(*exc)
 
 
-class DisableTorchFunctionSubclass:
-    """torch._C.DisableTorchFunctionSubclass: within it, Tensor subclasses' ``__torch_function__`` is not
-    consulted. mstorch never consults it (its ops do not dispatch to subclass overrides), so there is nothing
-    to switch off."""
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
-DisableTorchFunction = DisableTorchFunctionSubclass
+from .overrides import (DisableTorchFunctionSubclass, DisableTorchFunction,  # noqa: E402,F401
+                        _disabled_torch_function_impl)
 
 
 def _log_api_usage_once(event):

@@ -138,8 +138,11 @@ from .amp.autocast_mode import (get_autocast_dtype, set_autocast_dtype, is_autoc
                                 set_autocast_gpu_dtype, is_autocast_cpu_enabled, set_autocast_cpu_enabled)
 from ._compile import compile  # noqa: E402,F401,A001
 from . import linalg, special  # noqa: E402,F401  (torch.linalg, torch.special: from the op table)
-from . import jit, onnx, testing  # noqa: E402,F401
-from . import distributed, futures, multiprocessing  # noqa: E402,F401
+from . import futures, jit, nested, onnx, testing  # noqa: E402,F401
+from ._future import _CFuture as Future  # noqa: E402,F401  (torch.Future: torch._C.Future, the base class)
+from ._streams import Stream, Event  # noqa: E402,F401
+from ._C import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: E402,F401
+from . import distributed, multiprocessing  # noqa: E402,F401
 from . import hub  # noqa: E402,F401
 from . import profiler  # noqa: E402,F401
 from . import storage  # noqa: E402,F401

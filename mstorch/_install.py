@@ -9,7 +9,7 @@ earlier one, so which code answers ``x.name`` does not depend on import order):
 2. members owned by the modules whose behaviour they are (each module's ``TENSOR_MEMBERS``): the legacy
    constructor and ``new_*`` (ops/creation), indexing (ops/indexing), the in-place write-back
    (ops/_views), autograd entry points (autograd), ``repr`` (_printing), ``to_sparse`` (_sparse_tensor),
-   pickling (serialization);
+   pickling (serialization), ``__torch_function__`` and the subclass hook (overrides);
 3. the op table's generated methods and in-place methods (``_functions.METHODS``);
 4. the Python operators and adapters over table functions (``_tensor_dunders.members``).
 
@@ -21,12 +21,12 @@ It also installs the autograd engine's per-leaf workaround hook on the device ta
 """
 from . import _runtime
 from ._tensor import Tensor
-from . import _functions, _printing, _sparse_tensor, _tensor_dunders, autograd, serialization
+from . import _functions, _printing, _sparse_tensor, _tensor_dunders, autograd, overrides, serialization
 from .autograd import hooks
 from .nn.parameter import Parameter
 from .ops import _views, creation, indexing
 
-_OWNED = (creation, indexing, _views, autograd, _printing, _sparse_tensor, serialization)
+_OWNED = (creation, indexing, _views, autograd, _printing, _sparse_tensor, serialization, overrides)
 
 
 def install():

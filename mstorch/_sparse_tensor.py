@@ -18,6 +18,7 @@ from . import _dtype as D
 from . import _ms_private as P
 from . import _printing as PR
 from ._tensor import Tensor, _parse_to
+from .overrides import _disabled_torch_function_impl
 from ._size import Size
 from ._layout import sparse_coo, sparse_csr
 from .ops._registry import PUBLIC, SPARSE
@@ -114,6 +115,8 @@ class _Sparse(Tensor):
 
     _ms = property(_no_dense)
     _backend = "SparseCPU"
+    # sparse operands take the sparse table's path (SparseOperand), not __torch_function__
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, *args, **kwargs):
         raise TypeError("use mstorch.sparse_coo_tensor / sparse_csr_tensor to build a sparse tensor")

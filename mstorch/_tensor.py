@@ -517,8 +517,7 @@ class Tensor:
 
     def as_subclass(self, cls):
         """torch.Tensor.as_subclass: the same data (and autograd history) as an instance of ``cls``, a Tensor
-        subclass (torchvision's tv_tensors are made this way). mstorch ops do not consult a subclass's
-        ``__torch_function__``: results of ops on it are plain Tensors."""
+        subclass (torchvision's tv_tensors are made this way)."""
         if not (isinstance(cls, type) and issubclass(cls, Tensor)):
             raise TypeError(f"as_subclass(): argument 'cls' (position 1) must be a subclass of Tensor, not "
                             f"{cls!r}" if isinstance(cls, type) else

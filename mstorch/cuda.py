@@ -309,9 +309,202 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+# --- the rest of torch.cuda, answering as a CPU-only torch build where there is no GPU target ----------------
+# Each gives torch's CPU-build value or error without a GPU target; on MindSpore's GPU target memory queries
+# read MindSpore's runtime counters and what is not mapped refuses by name.
+
+def _cpu_build_missing(c_name):
+    """torch's CPU build lacks these bindings: the call fails with Python's AttributeError naming them."""
+    if not is_available():
+        raise AttributeError(f"module 'torch._C' has no attribute '{c_name}'")
+
+
+def _unmapped(api):
+    raise NotImplementedError(f"torch.cuda.{api} is not supported by mstorch on MindSpore's GPU target")
+
+
+class _LegacyCudaTensorType:
+    """torch.cuda.<Scalar>Tensor: legacy typed constructors of CUDA tensors."""
+
+    def __new__(cls, *args, **kwargs):
+        if not is_available():
+            raise TypeError(f"type torch.cuda.{cls.__name__} not available. Torch not compiled with CUDA enabled.")
+        _unmapped(cls.__name__)
+
+
+def _legacy_type(name):
+    return type(name, (_LegacyCudaTensorType,), {"__module__": "torch.cuda", "__doc__": f"torch.cuda.{name}"})
+
+
+BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor, \
+    ShortTensor = (_legacy_type(n) for n in ("BFloat16Tensor", "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor",
+                                             "FloatTensor", "HalfTensor", "IntTensor", "LongTensor", "ShortTensor"))
+
+has_half = True     # torch's CPU build answers True and False here too
+has_magma = False
+
+
+def get_arch_list():
+    return []
+
+
+def get_gencode_flags():
+    return ""
+
+
+def is_tf32_supported():
+    return False
+
+
+def memory_stats(device=None):
+    if not is_available():
+        from collections import OrderedDict
+        return OrderedDict()
+    import mindspore as ms
+    return dict(ms.runtime.memory_stats())
+
+
+def memory_stats_as_nested_dict(device=None):
+    return {} if not is_available() else memory_stats(device)
+
+
+def max_memory_reserved(device=None):
+    if not is_available():
+        return 0
+    import mindspore as ms
+    return int(ms.runtime.max_memory_reserved())
+
+
+def memory_cached(device=None):
+    """Deprecated torch spelling of memory_reserved."""
+    return memory_reserved(device)
+
+
+def max_memory_cached(device=None):
+    """Deprecated torch spelling of max_memory_reserved."""
+    return max_memory_reserved(device)
+
+
+def host_memory_stats():
+    from collections import OrderedDict
+    return OrderedDict()
+
+
+def host_memory_stats_as_nested_dict():
+    return {}
+
+
+def reset_max_memory_cached(device=None):
+    _cpu_build_missing("_cuda_resetPeakMemoryStats")
+    import mindspore as ms
+    ms.runtime.reset_max_memory_reserved()
+
+
+def reset_accumulated_memory_stats(device=None):
+    _cpu_build_missing("_cuda_resetAccumulatedMemoryStats")
+    _unmapped("reset_accumulated_memory_stats")
+
+
+def reset_peak_host_memory_stats():
+    _cpu_build_missing("_cuda_resetPeakHostMemoryStats")
+    _unmapped("reset_peak_host_memory_stats")
+
+
+def reset_accumulated_host_memory_stats():
+    _cpu_build_missing("_cuda_resetAccumulatedHostMemoryStats")
+    _unmapped("reset_accumulated_host_memory_stats")
+
+
+def memory_snapshot(mempool_id=None):
+    _cpu_build_missing("_cuda_memorySnapshot")
+    _unmapped("memory_snapshot")
+
+
+def get_allocator_backend():
+    _cpu_build_missing("_cuda_getAllocatorBackend")
+    _unmapped("get_allocator_backend")
+
+
+def caching_allocator_delete(mem_ptr):
+    _cpu_build_missing("_cuda_cudaCachingAllocator_raw_delete")
+    _unmapped("caching_allocator_delete")
+
+
+def change_current_allocator(allocator):
+    _cpu_build_missing("_cuda_changeCurrentAllocator")
+    _unmapped("change_current_allocator")
+
+
+def _lazy_then_unmapped(api):
+    def call(*args, **kwargs):
+        _lazy_init()
+        _unmapped(api)
+    call.__name__ = call.__qualname__ = api
+    call.__doc__ = f"torch.cuda.{api}: needs CUDA (torch's CPU build raises its not-compiled error)."
+    return call
+
+
+ipc_collect = _lazy_then_unmapped("ipc_collect")
+get_device_properties = _lazy_then_unmapped("get_device_properties")
+get_sync_debug_mode = _lazy_then_unmapped("get_sync_debug_mode")
+set_sync_debug_mode = _lazy_then_unmapped("set_sync_debug_mode")
+get_per_process_memory_fraction = _lazy_then_unmapped("get_per_process_memory_fraction")
+set_per_process_memory_fraction = _lazy_then_unmapped("set_per_process_memory_fraction")
+cudart = _lazy_then_unmapped("cudart")
+current_blas_handle = _lazy_then_unmapped("current_blas_handle")
+current_solver_handle = _lazy_then_unmapped("current_solver_handle")
+caching_allocator_alloc = _lazy_then_unmapped("caching_allocator_alloc")
+can_device_access_peer = _lazy_then_unmapped("can_device_access_peer")
+get_stream_from_external = _lazy_then_unmapped("get_stream_from_external")
+
+
+def set_stream(stream):
+    if stream is None:
+        return
+    _no_cuda_object("set_stream", AssertionError("Torch not compiled with CUDA enabled"))
+
+
+class _NvtxMissing:
+    """torch.cuda.nvtx on a build without NVTX: every marker raises torch's error."""
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+
+        def call(*args, **kwargs):
+            raise RuntimeError("NVTX functions not installed. Are you sure you have a CUDA build?")
+        return call
+
+
+nvtx = _NvtxMissing()
+
+
 # torch.cuda.amp (deprecated spellings of torch.amp): cuda.py is a module, so the submodule is
 # registered by name for ``import torch.cuda.amp`` / ``from torch.cuda.amp import GradScaler``.
 from .amp import cuda_amp as amp  # noqa: E402
 import sys as _sys  # noqa: E402
 
 _sys.modules.setdefault(__name__ + ".amp", amp)
+
+
+def _submodule(name, members):
+    """torch.cuda.<name> (streams, memory, random): torch's submodules, whose names torch.cuda re-exports."""
+    import types
+    mod = types.ModuleType(f"{__name__}.{name}", f"torch.cuda.{name}")
+    for member in members:
+        setattr(mod, member, globals()[member])
+    _sys.modules.setdefault(mod.__name__, mod)
+    return mod
+
+
+streams = _submodule("streams", ("Stream", "ExternalStream", "Event"))
+memory = _submodule("memory", ("caching_allocator_alloc", "caching_allocator_delete", "empty_cache",
+                               "get_per_process_memory_fraction", "set_per_process_memory_fraction", "memory_stats",
+                               "memory_stats_as_nested_dict", "reset_accumulated_memory_stats",
+                               "reset_peak_memory_stats", "reset_max_memory_allocated", "reset_max_memory_cached",
+                               "host_memory_stats", "host_memory_stats_as_nested_dict", "memory_allocated",
+                               "max_memory_allocated", "memory_reserved", "max_memory_reserved", "memory_cached",
+                               "max_memory_cached", "memory_snapshot", "mem_get_info", "get_allocator_backend",
+                               "change_current_allocator"))
+random = _submodule("random", ("get_rng_state", "get_rng_state_all", "set_rng_state", "set_rng_state_all",
+                               "manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed"))

@@ -16,9 +16,12 @@ from .function import Function, FunctionCtx, once_differentiable
 from . import graph, grad_mode, function, hooks
 from . import _higher_order
 from . import functional  # noqa: E402  (torch.autograd.functional; needs the names above)
+from . import forward_ad  # noqa: E402
+from .gradcheck import gradcheck, gradgradcheck  # noqa: E402
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
-           "Function", "is_grad_enabled", "is_inference_mode_enabled", "once_differentiable"]
+           "Function", "is_grad_enabled", "is_inference_mode_enabled", "once_differentiable", "gradcheck",
+           "gradgradcheck", "forward_ad"]
 
 
 def _as_tuple(x):

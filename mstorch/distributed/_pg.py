@@ -25,7 +25,7 @@ import mindspore.mint.distributed as md
 from mindspore import ops
 
 from .. import _ms_private as P
-from .._future import Future
+from .._future import _CFuture
 from .._runtime import read_host
 from .store import DistBackendError
 
@@ -226,7 +226,7 @@ class Work:
             if self._error is not None:
                 raise self._error
             return self._result
-        return Future._after(self.wait, result)
+        return _CFuture._after(self.wait, result)
 
     _source = -1
 

@@ -22,7 +22,7 @@ from typing import Final  # noqa: F401  (torch.jit.Final is typing.Final)
 from .. import nn as _nn
 from ..ops._registry import unsupported
 from .._tensor import Tensor as _Tensor
-from .._future import Future as _Future   # torch's futures (also a distributed Work's)
+from .._future import Future, _CFuture as _Future   # torch.jit.Future is torch.futures.Future
 
 __all__ = ["Attribute", "Error", "Final", "Future", "ScriptFunction", "ScriptModule", "annotate", "export",
            "enable_onednn_fusion", "fork", "freeze", "interface", "ignore", "isinstance", "is_scripting",
@@ -507,13 +507,6 @@ def _container_matches(obj, target_type):
 
 # --- fork / wait ----------------------------------------------------------------------------------
 
-
-
-class Future(_Future):
-    """torch.jit.Future: a subclass of torch.Future (what ``fork`` returns is the base class, as in torch)."""
-
-
-Future.__module__ = "torch.jit"
 
 
 def fork(func, *args, **kwargs):

@@ -3,6 +3,7 @@ import mindspore as ms
 
 from .. import _ms_private as P
 from .._tensor import Tensor, beside
+from ..overrides import _disabled_torch_function_impl
 from ..ops.creation import empty as _empty
 
 
@@ -21,6 +22,9 @@ def _ms_parameter(t, requires_grad):
 
 class Parameter(Tensor):
     """Mirrors torch.nn.Parameter: a leaf Tensor that Modules register; requires grad by default."""
+
+    # as torch's: ops on a Parameter give plain Tensors
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
@@ -67,6 +71,8 @@ class Buffer(Tensor, metaclass=_BufferMeta):
     """Mirrors torch.nn.Buffer: returns a detached Tensor marked to be registered as a buffer when assigned to a
     Module (its type stays Tensor, as in torch)."""
 
+    __torch_function__ = _disabled_torch_function_impl
+
     def __new__(cls, data=None, *, persistent=True):
         if data is None:
             data = _empty(0)
@@ -85,6 +91,7 @@ class UninitializedTensorMixin:
     an empty tensor."""
 
     __slots__ = ()
+    __torch_function__ = _disabled_torch_function_impl
 
     def materialize(self, shape, device=None, dtype=None):
         dtype = self.dtype if dtype is None else dtype

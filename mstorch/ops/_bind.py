@@ -18,6 +18,7 @@ from .._cast import cast as _cast
 from .._tensor import Tensor, wrap
 from .._sparse_tensor import SparseOperand, sparse_call, sparse_inplace
 from . import _autocast, _trace
+from .. import overrides as _overrides
 from ._registry import METHOD, OPS, PUBLIC, SUB_NAMESPACES
 from ._views import fresh
 from ._helpers import result_type as _result_type
@@ -30,14 +31,17 @@ _MS_NO_KERNEL = re.compile(r"Unsupported data type!.*but get input\[(?:\[const v
 # `"add" not implemented for 'Half'`)
 _SCALAR_NAMES = {str(d._ms): name for d, name in _D.SCALAR_TYPE_NAMES.items()}
 
-# Two things intercept a call before it runs; with neither the wrapper pays one test of INTERCEPT.
+# Three things intercept a call before it runs; with none the wrapper pays one test of INTERCEPT.
 # - torch.fx tracing (mstorch/fx/proxy.py): while a Proxy exists, calls that have a Proxy argument go to
 #   `record_proxy_op`, which records them in the graph (torch's __torch_function__ on Proxy).
 # - device placement (mstorch/_device.py): while the process has devices (real or simulated), the tensor
 #   arguments must share a device (torch's error otherwise) and the results are placed on it.
+# - __torch_function__ (mstorch/overrides.py): once a Tensor subclass that overrides it exists,
+#   `overrides.dispatch` is asked whether an argument overrides.
 INTERCEPT = False
 PROXIES_ALIVE = False
 DEVICES = False
+TORCH_FUNCTION_SUBCLASSES = False
 record_proxy_op = None
 NOT_TRACED = None
 _NOT_INTERCEPTED = object()
@@ -47,13 +51,18 @@ _inside = threading.local()   # depth of device-checked calls: an op's inner cal
 def set_proxies_alive(alive):
     global PROXIES_ALIVE, INTERCEPT
     PROXIES_ALIVE = alive
-    INTERCEPT = PROXIES_ALIVE or DEVICES
+    INTERCEPT = PROXIES_ALIVE or DEVICES or TORCH_FUNCTION_SUBCLASSES
 
 
 def _set_devices(present):
     global DEVICES, INTERCEPT
     DEVICES = present
-    INTERCEPT = PROXIES_ALIVE or DEVICES
+    INTERCEPT = PROXIES_ALIVE or DEVICES or TORCH_FUNCTION_SUBCLASSES
+
+
+def set_torch_function_subclasses():
+    global TORCH_FUNCTION_SUBCLASSES, INTERCEPT
+    TORCH_FUNCTION_SUBCLASSES = INTERCEPT = True
 
 
 _device.on_placed.append(_set_devices)
@@ -64,6 +73,10 @@ def _intercept(fn, proxy_method, args, kwargs):
     if PROXIES_ALIVE:
         r = record_proxy_op(fn, proxy_method, args, kwargs)
         if r is not NOT_TRACED:
+            return r
+    if TORCH_FUNCTION_SUBCLASSES:
+        r = _overrides.dispatch(fn, args, kwargs)
+        if r is not _overrides.NOT_OVERRIDDEN:
             return r
     if not DEVICES or getattr(_inside, "depth", 0) or kwargs.get("device") is not None:
         return _NOT_INTERCEPTED   # (a factory with device= places its result itself)
@@ -107,6 +120,7 @@ def _place_results(r, dev):
     elif isinstance(r, (tuple, list)):
         for x in r:
             _place_results(x, dev)
+
 
 
 def _unwrap(a):

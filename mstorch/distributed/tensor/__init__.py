@@ -24,6 +24,7 @@ def refuse(api):
 
 
 from ..._tensor import Tensor as _Tensor  # noqa: E402
+from ...overrides import _disabled_torch_function_impl  # noqa: E402
 
 
 class DTensor(_Tensor):
@@ -31,6 +32,7 @@ class DTensor(_Tensor):
     raises (see the module docstring)."""
 
     mstorch_difference = "the type exists (isinstance is False for every mstorch tensor); making a DTensor raises"
+    __torch_function__ = _disabled_torch_function_impl   # never instantiated: nothing to dispatch to
 
     def __new__(cls, *args, **kwargs):
         raise refuse("distributed.tensor.DTensor")
