@@ -20,7 +20,8 @@ import mstorch
 DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
           "complex64"]
 OPS = ["SUM", "AVG", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR"]
-TIMEOUT = 12     # seconds: the engine's collective timeout here, so a dead rank is detected within it
+TIMEOUT = 30     # seconds: the engine's collective timeout here, so a dead rank is detected within it (and the
+#                 rendezvous waits as long for the other rank, which starts slowly on a loaded 2-core host)
 
 
 def free_port():
