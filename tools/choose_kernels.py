@@ -186,6 +186,20 @@ def write_table(choices):
     TABLE.write_text("\n".join(lines))
 
 
+def _merged_sections(report, only):
+    """The report's op sections; with ``--only``, the other ops keep their sections from the last full run
+    (each says its own measurement), so the document always covers every op with candidates."""
+    fresh = "\n".join(report)
+    if not only or not REPORT.exists():
+        return fresh
+    sections = {}
+    for chunk in ("\n" + REPORT.read_text()).split("\n## ")[1:]:
+        sections[chunk.split("\n", 1)[0].strip()] = "\n## " + chunk.rstrip("\n") + "\n"
+    for chunk in fresh.split("\n## ")[1:]:
+        sections[chunk.split("\n", 1)[0].strip()] = "\n## " + chunk.rstrip("\n") + "\n"
+    return "".join(sections[k] for k in list(CASES) + [k for k in sections if k not in CASES] if k in sections)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=5)
@@ -226,7 +240,7 @@ def main(argv=None):
                           f"({platform.machine()}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}, one "
                           "thread each); the winners are in `mstorch/ops/_kernel_choice.py`. Candidates are defined "
                           "in the family files (`kernels.candidates(...)`, see `mstorch/ops/_kernels.py`).\n"
-                          + "\n".join(report) + "\n")
+                          + _merged_sections(report, args.only) + "\n")
         print(f"\nwrote {TABLE.relative_to(ROOT)} and {REPORT.relative_to(ROOT)}")
 
 if __name__ == "__main__":

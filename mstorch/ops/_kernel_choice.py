@@ -6,7 +6,7 @@ CHOICES = {
     "CPU": {
         "conv": "native_alias",
         "conv_transpose": "native_alias",
-        "linear": "matmul",
+        "linear": "host_blas",
         "max_pool": "classic",
     },
 }
