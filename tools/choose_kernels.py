@@ -89,6 +89,11 @@ CASES = {
         _case("linear 3-d 128->384", lambda T, x, w, b: _F(T).linear(x, w, b),
               [("N", 16, 128), (384, 128), (384,)]),
     ],
+    "gelu": [
+        _case("gelu, GPT MLP activation", lambda T, x: _F(T).gelu(x), [("N", 64, 512)]),
+        _case("gelu tanh", lambda T, x: _F(T).gelu(x, approximate="tanh"), [("N", 64, 512)]),
+        _case("gelu tanh, wide range", lambda T, x: _F(T).gelu(x * 8, approximate="tanh"), [("N", 256)]),
+    ],
     "max_pool": [
         _case("max_pool2d 2x2 after relu", lambda T, x: _F(T).max_pool2d(x, 2), [("N", 32, 32, 32)], relu=(0,)),
         _case("max_pool2d 3/2/1 (ResNet stem)", lambda T, x: _F(T).max_pool2d(x, 3, 2, 1), [("N", 16, 32, 32)]),

@@ -6,6 +6,7 @@ CHOICES = {
     "CPU": {
         "conv": "native_alias",
         "conv_transpose": "native_alias",
+        "gelu": "host",
         "linear": "host_blas",
         "max_pool": "classic",
     },
