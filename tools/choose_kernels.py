@@ -94,6 +94,15 @@ CASES = {
         _case("gelu tanh", lambda T, x: _F(T).gelu(x, approximate="tanh"), [("N", 64, 512)]),
         _case("gelu tanh, wide range", lambda T, x: _F(T).gelu(x * 8, approximate="tanh"), [("N", 256)]),
     ],
+    "sdpa": [
+        _case("sdpa causal, 4 heads of 32 (GPT block)", lambda T, q, k, v: _F(T).scaled_dot_product_attention(
+            q, k, v, is_causal=True), [("N", 4, 64, 32), ("N", 4, 64, 32), ("N", 4, 64, 32)]),
+        _case("sdpa on transposed heads (BERT block)", lambda T, q, k, v: _F(T).scaled_dot_product_attention(
+            q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)),
+              [("N", 64, 4, 32), ("N", 64, 4, 32), ("N", 64, 4, 32)]),
+        _case("sdpa, frozen keys, scale", lambda T, q, k, v: _F(T).scaled_dot_product_attention(
+            q, k, v, scale=0.3), [("N", 16, 8), ("N", 24, 8), ("N", 24, 5)], const=(1,)),
+    ],
     "max_pool": [
         _case("max_pool2d 2x2 after relu", lambda T, x: _F(T).max_pool2d(x, 2), [("N", 32, 32, 32)], relu=(0,)),
         _case("max_pool2d 3/2/1 (ResNet stem)", lambda T, x: _F(T).max_pool2d(x, 3, 2, 1), [("N", 16, 32, 32)]),

@@ -9,5 +9,6 @@ CHOICES = {
         "gelu": "host",
         "linear": "host_blas",
         "max_pool": "classic",
+        "sdpa": "host",
     },
 }
