@@ -5,6 +5,7 @@
 | execution mode | PyNative (eager, as torch) | none: mstorch is eager by design |
 | kernel launch | blocking (``mindspore.runtime.launch_blocking()``): the async runtime cost ~1 ms per host sync on a 2-core host | ``MSTORCH_LAUNCH_BLOCKING=0`` keeps MindSpore's asynchronous launch |
 | device target | what MindSpore was built for (``CPU`` here) | ``MSTORCH_DEVICE_TARGET=CPU|GPU|Ascend`` |
+| threads | MindSpore's default; ``torch.set_num_threads(n)`` sets ``runtime_num_threads`` and numpy's BLAS threads (host kernels, through ``threadpoolctl`` when installed) | ``OMP_NUM_THREADS`` / ``OPENBLAS_NUM_THREADS`` before import |
 """
 import os
 
@@ -49,11 +50,21 @@ _knobs = {"num_threads": None, "interop_threads": None, "matmul_precision": "hig
 
 
 def set_num_threads(n):
-    """torch.set_num_threads -> MindSpore's runtime thread pool size (``runtime_num_threads``)."""
+    """torch.set_num_threads -> MindSpore's runtime thread pool size (``runtime_num_threads``) and the
+    thread count of numpy's BLAS, which the CPU host kernels (ops/_host.py: linear, attention) run on."""
     if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
         raise RuntimeError("set_num_threads expects a positive integer")
     ms.set_context(runtime_num_threads=n)
     _knobs["num_threads"] = n
+    _limit_host_blas(n)
+
+
+def _limit_host_blas(n):
+    try:
+        from threadpoolctl import threadpool_limits   # optional: without it, OpenBLAS keeps its own count
+    except ImportError:
+        return
+    threadpool_limits(n, user_api="blas")
 
 
 def get_num_threads():
