@@ -6,8 +6,8 @@ CHOICES = {
     "CPU": {
         "conv": "native_alias",
         "conv_transpose": "native_alias",
-        "gelu": "host",
-        "linear": "host_blas",
+        "gelu": "native",
+        "linear": "matmul",
         "max_pool": "classic",
         "sdpa": "host",
     },
