@@ -108,6 +108,7 @@ TOLERANCE = {
     "torch.conv1d": (1e-4, 2e-5),
     "torch.conv_transpose1d": (1e-4, 2e-5),
     "torch.nn.TransformerEncoderLayer": (1e-4, 1e-5),
+    "torch.nn.TransformerDecoderLayer": (1e-4, 1e-5),   # 512-wide float32 products on OpenBLAS (host linear)
     "torch.nn.Unfold": (1e-4, 1e-5),        # compares a residual |conv2d - unfold matmul| of ~1e-6
     "torch.linalg.svd": (1e-5, 1e-5),       # residuals of ~1e-6
 

@@ -7,6 +7,7 @@
 | device target | what MindSpore was built for (``CPU`` here) | ``MSTORCH_DEVICE_TARGET=CPU|GPU|Ascend`` |
 | device path | the CPU workarounds (host reads) on CPU, kernel-only ops elsewhere | ``MSTORCH_DEVICE_PATH=1`` runs the kernel-only path on CPU |
 | index checks | on the host path; not on the device path (as torch's CUDA kernels) | ``MSTORCH_CHECK_INDICES=1`` checks them on every path |
+| threads | MindSpore's default; ``torch.set_num_threads(n)`` sets ``runtime_num_threads`` and numpy's BLAS threads (host kernels, through ``threadpoolctl`` when installed) | ``OMP_NUM_THREADS`` / ``OPENBLAS_NUM_THREADS`` before import |
 
 The device path (docs/design.md, "Device path"): ops whose MindSpore CPU kernel is wrong read values on the
 host to fix the result (a NaN scan, a row-sum check, an index-range check, a NumPy optimizer update). On a
@@ -137,11 +138,21 @@ _knobs = {"num_threads": None, "interop_threads": None, "matmul_precision": "hig
 
 
 def set_num_threads(n):
-    """torch.set_num_threads -> MindSpore's runtime thread pool size (``runtime_num_threads``)."""
+    """torch.set_num_threads -> MindSpore's runtime thread pool size (``runtime_num_threads``) and the
+    thread count of numpy's BLAS, which the CPU host kernels (ops/_host.py: linear, attention) run on."""
     if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
         raise RuntimeError("set_num_threads expects a positive integer")
     ms.set_context(runtime_num_threads=n)
     _knobs["num_threads"] = n
+    _limit_host_blas(n)
+
+
+def _limit_host_blas(n):
+    try:
+        from threadpoolctl import threadpool_limits   # optional: without it, OpenBLAS keeps its own count
+    except ImportError:
+        return
+    threadpool_limits(n, user_api="blas")
 
 
 def get_num_threads():

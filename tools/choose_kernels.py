@@ -89,6 +89,20 @@ CASES = {
         _case("linear 3-d 128->384", lambda T, x, w, b: _F(T).linear(x, w, b),
               [("N", 16, 128), (384, 128), (384,)]),
     ],
+    "gelu": [
+        _case("gelu, GPT MLP activation", lambda T, x: _F(T).gelu(x), [("N", 64, 512)]),
+        _case("gelu tanh", lambda T, x: _F(T).gelu(x, approximate="tanh"), [("N", 64, 512)]),
+        _case("gelu tanh, wide range", lambda T, x: _F(T).gelu(x * 8, approximate="tanh"), [("N", 256)]),
+    ],
+    "sdpa": [
+        _case("sdpa causal, 4 heads of 32 (GPT block)", lambda T, q, k, v: _F(T).scaled_dot_product_attention(
+            q, k, v, is_causal=True), [("N", 4, 64, 32), ("N", 4, 64, 32), ("N", 4, 64, 32)]),
+        _case("sdpa on transposed heads (BERT block)", lambda T, q, k, v: _F(T).scaled_dot_product_attention(
+            q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)),
+              [("N", 64, 4, 32), ("N", 64, 4, 32), ("N", 64, 4, 32)]),
+        _case("sdpa, frozen keys, scale", lambda T, q, k, v: _F(T).scaled_dot_product_attention(
+            q, k, v, scale=0.3), [("N", 16, 8), ("N", 24, 8), ("N", 24, 5)], const=(1,)),
+    ],
     "max_pool": [
         _case("max_pool2d 2x2 after relu", lambda T, x: _F(T).max_pool2d(x, 2), [("N", 32, 32, 32)], relu=(0,)),
         _case("max_pool2d 3/2/1 (ResNet stem)", lambda T, x: _F(T).max_pool2d(x, 3, 2, 1), [("N", 16, 32, 32)]),
@@ -186,6 +200,20 @@ def write_table(choices):
     TABLE.write_text("\n".join(lines))
 
 
+def _merged_sections(report, only):
+    """The report's op sections; with ``--only``, the other ops keep their sections from the last full run
+    (each says its own measurement), so the document always covers every op with candidates."""
+    fresh = "\n".join(report)
+    if not only or not REPORT.exists():
+        return fresh
+    sections = {}
+    for chunk in ("\n" + REPORT.read_text()).split("\n## ")[1:]:
+        sections[chunk.split("\n", 1)[0].strip()] = "\n## " + chunk.rstrip("\n") + "\n"
+    for chunk in fresh.split("\n## ")[1:]:
+        sections[chunk.split("\n", 1)[0].strip()] = "\n## " + chunk.rstrip("\n") + "\n"
+    return "".join(sections[k] for k in list(CASES) + [k for k in sections if k not in CASES] if k in sections)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=5)
@@ -226,7 +254,7 @@ def main(argv=None):
                           f"({platform.machine()}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}, one "
                           "thread each); the winners are in `mstorch/ops/_kernel_choice.py`. Candidates are defined "
                           "in the family files (`kernels.candidates(...)`, see `mstorch/ops/_kernels.py`).\n"
-                          + "\n".join(report) + "\n")
+                          + _merged_sections(report, args.only) + "\n")
         print(f"\nwrote {TABLE.relative_to(ROOT)} and {REPORT.relative_to(ROOT)}")
 
 if __name__ == "__main__":

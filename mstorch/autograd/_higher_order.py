@@ -56,7 +56,9 @@ _RECORDED = frozenset((
 _REDUCTIONS = {"SumExt": False, "ReduceSum": False, "MeanExt": True, "ReduceMean": True}
 # mstorch's own autograd Functions whose backward is written in differentiable ops (verified)
 _OWN_FUNCTIONS = frozenset(("LinalgCholeskyBackward0", "LinalgEighBackward0", "LinalgPinvBackward0",
-                            "LinalgQrBackward0", "LinalgSolveExBackward0", "_HostRemainder"))
+                            "LinalgQrBackward0", "LinalgSolveExBackward0", "_HostRemainder",
+                            "AddmmBackward0", "MmBackward0", "GeluBackward0",
+                            "ScaledDotProductAttentionBackward0"))
 # the torch API behind MindSpore kernels that are refused, for the message
 _TORCH_API = {
     "ReduceMax": "amax/max(dim)", "ReduceMin": "amin/min(dim)", "ProdExt": "prod", "Softmax": "softmax",

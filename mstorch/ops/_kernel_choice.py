@@ -6,7 +6,9 @@ CHOICES = {
     "CPU": {
         "conv": "native_alias",
         "conv_transpose": "native_alias",
+        "gelu": "native",
         "linear": "matmul",
         "max_pool": "classic",
+        "sdpa": "host",
     },
 }

@@ -37,8 +37,11 @@ ACTIVE: dict = {}       # key -> the function in use
 
 
 def chosen_name(key, device=None):
-    """The candidate the table picks for ``key`` on ``device`` (default: the current device target)."""
+    """The candidate the table picks for ``key`` on ``device`` (default: the current device target; the
+    device path on CPU runs what a device runs, the native kernel)."""
     names = CANDIDATES[key]
+    if device is None and not HOST_WORKAROUNDS:
+        return next(iter(names))
     name = _kernel_choice.CHOICES.get(device or _runtime.device_target() or "", {}).get(key)
     return name if name in names else next(iter(names))
 

@@ -22,6 +22,9 @@ from .products import _mm
 from .nn_linear import linear as _linear_op
 from .nn_dropout import dropout as _dropout_op
 from .._tensor import wrap
+from .. import _ms_private as P
+from . import _host
+from . import _kernels as kernels
 from ..backends.cuda import sdp_backend_for as _sdp_backend_for
 
 F = "nn.attention"
@@ -134,6 +137,10 @@ def _batch(t):
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
                                  scale=None, enable_gqa=False):
     _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa)
+    return kernels.ACTIVE["sdpa"](query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
+def _sdpa_native(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
     out_dt = query.dtype
     if out_dt in _LOW:
         query, key, value = (cast(t, ms.float32) for t in (query, key, value))
@@ -163,6 +170,94 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         p = _dropout(p, dropout_p)
     out = _mm(p, value)
     return out if out_dt == dt else cast(out, out_dt)
+
+
+def _sdpa_host(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
+    """numpy on the tensors' host memory (``_host``) for the unmasked and causal cases without dropout:
+    the heads are read in place as strided views (MindSpore's CPU copy of a transposed head costs 5-15 ms)
+    and the batched products run on numpy's BLAS. The gradient is the math path's, in numpy too (in
+    recorded ops under create_graph). Anything else takes the native composition."""
+    if (attn_mask is not None or dropout_p > 0 or enable_gqa or query.ndim < 2 or not _host.usable(query, key, value)
+            or not query.shape[:-2] == key.shape[:-2] == value.shape[:-2] or 0 in query.shape or 0 in key.shape):
+        return _sdpa_native(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+    E = query.shape[-1]
+    s = 1.0 / math.sqrt(E) if scale is None else float(scale)
+    if P.grad_enabled() and (P.requires_grad(query) or P.requires_grad(key) or P.requires_grad(value)):
+        out = _HostSdpa.apply(query, key, value, is_causal, s)
+        P.set_function_of_output(out, _HostSdpa)
+        return out
+    return _host.tensor(_sdpa_np(query, key, value, is_causal, s)[0], query.dtype)
+
+
+def _sdpa_np(query, key, value, is_causal, s):
+    q, k, v = _host.array(query), _host.array(key), _host.array(value)
+    with _host.quiet():
+        scores = (q * q.dtype.type(s)) @ np.swapaxes(k, -1, -2)
+        if is_causal:
+            scores += _causal_mask_np(q.shape[-2], k.shape[-2], q.dtype)
+        scores -= scores.max(-1, keepdims=True)
+        p = np.exp(scores, out=scores)
+        p /= p.sum(-1, keepdims=True)
+        return p @ v, p
+
+
+_CAUSAL_NP = {}
+
+
+def _causal_mask_np(L, S, dt):
+    m = _CAUSAL_NP.get((L, S, dt))
+    if m is None:
+        m = np.where(np.tril(np.ones((L, S), dtype=bool)), 0.0, -np.inf).astype(dt)
+        if len(_CAUSAL_NP) < 256:
+            _CAUSAL_NP[(L, S, dt)] = m
+    return m
+
+
+class _HostSdpa(P.FunctionBase):
+    @staticmethod
+    def forward(node, query, key, value, is_causal, s):
+        out, p = _sdpa_np(query, key, value, is_causal, s)
+        node.save_for_backward(query, key, value)
+        node.probs, node.is_causal, node.scale = p, is_causal, s
+        return _host.tensor(out, query.dtype)
+
+    @staticmethod
+    def backward(node, g):
+        query, key, value = node.saved_tensors
+        need = node.needs_input_grad
+        s = node.scale
+        if P.grad_enabled():
+            return _sdpa_grads_recorded(query, key, value, g, node.is_causal, s, need)
+        p = node.probs
+        q, k, v, gh = (_host.array(t) for t in (query, key, value, g))
+        dt = query.dtype
+        with _host.quiet():
+            dv = np.swapaxes(p, -1, -2) @ gh if need[2] else None
+            dp = gh @ np.swapaxes(v, -1, -2)
+            ds = p * (dp - (dp * p).sum(-1, keepdims=True))
+            ds *= ds.dtype.type(s)
+            dq = ds @ k if need[0] else None
+            dk = np.swapaxes(ds, -1, -2) @ q if need[1] else None
+        return tuple(None if a is None else _host.tensor(a, dt) for a in (dq, dk, dv)) + (None, None)
+
+
+def _sdpa_grads_recorded(query, key, value, g, is_causal, s, need):
+    """The same gradients in recorded MindSpore ops (create_graph: they differentiate again)."""
+    dt = query.dtype
+    scores = _mm(ops.mul(query, ms.Tensor(s, dt)), ops.swapaxes(key, -2, -1))
+    if is_causal:
+        scores = ops.add(scores, _causal_mask(query.shape[-2], key.shape[-2], dt))
+    p = softmax_kernel(scores, -1)
+    dv = _mm(ops.swapaxes(p, -2, -1), g) if need[2] else None
+    dp = _mm(g, ops.swapaxes(value, -2, -1))
+    ds = ops.mul(ops.mul(p, ops.sub(dp, ops.sum(ops.mul(dp, p), -1, True))), ms.Tensor(s, dt))
+    dq = _mm(ds, key) if need[0] else None
+    dk = _mm(ops.swapaxes(ds, -2, -1), query) if need[1] else None
+    return dq, dk, dv, None, None
+
+
+_HostSdpa.__name__ = "ScaledDotProductAttentionBackward0"   # mstorch's name: torch's depends on its kernel
+kernels.candidates("sdpa", native=_sdpa_native, host=_sdpa_host)
 
 
 # --- multi_head_attention_forward ---------------------------------------------------------------------

@@ -1,8 +1,10 @@
 """torch.nn.functional.linear / bilinear."""
 from . import _msops as ops
 
+from . import _host
 from . import _kernels as kernels
 from ._helpers import dtype_of, wrap_dim
+from .. import _ms_private as P
 from ._registry import register
 from .products import _mm
 
@@ -20,27 +22,90 @@ def linear(input, weight, bias=None):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
                            f"{weight.shape[-1]}x{weight.shape[0]})")
     if input.ndim == 2:
-        return _MATMUL_T(input, weight) if bias is None else kernels.ACTIVE["linear"](input, weight, bias)
+        return kernels.ACTIVE["linear"](input, weight, bias)
     lead = input.shape[:-1]
     flat = input.reshape(-1, input.shape[-1])
-    out = _MATMUL_T(flat, weight) if bias is None else kernels.ACTIVE["linear"](flat, weight, bias)
+    out = kernels.ACTIVE["linear"](flat, weight, bias)
     return out.reshape(tuple(lead) + (weight.shape[0],))
 
 
 # classic primitives: their backward records completely (double backward is right)
 def _linear_dense(x, w, b):
     """MindSpore's Dense kernel (2-D input with bias)."""
-    return ops.dense(x, w, b)
+    return _MATMUL_T(x, w) if b is None else ops.dense(x, w, b)
 
 
 def _linear_matmul(x, w, b):
     """MatMul with the weight transposed, then a broadcasting Add (not BiasAdd: its backward does not
     record for double backward)."""
-    return ops.add(_MATMUL_T(x, w), b)
+    return _MATMUL_T(x, w) if b is None else ops.add(_MATMUL_T(x, w), b)
 
 
-kernels.candidates("linear", dense=_linear_dense, matmul=_linear_matmul)
+def _linear_host(x, w, b):
+    """numpy's BLAS on the tensors' host memory (``_host``), bias added in place; a node of ours
+    computes the three gradients the same way. float32/float64 only, else the MatMul candidate."""
+    if not _host.usable(x, w, b):
+        return _linear_matmul(x, w, b)
+    if P.grad_enabled() and (P.requires_grad(x) or P.requires_grad(w) or b is not None and P.requires_grad(b)):
+        node = _HostAddmm if b is not None else _HostMm
+        out = node.apply(x, w, b) if b is not None else node.apply(x, w)
+        P.set_function_of_output(out, node)   # grad_fn keeps its name after backward frees the node
+        return out
+    return _host_forward(x, w, b)
+
+
+def _host_forward(x, w, b):
+    with _host.quiet():
+        y = _host.array(x) @ _host.array(w).T
+        if b is not None:
+            y += _host.array(b)
+    return _host.tensor(y, x.dtype)
+
+
+def _host_backward(node, g):
+    x, w = node.saved_tensors
+    need = node.needs_input_grad
+    if P.grad_enabled():
+        # create_graph: the gradients are built from recorded MindSpore ops, so they differentiate again
+        return (_MATMUL(g, w) if need[0] else None, _MATMUL_TA(g, x) if need[1] else None,
+                ops.sum(g, 0) if len(need) > 2 and need[2] else None)
+    gh = _host.array(g)
+    dt = g.dtype
+    with _host.quiet():
+        gx = _host.tensor(gh @ _host.array(w), dt) if need[0] else None
+        gw = _host.tensor(gh.T @ _host.array(x), dt) if need[1] else None
+        if len(need) == 2:
+            return gx, gw
+        return gx, gw, _host.tensor(gh.sum(0), dt) if need[2] else None
+
+
+class _HostAddmm(P.FunctionBase):
+    """grad_fn named as torch's node for a 2-D linear with bias."""
+
+    @staticmethod
+    def forward(node, x, w, b):
+        node.save_for_backward(x, w)
+        return _host_forward(x, w, b)
+
+    backward = staticmethod(_host_backward)
+
+
+class _HostMm(P.FunctionBase):
+    @staticmethod
+    def forward(node, x, w):
+        node.save_for_backward(x, w)
+        return _host_forward(x, w, None)
+
+    backward = staticmethod(_host_backward)
+
+
+_HostAddmm.__name__ = "AddmmBackward0"
+_HostMm.__name__ = "MmBackward0"
+
+kernels.candidates("linear", dense=_linear_dense, matmul=_linear_matmul, host_blas=_linear_host)
 _MATMUL_T = ops.MatMul(transpose_b=True)
+_MATMUL_TA = ops.MatMul(transpose_a=True)
+_MATMUL = ops.MatMul()
 
 
 def _dtype_error(input, weight, bias):
