@@ -187,14 +187,17 @@ def test_first_order_gradient_after_a_refused_double_backward():
 
 REFUSED = {   # op -> why mstorch refuses its double backward (NotImplementedError naming the kernel)
     **dict.fromkeys(("linalg.cond", "linalg.svd",
-                     "linalg.svdvals", "linalg.lstsq"),
+                     "linalg.svdvals", "linalg.lstsq", "svd", "nuclear_norm"),
                     "linear algebra kernels whose backward MindSpore does not record"),
+    "linalg.vander": "cumulative products: MindSpore's CumProd backward is not recorded",
     "slice_copy": "its view write-back reads through MindSpore's _BF16Read, whose backward is not recorded",
     **{name: "complex intermediate values (MindSpore's Real/Imag backward)" for name in
        ("fft.fft", "fft.fft2", "fft.fftn", "fft.hfft", "fft.ifft", "fft.ifft2", "fft.ifftn", "fft.ihfft",
         "fft.ihfft2", "fft.ihfftn", "fft.irfft", "fft.irfft2", "fft.rfft", "fft.rfft2", "fft.rfftn")},
 }
-SKIP = {"special.log_ndtr": "far in the tail torch's second derivative overflows to -inf, mstorch's does not"}
+SKIP = {"special.log_ndtr": "far in the tail torch's second derivative overflows to -inf, mstorch's does not",
+        "_grouped_mm": "torch's kernel takes no float64 (the sweep's dtype); its float32 gradients are in test_ops",
+        "_softmax_backward_data": "its sample names float32 as the input dtype, which a float64 sweep contradicts"}
 
 
 def _float_arg(a):

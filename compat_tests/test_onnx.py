@@ -12,8 +12,9 @@ import mstorch
 
 from harness import check
 
-# exporter-only classes and the custom-op namespace: there is no exporter behind them in mstorch
-NOT_PROVIDED = {"ONNXProgram", "ExportableModule", "InputObserver", "ops"}
+# exporter-only classes and the custom-op namespace: there is no exporter behind them in mstorch (ONNXProgram
+# exists as a type that refuses to be made, for libraries that import it: tested below)
+NOT_PROVIDED = {"ExportableModule", "InputObserver", "ops"}
 
 
 @pytest.mark.parametrize("name", sorted(torch.onnx.__all__))
@@ -63,3 +64,10 @@ def test_import_torch_onnx_under_the_launcher(tmp_path):
                          timeout=300)
     assert ref.returncode == 0 and got.returncode == 0, got.stderr[-2000:]
     assert got.stdout == ref.stdout
+
+
+def test_onnx_program_is_a_type_that_refuses():
+    assert isinstance(mstorch.onnx.ONNXProgram, type)
+    with pytest.raises(NotImplementedError, match="ONNXProgram"):
+        mstorch.onnx.ONNXProgram(None, None)
+

@@ -9,6 +9,9 @@ flight (``_after``) completes itself when first waited on.
 """
 import sys
 import threading
+from typing import Generic, TypeVar
+
+_T = TypeVar("_T")
 
 class _CFuture:
     """torch.Future (torch._C.Future): what ``torch.jit.fork`` returns."""
@@ -120,8 +123,9 @@ class _CFuture:
 _CFuture.__module__, _CFuture.__name__, _CFuture.__qualname__ = "torch", "Future", "Future"
 
 
-class Future(_CFuture):
-    """Mirrors torch.futures.Future (torch.jit.Future): a subclass of torch.Future."""
+class Future(_CFuture, Generic[_T]):
+    """Mirrors torch.futures.Future (torch.jit.Future): a subclass of torch.Future (``Future[Tensor]`` in
+    annotations, as DDP's communication hooks declare)."""
 
 
 Future.__module__ = "torch.jit"

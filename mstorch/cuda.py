@@ -109,6 +109,7 @@ def reset_max_memory_allocated(device=None):
     import warnings
     warnings.warn("torch.cuda.reset_max_memory_allocated now calls torch.cuda.reset_peak_memory_stats, which resets "
                   "/all/ peak memory stats.", FutureWarning, stacklevel=2)
+    _cpu_build_missing("_cuda_resetPeakMemoryStats")
     return reset_peak_memory_stats(device=device)
 
 
