@@ -462,14 +462,6 @@ class ProcessGroup:
         self.recv(data, peer).wait()
         return _from_bytes(data)
 
-    # --- for nn/parallel/distributed.py until its bucketed rewrite (issue 14, item 3) lands -------------
-    def all_exchange(self, value, tag=None):
-        """Every rank's ``value`` (picklable), in rank order; ``tag`` is ignored (collectives are ordered)."""
-        return self.all_gather_objects(value)
-
-    def one_to_all(self, value, src):
-        return self.broadcast_objects(value, src)
-
 
 def _to_bytes(obj):
     import numpy as np

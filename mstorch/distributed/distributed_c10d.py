@@ -851,24 +851,6 @@ def recv_object_list(object_list, src=None, group=None, device=None, group_src=N
     return get_global_rank(group, peer)
 
 
-# --- for nn/parallel/distributed.py until its bucketed rewrite (issue 14, item 3) lands: it exchanges
-# gradients as NumPy arrays through these (pickled over the engine's tensor collectives) ---------------
-
-def _array(t):
-    import numpy as np
-    from .._dtype import bfloat16
-    d = t.detach()
-    return np.ascontiguousarray((d.float() if d.dtype is bfloat16 else d).numpy())
-
-
-def _write(t, array):
-    import numpy as np
-    from ..autograd.grad_mode import no_grad
-    from ..ops.creation import from_numpy
-    with no_grad():
-        t.copy_(from_numpy(np.ascontiguousarray(array)).reshape(t.shape))
-
-
 class _ReduceOpDeprecated:
     def __getattr__(self, name):
         warnings.warn("`torch.distributed.reduce_op` is deprecated, please use `torch.distributed.ReduceOp` "
