@@ -354,12 +354,18 @@ def test_file_rendezvous(tmp_path):
     stores = {}
 
     def join(rank):
-        stores[rank] = c10d._rendezvous(url + str(rank), -1, -1, timedelta(seconds=30))
+        try:
+            stores[rank] = c10d._rendezvous(url + str(rank), -1, -1, timedelta(seconds=60))
+        except BaseException as exc:   # shown below: a thread's exception would otherwise be lost
+            stores[rank] = exc
     threads = [threading.Thread(target=join, args=(r,)) for r in (1, 0)]
     for t in threads:
         t.start()
     for t in threads:
-        t.join(60)
+        t.join(90)
+    for rank in (0, 1):
+        if isinstance(stores.get(rank), BaseException):
+            raise stores[rank]
     (s0, r0, w0), (s1, r1, w1) = stores[0], stores[1]
     assert (r0, w0, r1, w1) == (0, 2, 1, 2)
     s0.set("from0", "a")

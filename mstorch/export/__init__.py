@@ -119,11 +119,7 @@ def default_decompositions():
 
 for _name in ("export", "draft_export", "save", "load", "default_decompositions"):
     unsupported(f"export.{_name}", REASON)
-# the value ranges export's symbolic shapes are reasoned about with (sympy expressions): only exporters read them
-# (transformers' ExecuTorch exporter imports them beside torch.export), and mstorch has no symbolic shapes
-for _name in ("utils._sympy.numbers.IntInfinity", "utils._sympy.value_ranges.ValueRanges"):
-    unsupported(_name, "mstorch has no symbolic shapes: the sympy value ranges of torch.export's shape reasoning "
-                       "exist only for an exporter, and torch.export is not supported (see torch.export)")
+from ..utils import _sympy  # noqa: E402,F401  (registers the refused sympy value-range names)
 ExportedProgram.__module__ = "torch.export.exported_program"
 CustomDecompTable.__module__ = "torch.export.decomp_utils"
 Dim.__module__ = "torch.export.dynamic_shapes"
