@@ -190,10 +190,6 @@ REFUSED = {   # op -> why mstorch refuses its double backward (NotImplementedErr
                      "linalg.svdvals", "linalg.lstsq", "svd", "nuclear_norm"),
                     "linear algebra kernels whose backward MindSpore does not record"),
     "linalg.vander": "cumulative products: MindSpore's CumProd backward is not recorded",
-    "slice_copy": "its view write-back reads through MindSpore's _BF16Read, whose backward is not recorded",
-    **{name: "complex intermediate values (MindSpore's Real/Imag backward)" for name in
-       ("fft.fft", "fft.fft2", "fft.fftn", "fft.hfft", "fft.ifft", "fft.ifft2", "fft.ifftn", "fft.ihfft",
-        "fft.ihfft2", "fft.ihfftn", "fft.irfft", "fft.irfft2", "fft.rfft", "fft.rfft2", "fft.rfftn")},
 }
 SKIP = {"special.log_ndtr": "far in the tail torch's second derivative overflows to -inf, mstorch's does not",
         "_grouped_mm": "torch's kernel takes no float64 (the sweep's dtype); its float32 gradients are in test_ops",
@@ -273,6 +269,10 @@ def _second_order(T, leaves, outs, seed=1):
     second = [None] * len(leaves + ws) if total is None else T.autograd.grad(total, leaves + ws, allow_unused=True)
     return ([None if g is None else g.detach().clone() for g in grads],
             [T.zeros_like(x) if g is None else g.clone() for g, x in zip(second, leaves + ws)])
+
+
+def _parts(z):
+    return z.real ** 2, z.imag.tanh()
 
 
 def _pos(*shape, seed=0):
@@ -382,6 +382,27 @@ CASES = {
     "det": ([rand(2, 3, 3, seed=37)], lambda T, A: T.det(A) ** 2),
     "slogdet": ([rand(3, 3, seed=38) + 2 * np.eye(3, dtype="float32")], lambda T, A: T.linalg.slogdet(A)[1] ** 2),
     "logdet": ([rand(3, 3, seed=39) + 3 * np.eye(3, dtype="float32")], lambda T, A: T.logdet(A).exp()),
+    # stepped slices (their own backward node) and the FFT family: complex inputs, cropped and padded lengths,
+    # odd and even c2r lengths, norms
+    "slice_stepped_middle": ([rand(2, 4, 3, seed=40)], lambda T, x: x[:, ::2].tanh()),
+    "slice_stepped_two_dims": ([rand(5, 6, seed=41)], lambda T, x: x[1::3, ::2] ** 3),
+    "fft_complex_padded": ([rand(3, 5, seed=42), rand(3, 5, seed=43)],
+                           lambda T, x, y: _parts(T.fft.fft(T.complex(x ** 2, y.sin()), n=7, norm="ortho"))),
+    "fft_cropped": ([rand(6, 3, seed=44)], lambda T, x: _parts(T.fft.fft(x.tanh(), n=4, dim=0, norm="forward"))),
+    "ifft_complex": ([rand(5, seed=45), rand(5, seed=46)], lambda T, x, y: _parts(T.fft.ifft(T.complex(x.exp(), y)))),
+    "rfft_odd_cropped": ([rand(2, 8, seed=47)], lambda T, x: _parts(T.fft.rfft(x ** 2, n=5, norm="forward"))),
+    "irfft_odd_padded": ([rand(2, 4, seed=48), rand(2, 4, seed=49)],
+                         lambda T, x, y: T.fft.irfft(T.complex(x, y.tanh()), n=9) ** 2),
+    "irfft_even_cropped": ([rand(6, seed=50), rand(6, seed=51)],
+                           lambda T, x, y: T.fft.irfft(T.complex(x ** 2, y), n=4, norm="ortho") ** 2),
+    "hfft": ([rand(4, seed=52), rand(4, seed=53)], lambda T, x, y: T.fft.hfft(T.complex(x.exp(), y ** 2), n=7).exp()),
+    "ihfft": ([rand(7, seed=54)], lambda T, x: _parts(T.fft.ihfft(x ** 3, norm="ortho"))),
+    "fftn_3d": ([rand(2, 3, 4, seed=55)], lambda T, x: _parts(T.fft.fftn(x.sin(), s=(3, 2), dim=(0, 2)))),
+    "rfftn_3d": ([rand(2, 3, 4, seed=56)], lambda T, x: _parts(T.fft.rfftn(x ** 2, s=(2, 5, 3), norm="ortho"))),
+    "irfftn": ([rand(3, 4, seed=57), rand(3, 4, seed=58)],
+               lambda T, x, y: T.fft.irfftn(T.complex(x.tanh(), y ** 3), s=(4, 6)) ** 2),
+    "hfft2": ([rand(3, 3, seed=59), rand(3, 3, seed=60)],
+              lambda T, x, y: T.fft.hfft2(T.complex(x, y.exp()), s=(3, 5), norm="forward") ** 2),
 }
 CASE_TOL = {"float32": (1e-4, 1e-5), "float64": (1e-5, 1e-7)}
 

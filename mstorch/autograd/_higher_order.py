@@ -46,6 +46,8 @@ _RECORDED = frozenset((
     "Split", "Sqrt", "Square", "Squeeze", "Stack", "StridedSlice", "Sub", "SubExt", "Tan", "Tanh",
     "TensorScatterElements", "TensorScatterUpdate", "TopK", "Transpose", "TransposeView",
     "TransposeExtView", "Tril", "Triu", "Trunc", "UnsortedSegmentSum", "View", "ZerosLike", "Zeta",
+    # complex parts (torch.fft samples and CASES)
+    "Real", "Imag", "Conj", "Complex",
     # kernels of first-order gradients, differentiated again by MAML's second inner step and by hvp
     # (verified against torch in compat_tests/test_double_backward.py)
     "ReluGrad", "TanhGrad", "SigmoidGrad", "ZerosLikeExt",
@@ -58,7 +60,7 @@ _REDUCTIONS = {"SumExt": False, "ReduceSum": False, "MeanExt": True, "ReduceMean
 _OWN_FUNCTIONS = frozenset(("LinalgCholeskyBackward0", "LinalgEighBackward0", "LinalgPinvBackward0",
                             "LinalgQrBackward0", "LinalgSolveExBackward0", "_HostRemainder",
                             "AddmmBackward0", "MmBackward0", "GeluBackward0",
-                            "ScaledDotProductAttentionBackward0"))
+                            "ScaledDotProductAttentionBackward0", "_BF16Read"))
 # the torch API behind MindSpore kernels that are refused, for the message
 _TORCH_API = {
     "ReduceMax": "amax/max(dim)", "ReduceMin": "amin/min(dim)", "ProdExt": "prod", "Softmax": "softmax",
@@ -173,7 +175,16 @@ def _hook_for(node):
 
 def _deview(grad_inputs, grad_outputs):
     # a new tensor (not a view) for each gradient: the next formula then keeps its edge
-    return tuple(None if g is None else _ops.mul(g, 1) for g in grad_inputs)
+    return tuple(None if g is None else _fresh(g) for g in grad_inputs)
+
+
+_ZERO = {t: mindspore.Tensor(0, t) for t in (mindspore.complex64, mindspore.complex128)}
+
+
+def _fresh(g):
+    # MindSpore's Mul has no gradient for complex tensors: complex gradients get a complex zero added
+    zero = _ZERO.get(g.dtype)
+    return _ops.mul(g, 1) if zero is None else _ops.add(g, zero)
 
 
 def _reduction_backward(is_mean, grad_inputs, grad_outputs):
@@ -343,7 +354,7 @@ def _own_hook(node, anchor):
 def _run_own(node, backward, saved, grad_inputs, grad_outputs):
     res = tuple(backward(node, grad_outputs, *saved))
     res += (None,) * (len(grad_inputs) - len(res))
-    return tuple(None if g is None or r is None else _ops.mul(r, 1) for g, r in zip(grad_inputs, res))
+    return tuple(None if g is None or r is None else _fresh(r) for g, r in zip(grad_inputs, res))
 
 
 def _refuse(kernel, torch_name):

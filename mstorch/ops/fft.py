@@ -6,6 +6,12 @@ What is ours: torch's argument checks and messages, its dtype rules (integers an
 default float, float16/bfloat16 are refused on CPU as torch refuses them, real-to-complex transforms
 refuse complex input), ``s``/``dim`` defaults and ``-1`` sizes, and ``fftfreq``/``rfftfreq`` built on the
 host as torch does (in float64, then rounded to the requested dtype).
+
+Double backward: MindSpore's FFT gradients pad or crop through FFTShapeCopy, a kernel with no backward, so
+every transform carries torch's backward formula in recorded ops (``own_backward``, used only while a
+backward pass records itself): the adjoint transform with the opposite scaling, cropped or zero-padded
+back to the input's lengths; r2c pads the one-sided gradient to full length and keeps the real part, c2r
+is an r2c of the gradient with the mirrored bins counted twice.
 """
 import numpy as np
 import mindspore as ms
@@ -16,6 +22,7 @@ from ._helpers import wrap_dim, cast, _scalar_name
 from ._registry import register
 from .creation import _finish, _host_to_ms, _check_dtype
 from .shape import roll as _roll
+from ..autograd._higher_order import own_backward
 
 F = "torch.fft"
 _NORMS = (None, "backward", "forward", "ortho")
@@ -92,24 +99,101 @@ def _n_dims(x, s, dim, c2r=False, default_all=True):
     return tuple(sizes), tuple(dims)
 
 
+# --- transforms with a differentiable backward -------------------------------------------------
+
+def _transform(kind, x, sizes, dims, norm):
+    """``kind`` ("c2c", "c2c_inverse", "r2c", "c2r") of ``x`` over ``dims`` to lengths ``sizes``."""
+    y = _KERNELS[kind](x, sizes, dims, norm)
+    return own_backward(y, _transform_backward, kind, tuple(x.shape), x.dtype in _REAL, sizes, dims, norm)
+
+
+def _c2c(x, s, dim, norm):
+    return _transform("c2c", x, tuple(s), tuple(dim), norm)
+
+
+def _ifft_c2c(x, s, dim, norm):
+    return _transform("c2c_inverse", x, tuple(s), tuple(dim), norm)
+
+
+def _r2c(x, s, dim, norm):
+    return _transform("r2c", x, tuple(s), tuple(dim), norm)
+
+
+def _c2r(x, s, dim, norm):
+    return _transform("c2r", x, tuple(s), tuple(dim), norm)
+
+
+_KERNELS = {"c2c": ops.fftn, "c2c_inverse": ops.ifftn, "r2c": ops.rfftn, "c2r": ops.irfftn}
+
+
+def _transform_backward(node, grad_outputs, kind, in_shape, real_in, sizes, dims, norm):
+    (g,) = grad_outputs
+    if g is None:
+        return (None,)
+    adjoint = _SWAP[norm]
+    if kind == "c2r":
+        # the one-sided spectrum of the gradient; bins whose mirror image the c2r transform also used count twice
+        g = _r2c(g, sizes, dims, adjoint)
+        n, d = sizes[-1], dims[-1]
+        twice = n - (n // 2 + 1)
+        if twice:
+            scale = np.ones(n // 2 + 1, _REAL_NP[g.dtype])
+            scale[1:1 + twice] = 2
+            shape = [1] * g.ndim
+            shape[d] = n // 2 + 1
+            g = _by_parts(ops.mul, g, ms.Tensor(scale.reshape(shape)))
+    else:
+        if kind == "r2c":   # the one-sided gradient, zero over the bins r2c leaves out
+            g = _fit(g, dims[-1], sizes[-1])
+        g = _transform("c2c" if kind == "c2c_inverse" else "c2c_inverse", g, sizes, dims, adjoint)
+        if real_in:
+            g = ops.real(g)
+    for d in dims:                 # the input was cropped or zero-padded to the transform's lengths
+        g = _fit(g, d, in_shape[d])
+    return (g,)
+
+
+def _fit(g, d, length):
+    """``g`` cropped, or padded with zeros, to ``length`` along ``d``."""
+    have = g.shape[d]
+    if have > length:
+        return _by_parts(ops.narrow, g, d, 0, length)
+    if have < length:
+        shape = list(g.shape)
+        shape[d] = length - have
+        return ops.cat((g, ops.zeros(tuple(shape), g.dtype)), d)
+    return g
+
+
+_REAL_NP = {ms.complex64: np.float32, ms.complex128: np.float64, ms.float32: np.float32, ms.float64: np.float64}
+
+
+def _by_parts(fn, g, *args):
+    """``fn`` of a complex ``g`` applied to its real and imaginary parts: MindSpore's Mul has no gradient
+    for complex tensors and its SliceGrad no complex kernel, so a recorded formula stays on real ones."""
+    if g.dtype not in _COMPLEX:
+        return fn(g, *args)
+    return ops.Complex()(fn(ops.real(g), *args), fn(ops.imag(g), *args))
+
+
 # --- one-dimensional ----------------------------------------------------------------------------
 
-def _c2c(fn):
+def _c2c_1d(fn):
     def run(input, n=None, dim=-1, norm=None):
         n, d = _one_dim(input, n, dim)
-        return fn(_input(input), n, d, _norm(norm))
+        return fn(_input(input), (n,), (d,), _norm(norm))
     return run
 
 
-fft = _fft("fft")(_c2c(ops.fft))
-ifft = _fft("ifft")(_c2c(ops.ifft))
+fft = _fft("fft")(_c2c_1d(_c2c))
+ifft = _fft("ifft")(_c2c_1d(_ifft_c2c))
 
 
 @_fft("rfft")
 def rfft(input, n=None, dim=-1, norm=None):
     _real_only(input, "rfft expects a real input tensor, but got {}")
     n, d = _one_dim(input, n, dim)
-    return ops.rfft(_input(input), n, d, _norm(norm))
+    return _r2c(_input(input), (n,), (d,), _norm(norm))
 
 
 @_fft("ihfft")
@@ -117,14 +201,14 @@ def ihfft(input, n=None, dim=-1, norm=None):
     # the conjugate of rfft with the opposite scaling (MindSpore's own ihfft kernel has a wrong gradient)
     _real_only(input, "ihfft expects a real input tensor, but got {}")
     n, d = _one_dim(input, n, dim)
-    return ops.conj(ops.rfft(_input(input), n, d, _SWAP[_norm(norm)]))
+    return ops.conj(_r2c(_input(input), (n,), (d,), _SWAP[_norm(norm)]))
 
 
 @_fft("irfft")
 def irfft(input, n=None, dim=-1, norm=None):
     n, d = _one_dim(input, n, dim, c2r=True)
     x = _input(input, complex_in=True)
-    return ops.irfft(x, n, d, _norm(norm))
+    return _c2r(x, (n,), (d,), _norm(norm))
 
 
 @_fft("hfft")
@@ -132,7 +216,7 @@ def hfft(input, n=None, dim=-1, norm=None):
     # irfft of the conjugate with the opposite scaling (as ihfft, kept off MindSpore's hfft kernel)
     n, d = _one_dim(input, n, dim, c2r=True)
     x = _input(input, complex_in=True)
-    return ops.irfft(ops.conj(x), n, d, _SWAP[_norm(norm)])
+    return _c2r(ops.conj(x), (n,), (d,), _SWAP[_norm(norm)])
 
 
 # --- n-dimensional ------------------------------------------------------------------------------
@@ -158,18 +242,18 @@ def _2d(kernel, **kw):
 
 
 def _hfftn(x, s, dim, norm):
-    return ops.irfftn(ops.conj(x), s, dim, _SWAP[norm])
+    return _c2r(ops.conj(x), s, dim, _SWAP[norm])
 
 
 def _ihfftn(x, s, dim, norm):
-    return ops.conj(ops.rfftn(x, s, dim, _SWAP[norm]))
+    return ops.conj(_r2c(x, s, dim, _SWAP[norm]))
 
 
 _RFFTN = "rfftn expects a real-valued input tensor, but got {}"
 _IHFFTN = "Only supports floating-point dtypes, but found: {}"
-for _name, _kernel, _kw in (("fftn", ops.fftn, {}), ("ifftn", ops.ifftn, {}),
-                            ("rfftn", ops.rfftn, {"real_only": _RFFTN}),
-                            ("irfftn", ops.irfftn, {"c2r": True, "complex_in": True}),
+for _name, _kernel, _kw in (("fftn", _c2c, {}), ("ifftn", _ifft_c2c, {}),
+                            ("rfftn", _r2c, {"real_only": _RFFTN}),
+                            ("irfftn", _c2r, {"c2r": True, "complex_in": True}),
                             ("hfftn", _hfftn, {"c2r": True, "complex_in": True}),
                             ("ihfftn", _ihfftn, {"real_only": _IHFFTN})):
     globals()[_name] = _fft(_name)(_nd(_kernel, **_kw))
