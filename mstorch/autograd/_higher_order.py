@@ -60,7 +60,8 @@ _REDUCTIONS = {"SumExt": False, "ReduceSum": False, "MeanExt": True, "ReduceMean
 _OWN_FUNCTIONS = frozenset(("LinalgCholeskyBackward0", "LinalgEighBackward0", "LinalgPinvBackward0",
                             "LinalgQrBackward0", "LinalgSolveExBackward0", "_HostRemainder",
                             "AddmmBackward0", "MmBackward0", "GeluBackward0",
-                            "ScaledDotProductAttentionBackward0", "_BF16Read"))
+                            "ScaledDotProductAttentionBackward0", "_BF16Read",
+                            "LinalgSvdBackward0"))
 # the torch API behind MindSpore kernels that are refused, for the message
 _TORCH_API = {
     "ReduceMax": "amax/max(dim)", "ReduceMin": "amin/min(dim)", "ProdExt": "prod", "Softmax": "softmax",

@@ -16,7 +16,7 @@ from .. import _dtype as D
 from ._helpers import dtype_of, wrap_dim, wrap_dims, _scalar_name, cast
 from ._views import fresh
 from ._registry import register
-from .reduction import return_type, needs_grad, vector_norm as _vector_norm_math, amax, amin, _out_shape
+from .reduction import return_type, needs_grad, vector_norm as _vector_norm_math, amax, amin, _out_shape, _cumprod_scan
 from .arithmetic import abs as _abs
 from .. import _ms_private as P
 from ..autograd._higher_order import own_backward
@@ -612,7 +612,10 @@ def tensorsolve(A, B, dims=None):
 
 def _vander_powers(x, n):
     """Columns x^0 .. x^(n-1) (n > 1) as torch builds them: a row of ones, then cumulative products."""
-    powers = ops.cumprod(ops.broadcast_to(ops.expand_dims(x, -1), tuple(x.shape) + (n - 1,)), -1)
+    copies = ops.broadcast_to(ops.expand_dims(x, -1), tuple(x.shape) + (n - 1,))
+    # with grad, products of shifted copies: MindSpore's CumProd backward divides by the input (nan at a
+    # zero) and is not recorded for double backward
+    powers = _cumprod_scan(copies, x.ndim) if needs_grad(x) else ops.cumprod(copies, -1)
     return ops.cat((ops.ones(tuple(x.shape) + (1,), powers.dtype), powers), -1)
 
 

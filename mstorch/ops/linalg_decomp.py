@@ -318,7 +318,8 @@ def _svd_host(A, name="linalg.svd"):
     """host_array(A) for the SVD family; a tensor that needs grad stays on MindSpore's kernel, but a NaN
     in it is still refused as torch's LAPACK check does."""
     a = host_array(A)
-    if a is None and needs_grad(A) and A.size and bool(ops.isnan(A).any()):
+    parts = (ops.real(A), ops.imag(A)) if A.dtype in _COMPLEX else (A,)    # IsNan has no complex kernel
+    if a is None and needs_grad(A) and A.size and any(bool(ops.isnan(p).any()) for p in parts):
         host_svd(read_host(A), False, name=name)   # raises
     return a
 
@@ -334,11 +335,56 @@ def svd_parts(A, name="linalg.svd"):
 
 
 def ms_svd(A, full_matrices=False, compute_uv=True):
-    """MindSpore's Svd, with torch's real singular values for a complex matrix (MindSpore's are complex)."""
+    """MindSpore's Svd, with torch's real singular values for a complex matrix (MindSpore's are complex).
+    A real matrix that needs grad gets the reduced SVD through our node (torch's backward formula)."""
+    if needs_grad(A) and A.dtype in (ms.float32, ms.float64) and (
+            not full_matrices or A.shape[-1] == A.shape[-2]):
+        r = _svd_node(A)
+        return r if compute_uv else r[0]
     r = ops.svd(A, full_matrices=full_matrices, compute_uv=compute_uv)
     if A.dtype not in (ms.complex64, ms.complex128):
         return r
     return (ops.real(r[0]),) + tuple(r[1:]) if compute_uv else ops.real(r)
+
+
+def _svd_fwd(a):
+    s, u, v = ops.svd(a, full_matrices=False, compute_uv=True)
+    return (s, u, v), (s, u, v)
+
+
+def _over_nonzero(num, den):
+    """num / den, and 0 where num is exactly 0: torch skips the terms of gradients no one asked for (U, V
+    of svdvals), where MindSpore hands zeros, which would give 0/0 at repeated or zero singular values."""
+    return ops.div(num, ops.where(ops.equal(num, 0), ops.ones_like(den), den))
+
+
+def _svd_backward(saved, gs, gu, gv):
+    """torch's svd_backward (real matrices, reduced SVD A = U diag(S) V^T, k = min(m, n)), in recorded ops:
+    gA = U [skew(U^T gU) S / E + S skew(V^T gV) / E + diag(gS)] V^T, E_ij = S_j^2 - S_i^2 (1 on the
+    diagonal), skew(X) = X - X^T, plus the parts of gU (m > n) or gV (m < n) outside the span of U or V."""
+    s, u, v = saved
+    m, n = u.shape[-2], v.shape[-2]
+    s_row, s_col = ops.expand_dims(s, -2), ops.expand_dims(s, -1)
+    s2 = ops.mul(s, s)
+    eye = eye_like(u, s.shape[-1])
+    e = ops.add(ops.sub(ops.expand_dims(s2, -2), ops.expand_dims(s2, -1)), eye)
+    uhgu, vhgv = _mm(mT(u), gu), _mm(mT(v), gv)
+    ga = ops.add(ops.mul(_over_nonzero(ops.sub(uhgu, mT(uhgu)), e), s_row),
+                 ops.mul(s_col, _over_nonzero(ops.sub(vhgv, mT(vhgv)), e)))
+    ga = ops.add(ga, ops.mul(ops.expand_dims(gs, -1), eye))
+    if m > n:      # gA = [U gA + (I - U U^T) gU S^-1] V^T
+        gus = _over_nonzero(gu, s_row)
+        ga = ops.sub(ops.add(_mm(u, ga), gus), _mm(u, _mm(mT(u), gus)))
+        return _mm(ga, mT(v))
+    if m < n:      # gA = U [gA V^T + S^-1 gV^T (I - V V^T)]
+        sgv = _over_nonzero(mT(gv), s_col)
+        ga = ops.sub(ops.add(_mm(ga, mT(v)), sgv), _mm(_mm(sgv, v), mT(v)))
+        return _mm(u, ga)
+    return _mm(_mm(u, ga), mT(v))
+
+
+# MindSpore's Svd backward is not recorded for double backward: real matrices get torch's formula
+_svd_node = _node("LinalgSvdBackward0", _svd_fwd, _svd_backward)
 
 
 def _real(dt):
@@ -593,7 +639,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if driver == "gels":
         rank = ops.zeros((0,), ms.int64)
     svals = ops.stop_gradient(s) if driver in ("gelsd", "gelss") else empty
-    residuals = empty
+    # torch's residuals are an output of the differentiable node even when empty (they require grad)
+    residuals = _on_graph(empty, x) if needs_grad(A) or needs_grad(B) else empty
     # residuals only where LAPACK gives them: m > n, a full-rank A, and a driver other than gelsy
     if m > n and driver != "gelsy" and (driver == "gels" or bool(ops.all(ops.equal(rank, n)))):
         r = ops.sub(_mm(A, x), b)
@@ -601,6 +648,12 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if vector:
         x = ops.squeeze(x, -1)
     return lstsq_rt(x, residuals, rank, svals)
+
+
+def _on_graph(empty, t):
+    """``empty`` (no elements) as a function of ``t``: it requires grad, and nothing flows back through it."""
+    link = ops.mul(ops.sum(ops.real(t) if t.dtype in _COMPLEX else t), 0)
+    return ops.broadcast_to(cast(link, empty.dtype).reshape(1), tuple(empty.shape))
 
 
 @register("linalg.householder_product", family=F, namespace="linalg", out=True)
