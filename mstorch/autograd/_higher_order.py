@@ -184,7 +184,7 @@ _ZERO = {t: mindspore.Tensor(0, t) for t in (mindspore.complex64, mindspore.comp
 
 def _fresh(g):
     # MindSpore's Mul has no gradient for complex tensors: complex gradients get a complex zero added
-    zero = _ZERO.get(g.dtype)
+    zero = _ZERO.get(getattr(g, "dtype", None))     # (a Python number passes through Mul)
     return _ops.mul(g, 1) if zero is None else _ops.add(g, zero)
 
 

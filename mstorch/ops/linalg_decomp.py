@@ -630,10 +630,14 @@ def lstsq(A, B, rcond=None, *, driver=None):
         rtol = _EPS[A.dtype] * max(m, n)
     else:
         rtol = rcond
-    s, u, v = svd_parts(A, "linalg.lstsq")
-    keep = ops.gt(s, ops.mul(ops.amax(ops.stop_gradient(s), -1, True), rtol))
-    inv = ops.where(keep, ops.div(1, ops.where(keep, s, ops.ones_like(s))), ops.zeros_like(s))
-    x = _mm(ops.mul(v, ops.expand_dims(cast(inv, v.dtype), -2)), _mm(mH(u), b))
+    a = host_array(A)
+    if a is not None and not needs_grad(B):
+        s, keep, x = _lstsq_host(a, read_host(b), rtol, A)
+    else:
+        s, u, v = svd_parts(A, "linalg.lstsq")
+        keep = ops.gt(s, ops.mul(ops.amax(ops.stop_gradient(s), -1, True), rtol))
+        inv = ops.where(keep, ops.div(1, ops.where(keep, s, ops.ones_like(s))), ops.zeros_like(s))
+        x = _mm(ops.mul(v, ops.expand_dims(cast(inv, v.dtype), -2)), _mm(mH(u), b))
     rank = ops.sum(cast(keep, ms.int64), -1)
     empty = ops.zeros((0,), _real(A.dtype))
     if driver == "gels":
@@ -648,6 +652,19 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if vector:
         x = ops.squeeze(x, -1)
     return lstsq_rt(x, residuals, rank, svals)
+
+
+def _lstsq_host(a, b, rtol, like):
+    """(singular values, kept, solution) of lstsq on the host (inputs with huge or non-finite entries), in
+    double precision, rounded to ``like``'s dtype once at the end: in float32 the solution of a matrix with
+    an entry near the float32 maximum is subnormal, and MindSpore's kernel threads flush subnormals to
+    zero (the result then depended on which thread ran the product)."""
+    wide = np.complex128 if np.iscomplexobj(a) else np.float64
+    u, s, vh = host_svd(a.astype(wide), True, name="linalg.lstsq")
+    keep = s > s.max(axis=-1, keepdims=True) * rtol
+    inv = np.where(keep, 1 / np.where(keep, s, 1), 0)
+    x = np.swapaxes(vh, -1, -2).conj() @ (inv[..., :, None] * (np.swapaxes(u, -1, -2).conj() @ b.astype(wide)))
+    return host_result(s, _real_np(like)), ms.Tensor(keep), host_result(x, like)
 
 
 def _on_graph(empty, t):
