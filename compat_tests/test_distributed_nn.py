@@ -4,7 +4,6 @@ against torch's formulas over both ranks' inputs, and ChildFailedError / @record
 import json
 import os
 import pickle
-import socket
 
 import numpy as np
 import pytest
@@ -12,22 +11,7 @@ import torch
 
 import mstorch
 from harness import assert_same, rand
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture
-def world1():
-    for T in (torch, mstorch):
-        T.distributed.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{free_port()}", world_size=1, rank=0)
-    yield
-    for T in (torch, mstorch):
-        if T.distributed.is_initialized():
-            T.distributed.destroy_process_group()
+from test_distributed import free_port, world1  # noqa: F401  (the world-size-1 groups on both libraries)
 
 
 CALLS = {

@@ -107,6 +107,12 @@ def check_matrix(t, name, square=False, low_precision=False, arg="A", kernel=Non
                            f"{t.shape[-1]} matrices")
 
 
+def need_lapack_dtype(t, kernel):
+    """torch's CPU LAPACK kernels take float32/64 and complex: others are NotImplementedError naming the kernel."""
+    if dtype_of(t)._cat < D._FLOAT or t.dtype in (ms.float16, ms.bfloat16):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_scalar_name(t)}'")
+
+
 def mT(x):
     return ops.swapaxes(x, -1, -2)
 
@@ -440,8 +446,7 @@ _eigh_nodes = {u: _node("LinalgEighBackward0", _eigh_fwd(u), _eigh_backward) for
 def _eigh_check(A, UPLO, name):
     if UPLO not in ("L", "U", "l", "u"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
-    if dtype_of(A)._cat < D._FLOAT or A.dtype in (ms.float16, ms.bfloat16):
-        raise NotImplementedError(f"\"linalg_eigh_cpu\" not implemented for '{_scalar_name(A)}'")
+    need_lapack_dtype(A, "linalg_eigh_cpu")
     check_matrix(A, name, square=True)
     return UPLO.upper()
 
@@ -504,8 +509,7 @@ def solve_triangular(A, B, *, upper=None, left=True, unitriangular=False):
     for t, arg in ((A, "A"), (B, "B")):
         if t.ndim < 2:
             raise RuntimeError(f"linalg.solve_triangular: The input tensor {arg} must have at least 2 dimensions.")
-    if dtype_of(A)._cat < D._FLOAT or A.dtype in (ms.float16, ms.bfloat16):
-        raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for '{_scalar_name(A)}'")
+    need_lapack_dtype(A, "triangular_solve_cpu")
     if A.dtype != B.dtype:
         raise RuntimeError(f"linalg.solve_triangular: Expected A and B to have the same dtype, but found A of type "
                            f"{_scalar_name(A)} and B of type {_scalar_name(B)} instead")
@@ -669,8 +673,7 @@ def householder_product(A, tau):
                            f"{list(tau.shape[:-1])}")
     if tau.dtype != A.dtype:
         raise RuntimeError(f"{name}: tau dtype {_scalar_name(tau)} does not match input dtype {_scalar_name(A)}")
-    if dtype_of(A)._cat < D._FLOAT or A.dtype in (ms.float16, ms.bfloat16):
-        raise NotImplementedError(f"\"orgqr_cpu\" not implemented for '{_scalar_name(A)}'")
+    need_lapack_dtype(A, "orgqr_cpu")
     batch = tuple(A.shape[:-2])
     q = ops.broadcast_to(ops.eye(m, n, A.dtype), batch + (m, n))
     rows = ops.arange(m)
@@ -844,8 +847,7 @@ def _lu_backward(saved, g):
 def _lu_check(A, name, pivot):
     if A.ndim < 2:
         raise RuntimeError(f"{name}: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} instead")
-    if dtype_of(A)._cat < D._FLOAT or A.dtype in (ms.float16, ms.bfloat16):
-        raise NotImplementedError(f"\"lu_cpu\" not implemented for '{_scalar_name(A)}'")
+    need_lapack_dtype(A, "lu_cpu")
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
 
@@ -938,8 +940,7 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
                            f"{_scalar_name(LU)} and B of type {_scalar_name(B)} instead")
     if pivots.dtype != ms.int32:
         raise RuntimeError(f"{name}: pivots should be a Tensor of scalar type torch.int32")
-    if dtype_of(LU)._cat < D._FLOAT or LU.dtype in (ms.float16, ms.bfloat16):
-        raise NotImplementedError(f"\"lu_solve_cpu\" not implemented for '{_scalar_name(LU)}'")
+    need_lapack_dtype(LU, "lu_solve_cpu")
     if not left:   # X A = B  <=>  A^H X^H = B^H
         return mH(lu_solve(LU, pivots, mH(B), adjoint=not adjoint))
     m = LU.shape[-1]
