@@ -9,11 +9,6 @@ globals().update(_namespace.functions("linalg"))
 
 _NO_KERNEL = "MindSpore 2.10 has no CPU kernel for it"
 _MISSING = {   # torch.linalg names mstorch lacks, and why
-    "cholesky_ex": "use linalg.cholesky (the partial factorisation of a failed cholesky_ex is not reproduced)",
-    "lu": _NO_KERNEL + " (no LU factorisation)",
-    "lu_factor": _NO_KERNEL + " (no LU factorisation)",
-    "lu_factor_ex": _NO_KERNEL + " (no LU factorisation)",
-    "lu_solve": _NO_KERNEL + " (no LU factorisation)",
     "ldl_factor": _NO_KERNEL,
     "ldl_factor_ex": _NO_KERNEL,
     "ldl_solve": _NO_KERNEL,

@@ -203,3 +203,44 @@ def test_trainer_steps(run_case, tmp_path):
     np.testing.assert_allclose(got["losses"] + [got["train_loss"]], ref["losses"] + [ref["train_loss"]], rtol=1e-5)
     w_ref, w_got = np.array(ref["weight"]), np.array(got["weight"])
     assert np.abs(w_got - w_ref).max() <= 2e-5 * np.abs(w_ref).max()
+
+
+RESIZE = r'''
+import json
+import numpy as np
+import torch
+import transformers as tf
+tf.logging.set_verbosity_error()
+res = {}
+for name in ("gpt2", "bert"):
+    if name == "gpt2":
+        cfg, cls = tf.GPT2Config(n_embd=16, n_layer=1, n_head=2, n_positions=32, vocab_size=40), tf.GPT2LMHeadModel
+    else:
+        cfg, cls = tf.BertConfig(vocab_size=40, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                                 num_attention_heads=2, max_position_embeddings=32), tf.BertForMaskedLM
+    torch.manual_seed(0)
+    model = cls(cfg)
+    old = model.get_input_embeddings().weight.detach().numpy().astype(np.float64)
+    torch.manual_seed(1)
+    # the added rows are drawn from a MultivariateNormal around the old rows' mean, with 1e-9 times their
+    # covariance: the draws' offsets from the mean, scaled back, are what the seed decides
+    emb = model.resize_token_embeddings(45)
+    new = emb.weight.detach().numpy()
+    res[name] = new.tolist()
+    res[name + "_offsets"] = ((new[40:] - old.mean(0)) / np.sqrt(1e-9)).tolist()
+    res[name + "_head"] = model.get_output_embeddings().weight.detach().numpy().tolist()
+print(json.dumps(res))
+'''
+
+
+def test_resize_token_embeddings(run_case):
+    """``resize_token_embeddings`` samples the new rows from ``torch.distributions.MultivariateNormal`` (after
+    checking ``constraints.positive_definite``): under the same seed, torch's rows."""
+    ref = run_case(RESIZE, "torch", also_hide=HIDE, name="resize_torch.py")
+    got = run_case(RESIZE, "run", also_hide=HIDE, name="resize_mstorch.py")
+    assert list(got) == list(ref)
+    for key in ref:
+        # (the offsets keep about three digits: float32 rows of ~1e-2 carry draws of ~1e-6)
+        _close(np.array(ref[key]), np.array(got[key]), key, 1e-2 if key.endswith("_offsets") else 1e-5)
+        if key.endswith("_offsets"):
+            assert np.abs(np.array(ref[key])).min() > 0 and np.std(ref[key]) > 1e-3   # drawn, not the mean

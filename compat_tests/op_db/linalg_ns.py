@@ -144,6 +144,45 @@ OPS = [
         E(lambda T: T.stack([T.eye(2), T.tensor([[1.0, 2.0], [2.0, 1.0]])])),
         E(_r(2, 3)), E(_long), E(_r(3)), E(_half),
     ], rtol=1e-4, atol=1e-4),
+    _op("cholesky_ex", [
+        S(_spd(3)), S(_spd(4, (2,))), S(_f64(_spd(3))), S(_spd(3), upper=True), S(lambda T: T.zeros(0, 0)),
+        E(_r(2, 3)), E(_long), E(_r(3)), E(lambda T: T.tensor([[1.0, 2.0], [2.0, 1.0]]), check_errors=True),
+        E(lambda T: T.stack([T.eye(2), T.tensor([[1.0, 2.0], [2.0, 1.0]])]), check_errors=True),
+    ], rtol=1e-4, atol=1e-4),
+    # a failed factorisation: LAPACK's partial factor (the failing pivot stored unrooted) and the order
+    _op("cholesky_ex", [
+        S(lambda T: T.tensor([[4.0, 2, 1, 0], [2, 5, 3, 1], [1, 3, -9, 2], [0, 1, 2, 7]])),
+        S(lambda T: T.stack([T.eye(3, dtype=T.float64), T.tensor([[1.0, 2, 0], [2, 1, 0], [0, 0, 1]],
+                                                                 dtype=T.float64)]), upper=True),
+    ], grad=False),
+    _op("lu_factor", [
+        S(_r(4, 4)), S(_r(2, 3, 5)), S(_f64(_r(5, 3))), S(_r(1, 1)), S(lambda T: T.zeros(0, 0)),
+        E(lambda T: T.zeros(2, 2)), E(lambda T: T.stack([T.eye(2), T.zeros(2, 2)])), E(_r(3)), E(_long),
+        E(_half), E(_r(3, 3), pivot=False),
+    ], rtol=1e-4, atol=1e-4),
+    _op("lu_factor_ex", [S(_r(3, 3)), S(_f64(_r(2, 4, 3))), E(_long), E(_r(3, 3), pivot=False)],
+        rtol=1e-4, atol=1e-4),
+    # singular inputs: info is the first zero pivot's order (1-based), the factor still returned
+    _op("lu_factor_ex", [S(lambda T: T.zeros(3, 3)), S(lambda T: T.tensor([[1.0, 2, 3], [2, 4, 6], [0, 0, 1]])),
+                         S(lambda T: T.stack([T.eye(2), T.zeros(2, 2)]))], grad=False),
+    _op("lu", [S(_r(4, 4)), S(_r(2, 3, 5)), S(_f64(_r(5, 3))), E(_long), E(_r(3)), E(_r(3, 3), pivot=False)],
+        rtol=1e-4, atol=1e-4),
+    OpInfo("lu_unpack", [S(_r(4, 4)), S(_r(2, 3, 5)), S(_f64(_r(5, 3))), S(_r(3, 3), unpack_pivots=False)],
+           call=lambda T, a, **k: T.lu_unpack(*T.linalg.lu_factor(a), **k), rtol=1e-4, atol=1e-4),
+    # (torch's backward of the empty L, U of unpack_data=False fails: values only)
+    OpInfo("lu_unpack", [S(_r(3, 3), unpack_data=False)], grad=False,
+           call=lambda T, a, **k: T.lu_unpack(*T.linalg.lu_factor(a), **k)),
+    OpInfo("lu_unpack", [E(lambda T: T.eye(3), lambda T: T.tensor([1, 2, 3]))], grad=False),
+    OpInfo("linalg.lu_solve", [
+        S(_r(3, 3), _r(3, 2)), S(_r(3, 3), _r(2, 3), left=False), S(_r(3, 3), _r(3, 2), adjoint=True),
+        S(_r(3, 3), _r(2, 3), left=False, adjoint=True), S(_r(2, 3, 3), _r(3, 1)), S(_f64(_r(4, 4)), _f64(_r(2, 4, 2))),
+    ], call=lambda T, a, b, **k: T.linalg.lu_solve(*T.linalg.lu_factor(a), b, **k), rtol=1e-4, atol=1e-4),
+    _op("lu_solve", [
+        E(lambda T: T.eye(3), lambda T: T.tensor([1, 2, 3], dtype=T.int32), _r(2, 3)),
+        E(lambda T: T.eye(3), lambda T: T.tensor([1, 2, 3]), _r(3, 3)),
+        E(lambda T: T.eye(3), lambda T: T.tensor([1, 2, 3], dtype=T.int32), _r(3)),
+        E(lambda T: T.eye(3), lambda T: T.tensor([1, 2, 3], dtype=T.int32), _f64(_r(3, 1))),
+    ], grad=False),
     _op("qr", [
         S(_r(4, 3)), S(_r(3, 3)), S(_r(3, 5)), S(_r(2, 4, 3)), S(_f64(_r(5, 3))), S(_r(3, 3), "complete"),
         S(_r(3, 5), "complete"), E(_r(3, 3), "x"), E(_r(3)), E(_long), E(_half),
@@ -254,6 +293,12 @@ OPS = [
         S(_r(2, 3, 1), _tri(3)), S(_r(3, 1), _tri(3, batch=(2,))), S(_r(3, 2), _tri(3), unitriangular=True),
         S(_r(3, 2), _r(3, 3) + 4 * np.eye(3, dtype=np.float32)),
         E(_r(3), _tri(3)), E(lambda T: T.ones(3, 1, dtype=T.long), _long)], rtol=1e-4, atol=1e-4),
+    OpInfo("lu", [S(_r(3, 3)), S(_r(2, 4, 3), get_infos=True), S(lambda T: T.zeros(2, 2)), E(_long)],
+           rtol=1e-4, atol=1e-4),
+    OpInfo("lu_solve", [S(_r(3, 2), _r(3, 3)), S(_r(2, 3, 1), _f64(_r(3, 3)).astype(np.float32))],
+           call=lambda T, b, a: T.lu_solve(b, *T.linalg.lu_factor(a)), rtol=1e-4, atol=1e-4),
+    OpInfo("lu_solve", [S(_r(3, 2), lambda T: T.linalg.lu_factor(T.tensor(_spd(3)))[0],
+                          lambda T: T.linalg.lu_factor(T.tensor(_spd(3)))[1])], rtol=1e-4, atol=1e-4),
     # (a call keeps the layout test from expanding the matrix: a rank-deficient Q is not unique)
     OpInfo("qr", [S(_r(4, 3)), S(_r(3, 3)), S(_r(2, 4, 3)), E(_long), E(_r(3))], rtol=1e-4, atol=1e-4,
            call=lambda T, *a, **k: T.qr(*a, **k)),

@@ -351,6 +351,12 @@ OPS += [
     # non-negative exponents get their gradients compared
     OpInfo("ldexp", samples=[S(A, np.abs(I)), S(D64, SH), S(I, NZ).rejects("inplace"), E(A, 2)]),
     OpInfo("ldexp", samples=[S(A, I), S(A, NZ)], grad=False),
+    OpInfo("frexp", samples=[S(A), E(I), E(lambda T: T.tensor([True]))]),
+    # (torch's gradient of these extremes comes from its own exp2 of the exponent: values only)
+    OpInfo("frexp", grad=False, samples=[
+        S(D64), S(np.array([0.0, -0.0, 1.0, 0.75, -3.0, 3e38, 0.99999994, 2.0 ** -126, 1e30], np.float32)),
+        S(np.array([np.inf, -np.inf, np.nan, 1e308, -2.0 ** -1000, 0.5], np.float64)),
+        S(lambda T: T.tensor([1.5, -6e4, 2e-3], dtype=T.float16))]),
     *[OpInfo(name, samples=[
         S(np.array([12, -18, 0, 7, 0]), np.array([8, 12, 5, -21, 0])), S(I, NZ), S(I32, NZ32), S(U8, U8 + 3),
         S(I8, I8 * 0 + 6), S(I16, NZ.astype(np.int16)), S(I, ZI), E(A, B), E(BO, BOB), E(I, 2)])

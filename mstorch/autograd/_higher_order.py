@@ -57,7 +57,8 @@ _RECORDED = frozenset((
 ))
 _REDUCTIONS = {"SumExt": False, "ReduceSum": False, "MeanExt": True, "ReduceMean": True}
 # mstorch's own autograd Functions whose backward is written in differentiable ops (verified)
-_OWN_FUNCTIONS = frozenset(("LinalgCholeskyBackward0", "LinalgEighBackward0", "LinalgPinvBackward0",
+_OWN_FUNCTIONS = frozenset(("LinalgCholeskyBackward0", "LinalgCholeskyExBackward0", "LinalgLuFactorExBackward0",
+                            "LinalgEighBackward0", "LinalgPinvBackward0",
                             "LinalgQrBackward0", "LinalgSolveExBackward0", "_HostRemainder",
                             "AddmmBackward0", "MmBackward0", "GeluBackward0",
                             "ScaledDotProductAttentionBackward0", "_BF16Read",

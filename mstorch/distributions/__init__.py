@@ -1,10 +1,10 @@
 """torch.distributions: the common subset (Bernoulli, Categorical, Normal, OneHotCategorical, Uniform,
-Independent, TransformedDistribution with AffineTransform and SigmoidTransform, RelaxedBernoulli, StudentT and
+MultivariateNormal, Independent, TransformedDistribution with AffineTransform and SigmoidTransform, RelaxedBernoulli, StudentT and
 NegativeBinomial, kl_divergence,
 constraints). Samplers draw from mstorch.random, which reproduces torch's CPU streams; StudentT and
 NegativeBinomial, which torch samples through its Gamma sampler, refuse to sample.
 
-Distributions torch has and mstorch does not (Beta, Gamma, Dirichlet, MultivariateNormal, most transforms...)
+Distributions torch has and mstorch does not (Beta, Gamma, Dirichlet, most transforms...)
 raise an AttributeError naming them when accessed (``from torch.distributions import Gamma`` is an
 ImportError, as for any missing name).
 """
@@ -15,6 +15,8 @@ from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .kl import kl_divergence, register_kl
 from .normal import Normal
+from .multivariate_normal import MultivariateNormal
+from . import multivariate_normal  # noqa: F401
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .uniform import Uniform
 from .independent import Independent
@@ -27,7 +29,7 @@ from .relaxed_bernoulli import RelaxedBernoulli
 from .wishart import Wishart  # noqa: F401  (constructing it raises)
 
 __all__ = ["AffineTransform", "Bernoulli", "Categorical", "ComposeTransform", "Distribution", "ExponentialFamily",
-           "Independent", "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
+           "Independent", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
            "RelaxedBernoulli", "SigmoidTransform", "StudentT", "Transform", "TransformedDistribution", "Uniform", "Wishart",
            "constraints", "identity_transform", "kl_divergence", "register_kl"]
 
@@ -36,7 +38,7 @@ CorrCholeskyTransform CumulativeDistributionTransform Dirichlet ExpTransform Exp
 FisherSnedecor Gamma GeneralizedPareto Geometric Gumbel HalfCauchy HalfNormal
 IndependentTransform InverseGamma Kumaraswamy LKJCholesky Laplace LogNormal
 LogisticNormal LowRankMultivariateNormal LowerCholeskyTransform MixtureSameFamily
-Multinomial MultivariateNormal Pareto Poisson PositiveDefiniteTransform PowerTransform
+Multinomial Pareto Poisson PositiveDefiniteTransform PowerTransform
 RelaxedOneHotCategorical ReshapeTransform SoftmaxTransform SoftplusTransform
 StackTransform StickBreakingTransform TanhTransform VonMises Weibull biject_to
 transform_to""".split())

@@ -4,12 +4,14 @@ Each constraint's ``check(value)`` returns a bool tensor; reprs and singletons a
 """
 from .. import _dtype as D
 from .. import _functions as fn
+from .. import linalg
 
 __all__ = ["Constraint", "boolean", "cat", "dependent", "dependent_property", "greater_than",
            "greater_than_eq", "independent", "integer_interval", "interval", "half_open_interval",
            "is_dependent", "less_than", "lower_cholesky", "lower_triangular", "multinomial", "nonnegative",
-           "nonnegative_integer", "one_hot", "positive", "positive_integer", "real", "real_vector",
-           "simplex", "square", "stack", "unit_interval"]
+           "nonnegative_integer", "one_hot", "positive", "positive_definite", "positive_integer",
+           "positive_semidefinite", "real", "real_vector",
+           "simplex", "square", "stack", "symmetric", "unit_interval"]
 
 
 class Constraint:
@@ -257,6 +259,30 @@ class _Square(Constraint):
                           dtype=D.bool_)
 
 
+class _Symmetric(_Square):
+    def check(self, value):
+        square_check = super().check(value)
+        if not square_check.all():
+            return square_check
+        return fn.isclose(value, value.mT, atol=1e-6).all(-2).all(-1)
+
+
+class _PositiveSemidefinite(_Symmetric):
+    def check(self, value):
+        sym_check = super().check(value)
+        if not sym_check.all():
+            return sym_check
+        return linalg.eigvalsh(value).ge(0).all(-1)
+
+
+class _PositiveDefinite(_Symmetric):
+    def check(self, value):
+        sym_check = super().check(value)
+        if not sym_check.all():
+            return sym_check
+        return linalg.cholesky_ex(value).info.eq(0)
+
+
 class _Cat(Constraint):
     def __init__(self, cseq, dim=0, lengths=None):
         if not all(isinstance(c, Constraint) for c in cseq):
@@ -329,5 +355,8 @@ simplex = _Simplex()
 lower_triangular = _LowerTriangular()
 lower_cholesky = _LowerCholesky()
 square = _Square()
+symmetric = _Symmetric()
+positive_semidefinite = _PositiveSemidefinite()
+positive_definite = _PositiveDefinite()
 cat = _Cat
 stack = _Stack

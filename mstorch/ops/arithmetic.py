@@ -644,6 +644,36 @@ def ldexp(input, other):
     return ops.mul(x, cast(e, x.dtype))
 
 
+_frexp_rt = None
+
+
+@register("frexp", family=F, out=True)
+def frexp(input):
+    """x = mantissa * 2**exponent with 0.5 <= |mantissa| < 1 (0, inf and NaN kept, exponent 0), as C's frexp:
+    computed in float64, where dividing by powers of two is exact; the division is split in two so 2**e
+    cannot overflow."""
+    global _frexp_rt
+    if dtype_of(input)._cat < D._FLOAT or dtype_of(input).is_complex:
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    if _frexp_rt is None:
+        from .reduction import return_type
+        _frexp_rt = return_type("frexp", ("mantissa", "exponent"))
+    x = cast(input, ms.float64)
+    a = ops.abs(x)
+    regular = ops.logical_and(ops.isfinite(x), ops.ne(a, 0))
+    e = ops.add(ops.floor(ops.log2(ops.where(regular, a, ops.ones_like(a)))), 1)
+    half = ops.floor(ops.div(e, 2))
+    m = ops.div(ops.div(x, ops.exp2(half)), ops.exp2(ops.sub(e, half)))
+    # log2 can round across a power of two: one step of correction puts |m| in [0.5, 1)
+    am = ops.abs(m)
+    big, small = ops.ge(am, 1), ops.lt(am, 0.5)
+    m = ops.where(big, ops.div(m, 2), ops.where(small, ops.mul(m, 2), m))
+    e = ops.where(big, ops.add(e, 1), ops.where(small, ops.sub(e, 1), e))
+    m = ops.where(regular, m, x)
+    e = ops.where(regular, e, ops.zeros_like(e))
+    return _frexp_rt(cast(m, input.dtype), cast(e, ms.int32))
+
+
 def _gcd_operands(name, input, other):
     _need_tensor(name, other, 2)
     a, b, rt = promote(input, other)

@@ -107,6 +107,12 @@ def check_matrix(t, name, square=False, low_precision=False, arg="A", kernel=Non
                            f"{t.shape[-1]} matrices")
 
 
+def need_lapack_dtype(t, kernel):
+    """torch's CPU LAPACK kernels take float32/64 and complex: others are NotImplementedError naming the kernel."""
+    if dtype_of(t)._cat < D._FLOAT or t.dtype in (ms.float16, ms.bfloat16):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_scalar_name(t)}'")
+
+
 def mT(x):
     return ops.swapaxes(x, -1, -2)
 
@@ -196,6 +202,50 @@ def cholesky(A, *, upper=False):
                           "not positive-definite).")
     l = _cholesky_node(A) if needs_grad(A) else ops.cholesky(A)
     return mH(l) if upper else l
+
+
+def _potf2(a):
+    """LAPACK's unblocked lower Cholesky (potf2) of one host matrix, stopping where it fails as LAPACK
+    does: the columns before the failing order k factorised, the non-positive pivot stored unrooted at
+    (k-1, k-1), the rest the input's lower triangle. Returns (L, info)."""
+    l = np.tril(a).copy()
+    for j in range(a.shape[-1]):
+        row = l[j, :j]
+        ajj = (a[j, j] - np.dot(row, row.conj())).real
+        if not ajj > 0:   # (NaN included)
+            l[j, j] = ajj
+            return l, j + 1
+        l[j, j] = np.sqrt(ajj)
+        l[j + 1:, j] = (a[j + 1:, j] - l[j + 1:, :j] @ row.conj()) / l[j, j]
+    return l, 0
+
+
+@register("linalg.cholesky_ex", family=F, namespace="linalg", out=True,
+          note="a failed factorisation's partial result is LAPACK's unblocked one (potf2)")
+def cholesky_ex(A, *, upper=False, check_errors=False):
+    check_matrix(A, "linalg.cholesky", square=True, kernel="cholesky_cpu")
+    batch = tuple(A.shape[:-2])
+    if A.shape[-1] == 0:
+        l, info = A.copy(), ops.zeros(batch, ms.int32)
+    elif _cholesky_ok(A):
+        l = _cholesky_node(A) if needs_grad(A) else ops.cholesky(A)
+        info = ops.zeros(batch, ms.int32)
+    else:
+        a = read_host(A)
+        flat = a.reshape((-1,) + a.shape[-2:])
+        parts = [_potf2(m) for m in flat]
+        infos = np.array([i for _, i in parts], np.int32)
+        if check_errors:
+            b = int(np.flatnonzero(infos)[0])
+            raise LinAlgError(f"linalg.cholesky_ex: {_batch_prefix(A, b)}The factorization could not be completed "
+                              f"because the input is not positive-definite (the leading minor of order {infos[b]} "
+                              "is not positive-definite).")
+        host_l = host_result(np.stack([x for x, _ in parts]).reshape(a.shape), A)
+        # torch differentiates the partial factor with cholesky's formula too
+        l = _node("LinalgCholeskyExBackward0", lambda x: (host_l, (host_l,)), _cholesky_backward)(A) \
+            if needs_grad(A) else host_l
+        info = ms.Tensor(infos.reshape(batch))
+    return cholesky_ex_rt(mH(l) if upper else l, info)
 
 
 def _cholesky_ok(a):
@@ -442,8 +492,7 @@ _eigh_nodes = {u: _node("LinalgEighBackward0", _eigh_fwd(u), _eigh_backward) for
 def _eigh_check(A, UPLO, name):
     if UPLO not in ("L", "U", "l", "u"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
-    if dtype_of(A)._cat < D._FLOAT or A.dtype in (ms.float16, ms.bfloat16):
-        raise NotImplementedError(f"\"linalg_eigh_cpu\" not implemented for '{_scalar_name(A)}'")
+    need_lapack_dtype(A, "linalg_eigh_cpu")
     check_matrix(A, name, square=True)
     return UPLO.upper()
 
@@ -506,8 +555,7 @@ def solve_triangular(A, B, *, upper=None, left=True, unitriangular=False):
     for t, arg in ((A, "A"), (B, "B")):
         if t.ndim < 2:
             raise RuntimeError(f"linalg.solve_triangular: The input tensor {arg} must have at least 2 dimensions.")
-    if dtype_of(A)._cat < D._FLOAT or A.dtype in (ms.float16, ms.bfloat16):
-        raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for '{_scalar_name(A)}'")
+    need_lapack_dtype(A, "triangular_solve_cpu")
     if A.dtype != B.dtype:
         raise RuntimeError(f"linalg.solve_triangular: Expected A and B to have the same dtype, but found A of type "
                            f"{_scalar_name(A)} and B of type {_scalar_name(B)} instead")
@@ -695,8 +743,7 @@ def householder_product(A, tau):
                            f"{list(tau.shape[:-1])}")
     if tau.dtype != A.dtype:
         raise RuntimeError(f"{name}: tau dtype {_scalar_name(tau)} does not match input dtype {_scalar_name(A)}")
-    if dtype_of(A)._cat < D._FLOAT or A.dtype in (ms.float16, ms.bfloat16):
-        raise NotImplementedError(f"\"orgqr_cpu\" not implemented for '{_scalar_name(A)}'")
+    need_lapack_dtype(A, "orgqr_cpu")
     batch = tuple(A.shape[:-2])
     q = ops.broadcast_to(ops.eye(m, n, A.dtype), batch + (m, n))
     rows = ops.arange(m)
@@ -779,3 +826,216 @@ def legacy_svd(input, some=True, compute_uv=True):
 @register("orgqr", family=F, out=True)
 def orgqr(input, input2):
     return householder_product(input, input2)
+
+
+# --- LU: lu_factor(_ex), lu, lu_unpack, lu_solve (MindSpore 2.10's Lu kernel has no CPU build) --------
+# The factorisation is LAPACK's getrf algorithm (partial pivoting, the first largest |a| as pivot, a zero
+# pivot reported in info and left unscaled) run on the host; its backward is torch's formula in MindSpore
+# ops. Pivots are LAPACK's: 1-based int32 row interchanges.
+
+lu_factor_rt = return_type("linalg_lu_factor", ("LU", "pivots"))
+lu_factor_ex_rt = return_type("linalg_lu_factor_ex", ("LU", "pivots", "info"))
+lu_rt = return_type("linalg_lu", ("P", "L", "U"))
+lu_unpack_rt = return_type("lu_unpack", ("P", "L", "U"))
+_lu_with_info_rt = return_type("_lu_with_info", ("LU", "pivots", "info"))
+
+
+def _getrf(a):
+    """(LU, pivots, info) of a host batch (B, m, n), as LAPACK's getrf."""
+    a = a.copy()
+    nb, m, n = a.shape
+    k = min(m, n)
+    piv = np.zeros((nb, k), np.int32)
+    info = np.zeros(nb, np.int32)
+    rows = np.arange(nb)
+    for j in range(k):
+        col = a[:, j:, j]
+        mag = np.abs(col.real) + np.abs(col.imag) if np.iscomplexobj(a) else np.abs(col)
+        # LAPACK's i?amax: the first maximum; a NaN wins only in first place (later ones compare false)
+        p = np.where(np.isnan(mag[:, 0]), 0, np.argmax(np.where(np.isnan(mag), -1, mag), axis=1)) + j
+        piv[:, j] = p + 1
+        top = a[rows, j].copy()
+        a[rows, j] = a[rows, p]
+        a[rows, p] = top
+        d = a[:, j, j]
+        zero = d == 0
+        info[(info == 0) & zero] = j + 1
+        a[:, j + 1:, j] /= np.where(zero, 1, d)[:, None]
+        a[:, j + 1:, j + 1:] -= a[:, j + 1:, j, None] * a[:, j, None, j + 1:]
+    return a, piv, info
+
+
+def _permutation(piv, m, dtype, batch):
+    """P (batch + (m, m)) with A = P L U, from LAPACK's row interchanges (host pivots, batch + (k,))."""
+    nb = math.prod(batch)
+    piv = piv.reshape((nb, piv.shape[-1]))
+    perm = np.tile(np.arange(m), (nb, 1))
+    rows = np.arange(nb)
+    for i in range(piv.shape[1]):
+        j = piv[:, i] - 1
+        top = perm[:, i].copy()
+        perm[:, i] = perm[rows, j]
+        perm[rows, j] = top
+    p = np.zeros((nb, m, m), dtype)
+    p[rows[:, None], perm, np.arange(m)[None, :]] = 1
+    return ms.Tensor(p.reshape(tuple(batch) + (m, m)))
+
+
+def _unpack(lu, m, n):
+    k = min(m, n)
+    if lu.size == 0:   # (MindSpore's kernels fault on empty matrices)
+        batch = tuple(lu.shape[:-2])
+        return ops.zeros(batch + (m, k), lu.dtype), ops.zeros(batch + (k, n), lu.dtype)
+    l = ops.add(ops.tril(lu[..., :, :k], -1), ops.eye(m, k, lu.dtype))
+    return l, ops.triu(lu[..., :k, :])
+
+
+def _lu_backward(saved, g):
+    # torch's formula, from A = P L U with L unit lower (m x k), U upper (k x n), k = min(m, n)
+    lu, p = saved
+    m, n = lu.shape[-2], lu.shape[-1]
+    l, u = _unpack(lu, m, n)
+    gl, gu = ops.tril(g[..., :, :min(m, n)], -1), ops.triu(g[..., :min(m, n), :])
+    if m <= n:
+        u1, gu1 = u[..., :, :m], gu[..., :, :m]
+        x = ops.add(ops.tril(_mm(mH(l), gl), -1), ops.triu(_mm(gu1, mH(u1))))
+        if m < n:   # wide: U = [U1 | U2], A2 = P L U2 feeds L too
+            u2, gu2 = u[..., :, m:], gu[..., :, m:]
+            x = ops.sub(x, ops.tril(_mm(gu2, mH(u2)), -1))
+        ga = trsolve(mH(u1), trsolve(mH(l), x, upper=True, unitriangular=True), upper=False, left=False)
+        if m < n:
+            ga = ops.cat((ga, trsolve(mH(l), gu2, upper=True, unitriangular=True)), -1)
+        return _mm(p, ga)
+    # tall: L = [L1; L2], L2 = B2 U^-1 feeds U too
+    l1, l2, gl1, gl2 = l[..., :n, :], l[..., n:, :], gl[..., :n, :], gl[..., n:, :]
+    x = ops.add(ops.tril(_mm(mH(l1), gl1), -1), ops.triu(ops.sub(_mm(gu, mH(u)), _mm(mH(l2), gl2))))
+    gb1 = trsolve(mH(u), trsolve(mH(l1), x, upper=True, unitriangular=True), upper=False, left=False)
+    gb2 = trsolve(mH(u), gl2, upper=False, left=False)
+    return _mm(p, ops.cat((gb1, gb2), -2))
+
+
+def _lu_check(A, name, pivot):
+    if A.ndim < 2:
+        raise RuntimeError(f"{name}: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} instead")
+    need_lapack_dtype(A, "lu_cpu")
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+
+
+def _lu_factor(A):
+    """(LU tensor, host pivots (batch, k), host info (batch,), P tensor or None when not needed)."""
+    m, n = A.shape[-2], A.shape[-1]
+    batch = tuple(A.shape[:-2])
+    a = read_host(A)
+    lu, piv, info = _getrf(a.reshape((math.prod(batch), m, n)))
+    host = host_result(lu.reshape(a.shape), A)
+    out = host
+    if needs_grad(A):
+        p = _permutation(piv, m, a.dtype, batch)
+        out = _node("LinalgLuFactorExBackward0", lambda x: (host, (host, p)), _lu_backward)(A)
+    return out, piv.reshape(batch + (min(m, n),)), info.reshape(batch)
+
+
+@register("linalg.lu_factor_ex", family=F, namespace="linalg", out=True)
+def lu_factor_ex(A, *, pivot=True, check_errors=False):
+    _lu_check(A, "torch.lu_factor", pivot)
+    lu, piv, info = _lu_factor(A)
+    if check_errors and (info < 0).any():   # (LAPACK's illegal-argument codes; a zero pivot is no error)
+        raise LinAlgError("linalg.lu_factor_ex: illegal argument")
+    return lu_factor_ex_rt(lu, ms.Tensor(piv), ms.Tensor(info))
+
+
+@register("linalg.lu_factor", family=F, namespace="linalg", out=True)
+def lu_factor(A, *, pivot=True):
+    _lu_check(A, "torch.lu_factor", pivot)
+    lu, piv, info = _lu_factor(A)
+    bad = np.flatnonzero(info.reshape(-1))
+    if bad.size:
+        b = int(bad[0])
+        i = int(info.reshape(-1)[b])
+        raise RuntimeError(f"torch.linalg.lu_factor: {_batch_prefix(A, b)}U[{i},{i}] is zero and using it on "
+                           "lu_solve would result in a division by zero. If you still want to perform the "
+                           "factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
+    return lu_factor_rt(lu, ms.Tensor(piv))
+
+
+@register("lu_unpack", family=F, namespace="torch", out=True)
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    if LU_pivots.dtype != ms.int32:
+        raise RuntimeError("torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype.\n"
+                           "Note: this function is intended to be used with the output produced by "
+                           "torch.linalg.lu_factor")
+    if LU_data.ndim < 2:
+        raise RuntimeError(f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: "
+                           f"{list(LU_data.shape)} instead")
+    m, n = LU_data.shape[-2], LU_data.shape[-1]
+    empty = ops.zeros((0,), LU_data.dtype)
+    l, u = _unpack(LU_data, m, n) if unpack_data else (empty, empty)
+    p = empty
+    if unpack_pivots:
+        batch = tuple(LU_data.shape[:-2])
+        piv = read_host(LU_pivots)
+        if piv.size and (piv.min() < 1 or piv.max() > m):
+            raise RuntimeError("torch.lu_unpack: pivots out of range")
+        p = _permutation(piv, m, dtype_of(LU_data)._np, batch)
+    return lu_unpack_rt(p, l, u)
+
+
+@register("linalg.lu", family=F, namespace="linalg", out=True)
+def lu(A, *, pivot=True):
+    _lu_check(A, "linalg.lu", pivot)
+    m, n = A.shape[-2], A.shape[-1]
+    lu_, piv, _ = _lu_factor(A)
+    l, u = _unpack(lu_, m, n)
+    batch = tuple(A.shape[:-2])
+    return lu_rt(_permutation(piv, m, dtype_of(A)._np, batch), l, u)
+
+
+@register("linalg.lu_solve", family=F, namespace="linalg", out=True)
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
+    name = "linalg.lu_solve"
+    for t, arg in ((LU, "LU"), (B, "B")):
+        if t.ndim < 2:
+            raise RuntimeError(f"{name}: The input tensor {arg} must have at least 2 dimensions.")
+    if LU.shape[-1] != LU.shape[-2]:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {LU.shape[-2]} by "
+                           f"{LU.shape[-1]} matrices")
+    k = B.shape[-2] if left else B.shape[-1]
+    if LU.shape[-1] != k:
+        eq = "AX = B" if left else "XA = B"
+        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation {eq} ({LU.shape[-2]}x"
+                           f"{LU.shape[-1]} and {B.shape[-2]}x{B.shape[-1]})")
+    if LU.dtype != B.dtype:
+        raise RuntimeError(f"{name}: Expected LU and B to have the same dtype, but found LU of type "
+                           f"{_scalar_name(LU)} and B of type {_scalar_name(B)} instead")
+    if pivots.dtype != ms.int32:
+        raise RuntimeError(f"{name}: pivots should be a Tensor of scalar type torch.int32")
+    need_lapack_dtype(LU, "lu_solve_cpu")
+    if not left:   # X A = B  <=>  A^H X^H = B^H
+        return mH(lu_solve(LU, pivots, mH(B), adjoint=not adjoint))
+    m = LU.shape[-1]
+    piv = read_host(pivots)
+    p = _permutation(piv, m, dtype_of(LU)._np, piv.shape[:-1])
+    l, u = _unpack(LU, m, m)
+    if adjoint:   # A^H = U^H L^H P^T: X = P L^-H U^-H B
+        return _mm(p, trsolve(mH(l), trsolve(mH(u), B, upper=False), upper=True, unitriangular=True))
+    return trsolve(u, trsolve(l, _mm(mT(p), B), upper=False, unitriangular=True), upper=True)
+
+
+@register("lu", family=F)
+def legacy_lu(A, pivot=True, get_infos=False):
+    warn_once("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will be "
+              "removed in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\nshould be replaced "
+              "with\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\nLU, pivots, info = torch.lu(A, "
+              "compute_pivots, get_infos=True)\nshould be replaced with\nLU, pivots, info = "
+              "torch.linalg.lu_factor_ex(A, compute_pivots)")
+    r = lu_factor_ex(A, pivot=pivot)
+    return _lu_with_info_rt(*r) if get_infos else (r.LU, r.pivots)
+
+
+@register("lu_solve", family=F, out=True)
+def legacy_lu_solve(input, LU_data, LU_pivots):
+    warn_once("torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a future "
+              "PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.\nX = torch.lu_solve(B, "
+              "LU, pivots)\nshould be replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)")
+    return lu_solve(LU_data, LU_pivots, input)
