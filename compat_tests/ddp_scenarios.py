@@ -82,6 +82,16 @@ def scenarios(T, rank):
         opt.step()
         res["train"].append(numpy_of(ddp.parameters()))
 
+    # gradient_as_bucket_view: .grad are views of the buckets, divided there in place from the second step
+    ddp = DDP(mlp(T), bucket_cap_mb=0.0005, gradient_as_bucket_view=True)
+    opt = T.optim.SGD(ddp.parameters(), lr=0.1)
+    res["bucket_view"] = []
+    for s in range(3):
+        opt.zero_grad(set_to_none=s == 2)
+        mse(ddp(T.tensor(xs[s][half])), T.tensor(ys[s][half])).backward()
+        opt.step()
+        res["bucket_view"].append(numpy_of(p.grad for p in ddp.parameters()))
+
     # no_sync: two local backward passes, then a synced one reduces all three
     ddp = DDP(mlp(T))
     with ddp.no_sync():

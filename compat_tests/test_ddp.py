@@ -40,7 +40,7 @@ def close(got, ref, tol=1e-6):
         assert got == ref, (got, ref)
 
 
-@pytest.mark.parametrize("key", ["train", "no_sync_local", "no_sync", "allreduce_hook", "allreduce_hook_buckets",
+@pytest.mark.parametrize("key", ["train", "bucket_view", "no_sync_local", "no_sync", "allreduce_hook", "allreduce_hook_buckets",
                                  "fp16_compress_hook_buckets", "unused", "static", "buffers_True", "buffers_False",
                                  "join"])
 def test_two_ranks_as_torch(two_ranks, key):
@@ -193,3 +193,46 @@ def test_futures():
         return (before, f.wait(), g.wait(), seen, str(info.value).splitlines()[0], str(twice.value),
                 F.wait_all([f, g]), [x.wait() for x in F.collect_all([f, g]).wait()])
     assert_same(fn(torch), fn(mstorch))
+
+
+@pytest.mark.usefixtures("world1")
+@pytest.mark.parametrize("hook", [False, True])
+def test_gradient_as_bucket_view(hook):
+    """gradient_as_bucket_view=True: each .grad is a view of its bucket's flat buffer (its data_ptr lies
+    in the bucket; a write to the bucket is seen through .grad), across the rebuild of the buckets after
+    the first iteration, ``zero_grad`` to zeros or to None, and ``no_sync``."""
+    def fn(T):
+        ddp = T.nn.parallel.DistributedDataParallel(mixed(T), bucket_cap_mb=0.5, gradient_as_bucket_view=True)
+        params = list(ddp.parameters())
+        buffers = []
+        if hook:
+            def recording(state, bucket):
+                buffers.append(bucket.buffer())
+                return default_hooks(T).allreduce_hook(state, bucket)
+            ddp.register_comm_hook(None, recording)
+        out = []
+        for step, set_to_none in enumerate([None, False, False, True, False]):
+            if set_to_none is not None:
+                ddp.zero_grad(set_to_none=set_to_none)
+            buffers.clear()
+            if step == 2:
+                with ddp.no_sync():
+                    ddp(T.ones(2, 300) * 0.5).backward()
+            ddp(T.ones(2, 300) * (step + 1)).backward()
+            ptrs = [p.grad.data_ptr() for p in params]
+            out.append([p.grad.clone() for p in params])
+            if hook:
+                # every gradient lies in one of the buffers the hook got, and sees writes to it
+                spans = [(b.data_ptr(), b.data_ptr() + b.numel() * b.element_size()) for b in buffers]
+                out.append([any(lo <= ptr < hi for lo, hi in spans) for ptr in ptrs])
+                for b in buffers:
+                    b.fill_(7.0)
+                out.append([bool((p.grad == 7).all()) for p in params])
+            else:
+                # the gradients of one bucket lie back to back in its buffer
+                out.append(sorted(ptrs[i + 1] - ptrs[i] == p.numel() * p.element_size() for i, p in
+                                  enumerate(params[:-1])))
+            out.append(ptrs == getattr(fn, "last", None) if step in (2, 4) else None)
+            fn.last = ptrs
+        return out
+    assert_same(fn(torch), fn(mstorch), rtol=1e-4, atol=1e-5)   # 300-wide float32 matmuls
