@@ -5,6 +5,8 @@ spawning its own processes; the tests compare the two runs, and the 2-rank train
 training on the full batch (torch and mstorch). The bucket layout and the errors are compared in this
 process at world size 1, where both libraries still run their reducers.
 """
+import importlib
+
 import numpy as np
 import pytest
 import torch
@@ -40,7 +42,8 @@ def close(got, ref, tol=1e-6):
         assert got == ref, (got, ref)
 
 
-@pytest.mark.parametrize("key", ["train", "bucket_view", "no_sync_local", "no_sync", "allreduce_hook", "allreduce_hook_buckets",
+@pytest.mark.parametrize("key", ["train", "bucket_view", "powerSGD_r1", "powerSGD_r3_batched", "powerSGD_r2_cold",
+                                 "no_sync_local", "no_sync", "allreduce_hook", "allreduce_hook_buckets",
                                  "fp16_compress_hook_buckets", "unused", "static", "buffers_True", "buffers_False",
                                  "join"])
 def test_two_ranks_as_torch(two_ranks, key):
@@ -170,6 +173,23 @@ def test_comm_hook_errors():
         m.register_comm_hook(None, hooks(T).allreduce_hook)
         m.register_comm_hook(None, hooks(T).allreduce_hook)
     same_error(twice)
+
+
+def test_powersgd_state():
+    def fn(T):
+        P = importlib.import_module(T.__name__ + ".distributed.algorithms.ddp_comm_hooks.powerSGD_hook")
+        st = P.PowerSGDState(None, start_powerSGD_iter=5, compression_stats_logging_frequency=0)
+        out = [st.iter, st.compression_stats(), st.compression_stats_logging_frequency, st.rng.randint(100),
+               P.PowerSGDState(None, start_powerSGD_iter=1, warm_start=False, use_error_feedback=False).iter,
+               P._should_compress(8, 8, 1, 2), P._should_compress(2, 8, 1, 2)]
+        for i in (1, 2, 3):    # Gram-Schmidt, then QR
+            m = T.tensor(np.random.RandomState(i).randn(2, 6, i).astype(np.float32))
+            P._orthogonalize(m)
+            out.append(m)
+        return out
+    assert_same(fn(torch), fn(mstorch), rtol=1e-5, atol=1e-5)
+    same_error(lambda T: importlib.import_module(T.__name__ + ".distributed.algorithms.ddp_comm_hooks.powerSGD_hook")
+               .PowerSGDState(None, start_powerSGD_iter=1))
 
 
 def test_futures():
