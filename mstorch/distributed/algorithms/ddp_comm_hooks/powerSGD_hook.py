@@ -125,8 +125,14 @@ class PowerSGDState:
         return rate, self.total_numel_before_compression, after
 
 
-def _group(state):
-    return state.process_group if state.process_group is not None else c10d.group.WORLD
+def _group_and_warm_up(state, bucket):
+    """The state's group (the world's by default), and the averaging all-reduce's future while the
+    step is still in the warm-up (None after it)."""
+    group = state.process_group if state.process_group is not None else c10d.group.WORLD
+    if state.iter < state.start_powerSGD_iter:
+        state.maybe_increase_iter(bucket)
+        return group, default._allreduce_fut(group, bucket.buffer())
+    return group, None
 
 
 def _allreduce(tensor, group):
@@ -161,12 +167,10 @@ def powerSGD_hook(state, bucket):
     """Mirrors ``powerSGD_hook``: compress each bucket gradient worth it to rank
     ``state.matrix_approximation_rank`` (per gradient, batched by shape with
     ``batch_tensors_with_same_shape``), average the rest; a future of the bucket's buffer."""
-    group = _group(state)
-    world_size = group.size()
-    input_tensor = bucket.buffer()
-    if state.iter < state.start_powerSGD_iter:
-        state.maybe_increase_iter(bucket)
-        return default._allreduce_fut(group, input_tensor)
+    group, warm_up = _group_and_warm_up(state, bucket)
+    if warm_up is not None:
+        return warm_up
+    world_size, input_tensor = group.size(), bucket.buffer()
 
     dtype, bucket_index = input_tensor.dtype, bucket.index()
     input_copy = _error_feedback(state, bucket_index, input_tensor) if state.use_error_feedback else None
@@ -263,12 +267,10 @@ def batched_powerSGD_hook(state, bucket):
     """Mirrors ``batched_powerSGD_hook``: the whole bucket, zero-padded to a square matrix, compressed to
     rank ``state.matrix_approximation_rank`` at once (no per-gradient choice); a future of the buffer.
     As torch 2.13's, it averages during the warm-up and raises AssertionError at the first compressed step."""
-    group = _group(state)
-    world_size = group.size()
-    input_tensor = bucket.buffer()
-    if state.iter < state.start_powerSGD_iter:
-        state.maybe_increase_iter(bucket)
-        return default._allreduce_fut(group, input_tensor)
+    group, warm_up = _group_and_warm_up(state, bucket)
+    if warm_up is not None:
+        return warm_up
+    world_size, input_tensor = group.size(), bucket.buffer()
 
     total = input_tensor.shape[0]
     side = math.ceil(math.sqrt(total))
