@@ -20,6 +20,12 @@ def mlp(T):
                                            T.nn.Linear(8, 2)))
 
 
+def wide(T):
+    """Two 8x8 layers (one shape twice: PowerSGD's batching by shape)."""
+    return init_weights(T, T.nn.Sequential(T.nn.Linear(4, 8), T.nn.Tanh(), T.nn.Linear(8, 8), T.nn.Tanh(),
+                                           T.nn.Linear(8, 8), T.nn.Tanh(), T.nn.Linear(8, 2)))
+
+
 def heads(T):
     """A trunk and three heads: ``a`` always used, ``b`` used on rank 1 only, ``c`` never."""
     class Heads(T.nn.Module):
@@ -81,6 +87,40 @@ def scenarios(T, rank):
         mse(ddp(T.tensor(xs[s][half])), T.tensor(ys[s][half])).backward()
         opt.step()
         res["train"].append(numpy_of(ddp.parameters()))
+
+    # gradient_as_bucket_view: .grad are views of the buckets, divided there in place from the second step
+    ddp = DDP(mlp(T), bucket_cap_mb=0.0005, gradient_as_bucket_view=True)
+    opt = T.optim.SGD(ddp.parameters(), lr=0.1)
+    res["bucket_view"] = []
+    for s in range(3):
+        opt.zero_grad(set_to_none=s == 2)
+        mse(ddp(T.tensor(xs[s][half])), T.tensor(ys[s][half])).backward()
+        opt.step()
+        res["bucket_view"].append(numpy_of(p.grad for p in ddp.parameters()))
+
+    # PowerSGD: averaging all-reduce for the first steps, then rank-r compression (Gram-Schmidt for r <= 2,
+    # QR above) with error feedback and warm start, Q drawn from the state's seed; a bucket rebuild after step 1.
+    # One bucket each: torch's hook chains of several buckets run on gloo's threads and may issue their
+    # all-reduces in another order on each rank (a collective mismatch in torch itself)
+    powersgd = importlib.import_module(T.__name__ + ".distributed.algorithms.ddp_comm_hooks.powerSGD_hook")
+    for name, make, cap, kw in [
+            ("powerSGD_r1", mlp, None, dict(matrix_approximation_rank=1, start_powerSGD_iter=2)),
+            ("powerSGD_r3_batched", wide, None, dict(matrix_approximation_rank=3, start_powerSGD_iter=2,
+                                                       min_compression_rate=1, batch_tensors_with_same_shape=True,
+                                                       random_seed=5)),
+            ("powerSGD_r2_cold", wide, None, dict(matrix_approximation_rank=2, start_powerSGD_iter=1,
+                                                  warm_start=False, use_error_feedback=False, min_compression_rate=1))]:
+        ddp = DDP(make(T), bucket_cap_mb=cap)
+        state = powersgd.PowerSGDState(None, **kw)
+        ddp.register_comm_hook(state, powersgd.powerSGD_hook)
+        opt = T.optim.SGD(ddp.parameters(), lr=0.1)
+        res[name] = []
+        for s in range(STEPS):
+            opt.zero_grad()
+            mse(ddp(T.tensor(xs[s][half])), T.tensor(ys[s][half])).backward()
+            opt.step()
+            res[name].append(numpy_of(p.grad for p in ddp.parameters()))
+        res[name].append([state.iter, state.compression_stats(), sorted(state.error_dict)])
 
     # no_sync: two local backward passes, then a synced one reduces all three
     ddp = DDP(mlp(T))

@@ -405,3 +405,93 @@ def test_two_processes(tmp_path):
     np.testing.assert_array_equal(res[0]["reduce"], [3.0])
     np.testing.assert_array_equal(res[1]["reduce"], [2.0])     # only dst gets the result
     assert res[1]["recv_from"] == 0 and res[1]["recv"][0] == 42.0
+
+
+# --- FileStore -------------------------------------------------------------------------------------
+
+def test_file_store(tmp_path):
+    """The same operations on torch's FileStore and mstorch's: the same answers, errors and file bytes."""
+    from datetime import timedelta
+
+    def fn(T):
+        path = tmp_path / T.__name__
+        st = T.distributed.FileStore(str(path), 2)
+        out = [st.num_keys(), st.path == str(path), st.timeout]
+        st.set("a", "x")
+        st.set("b", b"\x00\xff")
+        out += [st.num_keys(), st.get("a"), st.get("b"), st.add("n", 3), st.add("n", -1), st.get("n"), st.num_keys(),
+                st.check(["a"]), st.check(["a", "zz"]), st.check([]), st.delete_key("a"), st.delete_key("a"),
+                st.delete_key("never"), st.num_keys(), st.compare_set("c", "", "v1"), st.compare_set("c", "bad", "v2"),
+                st.compare_set("c", "v1", "v2"), st.compare_set("q", "e", "d"), st.num_keys(), st.add("big", 2 ** 62),
+                st.add("big", 2 ** 62), st.wait(["b", "c"])]
+        st.append("c", "tail")
+        st.multi_set(["m1", "m2"], ["1", "2"])
+        out += [st.multi_get(["c", "m2"]), st.has_extended_api()]
+        st.set_timeout(timedelta(seconds=0.2))
+        st.set("s", "notint")
+        for call in (lambda: st.get("a"), lambda: st.wait(["missing"]), lambda: st.wait(["c", "missing"], 0.1),
+                     lambda: st.add("s", 1), lambda: st.queue_push("q", "1")):
+            with pytest.raises(Exception) as info:
+                call()
+            out.append((type(info.value).__name__, str(info.value)))
+        # our errors' tracebacks hold the store's frames (torch's come from C++): let them go, or the
+        # store would outlive ``del st``
+        info = None
+        other = T.distributed.FileStore(str(path), 2)     # a second user of the file sees everything
+        out += [other.get("c"), other.add("n", 10), st.get("n"), other.num_keys()]
+        del other
+        out.append(path.read_bytes())
+        del st
+        out.append(path.exists())      # world_size 2: both stores finished, the last one removed the file
+        return out
+    both(fn)
+
+
+def test_file_store_shared_with_torch(tmp_path):
+    """torch's FileStore and mstorch's on one file: one format, one lock."""
+    from datetime import timedelta
+    path = str(tmp_path / "shared")
+    ours, theirs = mstorch.distributed.FileStore(path, 2), torch.distributed.FileStore(path, 2)
+    ours.set("from_ms", "1")
+    theirs.set("from_torch", b"\x01")
+    assert (ours.get("from_torch"), theirs.get("from_ms")) == (b"\x01", b"1")
+    assert [ours.add("n", 2), theirs.add("n", 3), ours.add("n", 0)] == [2, 5, 5]
+    assert ours.delete_key("from_torch") and not theirs.check(["from_torch"])
+    assert theirs.compare_set("from_ms", "1", "2") == b"2" and ours.get("from_ms") == b"2"
+    assert ours.num_keys() == theirs.num_keys() == 3
+    theirs.set_timeout(timedelta(seconds=0.1))
+    del ours
+    assert os.path.exists(path)
+    del theirs
+    assert not os.path.exists(path)
+
+
+_FILE_STORE_RANK = """
+import sys
+from mstorch.distributed import FileStore
+rank, path = int(sys.argv[1]), sys.argv[2]
+st = FileStore(path, 2)
+for _ in range(50):
+    st.add("count", 1)
+st.set(f"done{rank}", str(rank))
+st.wait(["done0", "done1"])
+assert st.compare_set("winner", "", str(rank)) in (b"0", b"1")
+print(int(st.get("count")), st.get("winner").decode(), st.get(f"done{1 - rank}").decode())
+"""
+
+
+def test_file_store_two_processes(tmp_path):
+    """Two processes increment one counter under the file's lock and wait for each other; one of them
+    wins compare_set; the last one out removes the file."""
+    import subprocess
+    path = str(tmp_path / "store")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(os.path.dirname(mstorch.__file__))] +
+                                                      os.environ.get("PYTHONPATH", "").split(os.pathsep)))
+    procs = [subprocess.Popen([sys.executable, "-c", _FILE_STORE_RANK, str(r), path], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=env) for r in range(2)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert all(p.returncode == 0 for p in procs), outs
+    lines = [o[0].split() for o in outs]
+    assert lines[0][0] == lines[1][0] == "100" and lines[0][1] == lines[1][1], lines
+    assert [lines[0][2], lines[1][2]] == ["1", "0"]
+    assert not os.path.exists(path)

@@ -168,14 +168,31 @@ def _unfinished(rank, missing, find_unused, static_graph):
 
 
 class _Bucket:
-    __slots__ = ("index", "params", "sizes", "dtype", "buffer")
+    __slots__ = ("index", "params", "sizes", "dtype", "buffer", "pieces", "views")
 
-    def __init__(self, index, indices, params):
+    def __init__(self, index, indices, params, as_views=False):
         self.index = index
         self.params = list(indices)
         self.sizes = [params[i].numel() for i in indices]
         self.dtype = params[indices[0]].dtype
         self.buffer = None       # the flat gradients, allocated at the first reduction and reused
+        self.pieces = self.views = None
+        if as_views:
+            # gradient_as_bucket_view: the buffer exists from the start; each gradient is a view of it
+            self.buffer = zeros(sum(self.sizes), dtype=self.dtype)
+            self.pieces = list(self.buffer.split(self.sizes))
+            self.views = [piece.view(params[i].shape) for piece, i in zip(self.pieces, indices)]
+
+
+def _aliases(a, b):
+    """Whether ``a`` is the view ``b`` (the same memory, shape and dtype)."""
+    return a.data_ptr() == b.data_ptr() and a.shape == b.shape and a.dtype == b.dtype
+
+
+_NOT_A_BUCKET_VIEW = (
+    "Detected at least one parameter gradient is not the expected DDP bucket view with gradient_as_bucket_view=True. "
+    "This may happen (for example) if multiple allreduce hooks were registered onto the same parameter. If you hit "
+    "this error, please file an issue with a minimal repro.")
 
 
 def _host(t):
@@ -249,16 +266,26 @@ class Reducer:
         self._callback_queued = False
         self._local_used = [False] * len(self._params)
         self._forward_work = None     # join: counts the ranks still training (divide_by_initial_world_size=False)
+        self._as_views = gradient_as_bucket_view
         self._set_buckets(bucket_indices)
         self._handles = [p.register_post_accumulate_grad_hook(self._hook_for(i)) for i, p in enumerate(self._params)]
 
     # --- buckets -------------------------------------------------------------------------------
     def _set_buckets(self, bucket_indices):
-        self._buckets = [_Bucket(b, indices, self._params) for b, indices in enumerate(bucket_indices)]
+        self._buckets = [_Bucket(b, indices, self._params, self._as_views) for b, indices in enumerate(bucket_indices)]
         self._bucket_of = [0] * len(self._params)
         for bucket in self._buckets:
             for i in bucket.params:
                 self._bucket_of[i] = bucket.index
+        if self._as_views:
+            # gradients that exist already (or views of the buckets before a rebuild) move into the buckets
+            with no_grad():
+                for bucket in self._buckets:
+                    for i, piece, view in zip(bucket.params, bucket.pieces, bucket.views):
+                        p = self._params[i]
+                        if p.grad is not None and not _aliases(p.grad, view):
+                            _flatten_into(piece, [p.grad], [piece.numel()])
+                            p.grad = view
 
     def _should_rebuild(self):
         return (self._static_graph or not self._find_unused) and not self._has_rebuilt
@@ -363,11 +390,31 @@ class Reducer:
             self._next_bucket += 1
 
     def _flat_gradients(self, bucket):
+        if self._as_views:
+            return self._gradients_into_views(bucket)
         if bucket.buffer is None:
             bucket.buffer = zeros(sum(bucket.sizes), dtype=bucket.dtype)
         # torch's built-in reduction (no hook) sums gradients already divided by the world size
         scale = None if self._comm_hook is not None else 1.0 / self._divide_by()
         _flatten_into(bucket.buffer, [self._params[i].grad for i in bucket.params], bucket.sizes, scale)
+        return bucket.buffer
+
+    def _gradients_into_views(self, bucket):
+        """gradient_as_bucket_view: a gradient that is its bucket view already (autograd accumulated into
+        it) is divided in place; another one (a new ``.grad``, after ``zero_grad(set_to_none=True)``) is
+        copied into its view, which becomes its ``.grad``; a missing one leaves zeros. As torch's
+        reducer, the built-in reduction divides by the world size here, a comm hook gets the sums."""
+        divisor = None if self._comm_hook is not None else self._divide_by()
+        for i, piece, view in zip(bucket.params, bucket.pieces, bucket.views):
+            p = self._params[i]
+            if p.grad is None:
+                piece.zero_()
+            elif _aliases(p.grad, view):
+                if divisor is not None:
+                    view.div_(divisor)
+            else:
+                _flatten_into(piece, [p.grad], [piece.numel()], None if divisor is None else 1.0 / divisor)
+                p.grad = view
         return bucket.buffer
 
     def _divide_by(self):
@@ -447,6 +494,18 @@ class Reducer:
         if not isinstance(result, Tensor) or result.numel() != sum(bucket.sizes):
             raise RuntimeError("The communication hook's future must hold the bucket's buffer: a Tensor of "
                                f"{sum(bucket.sizes)} elements (or a list holding one)")
+        if self._as_views:
+            if not _aliases(result, bucket.buffer):    # a hook's result in a tensor of its own
+                _unflatten_into([bucket.buffer], result)
+            for i, view in zip(bucket.params, bucket.views):
+                p = self._params[i]
+                if used is not None and not used[i]:
+                    continue        # no rank produced a gradient: .grad is left alone, as torch does
+                if p.grad is None:
+                    p.grad = view
+                elif not _aliases(p.grad, view):
+                    raise RuntimeError(_NOT_A_BUCKET_VIEW)
+            return
         grads = []
         for i in bucket.params:
             p = self._params[i]

@@ -9,13 +9,12 @@ when msrun launched the process.
 """
 import math
 import os
-import time
 import warnings
 from datetime import timedelta
 from urllib.parse import parse_qs, urlparse
 
 from ._pg import ProcessGroup, ReduceOp, Work, check_reduce, concat, op_type
-from .store import DistBackendError, DistStoreError, HashStore, PrefixStore, Store, TCPStore
+from .store import DistBackendError, DistStoreError, FileStore, HashStore, PrefixStore, Store, TCPStore
 
 default_pg_timeout = timedelta(minutes=30)
 
@@ -202,28 +201,26 @@ def _rendezvous(url, rank, world_size, timeout):
 
 
 def _file_rendezvous(path, rank, world_size, timeout):
-    """``file://``: rank 0 serves MindSpore's store on a free port and writes its address into the file
-    (renamed into place, so a reader sees all of it); the others read it there. The file must not exist
-    before the job starts (torch's FileStore has the same rule)."""
+    """``file://``: torch keeps the whole store in the file (a FileStore); MindSpore's engine rendezvous
+    through its TCP store, so here the file is a FileStore that carries only that store's address: rank
+    0 serves MindSpore's store on a free port and sets its address there, the others get it. As torch's
+    FileStore, the file may exist empty before the job, and the last rank out removes it."""
     from .store import free_port, own_address
+    files = FileStore(path, world_size)
+    files.set_timeout(timeout)
     if rank == 0:
         host = os.environ.get("MASTER_ADDR") or own_address()
         store = TCPStore(host, free_port(host), world_size, True, timeout, wait_for_workers=False)
-        with open(path + ".tmp", "w") as f:
-            f.write(f"{store.host} {store.port}")
-        os.replace(path + ".tmp", path)
+        files.set(_FILE_ADDRESS_KEY, f"{store.host} {store.port}")
         return store
-    deadline = time.monotonic() + timeout.total_seconds()
-    while True:
-        try:
-            with open(path) as f:
-                host, port = f.read().split()
-            return TCPStore(host, int(port), world_size, False, timeout)
-        except (FileNotFoundError, ValueError):
-            if time.monotonic() > deadline:
-                raise DistStoreError(f"file:// rendezvous: rank 0 wrote no address into {path} within "
-                                     f"{timeout}") from None
-            time.sleep(0.05)
+    try:
+        host, port = files.get(_FILE_ADDRESS_KEY).decode().split()
+    except RuntimeError:
+        raise DistStoreError(f"file:// rendezvous: rank 0 wrote no address into {path} within {timeout}") from None
+    return TCPStore(host, int(port), world_size, False, timeout)
+
+
+_FILE_ADDRESS_KEY = "mstorch/tcp_store_address"
 
 
 def _engine_backend(backend):
@@ -860,7 +857,7 @@ class _ReduceOpDeprecated:
 
 reduce_op = _ReduceOpDeprecated()
 
-__all__ = ["Backend", "GroupMember", "P2POp", "ProcessGroup", "ReduceOp", "Store", "TCPStore", "HashStore", "PrefixStore",
+__all__ = ["Backend", "GroupMember", "P2POp", "ProcessGroup", "ReduceOp", "Store", "TCPStore", "FileStore", "HashStore", "PrefixStore",
            "Work", "all_gather", "all_gather_into_tensor", "all_gather_object", "all_reduce", "all_reduce_coalesced",
            "all_to_all", "all_to_all_single", "barrier", "batch_isend_irecv", "broadcast", "broadcast_object_list", "destroy_process_group", "gather",
            "gather_object", "get_backend", "get_global_rank", "get_group_rank", "get_node_local_rank",

@@ -6,16 +6,25 @@ top. MindSpore's store offers set/get/add/delete_key; what torch adds is compose
 ``wait`` and ``check`` are reads through a client of their own timeout (MindSpore's ``get`` waits for
 a missing key up to the timeout its client was made with), ``compare_set`` runs under a lock taken with
 ``add``. ``num_keys`` has no MindSpore counterpart and raises.
+``FileStore`` (a store over a shared file) has no MindSpore counterpart either and is mstorch's own code,
+in torch's file format.
 ``HashStore`` (one process, nothing crosses a process boundary) and ``PrefixStore`` (a key prefix over
 another store) have no MindSpore counterpart and are kept here; neither carries any traffic.
 """
+import atexit
 import errno
+import fcntl
+import operator
+import os
+import re
 import socket
+import struct
 import threading
 import time
+import weakref
 from datetime import timedelta
 
-__all__ = ["Store", "TCPStore", "HashStore", "PrefixStore", "DistError", "DistStoreError",
+__all__ = ["Store", "TCPStore", "HashStore", "PrefixStore", "FileStore", "DistError", "DistStoreError",
            "DistNetworkError", "DistBackendError"]
 
 
@@ -295,3 +304,220 @@ class TCPStore(Store):
 
     def _delete(self, key):
         return self._ms.delete_key(key)
+
+
+# --- FileStore ------------------------------------------------------------------------------------------
+# MindSpore has no store over a file (its only store is the TCP one), so this one is mstorch's own code.
+# It keeps torch's file format -- an append-only log of records, each a key then a value, both a native
+# uint32 length followed by the bytes; a key "-" + k deletes k -- and torch's locks (flock: shared to
+# read, exclusive to append), so torch's FileStore and this one can share a file.
+_LEN = struct.Struct("=I")
+_REGULAR, _DELETED = "/", "-"
+_REFCOUNT, _CLEANUP = "refcount/", "cleanup/"
+_POLL_SECONDS = 0.01
+
+
+def _int64(value):
+    return (value + 2 ** 63) % 2 ** 64 - 2 ** 63
+
+
+def _stoll(data):
+    """C++'s ``std::stoll`` (what torch parses a counter with): leading digits, ValueError('stoll') if none."""
+    match = re.match(rb"\s*([+-]?\d+)", bytes(data))
+    if match is None:
+        raise ValueError("stoll")
+    return int(match.group(1))
+
+
+class _LockedFile:
+    """The store's file, opened and flock-ed for one operation (torch reopens it for each, so a file
+    replaced or removed between operations is seen)."""
+
+    def __init__(self, path, flags, lock, seconds):
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                self.fd = os.open(path, flags, 0o644)
+                break
+            except OSError as e:   # torch retries opening until the store's timeout
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"Timeout waiting for file {path} to open: {e.strerror}") from None
+                time.sleep(_POLL_SECONDS)
+        fcntl.flock(self.fd, lock)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        os.close(self.fd)      # closing the descriptor drops its flock
+
+    def size(self):
+        return os.fstat(self.fd).st_size
+
+    def read_records(self, start, end):
+        data = os.pread(self.fd, end - start, start)
+        pos, out = 0, []
+        while pos < len(data):
+            parts = []
+            for _ in range(2):
+                (n,) = _LEN.unpack_from(data, pos)
+                parts.append(data[pos + _LEN.size:pos + _LEN.size + n])
+                pos += _LEN.size + n
+            out.append((parts[0].decode("utf-8", "surrogateescape"), parts[1]))
+        return out
+
+    def append(self, key, value):
+        k = key.encode("utf-8", "surrogateescape")
+        os.lseek(self.fd, 0, os.SEEK_END)
+        os.write(self.fd, _LEN.pack(len(k)) + k + _LEN.pack(len(value)) + bytes(value))
+
+
+class FileStore(Store):
+    """Mirrors ``torch.distributed.FileStore(file_name, world_size=-1)``: a store over a file that every
+    process sharing it (on one host or a shared file system) opens. MindSpore has no file-backed store,
+    so this one is mstorch's own: torch's file format and flock locking (it can share a file with
+    torch's FileStore), torch's semantics and errors. Each store counts itself in on construction; when
+    the last one is destroyed and ``world_size`` (if not -1) stores have finished, the file is removed."""
+
+    def __init__(self, file_name, world_size=-1):
+        super().__init__()
+        self._path, self._world_size = os.fspath(file_name), int(world_size)
+        self._pos, self._cache = 0, {}
+        self._mutex = threading.Lock()
+        self._add_raw(_REFCOUNT, 1)
+        self._registered = True
+        _live_file_stores.add(self)
+
+    @property
+    def path(self):
+        return self._path
+
+    def _open(self, write):
+        flags = os.O_RDWR | os.O_CREAT if write else os.O_RDONLY
+        return _LockedFile(self._path, flags, fcntl.LOCK_EX if write else fcntl.LOCK_SH, self._timeout)
+
+    def _refresh(self, f):
+        size = f.size()
+        if size != self._pos:
+            for key, value in f.read_records(self._pos, size):
+                if key.startswith(_DELETED):
+                    self._cache.pop(key[len(_DELETED):], None)
+                else:
+                    self._cache[key] = value
+            self._pos = size
+
+    def _add_raw(self, key, amount):
+        with self._mutex, self._open(True) as f:
+            self._refresh(f)
+            value = self._cache.get(key, b"")
+            total = _int64(amount + (_stoll(value) if value else 0))
+            f.append(key, str(total).encode())
+            return total
+
+    def set(self, key, value):
+        with self._mutex, self._open(True) as f:
+            f.append(_REGULAR + key, _as_bytes(value))
+
+    def get(self, key):
+        key = _REGULAR + key
+        start = time.monotonic()
+        while True:
+            with self._mutex, self._open(False) as f:
+                if key in self._cache or f.size() != self._pos:
+                    self._refresh(f)     # a cached value may be stale: read what was appended first
+                    if key in self._cache:
+                        return self._cache[key]
+                    continue
+            if time.monotonic() - start > self._timeout:
+                raise RuntimeError(f"Timeout waiting for key: {key[len(_REGULAR):]} after "
+                                   f"{int(self._timeout * 1000)} ms")
+            time.sleep(_POLL_SECONDS)
+
+    def add(self, key, amount):
+        return self._add_raw(_REGULAR + key, operator.index(amount))
+
+    def check(self, keys):
+        with self._mutex, self._open(False) as f:
+            self._refresh(f)
+            return all(_REGULAR + k in self._cache for k in keys)
+
+    def wait(self, keys, timeout=None):
+        seconds = self._timeout if timeout is None else _seconds(timeout)
+        start = time.monotonic()
+        while not self.check(keys):
+            if time.monotonic() - start > seconds:
+                raise RuntimeError("Wait timeout")
+            time.sleep(_POLL_SECONDS)
+
+    def delete_key(self, key):
+        # torch appends the deletion whether or not the key exists, and answers True
+        with self._mutex, self._open(True) as f:
+            f.append(_DELETED + _REGULAR + key, b"")
+        return True
+
+    def compare_set(self, key, expected_value, desired_value):
+        expected, desired = _as_bytes(expected_value), _as_bytes(desired_value)
+        key = _REGULAR + key
+        with self._mutex, self._open(True) as f:
+            self._refresh(f)
+            current = self._cache.get(key)
+            if (current is None and not expected) or (current is not None and current == expected):
+                f.append(key, desired)
+                return desired
+            return expected if current is None else current
+
+    def num_keys(self):
+        # torch counts every key in the file, its own reference counters included
+        with self._mutex, self._open(False) as f:
+            self._refresh(f)
+            return len(self._cache)
+
+    def append(self, key, value):
+        key = _REGULAR + key
+        with self._mutex, self._open(True) as f:
+            self._refresh(f)
+            f.append(key, self._cache.get(key, b"") + _as_bytes(value))
+
+    def multi_get(self, keys):
+        return [self.get(k) for k in keys]
+
+    def multi_set(self, keys, values):
+        for k, v in zip(keys, values):
+            self.set(k, v)
+
+    def has_extended_api(self):
+        return False
+
+    def queue_push(self, key, value):
+        raise NotImplementedError("queue support is not implemented.")
+
+    queue_pop = queue_len = queue_push
+
+    def __del__(self):
+        self._release()
+
+    def _release(self):
+        if not getattr(self, "_registered", False):
+            return
+        self._registered = False
+        if not os.path.exists(self._path):
+            return
+        try:
+            finished = self._add_raw(_CLEANUP, 1)
+            references = self._add_raw(_REFCOUNT, -1)
+            # the last store out removes the file, once world_size stores have finished (-1: never)
+            if references == 0 and 0 <= self._world_size <= finished:
+                os.remove(self._path)
+        except (OSError, RuntimeError):
+            pass       # best effort, as torch's destructor
+
+
+# stores still alive at exit are released while the interpreter can still run them (torch's destructors
+# run then; a __del__ during the interpreter's teardown could not import or lock any more)
+_live_file_stores = weakref.WeakSet()
+
+
+@atexit.register
+def _release_file_stores():
+    for st in list(_live_file_stores):
+        st._release()
