@@ -159,7 +159,7 @@ def is_singular(x):
     return ops.logical_and(ops.isinf(logabs), ops.lt(logabs, 0))
 
 
-@register("inverse", family=F, out=True)
+@register("inverse", family=F, out="exact")
 def inverse(input):
     _check_square(input, "linalg.inv")
     n = input.shape[-1]
@@ -230,7 +230,7 @@ _same("inv", inverse, out=True)
 _same("matmul", matmul, out=True)
 
 
-@register("linalg.slogdet", family=NS, namespace="linalg", out=True)
+@register("linalg.slogdet", family=NS, namespace="linalg", out="tuple")
 def linalg_slogdet(A):
     return slogdet_rt(*slogdet(A))
 
@@ -370,7 +370,7 @@ def cond(A, p=None):
 
 # --- inverses and solves ------------------------------------------------------------------------
 
-@register("linalg.inv_ex", family=NS, namespace="linalg", out=True,
+@register("linalg.inv_ex", family=NS, namespace="linalg", out="tuple",
           note="info is 1 for a singular matrix (torch gives the index of LU's zero pivot)")
 def inv_ex(A, *, check_errors=False):
     check_matrix(A, "linalg.inv", square=True)
@@ -446,7 +446,7 @@ def _solve_backward(saved, gx):
 _solve_node = _node("LinalgSolveExBackward0", _solve_fwd, _solve_backward)
 
 
-@register("linalg.solve_ex", family=NS, namespace="linalg", out=True,
+@register("linalg.solve_ex", family=NS, namespace="linalg", out="tuple",
           note="a singular system gives info = 1 and a result of NaN (torch: LU's pivot index and its partial result)")
 def solve_ex(A, B, *, left=True, check_errors=False):
     a, b, vector = _solve_args(A, B, left)

@@ -283,7 +283,7 @@ def _unary_keep(name, fn, kernel, zero_grad=False):
         r = fn(input)
         return _zero_grad(r, input) if zero_grad else r
     impl.__name__ = name
-    register(name, family=F, inplace=name + "_", out=True, aliases=("fix",) if name == "trunc" else ())(impl)
+    register(name, family=F, inplace=name + "_", out="exact", aliases=("fix",) if name == "trunc" else ())(impl)
 
 
 _unary_keep("floor", ops.floor, "floor_vml_cpu")
@@ -291,7 +291,7 @@ _unary_keep("ceil", ops.ceil, "ceil_vml_cpu", zero_grad=True)
 _unary_keep("trunc", ops.trunc, "trunc_vml_cpu")
 
 
-@register("round", family=F, inplace="round_", out=True)
+@register("round", family=F, inplace="round_", out="exact")
 def round(input, *, decimals=0):
     d = dtype_of(input)
     if d._cat < D._FLOAT:
@@ -312,7 +312,7 @@ def round(input, *, decimals=0):
     return ops.mul(_zero_grad(ops.round(ops.div(input, s)), input), s)
 
 
-@register("frac", family=F, inplace="frac_", out=True)
+@register("frac", family=F, inplace="frac_", out="exact")
 def frac(input):
     if dtype_of(input)._cat < D._FLOAT:
         _not_impl("frac_cpu", input)

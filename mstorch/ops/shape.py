@@ -558,8 +558,8 @@ def _triangle(name, kernel, upper):
     return impl
 
 
-triu = register("triu", family=F, inplace="triu_", out=True)(_triangle("triu", ops.triu, True))
-tril = register("tril", family=F, inplace="tril_", out=True)(_triangle("tril", ops.tril, False))
+triu = register("triu", family=F, inplace="triu_", out="exact")(_triangle("triu", ops.triu, True))
+tril = register("tril", family=F, inplace="tril_", out="exact")(_triangle("tril", ops.tril, False))
 
 
 # --- copies: clone, flips, rolls, repeats ---------------------------------------------------------
