@@ -109,3 +109,44 @@ def test_split_checks_as_torch(src):
 
 def test_unsafe_split_int():
     check(lambda T: T.unsafe_split(T.arange(7.), 3))
+
+
+# --- argument checks and dtypes torch has no kernel for -------------------------------------------
+
+@pytest.mark.parametrize("src", [
+    "T.renorm(T.tensor(0.606), 3, -1, 0.8)",
+    "T.renorm(T.ones(3), 2, 0, 1.)",
+    "T.renorm(T.ones(3, 2), 2, 2, 1.)",
+    "T.rad2deg(T.ones(2, dtype=T.complex64))",
+    "T.deg2rad_(T.ones(2, dtype=T.complex64))",
+    "T.slice_copy(T.tensor([1.36, -1.931], dtype=T.float64)[::2], 1, None, 3)",
+    "T.slice_copy(T.ones(2), -2)",
+    "T.slice_copy(T.tensor(1.), 0)",
+    "T.slice_scatter(T.zeros((0,), dtype=T.float16), T.zeros((0,), dtype=T.float16), 1, 0, 4, 2)",
+    "T.index_copy(T.ones(1, 3, 4), 0, T.tensor([0]).expand(2), T.ones(1, 2, 4))",
+    "T.ones(3, 4).index_copy_(1, T.tensor([1, 2]), T.ones(3, 2, 1))",
+    "T.ones(3, 4).index_copy_(1, T.tensor([1, 2]), T.ones(3, 3))",
+    "T.special.gammainc(T.tensor([False, False]), T.tensor([True, False]))",
+    "T.igamma(T.tensor([1, 0, 5]), T.tensor([5, -4, -2]))",
+    "T.special.gammaincc(T.tensor([1, 0, 5]), T.tensor([5, 4, 2], dtype=T.int8))",
+    "T.special.i1(T.ones(2, dtype=T.float16, requires_grad=True)).sum().backward()",
+    "T.special.i1e(T.ones(2, dtype=T.bfloat16, requires_grad=True)).sum().backward()",
+    "T.linalg.cond(T.eye(3, dtype=T.bfloat16))",
+    "T.linalg.eigvals(T.eye(3, dtype=T.float16))",
+    "T.linalg.eig(T.eye(3, dtype=T.bfloat16))",
+    "T.cholesky_solve(T.eye(2, dtype=T.bfloat16), T.eye(2, dtype=T.bfloat16))",
+    "T.cholesky_solve(T.eye(2, dtype=T.int32), T.eye(2, dtype=T.int32))",
+])
+def test_checks_as_torch(src):
+    _same_error(src)
+
+
+@pytest.mark.parametrize("src", [
+    "T.renorm(T.tensor([[1., 2], [3, 4]]), 2, -1, 1.)",
+    "T.slice_copy(T.arange(5.), -1, 1, 4, 2)",
+    "T.igammac(T.tensor([1, 2, 5]), T.tensor([5., 4, 2]))",
+    "T.special.i1(T.tensor([0.5, 1.5], dtype=T.float16))",
+    "T.special.i1e(T.tensor([0.5, 1.5], dtype=T.bfloat16, requires_grad=True)).grad_fn.name()",
+])
+def test_valid_calls_still_agree(src):
+    check(_run(src), rtol=1e-2, atol=1e-3)

@@ -789,6 +789,18 @@ def index_copy(input, dim, index, source):
     if source.dtype != input.dtype:
         raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
                            f"{scalar_type_name(dtype_of(input))} and (source) {scalar_type_name(dtype_of(source))}")
+    if input.ndim and source.ndim:
+        # torch compares the slices before it counts the indices
+        if source.ndim != input.ndim:
+            raise IndexError(f"index_copy_(): When source and destination are not scalars, their dimensionality "
+                             f"must match. Source dimensionality ({source.ndim}), destination dimensionality "
+                             f"({input.ndim})")
+        own, src = list(input.shape), list(source.shape)
+        del own[d], src[d]
+        if own != src:
+            raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice shapes. Destination "
+                               f"slice shape: {' '.join(map(str, own))} at dimension {d} and source slice shape: "
+                               f"{' '.join(map(str, src))} at dimension 0.")
     return _along_front(input, source, d, index, "index_copy_", ops.tensor_scatter_update, IndexError)
 
 

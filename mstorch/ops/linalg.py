@@ -360,7 +360,7 @@ def cond(A, p=None):
     if A.ndim < 2:
         raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
     if p in (None, 2, -2):
-        check_matrix(A, "linalg.cond")
+        check_matrix(A, "linalg.cond", kernel="linalg_svd_cpu")
         s = svdvals_ms(A)
         big, small = amax(s, -1, False), amin(s, -1, False)
         return ops.div(small, big) if p == -2 else ops.div(big, small)
@@ -688,6 +688,8 @@ def cholesky_solve(input, input2, upper=False):
     if input.dtype != input2.dtype:
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {_scalar_name(input)} "
                            f"and A of type {_scalar_name(input2)} instead.")
+    if input.dtype not in (ms.float32, ms.float64, ms.complex64, ms.complex128):
+        raise NotImplementedError(f"\"cholesky_solve_cpu\" not implemented for '{_scalar_name(input)}'")
     # torch's LAPACK call reads one triangle of the factor, and its gradient treats the factor as a full
     # matrix in A = L L^H (or U^H U): the factor's value is its triangle, its gradient passes to all of it
     return solve(_gram(input2, upper), input)

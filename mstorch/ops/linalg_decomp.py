@@ -424,7 +424,7 @@ def eigvalsh(A, UPLO="L"):
 def _eig_check(A, name):
     if dtype_of(A)._cat < D._FLOAT:
         raise RuntimeError(f"Unknown Complex ScalarType for {_scalar_name(A)}")
-    check_matrix(A, name, square=True)
+    check_matrix(A, name, square=True, kernel="linalg_eig_out_cpu")
     if needs_grad(A):
         # (no backend name in the text: _bind would take it for a backend error and rewrap it)
         raise NotImplementedError(f"mstorch.{name}: the gradient of torch.{name} is not supported (the Eig "

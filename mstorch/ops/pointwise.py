@@ -99,10 +99,14 @@ def _times_constant(x, c):
 
 
 def _rad2deg(x):
+    if x.dtype in _COMPLEX:
+        raise RuntimeError("rad2deg is not supported for complex tensors.")
     return _times_constant(x, 180.0 / math.pi)
 
 
 def _deg2rad(x):
+    if x.dtype in _COMPLEX:
+        raise RuntimeError("deg2rad is not supported for complex tensors.")
     return _times_constant(x, math.pi / 180.0)
 
 
