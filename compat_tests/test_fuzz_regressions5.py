@@ -136,6 +136,12 @@ def test_unsafe_split_int():
     "T.linalg.eig(T.eye(3, dtype=T.bfloat16))",
     "T.cholesky_solve(T.eye(2, dtype=T.bfloat16), T.eye(2, dtype=T.bfloat16))",
     "T.cholesky_solve(T.eye(2, dtype=T.int32), T.eye(2, dtype=T.int32))",
+    "T.tensordot(T.tensor(True), T.tensor(False), dims=1)",
+    "T.tensordot(T.ones(2, 3), T.ones(3), dims=2)",
+    "F.adaptive_max_pool2d(T.tensor(1.109), (4, None), True)",
+    "F.adaptive_avg_pool3d(T.tensor([2.118, -1.2, 0.1, 1.9]), (None, 2, None))",
+    "F.adaptive_max_pool3d(T.ones(2, 2, 3, dtype=T.int32), (2, 4, 3))",
+    "F.adaptive_avg_pool2d(T.ones(2, 3), (2, 2))",
 ])
 def test_checks_as_torch(src):
     _same_error(src)
@@ -143,6 +149,8 @@ def test_checks_as_torch(src):
 
 @pytest.mark.parametrize("src", [
     "T.renorm(T.tensor([[1., 2], [3, 4]]), 2, -1, 1.)",
+    "T.tensordot(T.ones(2, 3), T.ones(2, 3), dims=2)",
+    "F.adaptive_avg_pool2d(T.ones(2, 3, 4), (2, None))",
     "T.slice_copy(T.arange(5.), -1, 1, 4, 2)",
     "T.igammac(T.tensor([1, 2, 5]), T.tensor([5., 4, 2]))",
     "T.special.i1(T.tensor([0.5, 1.5], dtype=T.float16))",

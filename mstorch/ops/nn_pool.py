@@ -406,9 +406,10 @@ def _adaptive_size(input, output_size, n, fn):
         size = (output_size,) * n
     else:
         output_size = tuple(output_size)
+        # (torch.nn.functional fills a sequence's None entries from the input's sizes: it needs more of them)
+        if len(output_size) >= input.ndim and (n > 1 or len(output_size) != n):
+            raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
         if len(output_size) != n:
-            if len(output_size) >= input.ndim:
-                raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
             raise RuntimeError(f"{fn}: internal error: output_size.size() must be {n}")
         size = tuple(input.shape[input.ndim - n + i] if v is None else int(v) for i, v in enumerate(output_size))
     if any(v < 0 for v in size):
