@@ -136,6 +136,8 @@ def test_unsafe_split_int():
     "T.linalg.eig(T.eye(3, dtype=T.bfloat16))",
     "T.cholesky_solve(T.eye(2, dtype=T.bfloat16), T.eye(2, dtype=T.bfloat16))",
     "T.cholesky_solve(T.eye(2, dtype=T.int32), T.eye(2, dtype=T.int32))",
+    "T.index_select(T.zeros((2, 0), dtype=T.int64), 1, T.tensor([0, 1]))",
+    "T.index_select(T.zeros((0, 3)), 0, T.tensor([0]))",
     "T.tensordot(T.tensor(True), T.tensor(False), dims=1)",
     "T.tensordot(T.ones(2, 3), T.ones(3), dims=2)",
     "F.adaptive_max_pool2d(T.tensor(1.109), (4, None), True)",

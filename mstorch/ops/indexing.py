@@ -708,6 +708,8 @@ def index_select(input, dim, index):
     d = wrap_dim(dim, input.ndim)
     _check_vector(index, "index_select")
     size = input.shape[d] if input.ndim else 1
+    if size == 0 and index.size:    # (torch's check before the range check)
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
     _check_range(index, size, d, IndexError("index out of range in self"))
     if input.ndim == 0:
         return fresh(input) if index.size else empty_from(input, (0,))
