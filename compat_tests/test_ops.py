@@ -16,7 +16,7 @@ from op_db import ALL, BY_NAME, E, EType
 # results' stride(), is_contiguous() and storage_offset() are compared too
 VIEW_OPS = {"view", "view_as", "reshape", "reshape_as", "transpose", "permute", "narrow", "select",
             "expand", "expand_as", "broadcast_to", "unsqueeze", "squeeze", "diagonal", "linalg.diagonal",
-            "as_strided", "t", "movedim", "split", "chunk", "tensor_split", "unbind", "flatten", "unflatten",
+            "as_strided", "t", "movedim", "split", "unsafe_split", "chunk", "tensor_split", "unbind", "flatten", "unflatten",
             "real", "imag", "hsplit", "vsplit", "dsplit", "atleast_1d", "atleast_2d", "atleast_3d"}
 # non-contiguous layouts a sample's array arguments are rebuilt in (same values, or for "expanded" the
 # first slice along one dimension repeated: stride 0)

@@ -88,6 +88,7 @@ OPS = [
     OpInfo("split", [S(C, 2), S(C, 3), S(C, 1, 1), S(C, [1, 3]), S(C, [1, 1, 2], 0), S(X, 2, -1),
                      S(EMPTY, 2), S(C, (4, 0)),
                      E(C, 0), E(C, -1), E(C, [1, 1]), E(C, 2, 2)]),
+    OpInfo("unsafe_split", [S(C, 2), S(C, 3, 1), E(C, [1, 3]), E(Z, 1), E(C, -1)]),
     OpInfo("chunk", [S(C, 2), S(C, 3), S(C, 5), S(C, 2, 1), S(V, 3), S(EMPTY, 3), S(E03, 2),
                      E(C, 0), E(Z, 1)]),
     OpInfo("unbind", [S(A), S(A, 1), S(X, -1), E(A, 2), E(Z)]),

@@ -290,6 +290,7 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
     name = opdef.name
     raw = opdef.raw
     has_out = opdef.out and method is None
+    tuple_out = opdef.out == "tuple"
     refuse_out = opdef.out and method is not None
     policy = opdef.autocast if autocast else None
     names = _numpy_names(impl)
@@ -310,6 +311,9 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
         if kwargs:
             if has_out:
                 out = kwargs.pop("out", None)
+                if tuple_out and out is not None and not isinstance(out, (tuple, list)):
+                    # (torch's argument parser: before any check of the other arguments)
+                    raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
             elif refuse_out and "out" in kwargs:   # (and np.sum(t) -> t.sum(out=None) fails as in torch)
                 raise TypeError(f"{method}() got an unexpected keyword argument 'out'")
             if names:
@@ -337,7 +341,7 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
         if no_kernel is not None and args and isinstance(args[0], Tensor) and args[0].dtype in no_kernel:
             _check_torch_kernel(name, no_kernel, args, kwargs)
         if out is not None:
-            _check_out(name, out, r, args, kwargs, factory)
+            _check_out(opdef, out, r, args, kwargs, factory)
             return write_out(out, r)
         return r
     fn.__name__ = name
@@ -347,15 +351,8 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
 
 
 # torch's out= dtype rules (measured on torch 2.13 per op): most ops cast their result into ``out`` when
-# torch.can_cast allows it (no float into an integer, nothing but bool into bool); these take only their
-# result's own dtype; these have no out= form without ``dim``
-_OUT_SAME_DTYPE = frozenset((
-    "where", "index_select", "index_add", "masked_select", "nonzero", "take", "take_along_dim", "matmul", "mm",
-    "bmm", "dot", "vdot", "mv", "addmm", "addmv", "addbmm", "baddbmm", "inner", "tensordot", "chain_matmul",
-    "cross", "inverse", "float_power", "neg", "negative", "abs", "absolute", "sign", "floor", "ceil", "trunc",
-    "fix", "round", "frac", "clamp", "clip", "clamp_min", "clamp_max", "nan_to_num", "bitwise_not", "sgn",
-    "signbit", "heaviside", "ldexp", "conj_physical", "amax", "amin", "argmax", "argmin", "all", "any", "norm",
-    "logcumsumexp", "triu", "tril", "msort", "quantile", "nanquantile", "searchsorted", "bucketize"))
+# torch.can_cast allows it (no float into an integer, nothing but bool into bool); ops registered with
+# out="exact" take only their result's own dtype. These have no out= form without ``dim``:
 _OUT_NEEDS_DIM = frozenset(("sum", "prod", "median", "nanmedian"))
 
 
@@ -381,8 +378,9 @@ def _check_torch_kernel(name, no_kernel, args, kwargs):
     raise NotImplementedError(f"\"{kernel}\" not implemented for '{_D.SCALAR_TYPE_NAMES[first.dtype]}'")
 
 
-def _check_out(name, out, r, args, kwargs, factory=False):
+def _check_out(opdef, out, r, args, kwargs, factory=False):
     """Refuse an ``out=`` torch refuses, before anything is written."""
+    name = opdef.name
     if name in _OUT_NEEDS_DIM and len(args) < 2 and kwargs.get("dim") is None:
         raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, out=Tensor), "
                         "but expected one of: (Tensor input, int dim, ..., *, Tensor out)")
@@ -401,7 +399,7 @@ def _check_out(name, out, r, args, kwargs, factory=False):
                            f"({_D.SCALAR_TYPE_NAMES.get(out.dtype, out.dtype)})")
     if factory:     # (without dtype= a factory makes out's dtype)
         return
-    if name in _OUT_SAME_DTYPE:
+    if opdef.out == "exact":
         raise RuntimeError(f"Found dtype {_D.SCALAR_TYPE_NAMES.get(out.dtype, out.dtype)} but expected "
                            f"{_D.SCALAR_TYPE_NAMES.get(r.dtype, r.dtype)}")
     if r.dtype._cat > out.dtype._cat:

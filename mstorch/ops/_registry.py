@@ -39,7 +39,9 @@ class OpDef:
     impl: Callable               # over mindspore.Tensors (or mstorch objects when raw); per-device kernels: ops/_kernels.py
     namespace: tuple = (TOP, METHOD)   # where the op is exported (see the module docstring)
     inplace: str | None = None   # name of the generated in-place method (e.g. "add_")
-    out: bool = False            # the function accepts out=
+    # the function accepts out=: True (a result castable to out's dtype by torch.can_cast is cast into it),
+    # "exact" (torch takes only the result's own dtype), "tuple" (out= is a tuple of tensors, one a result)
+    out: bool | str = False
     raw: bool = False            # impl takes mstorch objects, unwrapped by itself
     note: str = ""               # a known difference from torch, shown in docs/coverage.md
     aliases: tuple = ()          # other torch names for the same op (e.g. "absolute" for "abs")

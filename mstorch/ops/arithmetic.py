@@ -425,7 +425,7 @@ def _int_pow(a, b):
     return ops.where(neg, special, r)
 
 
-@register("float_power", family=F, out=True)
+@register("float_power", family=F, out="exact")
 def float_power(input, exponent):
     if not isinstance(input, _T) and not isinstance(exponent, _T):
         _need_tensor("float_power", input, 1, "input")
@@ -444,7 +444,7 @@ def float_power_(self, exponent):
     return self._write(float_power(self._ms, e))
 
 
-@register("neg", family=F, inplace="neg_", out=True, aliases=("negative",))
+@register("neg", family=F, inplace="neg_", out="exact", aliases=("negative",))
 def neg(input):
     if input.dtype is _bool:
         raise RuntimeError(
@@ -460,7 +460,7 @@ def positive(input):
     return input
 
 
-@register("abs", family=F, inplace="abs_", out=True, aliases=("absolute",))
+@register("abs", family=F, inplace="abs_", out="exact", aliases=("absolute",))
 def abs(input):
     if input.dtype is _bool:
         _not_impl("abs_cpu", input)
@@ -474,7 +474,7 @@ def abs(input):
 _complex_abs = ops.ComplexAbs()
 
 
-@register("sign", family=F, inplace="sign_", out=True)
+@register("sign", family=F, inplace="sign_", out="exact")
 def sign(input):
     d = input.dtype
     if d is _bool:
@@ -487,7 +487,7 @@ def sign(input):
     return _zero_grad(ops.sign(input), input)
 
 
-@register("sgn", family=F, inplace="sgn_", out=True)
+@register("sgn", family=F, inplace="sgn_", out="exact")
 def sgn(input):
     if dtype_of(input).is_complex:
         mag = ops.abs(input)
@@ -495,7 +495,7 @@ def sgn(input):
     return sign(input)
 
 
-@register("signbit", family=F, out=True)
+@register("signbit", family=F, out="exact")
 def signbit(input):
     d = dtype_of(input)
     if d._cat >= D._FLOAT:   # MindSpore's SignBit misses -0.0; 1/-0.0 is -inf
@@ -609,7 +609,7 @@ def xlogy(input, other):
     return ops.mul(a, ops.log(ops.where(use_one, scalar_tensor(1, d), b)))
 
 
-@register("heaviside", family=F, inplace="heaviside_", out=True)
+@register("heaviside", family=F, inplace="heaviside_", out="exact")
 def heaviside(input, values):
     _need_tensor("heaviside", values, 2, "values")
     if input.dtype is not values.dtype:
@@ -631,7 +631,7 @@ def _ldexp_exponent(other, input):
     return cast(e, ms.float64 if isinstance(input, ms.Tensor) and input.dtype == ms.float64 else ms.int32)
 
 
-@register("ldexp", family=F, inplace="ldexp_", out=True)
+@register("ldexp", family=F, inplace="ldexp_", out="exact")
 def ldexp(input, other):
     other = _ldexp_exponent(other, input)
     _need_tensor("ldexp", other, 2)
@@ -752,7 +752,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     return ops.add(to_operand(input, rt), q)
 
 
-@register("nan_to_num", family=F, inplace="nan_to_num_", out=True)
+@register("nan_to_num", family=F, inplace="nan_to_num_", out="exact")
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     d = dtype_of(input)
     if d._cat < D._FLOAT:

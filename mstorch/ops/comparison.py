@@ -17,7 +17,7 @@ _bool = ms.bool_
 
 # --- clamp / min-max ---------------------------------------------------------------------------
 
-@register("clamp", family=F, inplace="clamp_", out=True, aliases=("clip",))
+@register("clamp", family=F, inplace="clamp_", out="exact", aliases=("clip",))
 def clamp(input, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -44,12 +44,12 @@ def clamp(input, min=None, max=None):
     return x
 
 
-@register("clamp_min", family=F, inplace="clamp_min_", out=True)
+@register("clamp_min", family=F, inplace="clamp_min_", out="exact")
 def clamp_min(input, min):
     return clamp(input, min=min)
 
 
-@register("clamp_max", family=F, inplace="clamp_max_", out=True)
+@register("clamp_max", family=F, inplace="clamp_max_", out="exact")
 def clamp_max(input, max):
     return clamp(input, max=max)
 
@@ -175,7 +175,7 @@ _bitwise("bitwise_or", ops.bitwise_or, ops.logical_or)
 _bitwise("bitwise_xor", ops.bitwise_xor, ops.logical_xor)
 
 
-@register("bitwise_not", family=F, inplace="bitwise_not_", out=True)
+@register("bitwise_not", family=F, inplace="bitwise_not_", out="exact")
 def bitwise_not(input):
     if input.dtype is _bool:
         return ops.logical_not(input)
@@ -289,7 +289,7 @@ def conj(input):
     return wrap(ops.conj(input._ms)) if input.dtype.is_complex else input
 
 
-@register("conj_physical", family=F, inplace="conj_physical_", out=True)
+@register("conj_physical", family=F, inplace="conj_physical_", out="exact")
 def conj_physical(input):
     return ops.conj(input) if dtype_of(input).is_complex else fresh(input)
 

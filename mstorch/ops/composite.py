@@ -10,6 +10,7 @@ import numpy as np
 from .. import _dtype as D
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
+from ._helpers import wrap_dim
 from ._registry import PUBLIC, register
 
 F = "composite"
@@ -247,7 +248,9 @@ def renorm(input, p, dim, maxnorm):
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
-    d = dim + input.dim() if dim < 0 else dim
+    if input.dim() < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} dimensions")
+    d = wrap_dim(dim, input.dim())
     dims = [i for i in range(input.dim()) if i != d]
     norm = PUBLIC["linalg.vector_norm"](input, p, dims, True)
     factor = PUBLIC["where"](norm > maxnorm, maxnorm / (norm + 1e-7), PUBLIC["ones_like"](norm))

@@ -196,7 +196,7 @@ def _isin_signatures():
             "Tensor elements, Scalar test_element, *, bool assume_unique = False, bool invert = False")
 
 
-@register("isin", family=F, namespace="torch", out=True)
+@register("isin", family=F, namespace="torch", out="exact")
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     if not isinstance(elements, ms.Tensor) and not isinstance(test_elements, ms.Tensor):
         raise invalid_args("isin", (elements, test_elements), signatures=_isin_signatures())

@@ -484,7 +484,7 @@ def _fill_unpack_error(value):
     return RuntimeError("value cannot be converted to type int64_t without overflow")
 
 
-@register("where", family=F, out=True, namespace="torch")
+@register("where", family=F, out="exact", namespace="torch")
 def where(condition, input=None, other=None):
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
@@ -703,11 +703,13 @@ def _check_vector(index, name):
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index but got: {scalar_type_name(dtype_of(index))}")
 
 
-@register("index_select", family=F, out=True)
+@register("index_select", family=F, out="exact")
 def index_select(input, dim, index):
     d = wrap_dim(dim, input.ndim)
     _check_vector(index, "index_select")
     size = input.shape[d] if input.ndim else 1
+    if size == 0 and index.size:    # (torch's check before the range check)
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
     _check_range(index, size, d, IndexError("index out of range in self"))
     if input.ndim == 0:
         return fresh(input) if index.size else empty_from(input, (0,))
@@ -760,7 +762,7 @@ def _index_add_backward(node, grad_outputs, idx):
     return (g, None, ops.gather(g, idx.reshape(-1), 0))
 
 
-@register("index_add", family=F, inplace="index_add_", out=True)
+@register("index_add", family=F, inplace="index_add_", out="exact")
 def index_add(input, dim, index, source, *, alpha=1):
     d = wrap_dim(dim, input.ndim)
     _check_vector(index, "index_add_")
@@ -789,6 +791,18 @@ def index_copy(input, dim, index, source):
     if source.dtype != input.dtype:
         raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
                            f"{scalar_type_name(dtype_of(input))} and (source) {scalar_type_name(dtype_of(source))}")
+    if input.ndim and source.ndim:
+        # torch compares the slices before it counts the indices
+        if source.ndim != input.ndim:
+            raise IndexError(f"index_copy_(): When source and destination are not scalars, their dimensionality "
+                             f"must match. Source dimensionality ({source.ndim}), destination dimensionality "
+                             f"({input.ndim})")
+        own, src = list(input.shape), list(source.shape)
+        del own[d], src[d]
+        if own != src:
+            raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice shapes. Destination "
+                               f"slice shape: {' '.join(map(str, own))} at dimension {d} and source slice shape: "
+                               f"{' '.join(map(str, src))} at dimension 0.")
     return _along_front(input, source, d, index, "index_copy_", ops.tensor_scatter_update, IndexError)
 
 
@@ -830,7 +844,7 @@ def _bshape(*shapes):
     return broadcast_shape(shapes)
 
 
-@register("masked_select", family=F, out=True)
+@register("masked_select", family=F, out="exact")
 def masked_select(input, mask):
     if mask.dtype != ms.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
@@ -882,7 +896,7 @@ def masked_scatter(input, mask, source):
     return _where(m.reshape(shape), picked.reshape(shape), x)
 
 
-@register("nonzero", family=F, out=True)
+@register("nonzero", family=F, out="exact")
 def nonzero(input, *, as_tuple=False):
     if input.dtype == ms.bfloat16:
         input = cast(input, ms.float32)
@@ -911,7 +925,7 @@ def argwhere(input):
     return nonzero(input)
 
 
-@register("take", family=F, out=True)
+@register("take", family=F, out="exact")
 def take(input, index):
     if index.dtype != ms.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {scalar_type_name(dtype_of(index))}")
@@ -928,7 +942,7 @@ def take(input, index):
     return _kern(ops.gather, input.reshape(-1), idx, 0).reshape(index.shape)
 
 
-@register("take_along_dim", family=F, out=True)
+@register("take_along_dim", family=F, out="exact")
 def take_along_dim(input, indices, dim=None):
     if dim is not None and input.ndim != indices.ndim:
         raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "

@@ -159,7 +159,7 @@ def is_singular(x):
     return ops.logical_and(ops.isinf(logabs), ops.lt(logabs, 0))
 
 
-@register("inverse", family=F, out=True)
+@register("inverse", family=F, out="exact")
 def inverse(input):
     _check_square(input, "linalg.inv")
     n = input.shape[-1]
@@ -230,7 +230,7 @@ _same("inv", inverse, out=True)
 _same("matmul", matmul, out=True)
 
 
-@register("linalg.slogdet", family=NS, namespace="linalg", out=True)
+@register("linalg.slogdet", family=NS, namespace="linalg", out="tuple")
 def linalg_slogdet(A):
     return slogdet_rt(*slogdet(A))
 
@@ -360,7 +360,7 @@ def cond(A, p=None):
     if A.ndim < 2:
         raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
     if p in (None, 2, -2):
-        check_matrix(A, "linalg.cond")
+        check_matrix(A, "linalg.cond", kernel="linalg_svd_cpu")
         s = svdvals_ms(A)
         big, small = amax(s, -1, False), amin(s, -1, False)
         return ops.div(small, big) if p == -2 else ops.div(big, small)
@@ -370,7 +370,7 @@ def cond(A, p=None):
 
 # --- inverses and solves ------------------------------------------------------------------------
 
-@register("linalg.inv_ex", family=NS, namespace="linalg", out=True,
+@register("linalg.inv_ex", family=NS, namespace="linalg", out="tuple",
           note="info is 1 for a singular matrix (torch gives the index of LU's zero pivot)")
 def inv_ex(A, *, check_errors=False):
     check_matrix(A, "linalg.inv", square=True)
@@ -446,7 +446,7 @@ def _solve_backward(saved, gx):
 _solve_node = _node("LinalgSolveExBackward0", _solve_fwd, _solve_backward)
 
 
-@register("linalg.solve_ex", family=NS, namespace="linalg", out=True,
+@register("linalg.solve_ex", family=NS, namespace="linalg", out="tuple",
           note="a singular system gives info = 1 and a result of NaN (torch: LU's pivot index and its partial result)")
 def solve_ex(A, B, *, left=True, check_errors=False):
     a, b, vector = _solve_args(A, B, left)
@@ -691,6 +691,8 @@ def cholesky_solve(input, input2, upper=False):
     if input.dtype != input2.dtype:
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {_scalar_name(input)} "
                            f"and A of type {_scalar_name(input2)} instead.")
+    if input.dtype not in (ms.float32, ms.float64, ms.complex64, ms.complex128):
+        raise NotImplementedError(f"\"cholesky_solve_cpu\" not implemented for '{_scalar_name(input)}'")
     # torch's LAPACK call reads one triangle of the factor, and its gradient treats the factor as a full
     # matrix in A = L L^H (or U^H U): the factor's value is its triangle, its gradient passes to all of it
     return solve(_gram(input2, upper), input)

@@ -303,7 +303,7 @@ def _qr_value(A, mode):
 _qr_nodes = {mode: _node("LinalgQrBackward0", _qr_fwd(mode), _qr_backward) for mode in ("reduced", "complete")}
 
 
-@register("linalg.qr", family=F, namespace="linalg", out=True)
+@register("linalg.qr", family=F, namespace="linalg", out="tuple")
 def qr(A, mode="reduced"):
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
@@ -335,7 +335,7 @@ def _svd_check(A, driver, name="linalg.svd"):
     check_matrix(A, "linalg.svd", kernel="linalg_svd_cpu")
 
 
-@register("linalg.svd", family=F, namespace="linalg", out=True,
+@register("linalg.svd", family=F, namespace="linalg", out="tuple",
           note="singular vectors may differ from torch's by sign (U, Vh columns/rows flipped together)")
 def svd(A, full_matrices=True, *, driver=None):
     _svd_check(A, driver)
@@ -497,7 +497,7 @@ def _eigh_check(A, UPLO, name):
     return UPLO.upper()
 
 
-@register("linalg.eigh", family=F, namespace="linalg", out=True,
+@register("linalg.eigh", family=F, namespace="linalg", out="tuple",
           note="computed by LAPACK through NumPy on the host; eigenvectors may differ from torch's by sign")
 def eigh(A, UPLO="L"):
     uplo = _eigh_check(A, UPLO, "linalg.eigh")
@@ -519,7 +519,7 @@ def eigvalsh(A, UPLO="L"):
 def _eig_check(A, name):
     if dtype_of(A)._cat < D._FLOAT:
         raise RuntimeError(f"Unknown Complex ScalarType for {_scalar_name(A)}")
-    check_matrix(A, name, square=True)
+    check_matrix(A, name, square=True, kernel="linalg_eig_out_cpu")
     if needs_grad(A):
         # (no backend name in the text: _bind would take it for a backend error and rewrap it)
         raise NotImplementedError(f"mstorch.{name}: the gradient of torch.{name} is not supported (the Eig "
@@ -529,7 +529,7 @@ def _eig_check(A, name):
 _TO_COMPLEX = {ms.float32: ms.complex64, ms.float64: ms.complex128}
 
 
-@register("linalg.eig", family=F, namespace="linalg", out=True,
+@register("linalg.eig", family=F, namespace="linalg", out="tuple",
           note="no gradient; eigenvalues may come in another order than torch's (LAPACK's order is unspecified)")
 def eig(A):
     _eig_check(A, "linalg.eig")
@@ -785,7 +785,7 @@ def legacy_cholesky(input, upper=False):
     return _named("cholesky", cholesky, input, upper=upper)
 
 
-@register("triangular_solve", family=F, out=True)
+@register("triangular_solve", family=F, out="tuple")
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
     warn_once("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed "
               "in a future PyTorch release.\ntorch.linalg.solve_triangular has its arguments reversed and does not "
@@ -801,7 +801,7 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
     return _TRIANGULAR(x, a.copy())
 
 
-@register("qr", family=F, out=True)
+@register("qr", family=F, out="tuple")
 def legacy_qr(input, some=True):
     warn_once("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch release.\n"
               "The boolean parameter 'some' has been replaced with a string parameter 'mode'.\nQ, R = torch.qr(A, some)"
@@ -809,7 +809,7 @@ def legacy_qr(input, some=True):
     return _LEGACY_QR(*qr(input, "reduced" if some else "complete"))
 
 
-@register("svd", family=F, out=True)
+@register("svd", family=F, out="tuple")
 def legacy_svd(input, some=True, compute_uv=True):
     if input.ndim < 2:
         raise RuntimeError(f"linalg.svd: input should have at least 2 dimensions, but has {input.ndim} dimensions "

@@ -361,6 +361,10 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
                          "dimensions)")
     if input.size == 0:
         return input
+    if dim > 3 and input.dtype not in (ms.float32, ms.float64, ms.int64):
+        # torch pools a 4-d or larger input with avg_pool3d, whose CPU kernel has fewer dtypes
+        raise NotImplementedError(
+            f'"avg_pool3d_out_frame" not implemented for \'{scalar_type_name(D._FROM_MS[input.dtype])}\'')
     sq = input * input
     c = input.shape[1]
     front, back = size // 2, (size - 1) // 2

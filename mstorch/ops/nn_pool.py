@@ -86,8 +86,11 @@ def _check_output(x, k, s, p, d, ceil):
     return out
 
 
-def _batched(input, n, fn, kind="max"):
-    """(input with batch dim, squeeze?) after torch's rank check."""
+def _batched(input, n, fn, kind="max", indices=True):
+    """(input with batch dim, squeeze?) after torch's rank check and its check that no dimension but the
+    batch is empty (made before the dtype check: an empty bool input is a shape error in torch)."""
+    if input.ndim in (n + 1, n + 2):
+        _check_nonempty(input, n, kind, indices)
     if input.ndim == n + 2:
         return input, False
     if input.ndim == n + 1:
@@ -99,6 +102,23 @@ def _batched(input, n, fn, kind="max"):
         raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 "
                            f"'self' (while checking arguments for {fn})")
     raise RuntimeError(f"non-empty {n + 1}D or {n + 2}D (batch mode) tensor expected for input")
+
+
+def _check_nonempty(input, n, kind, indices):
+    shape = list(input.shape)
+    if 0 not in shape[1 if input.ndim == n + 2 else 0:]:
+        return
+    if n == 3:      # (torch names dimension 0 whichever is empty)
+        name = "max_pool3d_with_indices_out_cpu_template" if kind == "max" else "avg_pool3d"
+        raise RuntimeError(f"{name}(): Expected input's non-batch dimensions to have positive length, but input "
+                           f"has a shape of {shape} and non-batch dimension 0 has length zero!")
+    if n == 1 and kind == "max" and not indices:    # max_pool1d's own kernel
+        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size "
+                           f"for input, but got:{shape}")
+    if n == 1:      # the others pool a 1-d input as 2-d with a height of one
+        shape.insert(len(shape) - 1, 1)
+    raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but "
+                       f"got:{shape}")
 
 
 def _check_dtype(x, fn, ints=True):
@@ -154,9 +174,10 @@ def _nan_propagating(pool, x, return_indices):
 def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, n):
     fn = f"max_pool{n}d"
     if n == 1 and not return_indices and input.ndim in (2, 3):
+        _check_nonempty(input, 1, "max", False)
         _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
     k, s, p, d = _pool_args(kernel_size, stride, padding, dilation, n, fn)
-    x, unbatched = _batched(input, n, fn)
+    x, unbatched = _batched(input, n, fn, indices=return_indices)
     _check_dtype(x, fn)
     if n == 1 and not return_indices and not dtype_of(x).is_floating_point:
         raise NotImplementedError(f"\"max_pool1d_impl\" not implemented for '{_name(x)}'")
@@ -291,8 +312,12 @@ def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
         raise RuntimeError("divisor must be not zero")
     x, unbatched = _batched(input, n, fn, kind="avg")
     dt = x.dtype
+    # torch's kernels: 1-d pools as 2-d; the 3-d one has no half-precision kernel
+    kernel = "avg_pool3d_out_frame" if n == 3 else "avg_pool2d"
     if dt != ms.int64:
-        _check_dtype(x, fn, ints=False)
+        _check_dtype(x, kernel, ints=False)
+    if n == 3 and dt in (ms.float16, ms.bfloat16):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_name(x)}'")
     _check_output(x, k, s, p, (1,) * n, ceil_mode)
     if dt == ms.bfloat16:
         x = cast(x, ms.float32)
@@ -381,9 +406,10 @@ def _adaptive_size(input, output_size, n, fn):
         size = (output_size,) * n
     else:
         output_size = tuple(output_size)
+        # (torch.nn.functional fills a sequence's None entries from the input's sizes: it needs more of them)
+        if len(output_size) >= input.ndim and (n > 1 or len(output_size) != n):
+            raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
         if len(output_size) != n:
-            if len(output_size) >= input.ndim:
-                raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
             raise RuntimeError(f"{fn}: internal error: output_size.size() must be {n}")
         size = tuple(input.shape[input.ndim - n + i] if v is None else int(v) for i, v in enumerate(output_size))
     if any(v < 0 for v in size):

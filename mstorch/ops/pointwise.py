@@ -99,10 +99,14 @@ def _times_constant(x, c):
 
 
 def _rad2deg(x):
+    if x.dtype in _COMPLEX:
+        raise RuntimeError("rad2deg is not supported for complex tensors.")
     return _times_constant(x, 180.0 / math.pi)
 
 
 def _deg2rad(x):
+    if x.dtype in _COMPLEX:
+        raise RuntimeError("deg2rad is not supported for complex tensors.")
     return _times_constant(x, math.pi / 180.0)
 
 
@@ -283,7 +287,7 @@ def _unary_keep(name, fn, kernel, zero_grad=False):
         r = fn(input)
         return _zero_grad(r, input) if zero_grad else r
     impl.__name__ = name
-    register(name, family=F, inplace=name + "_", out=True, aliases=("fix",) if name == "trunc" else ())(impl)
+    register(name, family=F, inplace=name + "_", out="exact", aliases=("fix",) if name == "trunc" else ())(impl)
 
 
 _unary_keep("floor", ops.floor, "floor_vml_cpu")
@@ -291,7 +295,7 @@ _unary_keep("ceil", ops.ceil, "ceil_vml_cpu", zero_grad=True)
 _unary_keep("trunc", ops.trunc, "trunc_vml_cpu")
 
 
-@register("round", family=F, inplace="round_", out=True)
+@register("round", family=F, inplace="round_", out="exact")
 def round(input, *, decimals=0):
     d = dtype_of(input)
     if d._cat < D._FLOAT:
@@ -312,7 +316,7 @@ def round(input, *, decimals=0):
     return ops.mul(_zero_grad(ops.round(ops.div(input, s)), input), s)
 
 
-@register("frac", family=F, inplace="frac_", out=True)
+@register("frac", family=F, inplace="frac_", out="exact")
 def frac(input):
     if dtype_of(input)._cat < D._FLOAT:
         _not_impl("frac_cpu", input)

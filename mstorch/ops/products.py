@@ -148,7 +148,7 @@ def _check_bmm_shapes(a, b):
 
 # --- products -----------------------------------------------------------------------------------
 
-@register("matmul", family=F, out=True)
+@register("matmul", family=F, out="exact")
 def matmul(input, other):
     a, b = input, other
     if a.ndim == 0 or b.ndim == 0:
@@ -174,7 +174,7 @@ def matmul(input, other):
     return _mm(a, b)
 
 
-@register("mm", family=F, out=True)
+@register("mm", family=F, out="exact")
 def mm(input, mat2):
     if input.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -186,7 +186,7 @@ def mm(input, mat2):
     return _mm(input, mat2)
 
 
-@register("bmm", family=F, out=True)
+@register("bmm", family=F, out="exact")
 def bmm(input, mat2):
     if input.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
@@ -199,13 +199,13 @@ def bmm(input, mat2):
     return _mm(input, mat2)
 
 
-@register("dot", family=F, out=True)
+@register("dot", family=F, out="exact")
 def dot(input, other):
     _check_dot(input, other)
     return _mm(input.reshape(1, -1), other.reshape(-1, 1)).reshape(())
 
 
-@register("vdot", family=F, out=True)
+@register("vdot", family=F, out="exact")
 def vdot(input, other):
     _check_dot(input, other)
     if input.dtype in (ms.complex64, ms.complex128):
@@ -213,7 +213,7 @@ def vdot(input, other):
     return _mm(input.reshape(1, -1), other.reshape(-1, 1)).reshape(())
 
 
-@register("mv", family=F, out=True)
+@register("mv", family=F, out="exact")
 def mv(input, vec):
     _check_mv(input, vec)
     if input.dtype != vec.dtype:
@@ -284,7 +284,7 @@ def _expandable(src, dst):
             f"{list(dst)}.  Tensor sizes: {list(src)}")
 
 
-@register("addmm", family=F, out=True, inplace="addmm_")
+@register("addmm", family=F, out="exact", inplace="addmm_")
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     for t, name in ((mat1, "mat1"), (mat2, "mat2")):
         if t.ndim != 2:
@@ -295,7 +295,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     return _add_scaled(input, _mm(mat1, mat2), beta, alpha, (mat1.shape[0], mat2.shape[1]), "addmm")
 
 
-@register("addmv", family=F, out=True, inplace="addmv_")
+@register("addmv", family=F, out="exact", inplace="addmv_")
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     _check_mv(mat, vec)
     if len({input.dtype, mat.dtype, vec.dtype}) != 1:
@@ -318,7 +318,7 @@ def _check_batches(b1, b2):
     _no_bool(b1, "bmm")
 
 
-@register("addbmm", family=F, out=True, inplace="addbmm_")
+@register("addbmm", family=F, out="exact", inplace="addbmm_")
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     # torch's order: size(1)/size(2) read, input expanded to the result, then rank, batches, matrix sizes
     for t in (batch1, batch2):
@@ -344,7 +344,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     return _add_scaled(input, _mm(a, b), beta, alpha, (n, p), "addbmm")
 
 
-@register("baddbmm", family=F, out=True, inplace="baddbmm_")
+@register("baddbmm", family=F, out="exact", inplace="baddbmm_")
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     _check_batches(batch1, batch2)
     shape = (batch1.shape[0], batch1.shape[1], batch2.shape[2])
@@ -362,7 +362,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     return _add_scaled(input, prod, beta, alpha, tuple(prod.shape), "addr")
 
 
-@register("inner", family=F, out=True)
+@register("inner", family=F, out="exact")
 def inner(input, other):
     if input.ndim == 0 or other.ndim == 0:
         a, b, _ = promote(input, other)
@@ -390,13 +390,15 @@ def kron(input, other):
     return _mul(ea, eb).reshape(tuple(x * y for x, y in zip(sa, sb)))
 
 
-@register("tensordot", family=F, namespace="torch", out=True)
+@register("tensordot", family=F, namespace="torch", out="exact")
 def tensordot(a, b, dims=2):
     if isinstance(dims, ms.Tensor):
         dims = read_host(dims).tolist()
     if isinstance(dims, int):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > a.ndim or dims > b.ndim:
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
         da, db = list(range(a.ndim - dims, a.ndim)), list(range(dims))
     else:
         da, db = dims
@@ -421,7 +423,7 @@ def tensordot(a, b, dims=2):
     return out.reshape(tuple(a.shape[d] for d in fa) + tuple(b.shape[d] for d in fb))
 
 
-@register("chain_matmul", family=F, namespace="torch", out=True)
+@register("chain_matmul", family=F, namespace="torch", out="exact")
 def chain_matmul(*matrices):
     if not matrices:
         raise RuntimeError("chain_matmul(): Expected one or more matrices")
@@ -449,7 +451,7 @@ def trace(input):
     return ops.sum(d)
 
 
-@register("cross", family=F, out=True)
+@register("cross", family=F, out="exact")
 def cross(input, other, dim=None):
     shape = _broadcast_batch(input.shape, other.shape)
     if input.dtype != other.dtype:

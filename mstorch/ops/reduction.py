@@ -406,7 +406,7 @@ def _amaxmin(name, fn):
             r = ops.where(ops.any(ops.isnan(x), axes, keepdim), const(math.nan, x.dtype), r)
         return _back(r, dt)
     impl.__name__ = name
-    return register(name, family=F, out=True)(impl)
+    return register(name, family=F, out="exact")(impl)
 
 
 amax = _amaxmin("amax", ops.amax)
@@ -439,14 +439,14 @@ def _arg(name, fn):
             r = ops.where(ops.any(nan, d, keepdim), as_int64(ops.argmax(nan, d, keepdim)), r)
         return r
     impl.__name__ = name
-    return register(name, family=F, out=True)(impl)
+    return register(name, family=F, out="exact")(impl)
 
 
 argmax = _arg("argmax", ops.argmax)
 argmin = _arg("argmin", ops.argmin)
 
 
-@register("aminmax", family=F, out=True)
+@register("aminmax", family=F, out="tuple")
 def aminmax(input, *, dim=None, keepdim=False):
     if dim is None:
         if input.size == 0:
@@ -472,7 +472,7 @@ def _logical_axes(input, dim):
     return _axes(input, dim)
 
 
-@register("all", family=F, out=True)
+@register("all", family=F, out="exact")
 def all(input, dim=None, keepdim=False):
     if _logical_axes(input, dim) is None:
         r = ops.ne(input, const(0, input.dtype)) if input.dtype != ms.bool_ else input.copy()
@@ -483,7 +483,7 @@ def all(input, dim=None, keepdim=False):
     return cast(r, ms.uint8) if input.dtype == ms.uint8 else r   # torch keeps uint8 here
 
 
-@register("any", family=F, out=True)
+@register("any", family=F, out="exact")
 def any(input, dim=None, keepdim=False):
     if _logical_axes(input, dim) is None:
         r = ops.ne(input, const(0, input.dtype)) if input.dtype != ms.bool_ else input.copy()
@@ -598,7 +598,7 @@ def vector_norm(x, p, axes, keepdim):
     return _safe_root(s, lambda t: ops.pow(t, 1.0 / p), needs_grad(x))
 
 
-@register("norm", family=F, out=True)
+@register("norm", family=F, out="exact")
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if dtype is not None:
         input = cast(input, dtype._ms)
@@ -744,7 +744,7 @@ def _cum_extreme(name, fn, rt):
             values = ops.gather_elements(x, d, idx)
         return rt(_back(values, dt), idx)
     impl.__name__ = name
-    return register(name, family=F, out=True)(impl)
+    return register(name, family=F, out="tuple")(impl)
 
 
 cumsum_ = _cum_inplace("cumsum", cumsum)
@@ -753,7 +753,7 @@ cummax = _cum_extreme("cummax", ops.cummax, cummax_rt)
 cummin = _cum_extreme("cummin", ops.cummin, cummin_rt)
 
 
-@register("logcumsumexp", family=F, out=True)
+@register("logcumsumexp", family=F, out="exact")
 def logcumsumexp(input, dim):
     x = input if is_float(input) else cast(input, D.get_default_dtype()._ms)
     d = wrap_dim(dim, x.ndim)

@@ -365,9 +365,11 @@ def _pieces(input, d, bounds, fn=None):
     return tuple(_slice_view(input, d, a, b, None if fn is None else (i, fn)) for i, (a, b) in enumerate(bounds))
 
 
-@register("split", family=F, raw=True, aliases=("unsafe_split",))
+@register("split", family=F, raw=True)
 def split(tensor, split_size_or_sections, dim=0):
     shape = tensor._ms.shape
+    if not shape:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = wrap_dim(dim, len(shape))
     size = shape[d]
     s = split_size_or_sections
@@ -390,6 +392,15 @@ def split(tensor, split_size_or_sections, dim=0):
                 f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
         return _pieces(tensor, d, [(0, 0)], "Split")
     return _pieces(tensor, d, [(a, min(a + s, size)) for a in range(0, max(size, 1), s)], "Split")
+
+
+@register("unsafe_split", family=F, raw=True)
+def unsafe_split(tensor, split_size, dim=0):
+    # torch.split is a Python function that also takes a list of sizes; unsafe_split is the aten op
+    if isinstance(split_size, (list, tuple)):
+        raise TypeError(f"unsafe_split(): argument 'split_size' (position 2) must be int, not "
+                        f"{type(split_size).__name__}")
+    return split(tensor, split_size, dim)
 
 
 @register("chunk", family=F, raw=True, aliases=("unsafe_chunk",))
@@ -547,8 +558,8 @@ def _triangle(name, kernel, upper):
     return impl
 
 
-triu = register("triu", family=F, inplace="triu_", out=True)(_triangle("triu", ops.triu, True))
-tril = register("tril", family=F, inplace="tril_", out=True)(_triangle("tril", ops.tril, False))
+triu = register("triu", family=F, inplace="triu_", out="exact")(_triangle("triu", ops.triu, True))
+tril = register("tril", family=F, inplace="tril_", out="exact")(_triangle("tril", ops.tril, False))
 
 
 # --- copies: clone, flips, rolls, repeats ---------------------------------------------------------

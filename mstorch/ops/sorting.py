@@ -67,7 +67,7 @@ def _empty_pair(x, shape):
     return empty_result(x, shape), ops.zeros(shape, ms.int64)
 
 
-@register("sort", family=F, out=True)
+@register("sort", family=F, out="tuple")
 def sort(input, dim=-1, descending=False, *args, stable=False):
     if args:
         raise invalid_args("sort", (input, dim, descending) + args, signatures=(
@@ -88,12 +88,12 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
     return sort(input, dim, descending).indices
 
 
-@register("msort", family=F, out=True)
+@register("msort", family=F, out="exact")
 def msort(input):
     return sort(input, 0).values
 
 
-@register("topk", family=F, out=True, note="sorted=False returns the k values sorted; " + _TIE_NOTE)
+@register("topk", family=F, out="tuple", note="sorted=False returns the k values sorted; " + _TIE_NOTE)
 def topk(input, k, dim=-1, largest=True, sorted=True):
     d = wrap_dim(dim, input.ndim)
     n = input.shape[d] if input.ndim else 1
@@ -121,7 +121,7 @@ def _select(values, idx, d, pos, keepdim, rt, dt):
     return rt(_back(v, dt), i)
 
 
-@register("kthvalue", family=F, out=True, note=_TIE_NOTE)
+@register("kthvalue", family=F, out="tuple", note=_TIE_NOTE)
 def kthvalue(input, k, dim=-1, keepdim=False):
     d = wrap_dim(dim, input.ndim)
     n = input.shape[d] if input.ndim else 1
@@ -229,7 +229,7 @@ def nanmedian(input, dim=None, keepdim=False):
     return _median_dim(input, dim, keepdim, True, nanmedian_rt, "nanmedian")
 
 
-@register("mode", family=F, out=True)
+@register("mode", family=F, out="tuple")
 def mode(input, dim=-1, keepdim=False):
     d = wrap_dim(dim, input.ndim)
     if input.ndim == 0:
@@ -330,12 +330,12 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     return r[0] if scalar_q else r
 
 
-@register("quantile", family=F, out=True)
+@register("quantile", family=F, out="exact")
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
 
 
-@register("nanquantile", family=F, out=True)
+@register("nanquantile", family=F, out="exact")
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
 
@@ -448,7 +448,7 @@ def _search(boundaries, values, out_int32, right, sorter):
     return r.reshape(()) if scalar else r
 
 
-@register("searchsorted", family=F, namespace="torch", out=True)
+@register("searchsorted", family=F, namespace="torch", out="exact")
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
     if side is not None:
         if side not in ("left", "right"):
@@ -463,7 +463,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return _search(sorted_sequence, input, out_int32, right, sorter)
 
 
-@register("bucketize", family=F, namespace="torch", out=True)
+@register("bucketize", family=F, namespace="torch", out="exact")
 def bucketize(input, boundaries, *, out_int32=False, right=False):
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")

@@ -11,6 +11,7 @@ import math
 import mindspore as ms
 from . import _msops as ops
 
+from .._dtype import scalar_type_name
 from ._helpers import float_result, promote, dtype_of, cast, scalar_tensor
 from ._argerr import invalid_args, BINARY_SCALAR_SELF
 from ._registry import register, OPS
@@ -44,13 +45,16 @@ def log_softmax(input, dim, *, dtype=None):
     return OPS["log_softmax"].impl(input, dim, dtype)
 
 
-def _unary(name, fn, differentiable=True):
+def _unary(name, fn, differentiable=True, half_backward=True):
+    """``half_backward=False``: torch has no float16/bfloat16 kernel for the derivative, so backward raises."""
+    def compute(x):
+        return cast(fn(cast(x, ms.float32)), ms.bfloat16) if x.dtype == ms.bfloat16 else fn(x)
+
     def impl(input):
         x = float_result(input)
-        if x.dtype == ms.bfloat16:
-            r = cast(fn(cast(x, ms.float32)), ms.bfloat16)
-        else:
-            r = fn(x)
+        if not half_backward and x.dtype in (ms.float16, ms.bfloat16) and needs_grad(x):
+            return _no_half_derivative(name, compute)(x)
+        r = compute(x)
         return r if differentiable else ops.stop_gradient(r)
     impl.__name__ = name
     register(f"special.{name}", family=F, namespace="special", out=True)(impl)
@@ -74,6 +78,12 @@ def _i1(x):
     return ops.where(ops.equal(x, 0), ops.add(ops.mul(x, 0.5), 0.0), ops.bessel_i1(x))   # (+ 0: -0.0 -> 0.0)
 
 
+def _no_half_derivative(name, fn):
+    def bwd(saved, g):
+        raise NotImplementedError(f"\"{name}_backward\" not implemented for '{'Half' if g.dtype == ms.float16 else 'BFloat16'}'")
+    return _node(f"Special{name.upper()}Backward0", lambda a: (fn(a), ()), bwd)
+
+
 for _name, _fn, _grad in [
     ("i0e", ops.bessel_i0e, True), ("i1", _i1, True), ("i1e", ops.bessel_i1e, True),
     ("bessel_j0", ops.bessel_j0, False), ("bessel_j1", ops.bessel_j1, False),
@@ -85,7 +95,7 @@ for _name, _fn, _grad in [
     ("scaled_modified_bessel_k0", _real_axis_only(ops.bessel_k0e), False),
     ("scaled_modified_bessel_k1", _real_axis_only(ops.bessel_k1e), False),
 ]:
-    _unary(_name, _fn, _grad)
+    _unary(_name, _fn, _grad, half_backward=_name not in ("i1", "i1e"))
 
 
 def _spherical_j0(x):
@@ -199,11 +209,14 @@ def _no_derivative(what, fn):
     return _node(f"{what.split(':')[0].capitalize()}Backward0", lambda a, b: (fn(a, b), ()), bwd)
 
 
-def _binary_float(name, fn, no_grad_first=None):
+def _binary_float(name, fn, no_grad_first=None, float_kernel=None):
+    """``float_kernel``: torch's kernel, which has no integer or bool dtype (no promotion to float)."""
     def impl(input, other):
         if not isinstance(input, ms.Tensor) and not isinstance(other, ms.Tensor):
             raise invalid_args(f"special_{name}", (input, other), signatures=BINARY_SCALAR_SELF)
         a, b, rt = promote(input, other)
+        if float_kernel and not (rt.is_floating_point or rt.is_complex):
+            raise NotImplementedError(f"\"{float_kernel}\" not implemented for '{scalar_type_name(rt)}'")
         a, b = _float_operands(a, b, rt)
         if a.dtype == ms.bfloat16:
             return cast(fn(cast(a, ms.float32), cast(b, ms.float32)), ms.bfloat16)
@@ -229,5 +242,5 @@ def _zeta(x, q):
 
 
 _binary_float("zeta", _zeta, no_grad_first="zeta")
-_binary_float("gammainc", ops.igamma, no_grad_first="igamma: input")
-_binary_float("gammaincc", ops.igammac, no_grad_first="igammac: input")
+_binary_float("gammainc", ops.igamma, no_grad_first="igamma: input", float_kernel="igamma_cpu")
+_binary_float("gammaincc", ops.igammac, no_grad_first="igammac: input", float_kernel="igammac_cpu")

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
+from ._helpers import wrap_dim
 from ._registry import PUBLIC, register
 
 F = "view_copy"
@@ -18,9 +19,11 @@ F = "view_copy"
 
 def _slice(input, dim=0, start=None, end=None, step=1):
     """torch's aten::slice (Tensor[dim, start:end:step]) as a view."""
+    if input.dim() == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     if step <= 0:
         raise RuntimeError("slice step must be positive")
-    dim = dim % max(input.dim(), 1)
+    dim = wrap_dim(dim, input.dim())
     return input[(slice(None),) * dim + (slice(start, end, step),)]
 
 
