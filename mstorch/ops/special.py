@@ -17,6 +17,7 @@ from ._registry import register, OPS
 from .pointwise import _log1p, _float_operands
 from .linalg_decomp import _node
 from .reduction import needs_grad
+from ._views import infer_size
 
 F = "torch.special"
 _f64 = ms.float64
@@ -205,8 +206,8 @@ def _binary_float(name, fn, no_grad_first=None):
             raise invalid_args(f"special_{name}", (input, other), signatures=BINARY_SCALAR_SELF)
         a, b, rt = promote(input, other)
         a, b = _float_operands(a, b, rt)
-        if a.dtype == ms.bfloat16:
-            return cast(fn(cast(a, ms.float32), cast(b, ms.float32)), ms.bfloat16)
+        if a.dtype in (ms.bfloat16, ms.float16):   # (Igamma/Igammac have no half kernels; torch's round once)
+            return cast(fn(cast(a, ms.float32), cast(b, ms.float32)), a.dtype)
         if no_grad_first and needs_grad(a):   # torch has no derivative for this argument: backward raises
             return _no_derivative(no_grad_first, fn)(a, b)
         return fn(a, b)
@@ -224,6 +225,11 @@ _binary_float("xlog1py", _xlog1py)
 def _zeta(x, q):
     # Hurwitz zeta at a pole of q (q = 0, -1, -2, ...) with x > 1: torch (Cephes) gives +inf, MindSpore's
     # kernel NaN
+    if x.shape != q.shape:   # MindSpore's Zeta broadcasts only a single element
+        shape = infer_size(tuple(x.shape), tuple(q.shape))
+        x, q = ops.broadcast_to(x, shape), ops.broadcast_to(q, shape)
+    if x.size == 0:   # (the kernel refuses empty input)
+        return ops.add(x, q)
     pole = ops.logical_and(ops.logical_and(ops.le(q, 0), ops.equal(q, ops.floor(q))), ops.gt(x, 1))
     return ops.where(pole, ops.full_like(q, float("inf")), ops.zeta(x, q))
 
