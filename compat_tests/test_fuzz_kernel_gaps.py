@@ -174,3 +174,39 @@ def test_triplet_losses_integer_operands(dtype):
 def test_pairwise_distance_bool_raises_as_torch():
     check(lambda T: T.nn.functional.pairwise_distance(T.ones(2, 3, dtype=T.bool), T.zeros(2, 3, dtype=T.bool)),
           raises=True)
+
+
+# --- more kernels that refuse empty input or a half dtype -------------------------------------------------
+
+@pytest.mark.parametrize("src, shape", [
+    ("T.digamma(x)", (0, 2)), ("T.special.psi(x)", (0, 1)), ("T.special.multigammaln(x, 2)", (0, 2)),
+    ("T.lgamma(x)", (2, 0)), ("T.tile(x, (2,))", (1, 0)), ("T.tile(x, (2, 1, 3))", (0, 3)),
+    ("x.repeat(2, 0)", (2, 3)), ("F.glu(x)", (3, 0)), ("F.glu(x, 0)", (0, 4)), ("F.group_norm(x, 1)", (2, 3, 0)),
+    ("F.group_norm(x, 2)", (3, 0, 1)),
+])
+def test_empty_input_kernels(src, shape):
+    check(lambda T: _grads(T, [T.zeros(shape, requires_grad=True)],
+                           lambda T, x: eval(src, {"T": T, "F": T.nn.functional, "x": x})))  # noqa: S307
+
+
+def test_group_norm_empty_affine_gradients():
+    def run(T):
+        w, b = T.ones(4, requires_grad=True), T.zeros(4, requires_grad=True)
+        x = T.zeros((0, 4, 3), requires_grad=True)
+        T.nn.functional.group_norm(x, 2, w, b).sum().backward()
+        return x.grad, w.grad, b.grad
+    check(run)
+
+
+@pytest.mark.parametrize("name", ["gammainc", "gammaincc"])
+def test_gammainc_float16(name):
+    check(lambda T: getattr(T.special, name)(T.tensor([[2.5, 2.6]], dtype=T.float16),
+                                             T.tensor([[2.27], [1.5]], dtype=T.float16)), rtol=2e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize("src", [
+    "F.threshold(x[1:], 0.5, -1.0)", "F.threshold(x.expand(2, 4), 1, 20)", "T.where(x > 0, x, x * 2)",
+])
+def test_bfloat16_where_backward(src):
+    check(lambda T: _grads(T, [_leaf(T, None, "bfloat16", [2.09375, 4.96875, -1.796875, 4.09375])],
+                           lambda T, x: eval(src, {"T": T, "F": T.nn.functional, "x": x})), rtol=1e-2, atol=1e-2)  # noqa: S307

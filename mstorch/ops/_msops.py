@@ -356,7 +356,15 @@ def where(condition, input, other):
         input = _as_f64(input)
     if type(other) is float and isinstance(input, _MsTensor) and input.dtype == _F64:
         other = _as_f64(other)
+    if _bf16_needs_grad(input) or _bf16_needs_grad(other):   # (no bfloat16 Select in its backward)
+        r = _ms.where(condition, _ms.cast(input, _F32) if isinstance(input, _MsTensor) else input,
+                      _ms.cast(other, _F32) if isinstance(other, _MsTensor) else other)
+        return _ms.cast(r, _BF16)
     return _ms.where(condition, input, other)
+
+
+def _bf16_needs_grad(t):
+    return isinstance(t, _MsTensor) and t.dtype is _BF16 and _P.grad_enabled() and _P.requires_grad(t)
 
 
 # --- NaN dropped ----------------------------------------------------------------------------------
@@ -512,7 +520,7 @@ def tile(input, dims):
     lead = (1,) * (len(dims) - input.ndim)
     shape = tuple(s * m for s, m in zip(lead + tuple(input.shape), (1,) * (input.ndim - len(dims)) + dims))
     if 0 in shape:   # the CPU Tile refuses an empty input or result ("fast stride can not be equal to 0")
-        return _empty_of(input, shape)
+        return _empty_product(input, input, shape)
     return _ms.tile(input, dims)
 
 
