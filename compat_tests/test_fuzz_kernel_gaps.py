@@ -210,3 +210,14 @@ def test_gammainc_float16(name):
 def test_bfloat16_where_backward(src):
     check(lambda T: _grads(T, [_leaf(T, None, "bfloat16", [2.09375, 4.96875, -1.796875, 4.09375])],
                            lambda T, x: eval(src, {"T": T, "F": T.nn.functional, "x": x})), rtol=1e-2, atol=1e-2)  # noqa: S307
+
+
+def test_bfloat16_backward_after_inplace_on_slice():
+    # the write-back's Slice had no bfloat16 backward kernel (SliceGrad): backward raised TypeError
+    def run(T):
+        x = T.tensor([1., 2, 3, 4], dtype=T.bfloat16, requires_grad=True)
+        y = x * 1
+        y[1:].mul_(2)
+        y.sum().backward()
+        return y.detach(), x.grad
+    check(run)
