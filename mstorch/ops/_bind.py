@@ -328,7 +328,7 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
     if method is None and opdef.namespace == (METHOD,):   # a method-only op
         proxy_method = opdef.short
     factory = opdef.family == "creation"
-    link_empty = not raw and opdef.family not in _NOT_DIFFERENTIABLE
+    link_empty = not raw and opdef.differentiable and opdef.family not in _NOT_DIFFERENTIABLE
     no_kernel = _no_kernel_dtypes(name)
 
     def fn(*args, **kwargs):

@@ -54,7 +54,7 @@ def _unary(name, fn, differentiable=True):
             r = fn(x)
         return r if differentiable else ops.stop_gradient(r)
     impl.__name__ = name
-    register(f"special.{name}", family=F, namespace="special", out=True)(impl)
+    register(f"special.{name}", family=F, namespace="special", out=True, differentiable=differentiable)(impl)
 
 
 def _real_axis_only(fn, at_zero=None):
