@@ -184,6 +184,7 @@ def _run(outs, grads, retain, create, inputs, accumulate):
                                 accumulate_grad=accumulate)
     except BaseException as exc:
         hooks.end_backward(saved)
+        P.enable_recording()   # a failed backward leaves recording off for every later op
         if not isinstance(exc, RuntimeError):
             raise
         text = str(exc)

@@ -21,6 +21,7 @@ from . import _autocast, _trace
 from .. import overrides as _overrides
 from ._registry import METHOD, OPS, PUBLIC, SUB_NAMESPACES
 from ._views import fresh
+from . import _msops
 from ._helpers import result_type as _result_type
 
 _MsTensor = ms.Tensor
@@ -182,6 +183,34 @@ def translate_error(exc, name):
     return RuntimeError(msg)
 
 
+# families whose results torch does not differentiate (or that write into their receiver)
+_NOT_DIFFERENTIABLE = frozenset(("creation", "random", "counting", "inplace"))
+_GRAD_DTYPES = frozenset((ms.float16, ms.float32, ms.float64, ms.bfloat16, ms.complex64, ms.complex128))
+
+
+def _keep_on_graph(r, ms_args):
+    """An op's floating results on the autograd graph of its empty inputs that need gradients: an
+    implementation answers empty input with a tensor made by hand (a determinant of 1, an empty
+    product), which MindSpore does not record, and torch's backward reaches those inputs."""
+    empty = [a for a in ms_args if type(a) is _MsTensor and a._requires_grad and a.size == 0]
+    if not empty:
+        return r
+    return _linked_results(r, empty, ms_args)
+
+
+def _linked_results(r, empty, ms_args):
+    tp = type(r)
+    if tp is _MsTensor:
+        if r._requires_grad or r.dtype not in _GRAD_DTYPES or any(r is a for a in ms_args):
+            return r
+        return _msops._linked(r, *empty)
+    if tp is tuple or tp is list:
+        return tp(_linked_results(x, empty, ms_args) for x in r)
+    if isinstance(r, tuple) and hasattr(r, "_fields"):
+        return tp(*(_linked_results(x, empty, ms_args) for x in r))
+    return r
+
+
 def _has_bf16(a):
     tp = type(a)
     if tp is Tensor or isinstance(a, Tensor):
@@ -300,6 +329,7 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
     if method is None and opdef.namespace == (METHOD,):   # a method-only op
         proxy_method = opdef.short
     factory = opdef.family == "creation"
+    link_empty = not raw and opdef.differentiable and opdef.family not in _NOT_DIFFERENTIABLE
     no_kernel = _no_kernel_dtypes(name)
 
     def fn(*args, **kwargs):
@@ -327,8 +357,11 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
                 if raw:
                     r = impl(*args, **kwargs)
                 else:
-                    r = _wrap_out(impl(*[a._ms if type(a) is Tensor else _unwrap(a) for a in args],
-                                       **({k: _unwrap(v) for k, v in kwargs.items()} if kwargs else kwargs)))
+                    ms_args = [a._ms if type(a) is Tensor else _unwrap(a) for a in args]
+                    r = impl(*ms_args, **({k: _unwrap(v) for k, v in kwargs.items()} if kwargs else kwargs))
+                    if link_empty and _P.grad_enabled():
+                        r = _keep_on_graph(r, ms_args)
+                    r = _wrap_out(r)
             except SparseOperand:   # a sparse argument has no dense storage: the sparse table's implementation
                 r = sparse_call(name, args, kwargs)
             except BaseException as exc:

@@ -13,6 +13,10 @@ MindSpore's own function, except the few below, which are MindSpore's function b
   axis has size 1, every later Softmax backward of the same rank and axis comes out wrong (measured: the
   gradient of ``softmax([.1, .2, .3]).sum()`` became ``[.21, .22, .23]`` instead of ~0). Such a
   softmax is 1 (or NaN) everywhere; it is composed from exp and a sum instead.
+- **BroadcastTo to an empty shape** differentiates to an uninitialised sum over nothing; the guard
+  links the (empty) result to its input with a zero gradient.
+- **Kernels that refuse empty input**: Triu/Tril ("input matrix width should >= 1"), Tile, Digamma (also
+  Lgamma's backward): answered by hand.
 - **Kernels that kill the process.** The CPU Eig kernel divides by the matrix size: an empty matrix
   (or batch) stops the process with SIGFPE. The guard returns torch's empty result without the call.
   (Conj, Real and Imag refuse empty complex input outright: "got empty inputs or outputs".)
@@ -49,6 +53,9 @@ def _linked(z, *inputs):
     # (float32 for bfloat16: no bfloat16 ReduceSum on CPU)
     dt = z.dtype if z.dtype in _F_NAN and z.dtype != _mindspore.bfloat16 else _mindspore.float32
     link = _ms.sum(_ms.cat([e if e.dtype == dt else _ms.cast(e, dt) for e in empty] + [_ms.zeros(1, dt)]))
+    link = _ms.neg(link)    # -0.0: z + (-0.0) is z exactly, a -0.0 in z included
+    if z.dtype == _mindspore.bfloat16:   # (the add's backward sums over z's shape: no bfloat16 ReduceSum)
+        return _ms.cast(_ms.add(_ms.cast(z, dt), link), z.dtype)
     return _ms.add(z, _ms.cast(link, z.dtype))
 
 
@@ -193,6 +200,36 @@ class MatMul:
         return _guarded_product(a, b, self._prim, *self._t)
 
 
+def broadcast_to(input, shape):
+    """``ops.broadcast_to``; a non-empty tensor broadcast to an empty shape (a size-1 dim to 0) has a zero
+    gradient, where MindSpore's BroadcastTo backward hands back an uninitialised sum over nothing; a
+    bfloat16 one that needs gradients broadcasts in float32 (its backward sums, and the CPU ReduceSum has
+    no bfloat16 kernel; the casts are exact)."""
+    if _P.grad_enabled() and _P.requires_grad(input):
+        if input.size:
+            nd = len(shape) - input.ndim
+            full = tuple(input.shape[i - nd] if s == -1 and i >= nd else s for i, s in enumerate(shape))
+            if 0 in full:
+                return _empty_product(input, input, full)
+        if input.dtype == _mindspore.bfloat16:
+            return _ms.cast(_ms.broadcast_to(_ms.cast(input, _mindspore.float32), shape), input.dtype)
+    return _ms.broadcast_to(input, shape)
+
+
+def _triangle(fn):
+    def run(input, diagonal=0):
+        if input.size == 0:   # the CPU Triu/Tril refuse a matrix without rows or columns
+            return _linked(_ms.zeros(tuple(input.shape), input.dtype), input)
+        return fn(input, diagonal)
+    run.__name__ = fn.__name__
+    run.__doc__ = f"mindspore.ops.{fn.__name__}, with empty input answered without the kernel."
+    return run
+
+
+tril = _triangle(_ms.tril)
+triu = _triangle(_ms.triu)
+
+
 def _softmax_size1(x, axis):
     e = _ms.exp(_ms.sub(x, _ms.stop_gradient(x)))    # 1, or NaN where x is NaN or infinite
     return _ms.div(e, _ms.sum(e, axis, True))
@@ -319,7 +356,15 @@ def where(condition, input, other):
         input = _as_f64(input)
     if type(other) is float and isinstance(input, _MsTensor) and input.dtype == _F64:
         other = _as_f64(other)
+    if _bf16_needs_grad(input) or _bf16_needs_grad(other):   # (no bfloat16 Select in its backward)
+        r = _ms.where(condition, _ms.cast(input, _F32) if isinstance(input, _MsTensor) else input,
+                      _ms.cast(other, _F32) if isinstance(other, _MsTensor) else other)
+        return _ms.cast(r, _BF16)
     return _ms.where(condition, input, other)
+
+
+def _bf16_needs_grad(t):
+    return isinstance(t, _MsTensor) and t.dtype is _BF16 and _P.grad_enabled() and _P.requires_grad(t)
 
 
 # --- NaN dropped ----------------------------------------------------------------------------------
@@ -431,7 +476,13 @@ def _digamma_f64(x):
     return _ms.where(_ms.equal(x, f(0.0)), pole, psi)
 
 
+def _empty_of(input, shape):
+    return _linked(_ms.zeros(tuple(shape), input.dtype), input)
+
+
 def digamma(input):
+    if input.size == 0:   # the kernel refuses empty input ("the input must have value")
+        return _empty_of(input, input.shape)
     if input.dtype == _F64:
         return _digamma_f64(input)
     return _ms.digamma(input)
@@ -456,6 +507,21 @@ def _gather_backward(node, grad_outputs, shape, dim, index):
 # --- kernels that crash the process ------------------------------------------------------------------
 
 _COMPLEX_OF = {_mindspore.float32: _mindspore.complex64, _mindspore.float64: _mindspore.complex128}
+
+
+def lgamma(input):
+    if input.size == 0:   # (its backward is Digamma, which refuses empty input)
+        return _empty_of(input, input.shape)
+    return _ms.lgamma(input)
+
+
+def tile(input, dims):
+    dims = tuple(dims)
+    lead = (1,) * (len(dims) - input.ndim)
+    shape = tuple(s * m for s, m in zip(lead + tuple(input.shape), (1,) * (input.ndim - len(dims)) + dims))
+    if 0 in shape:   # the CPU Tile refuses an empty input or result ("fast stride can not be equal to 0")
+        return _empty_product(input, input, shape)
+    return _ms.tile(input, dims)
 
 
 def _eig_empty(input):
@@ -492,3 +558,26 @@ def _empty_part(fn, real_result):
 conj = _empty_part(_ms.conj, False)
 real = _empty_part(_ms.real, True)
 imag = _empty_part(_ms.imag, True)
+
+
+# --- bfloat16 selections whose backward has no bfloat16 kernel --------------------------------------
+# Slice, StridedSlice, Diagonal and Unstack run on bfloat16, but their CPU backward kernels (SliceGrad,
+# StridedSliceGrad, FillV2, Stack) do not: backward raised a TypeError. Where a bfloat16 input needs
+# gradients they select in float32 (exact: data movement only) and cast back.
+
+def _bf16_grad_in_f32(fn):
+    def run(input, *args, **kwargs):
+        if input.dtype is _BF16 and _P.grad_enabled() and _P.requires_grad(input):
+            r = fn(_ms.cast(input, _F32), *args, **kwargs)
+            if isinstance(r, (tuple, list)):
+                return type(r)(_ms.cast(x, _BF16) for x in r)
+            return _ms.cast(r, _BF16)
+        return fn(input, *args, **kwargs)
+    run.__name__ = fn.__name__
+    run.__doc__ = f"mindspore.ops.{fn.__name__}, differentiable on bfloat16 input (through float32)."
+    return run
+
+
+for _name in ("slice", "narrow", "strided_slice", "diagonal", "unstack", "unbind"):
+    if hasattr(_ms, _name):
+        globals()[_name] = _bf16_grad_in_f32(getattr(_ms, _name))

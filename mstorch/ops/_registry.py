@@ -46,6 +46,7 @@ class OpDef:
     note: str = ""               # a known difference from torch, shown in docs/coverage.md
     aliases: tuple = ()          # other torch names for the same op (e.g. "absolute" for "abs")
     autocast: str | None = None  # "lower" / "fp32": torch's autocast cast policy (set from ops/_autocast.py)
+    differentiable: bool = True  # False: torch's results never require grad (the Bessel family)
 
     @property
     def short(self) -> str:
@@ -95,7 +96,7 @@ def register_sparse(*names):
 
 
 def register(name, *, family, namespace=(TOP, METHOD), inplace=None, out=False, raw=False, note="",
-             aliases=()):
+             aliases=(), differentiable=True):
     namespace = (namespace,) if isinstance(namespace, str) else tuple(namespace)
     unknown = [n for n in namespace if n not in NAMESPACES]
     prefix = name.rpartition(".")[0]
@@ -106,7 +107,7 @@ def register(name, *, family, namespace=(TOP, METHOD), inplace=None, out=False, 
         if name in OPS:
             raise RuntimeError(f"op {name!r} registered twice")
         opdef = OpDef(name=name, family=family, impl=fn, namespace=namespace, inplace=inplace,
-                      out=out, raw=raw, note=note, aliases=tuple(aliases))
+                      out=out, raw=raw, note=note, aliases=tuple(aliases), differentiable=differentiable)
         OPS[name] = opdef
         return opdef
     return deco

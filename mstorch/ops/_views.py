@@ -173,10 +173,10 @@ class BasicIndex:
     def _read(self, t):
         if self.whole:
             return t.reshape(self.out)
+        if 0 in self.size:   # (before MindSpore's indexing: its backward fails on an empty selection)
+            return empty_from(t, self.out)
         if self.simple is not None:
             return t[self.simple]
-        if 0 in self.size:
-            return empty_from(t, self.out)
         # StridedSlice, not Slice/Narrow: MindSpore's autograd tracks only the former as a view, and a view
         # whose base is later written in place must be one (Slice's backward then fails its version check)
         r = _strided_slice(t, self.begin, self.end, self.step)

@@ -186,8 +186,8 @@ def _trapezoid(name, cumulative):
             raise RuntimeError(f"{name}: received a bool input for `{'x' if y.dtype is not D.bool_ else 'y'}`, "
                                "but bool is not supported")
         n = y.shape[dim]
-        if n == 0:
-            return _except(y, dim)
+        if n == 0:   # torch: no integral (without gradient), or an empty running one (with one)
+            return (y * 0.5).cumsum(dim) if cumulative else _except(y, dim)
         left, right = y.narrow(dim, 0, n - 1), y.narrow(dim, 1, n - 1)
         if x is not None:
             step = _spacing(name, y, x, dim)

@@ -7,6 +7,7 @@ from . import _msops as ops
 
 from ._helpers import cast
 from ._registry import register
+from ._views import empty_from
 from .products import F, _bf16, _f32, _mm, _no_bool, _scalar_type_msg
 
 
@@ -82,7 +83,11 @@ def _diagonalize(t, labels):
         for i, l in enumerate(labels):
             if l in seen:
                 j = seen[l]
-                t = ops.diagonal(t, 0, j, i)          # the diagonal goes last
+                if t.size:
+                    t = ops.diagonal(t, 0, j, i)          # the diagonal goes last
+                else:   # (MindSpore's Diagonal backward fails on an empty tensor)
+                    n = min(t.shape[i], t.shape[j])
+                    t = empty_from(t, [s for q, s in enumerate(t.shape) if q not in (i, j)] + [n])
                 labels = [x for q, x in enumerate(labels) if q not in (i, j)] + [l]
                 break
             seen[l] = i
@@ -101,7 +106,8 @@ def _contract(a, la, b, lb, keep):
     sizes = {}
     for t, ls in ((a, la), (b, lb)):
         for s, l in zip(t.shape, ls):
-            sizes[l] = max(sizes.get(l, 1), s)
+            prev = sizes.get(l, 1)
+            sizes[l] = s if prev == 1 else prev   # (a size-1 dim broadcasts, also against a size-0 one)
     batch = [l for l in la if l in lb and l in keep]
     contr = [l for l in la if l in lb and l not in keep]
     ao = [l for l in la if l not in lb]

@@ -6,17 +6,20 @@ from .. import _dtype as D
 from .._tensor import scalar_type_name
 from ._helpers import promote, result_type, wrap_dim, cast, dtype_of
 from ._registry import PUBLIC, register
-from .nn_loss import F, _broadcast_checked, _c, _float_only, _in_float, _mode, _reduce, _sg
+from .nn_loss import F, _broadcast_checked, _c, _in_float, _mode, _reduce, _sg
 from .reduction import vector_norm
-from .arithmetic import abs as _abs
+from .arithmetic import abs as _abs, _sub_bool_error
 
 
 @register("pairwise_distance", family="nn.distance", namespace=("torch", "nn.functional"))
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
-    a, b, _ = promote(x1, x2)
-    _float_only(a, "linalg.vector_norm")
+    a, b, rt = promote(x1, x2)
+    if rt is D.bool_:
+        _sub_bool_error(a, b)
     nd = max(a.ndim, b.ndim)
-    d = ops.add(ops.sub(a, b), _c(eps, a))
+    # torch adds eps as a double: integer differences become the default float dtype
+    d, e, _ = promote(ops.sub(a, b), float(eps))
+    d = ops.add(d, e)
     if d.dtype in (ms.complex64, ms.complex128):
         d = _abs(d)   # a complex difference's norms are its magnitudes' norms, and real as torch's
     if d.ndim == 0:

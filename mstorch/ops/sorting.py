@@ -129,6 +129,12 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if input.ndim == 0:
         return kthvalue_rt(input.copy(), ops.zeros((), ms.int64))
+    if input.size == 0:   # (MindSpore's slicing backward fails on an empty selection)
+        shape = list(input.shape)
+        shape[d] = 1
+        if not keepdim:
+            del shape[d]
+        return kthvalue_rt(*_empty_pair(input, tuple(shape)))
     x, dt = comparable(input)
     values, idx = sort_last(x, d, False)
     return _select(values, idx, d, k - 1, keepdim, kthvalue_rt, dt)

@@ -18,6 +18,7 @@ from ._registry import register, OPS
 from .pointwise import _log1p, _float_operands
 from .linalg_decomp import _node
 from .reduction import needs_grad
+from ._views import infer_size
 
 F = "torch.special"
 _f64 = ms.float64
@@ -57,7 +58,7 @@ def _unary(name, fn, differentiable=True, half_backward=True):
         r = compute(x)
         return r if differentiable else ops.stop_gradient(r)
     impl.__name__ = name
-    register(f"special.{name}", family=F, namespace="special", out=True)(impl)
+    register(f"special.{name}", family=F, namespace="special", out=True, differentiable=differentiable)(impl)
 
 
 def _real_axis_only(fn, at_zero=None):
@@ -218,8 +219,8 @@ def _binary_float(name, fn, no_grad_first=None, float_kernel=None):
         if float_kernel and not (rt.is_floating_point or rt.is_complex):
             raise NotImplementedError(f"\"{float_kernel}\" not implemented for '{scalar_type_name(rt)}'")
         a, b = _float_operands(a, b, rt)
-        if a.dtype == ms.bfloat16:
-            return cast(fn(cast(a, ms.float32), cast(b, ms.float32)), ms.bfloat16)
+        if a.dtype in (ms.bfloat16, ms.float16):   # (Igamma/Igammac have no half kernels; torch's round once)
+            return cast(fn(cast(a, ms.float32), cast(b, ms.float32)), a.dtype)
         if no_grad_first and needs_grad(a):   # torch has no derivative for this argument: backward raises
             return _no_derivative(no_grad_first, fn)(a, b)
         return fn(a, b)
@@ -237,6 +238,11 @@ _binary_float("xlog1py", _xlog1py)
 def _zeta(x, q):
     # Hurwitz zeta at a pole of q (q = 0, -1, -2, ...) with x > 1: torch (Cephes) gives +inf, MindSpore's
     # kernel NaN
+    if x.shape != q.shape:   # MindSpore's Zeta broadcasts only a single element
+        shape = infer_size(tuple(x.shape), tuple(q.shape))
+        x, q = ops.broadcast_to(x, shape), ops.broadcast_to(q, shape)
+    if x.size == 0:   # (the kernel refuses empty input)
+        return ops.add(x, q)
     pole = ops.logical_and(ops.logical_and(ops.le(q, 0), ops.equal(q, ops.floor(q))), ops.gt(x, 1))
     return ops.where(pole, ops.full_like(q, float("inf")), ops.zeta(x, q))
 
