@@ -108,9 +108,7 @@ class _GraphCache:
         _CACHES.add(self)
 
     def reset(self):
-        for entry in self.entries.values():
-            if isinstance(entry, tuple):
-                _P.trace_forget(entry[0])
+        # MindSpore keeps the graphs it built (it has no public way to drop one); they are no longer used
         self.entries.clear()
         self.reasons.clear()
         self.compile_times.clear()
@@ -212,8 +210,6 @@ class _GraphCache:
                     np.allclose(_runtime.read_host(g), _runtime.read_host(e), rtol=1e-5, atol=1e-6, equal_nan=True)
                     and g.shape == e.shape and g.dtype == e.dtype for g, e in zip(outs, seen["eager"])):
                 reason = "the graph's outputs differ from the forward's PyNative outputs"
-            if reason is not None:
-                _P.trace_forget(phase)
         finally:
             _runtime.CAPTURE[0] = False
         self.compile_times.append(time.perf_counter() - start)
