@@ -157,3 +157,32 @@ def test_eager_backend_and_disable_keep_the_module():
             return (T.compile(m, backend="aot_eager" if T is mstorch else "eager")(T.tensor(X)),
                     T.compile(m, disable=True) is m)
     check(fn)
+
+
+def test_is_compiling_inside_the_compiled_forward():
+    def fn(T):
+        seen = []
+
+        class M(T.nn.Module):
+            def forward(self, x):
+                seen.append(T.compiler.is_compiling())
+                return x * 2
+
+        T._dynamo.reset()
+        c = T.compile(M().eval(), backend=backend(T))
+        with T.no_grad():
+            out = c(T.tensor(X))
+        return out, seen[0], T.compiler.is_compiling()
+    check(fn)
+
+
+def test_force_eager_stance():
+    def fn(T):
+        T._dynamo.reset()
+        m = cnn(T)
+        c = T.compile(m, backend=backend(T))
+        with T.compiler.set_stance("force_eager"), T.no_grad():
+            out = c(T.tensor(X))
+        return out
+    check(fn)
+    assert not mstorch.compile(cnn(mstorch))._graphs.entries

@@ -129,6 +129,8 @@ class _GraphCache:
         from .ops import _autocast
         mod = self.mod
         eager = mod
+        if _STANCE_EAGER():
+            return eager(*args, **kwargs)
         inputs = []
         try:
             spec = _flatten((args, kwargs), inputs, Tensor)
@@ -218,6 +220,12 @@ class _GraphCache:
             return eager(*args, **kwargs)
         self.entries[key] = (phase, seen["spec"])
         return _rebuild(seen["spec"], list(outs), Tensor, wrap)
+
+
+def _STANCE_EAGER():   # noqa: N802 - torch.compiler.set_stance("force_eager") runs compiled modules eagerly
+    import sys
+    dynamo = sys.modules.get(__package__ + "._dynamo")
+    return dynamo is not None and dynamo._stance[0] == "force_eager"
 
 
 def _trace_config():

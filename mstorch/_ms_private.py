@@ -411,4 +411,9 @@ def trace_replay(phase, args, config):
     """Run the graph ``trace_capture`` built under ``phase`` on ``args`` (same shapes and dtypes)."""
     out = _convert_python_data(_jit_trace_mod.tr.get_instance().run_graph(
         phase, config, _jit_trace_mod._get_args_for_run(args)))
-    return out if isinstance(out, tuple) else (out,)
+    out = out if isinstance(out, tuple) else (out,)
+    # the graph runs asynchronously (run_graph returns at launch); mstorch's CPU ops run under a blocking
+    # launch, so the compiled forward returns, as they do, with its results computed
+    for t in out:
+        t.data_sync(True)
+    return out

@@ -8,7 +8,7 @@ or a wrapper carrying torch's ``_torchdynamo_*`` attributes)."""
 import functools
 
 from . import config, eval_frame, exc  # noqa: F401
-from .. import _compile
+from .. import _compile, _runtime
 from .._compile import OptimizedModule  # noqa: F401
 
 __all__ = ["allow_in_graph", "assume_constant_result", "disable", "disallow_in_graph", "forbid_in_graph",
@@ -19,7 +19,8 @@ __all__ = ["allow_in_graph", "assume_constant_result", "disable", "disallow_in_g
 
 
 def is_compiling():
-    return False
+    """True while torch.compile records a forward into a MindSpore graph (as torch's is while Dynamo traces)."""
+    return _runtime.CAPTURE[0]
 
 
 def is_dynamo_supported():
