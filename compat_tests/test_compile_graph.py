@@ -186,3 +186,21 @@ def test_force_eager_stance():
         return out
     check(fn)
     assert not mstorch.compile(cnn(mstorch))._graphs.entries
+
+
+def test_namedtuple_output_keeps_its_type():
+    import collections
+    Pair = collections.namedtuple("Pair", "double half")
+
+    def fn(T):
+        class M(T.nn.Module):
+            def forward(self, x):
+                return Pair(x * 2, x / 2)
+
+        T._dynamo.reset()
+        c = T.compile(M().eval(), backend=backend(T))
+        with T.no_grad():
+            out = c(T.tensor(X))
+            again = c(T.tensor(X2))
+        return type(out).__name__, out.double, out.half, again.half
+    check(fn)

@@ -68,20 +68,27 @@ class _Refused(Exception):
     """A capture that cannot be trusted; the message is the reason shown by torch._dynamo.explain."""
 
 
+_CONSTANTS = (type(None), bool, int, float, complex, str)
+
+
 def _flatten(value, tensors, Tensor):
-    """A hashable description of ``value`` with each Tensor replaced by its slot in ``tensors``."""
-    if isinstance(value, Tensor):
+    """A hashable description of ``value`` (an argument or a result) with each Tensor replaced by its slot
+    in ``tensors``. Only immutable Python values are constants of a graph: any other object (a namedtuple,
+    a ModelOutput, a dataclass) could hold tensors or change, and a trace would freeze it."""
+    from ._device import device
+    from ._dtype import dtype
+    kind = type(value)
+    if kind is Tensor or isinstance(value, Tensor) and type(value).__module__.startswith("mstorch."):
         tensors.append(value)
         return ("T", tuple(value.shape), value.dtype, value.requires_grad)
-    if isinstance(value, (tuple, list)):
-        return (type(value), tuple(_flatten(v, tensors, Tensor) for v in value))
-    if isinstance(value, dict):
+    if kind in (tuple, list):
+        return (kind, tuple(_flatten(v, tensors, Tensor) for v in value))
+    if kind is dict:
         return (dict, tuple((k, _flatten(v, tensors, Tensor)) for k, v in value.items()))
-    try:
-        hash(value)
-    except TypeError:
-        raise _Refused(f"an argument of type {type(value).__name__} is neither a tensor nor hashable") from None
-    return ("C", type(value), value)
+    if kind in _CONSTANTS or isinstance(value, (dtype, device)):
+        return ("C", kind, value)
+    raise _Refused(f"the forward takes or returns a {kind.__name__} (a captured forward takes and returns "
+                   "tensors and Python scalars, strings and None, in tuples, lists and dicts)")
 
 
 def _rebuild(spec, tensors, Tensor, wrap):
