@@ -9,7 +9,7 @@ bfloat16 type MindSpore registers (its rounding from float32 is torch's: to near
 import numpy as np
 import mindspore as ms
 
-from ._runtime import read_host
+from ._runtime import read_host, CAPTURE
 from . import _ms_private as P
 
 _HOST_LIMIT = 1 << 18
@@ -37,7 +37,7 @@ def cast(t, ms_dtype):
     src = t.dtype
     if src == ms_dtype:
         return t
-    if t.size > _HOST_LIMIT or P.requires_grad(t) or not _on_cpu():
+    if t.size > _HOST_LIMIT or P.requires_grad(t) or not _on_cpu() or CAPTURE[0]:   # (a graph: the kernel)
         return t.astype(ms_dtype)
     arr = read_host(t)
     dst = _NP[ms_dtype]

@@ -325,3 +325,95 @@ def _comm_primitives():
 
 
 comm_isend, comm_irecv, comm_barrier = _comm_primitives()
+
+
+# --- graph capture by tracing (torch.compile) ----------------------------------------------------
+# ``mindspore.jit(fn, capture_mode="trace")`` runs ``fn`` once in PyNative, records the MindSpore operators
+# it executes into a graph and replays that graph on later calls. Its Python driver is not used as is:
+# - on every call it formats each argument and result tensor as text for debug logs (f-strings evaluated
+#   whatever the log level: ~25 ms per call on an MLP);
+# - for every recorded operator it walks ``inspect.stack()`` to note source lines, and formats each frame's
+#   source line, which fails ("'NoneType' object is not subscriptable") for a frame without source
+#   (pytest's, exec'd code);
+# - an exception inside ``fn`` leaves the recorder open, so every later jit call fails.
+# The steps below are the driver's (begin_graph, the per-operator context, end_graph, run_graph) without the
+# formatting and source lines, with the recorder closed on failure and replay keyed by our own guards.
+_jit_trace_mod = importlib.import_module("mindspore.graph.jit_trace")
+for _name in ("TraceJitContext", "tr", "set_jit_context", "_jit_executor", "_convert_arg_for_operators",
+              "_get_args_for_run", "_using_trace"):
+    _lookup(_jit_trace_mod.__name__, _name)
+_convert_python_data = _lookup("mindspore.graph.api", "_convert_python_data")
+_JitConfig = _lookup("mindspore.graph.jit_config", "JitConfig")
+_RECORDER = {"broken": None}
+
+
+class _TraceContext(_jit_trace_mod.TraceJitContext):
+    """MindSpore's trace context with one source line (the traced function's) instead of the stack's."""
+
+    where = ([__file__], [1])   # the recorder needs at least one (file, line) per node
+
+    def args_preprocess(self, prim_name, prim_res, *args):
+        convert = _jit_trace_mod._convert_arg_for_operators
+        return prim_res, *self.where, tuple(convert(a, prim_name) for a in args)
+
+    def run_graph(self, phase, prim_res, *args):
+        _jit_trace_mod.tr.get_instance().new_fg_node((prim_res, *self.where, phase, self._is_nested), *args)
+        return prim_res
+
+
+_TRACE_CONTEXT = _TraceContext()
+
+
+def trace_config(jit_level="O0"):
+    return _JitConfig(jit_level=jit_level).jit_config_dict
+
+
+def trace_capture(name, fn, args, config):
+    """Run ``fn(*args)`` (``args``: MindSpore tensors; ``fn`` returns a tuple of MindSpore tensors) while
+    MindSpore records its operators into a graph; returns ``(phase, outputs)``: the graph's key for
+    ``trace_replay`` and the outputs of the graph's first run. An exception propagates, the recorder closed."""
+    jt = _jit_trace_mod
+    if _RECORDER["broken"]:
+        raise RuntimeError("MindSpore's trace recorder cannot record again in this process since an earlier "
+                           f"graph build failed ({_RECORDER['broken']})")
+    if jt._using_trace:
+        raise RuntimeError("a MindSpore trace is already recording")
+    recorder = jt.tr.get_instance()
+    phase = f"{name}.{jt._jit_executor.generate_arguments_key(None, args, {}, False)}"
+    jt._using_trace = True
+    code = getattr(fn, "__code__", None)
+    where = ([code.co_filename], [code.co_firstlineno]) if code else ([__file__], [1])
+    _TRACE_CONTEXT.where = where
+    _TRACE_CONTEXT.set_is_nested(False)
+    jt.set_jit_context(_TRACE_CONTEXT)
+    try:
+        recorder.begin_graph(name, phase, *where, *args)
+        try:
+            result = fn(*args)
+        except BaseException:
+            recorder.end_graph(*where, config, args[0] if args else None)   # closes the recorder's graph
+            raise
+        try:
+            recorder.end_graph(*where, config, result)
+        except BaseException as e:
+            # measured (2.10): a failed graph build leaves MindSpore's C++ recorder open, and every later
+            # trace (ours or the user's mindspore.jit) fails with "maximum nesting level ... is one"
+            _RECORDER["broken"] = f"{type(e).__name__}: {str(e).splitlines()[0]}"
+            raise
+    finally:
+        jt.set_jit_context(None)
+        _TRACE_CONTEXT.compiled = False
+        jt._using_trace = False
+    return phase, trace_replay(phase, args, config)
+
+
+def trace_replay(phase, args, config):
+    """Run the graph ``trace_capture`` built under ``phase`` on ``args`` (same shapes and dtypes)."""
+    out = _convert_python_data(_jit_trace_mod.tr.get_instance().run_graph(
+        phase, config, _jit_trace_mod._get_args_for_run(args)))
+    out = out if isinstance(out, tuple) else (out,)
+    # the graph runs asynchronously (run_graph returns at launch); mstorch's CPU ops run under a blocking
+    # launch, so the compiled forward returns, as they do, with its results computed
+    for t in out:
+        t.data_sync(True)
+    return out

@@ -8,7 +8,7 @@ or a wrapper carrying torch's ``_torchdynamo_*`` attributes)."""
 import functools
 
 from . import config, eval_frame, exc  # noqa: F401
-from .. import _compile
+from .. import _compile, _runtime
 from .._compile import OptimizedModule  # noqa: F401
 
 __all__ = ["allow_in_graph", "assume_constant_result", "disable", "disallow_in_graph", "forbid_in_graph",
@@ -19,7 +19,8 @@ __all__ = ["allow_in_graph", "assume_constant_result", "disable", "disallow_in_g
 
 
 def is_compiling():
-    return False
+    """True while torch.compile records a forward into a MindSpore graph (as torch's is while Dynamo traces)."""
+    return _runtime.CAPTURE[0]
 
 
 def is_dynamo_supported():
@@ -143,7 +144,8 @@ def mark_static(t, index=None):
 
 
 def reset():
-    """Nothing was compiled, so there is no cache to clear."""
+    """Forgets every MindSpore graph captured by torch.compile (the next call captures again)."""
+    _compile.reset_all()
 
 
 def reset_code_caches():
@@ -197,7 +199,61 @@ def _no_capture(name):
     return refuse
 
 
-explain = _no_capture("explain")
+class _BreakReason:
+    """torch._dynamo's GraphCompileReason: why (part of) a forward was not captured."""
+
+    def __init__(self, reason):
+        self.reason = reason
+        self.user_stack = []
+        self.graph_break = True
+
+    def __repr__(self):
+        return f"GraphCompileReason(reason={self.reason!r}, user_stack=[], graph_break=True)"
+
+
+class ExplainOutput:
+    """torch._dynamo.explain's result. mstorch captures a module's whole forward as one MindSpore graph or
+    runs it eagerly: ``graph_count`` is 1 or 0, and a refused capture is one break with its reason."""
+
+    def __init__(self, graph_count, break_reasons, compile_times):
+        self.graphs = []   # torch's FX GraphModules; mstorch's graphs are MindSpore's
+        self.graph_count = graph_count
+        self.graph_break_count = len(break_reasons)
+        self.break_reasons = [_BreakReason(r) for r in break_reasons]
+        self.op_count = 0
+        self.ops_per_graph = []
+        self.out_guards = []
+        self.compile_times = compile_times
+
+    def __str__(self):
+        lines = [f"Graph Count: {self.graph_count}", f"Graph Break Count: {self.graph_break_count}",
+                 f"Op Count: {self.op_count}", "Break Reasons:"]
+        for i, r in enumerate(self.break_reasons):
+            lines.append(f"  Break Reason {i + 1}:\n    Reason: {r.reason}")
+        lines.append(f"Compile Times: {self.compile_times}")
+        return "\n".join(lines) + "\n"
+
+
+def explain(f, *extra_args, **extra_kwargs):
+    """torch._dynamo.explain(f)(*args): runs ``f`` once through torch.compile's capture and says whether its
+    forward became a MindSpore graph, and if not why. ``f`` must be a module (mstorch compiles modules'
+    forwards only; a plain function is reported as run eagerly)."""
+    if extra_args or extra_kwargs:
+        raise TypeError("explain(f, *args, **kwargs) was removed in torch; call explain(f)(*args, **kwargs)")
+
+    def inner(*args, **kwargs):
+        from ..nn.modules.module import Module
+        if not isinstance(f, Module):
+            f(*args, **kwargs)
+            return ExplainOutput(0, ["mstorch compiles the forward of modules only; a function runs eagerly"],
+                                 "")
+        graphs = _compile._GraphCache(f, fullgraph=False)
+        graphs(args, kwargs)
+        count = sum(isinstance(e, tuple) for e in graphs.entries.values())
+        times = ", ".join(f"{t:.4f}" for t in graphs.compile_times)
+        return ExplainOutput(count, list(graphs.reasons), f"capture (MindSpore trace + graph build): {times}")
+    return inner
+
 export = _no_capture("export")
 
 _stance = ["default"]

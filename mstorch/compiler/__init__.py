@@ -1,7 +1,7 @@
 """torch.compiler: the public face of torch.compile's machinery, answering as eager torch on CPU does
 (see ``mstorch._dynamo``): nothing is ever compiling or exporting, ``disable`` leaves calls as they are,
 ``wrap_numpy`` runs its NumPy function on the tensors' arrays."""
-from .. import _dynamo
+from .. import _dynamo, _runtime
 from .._compile import compile  # noqa: F401,A004
 from .._dynamo import (allow_in_graph, assume_constant_result, list_backends, reset, set_stance,  # noqa: F401
                        substitute_in_graph)
@@ -20,11 +20,12 @@ def disable(fn=None, recursive=True, *, reason=None):
 
 
 def is_compiling():
-    return False
+    """True while torch.compile records a forward into a MindSpore graph."""
+    return _runtime.CAPTURE[0]
 
 
 def is_dynamo_compiling():
-    return False
+    return _runtime.CAPTURE[0]
 
 
 def is_exporting():

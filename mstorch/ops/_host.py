@@ -25,8 +25,9 @@ _NP = {ms.float32: np.float32, ms.float64: np.float64}
 
 
 def usable(*ts):
-    """Whether the host path can run on these MindSpore tensors (None entries ignored)."""
-    if _runtime.device_target() != "CPU" or not _runtime.launch_is_blocking():
+    """Whether the host path can run on these MindSpore tensors (None entries ignored); never while
+    torch.compile records a graph (numpy's work is invisible to MindSpore's trace)."""
+    if _runtime.device_target() != "CPU" or not _runtime.launch_is_blocking() or _runtime.CAPTURE[0]:
         return False
     dt = None
     for t in ts:

@@ -31,6 +31,7 @@ globals().update({k: getattr(_ms, k) for k in dir(_ms) if not k.startswith("_")}
 import numpy as _np            # noqa: E402
 import mindspore as _mindspore  # noqa: E402
 from .._runtime import read_host as _read_host  # noqa: E402
+from .._runtime import CAPTURE as _CAPTURE  # noqa: E402
 from . import _kernels as _kernels  # noqa: E402
 from .. import _ms_private as _P  # noqa: E402
 from .._tensor import host_view  # noqa: E402
@@ -282,7 +283,8 @@ class Softplus:
         if x.dtype == _mindspore.float64:
             return _softplus_f64(x)
         r = self._prim(x)
-        return _ms.where(_ms.isnan(x), x, r) if not _kernels.HOST_WORKAROUNDS or _has_nan(x) else r
+        return (_ms.where(_ms.isnan(x), x, r) if not _kernels.HOST_WORKAROUNDS or _CAPTURE[0] or _has_nan(x)
+                else r)
 
 
 def softplus(input, beta=1, threshold=20):
@@ -386,10 +388,13 @@ def _has_nan(t):
 def _keep_nan(fn, masked=False):
     """``masked``: torch's backward passes the gradient only where the input is inside the bounds
     (clamp, hardtanh), which a NaN is not: its gradient is 0 (relu masks where the input is <= 0 instead)."""
+    kernels_only = _keep_nan_kernels(fn, masked)
     if not _kernels.HOST_WORKAROUNDS:
-        return _keep_nan_kernels(fn, masked)
+        return kernels_only
 
     def run(x, *args, **kwargs):
+        if _CAPTURE[0]:   # torch.compile is recording a graph: no branch on the values
+            return kernels_only(x, *args, **kwargs)
         r = fn(x, *args, **kwargs)
         if _has_nan(x):
             return _ms.where(_ms.isnan(x), _P.detach(x) if masked and _P.requires_grad(x) else x, r)

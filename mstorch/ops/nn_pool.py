@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 import mindspore as ms
-from .._runtime import read_host
+from .._runtime import read_host, CAPTURE as _CAPTURE
 from . import _msops as ops
 
 from mindspore.ops import operations as PO
@@ -228,7 +228,7 @@ def _max_pool_classic(x, k, s, p, d, ceil_mode, return_indices, n):
     or indices of all-finite input (a window of -inf would send its gradient to the padding; NaN needs
     torch's rule). Anything else goes to the native kernels."""
     if (return_indices or n == 3 or x.size == 0 or any(v != 1 for v in d) or x.dtype not in (ms.float16, ms.float32)
-            or not kernels.HOST_WORKAROUNDS or not np.isfinite(read_host(x)).all()):
+            or not kernels.HOST_WORKAROUNDS or _CAPTURE[0] or not np.isfinite(read_host(x)).all()):
         return _max_pool_native(x, k, s, p, d, ceil_mode, return_indices, n)
     if n == 1:
         return _max_pool_classic(x.expand_dims(2), (1,) + k, (1,) + s, (0,) + p, (1, 1), ceil_mode, False,

@@ -11,7 +11,7 @@ import math
 
 import mindspore as ms
 import numpy as np
-from .._runtime import read_host
+from .._runtime import read_host, CAPTURE as _CAPTURE
 from . import _msops as ops
 from . import _kernels as kernels
 
@@ -87,7 +87,12 @@ def _may_have_nan(t):
     return t.dtype in _NAN_DTYPES and t.size > 0
 
 
-has_nan = _has_nan_host if kernels.HOST_WORKAROUNDS else _may_have_nan
+if kernels.HOST_WORKAROUNDS:
+    def has_nan(t):
+        # while torch.compile records a graph, the kernel-only answer (a host look would be frozen in it)
+        return _may_have_nan(t) if _CAPTURE[0] else _has_nan_host(t)
+else:
+    has_nan = _may_have_nan
 
 
 def comparable(x):
