@@ -429,10 +429,10 @@ def test_file_store(tmp_path):
         out += [st.multi_get(["c", "m2"]), st.has_extended_api()]
         st.set_timeout(timedelta(seconds=0.2))
         st.set("s", "notint")
-        for call in (lambda: st.get("a"), lambda: st.wait(["missing"]), lambda: st.wait(["c", "missing"], 0.1),
-                     lambda: st.add("s", 1), lambda: st.queue_push("q", "1")):
+        for name, args in (("get", ("a",)), ("wait", (["missing"],)), ("wait", (["c", "missing"], 0.1)),
+                           ("add", ("s", 1)), ("queue_push", ("q", "1"))):
             with pytest.raises(Exception) as info:
-                call()
+                getattr(st, name)(*args)
             out.append((type(info.value).__name__, str(info.value)))
         # our errors' tracebacks hold the store's frames (torch's come from C++): let them go, or the
         # store would outlive ``del st``

@@ -37,7 +37,7 @@ class _WithGroup:
 
 
 @pytest.mark.parametrize("name", list(CALLS))
-def test_world_size_one(world1, name):
+def test_world_size_one(world1, name):  # noqa: F811  (the fixture imported above)
     def fn(T):
         import importlib
         F = importlib.import_module(f"{T.__name__}.distributed.nn.functional")

@@ -15,8 +15,10 @@ from collections import defaultdict
 
 import numpy as np
 
-from .... import bfloat16, bmm, cat, empty, float16, linalg, manual_seed, matmul, randn, stack, zeros
+from .... import linalg
 from .... import random as _random
+from ...._dtype import bfloat16, float16
+from ...._functions import bmm, cat, empty, matmul, randn, stack, zeros
 from ....futures import Future
 from ... import distributed_c10d as c10d
 from ..._reducer import _future_of
@@ -158,7 +160,7 @@ def _random_fill(tensors, rng):
     """Each tensor filled in turn from standard normal draws on one stream seeded from ``rng`` (one seed
     per call, as torch's), leaving the global stream alone."""
     with _random.fork_rng(devices=[]):
-        manual_seed(rng.randint(1_000_000_000))
+        _random.manual_seed(rng.randint(1_000_000_000))
         for t in tensors:
             t.copy_(randn(*t.shape, dtype=t.dtype))
 
