@@ -24,13 +24,12 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 SIZES = [256, 16 * 1024, 256 * 1024, 2 * 1024 * 1024]      # float32 elements: 1 KiB .. 8 MiB
 HIDDEN, LAYERS, BATCH = 512, 4, 32
 SECTION = "## Distributed: all_reduce and DDP against torch gloo"
-NOTE = ("Where mstorch's time goes: the collectives are still mstorch's own host transport (arrays pickled "
-        "through rank 0's TCP store; issue 14 moves them onto MindSpore's communication engine), which is most of"
-        ' the all_reduce time and of the DDP overhead. The reducer itself (hooks, flattening the gradients into '
-        'the bucket buffers and averaging them back into `.grad` through NumPy views of host memory) cost 26 ms '
-        'per step of this MLP at world size 1 (no transport; 135.7 against 109.4 ms, same load), a tenth of the '
-        '2-rank overhead. Its bucket reductions start once backward has finished (mstorch runs '
-        "post-accumulate-grad hooks then), so they do not overlap the backward computation as torch's do.")
+NOTE = ("The collectives run on MindSpore's communication engine (`mccl` on CPU): the all_reduce gap to gloo is "
+        "the engine's own (raw `mint.distributed.all_reduce` on the same group costs the same), and mstorch adds "
+        "its per-call checks and the wait on the engine's handle. The DDP overhead is the bucket flattening, the "
+        "engine's all-reduces and the averaging back into `.grad`. The bucket reductions start once backward has "
+        "finished (mstorch runs post-accumulate-grad hooks then), so they do not overlap the backward computation "
+        "as torch's do.")
 
 
 def free_port():
@@ -88,6 +87,15 @@ def worker(rank, ports, rounds, out):
         contenders[("ddp", name)] = (T, lambda f=step_fn(T, ddp, x, y): timed(f, 5))
         contenders[("local", name)] = (T, lambda f=step_fn(T, mlp(T), x, y): timed(f, 5))
 
+    # raw MindSpore on the same engine (the world group mstorch's init started): what mstorch adds per call
+    import mindspore
+    import mindspore.mint.distributed as md
+    for n in SIZES:
+        t = mindspore.mint.zeros(n)
+        reps = max(3, min(200, 2 ** 22 // (n * 8)))
+        contenders[("all_reduce", n, "mindspore")] = (mstorch, lambda t=t, reps=reps: timed(
+            lambda: md.all_reduce(t), reps))
+
     samples = {k: [] for k in contenders}
     keys = sorted(contenders, key=str)
     order = random.Random(0)                # the same shuffles on both ranks: collectives must match
@@ -131,17 +139,19 @@ def main():
     lines = [SECTION, "",
              "`benchmarks/distributed.py` (rerun with `--doc` to refresh): 2 processes on CPU, each with an mstorch and "
              "a torch process group (torch: `torch.distributed` with gloo); contenders interleaved in an order shuffled "
-             "each round, medians. *ratio* = mstorch time / torch time.", "",
+             "each round, medians, with raw MindSpore's `mint.distributed.all_reduce` on the same engine and world "
+             "group. *ratio* = mstorch time / torch time.", "",
              f"Run: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; mindspore {mindspore.__version__}, torch "
              f"{torch.__version__}; {platform.machine()}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; "
              f"medians of {args.rounds} rounds. The host is shared and noisy: compare ratios, not absolute times.", "",
-             "| all_reduce float32 | mstorch ms | mstorch MB/s | torch ms | torch MB/s | ratio |",
-             "|---:|---:|---:|---:|---:|---:|"]
+             "| all_reduce float32 | mstorch ms | mstorch MB/s | MindSpore ms | torch ms | torch MB/s | ratio | "
+             "mstorch / MindSpore |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for n in SIZES:
-        m, t = med[("all_reduce", n, "mstorch")], med[("all_reduce", n, "torch")]
+        m, t, r = (med[("all_reduce", n, who)] for who in ("mstorch", "torch", "mindspore"))
         mb = n * 4 / 1e6
-        lines.append(f"| {n * 4 // 1024} KiB | {m * 1e3:.3f} | {mb / m:.1f} | {t * 1e3:.3f} | {mb / t:.1f} | "
-                     f"{m / t:.1f}× |")
+        lines.append(f"| {n * 4 // 1024} KiB | {m * 1e3:.3f} | {mb / m:.1f} | {r * 1e3:.3f} | {t * 1e3:.3f} | "
+                     f"{mb / t:.1f} | {m / t:.1f}× | {m / r:.2f}× |")
     lines += ["", f"DDP step: MLP {LAYERS}x{HIDDEN} ({params / 1e6:.2f} M parameters, {params * 4 / 2 ** 20:.1f} MiB of "
               f"gradients, 2 buckets), batch {BATCH} per rank, SGD; *overhead* = DDP step on 2 ranks − the same step "
               "of the unwrapped model.", "",
