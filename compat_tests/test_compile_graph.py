@@ -26,6 +26,13 @@ W = {"0.weight": RNG.standard_normal((6, 3, 3, 3)).astype(np.float32) * 0.3,
      "5.bias": RNG.standard_normal(5).astype(np.float32) * 0.1}
 
 
+@pytest.fixture(autouse=True)
+def always_graph(monkeypatch):
+    """These tests check the replayed graph: keep it (after its trials a key may settle on the eager forward
+    where that is faster on this host; test_each_key_keeps_the_faster_path checks that choice)."""
+    monkeypatch.setattr(mstorch._compile, "_ALWAYS_GRAPH", [True])
+
+
 def backend(T):
     return "eager" if T is torch else "inductor"
 
@@ -204,3 +211,41 @@ def test_namedtuple_output_keeps_its_type():
             again = c(T.tensor(X2))
         return type(out).__name__, out.double, out.half, again.half
     check(fn)
+
+
+@pytest.mark.parametrize("graph_ms,eager_ms,kept", [(1.0, 5.0, "graph"), (5.0, 1.0, "eager")])
+def test_each_key_keeps_the_faster_path(monkeypatch, graph_ms, eager_ms, kept):
+    """After the capture a key's calls alternate graph and eager forward _TRIALS times each, then keep the
+    faster by median; values equal torch's on every call whichever ran (a fake clock picks the winner)."""
+    comp = mstorch._compile
+    monkeypatch.setattr(comp, "_ALWAYS_GRAPH", [False])
+    now, ran, kept_alive = [0.0], [], []
+    replay = comp._GraphCache._replay
+
+    def timed_replay(entry, inputs, states):
+        ran.append("graph")
+        now[0] += graph_ms
+        return replay(entry, inputs, states)
+
+    monkeypatch.setattr(comp._GraphCache, "_replay", staticmethod(timed_replay))
+    monkeypatch.setattr(comp, "_clock", lambda: now[0])
+
+    def eager_ran(module, args, out):
+        ran.append("eager")
+        now[0] += eager_ms
+
+    def fn(T):
+        T._dynamo.reset()
+        m = cnn(T)
+        if T is mstorch:
+            m.register_forward_hook(eager_ran)
+        c = T.compile(m, backend=backend(T))
+        kept_alive.append(c)
+        with T.no_grad():
+            return [c(T.tensor(X)) for _ in range(2 * comp._TRIALS + 3)]
+    check(fn)
+    choices = [c for c in kept_alive if isinstance(c, mstorch._compile.OptimizedModule)][0]._graphs.choices
+    assert len(choices) == 1 and list(choices.values())[0].startswith(kept), choices
+    # the capture runs the forward once; then graph and eager alternate for the trials; then the kept path only
+    after = ["graph" if kept == "graph" else "eager"] * 2
+    assert ran == ["eager"] + ["graph", "eager"] * comp._TRIALS + after, ran

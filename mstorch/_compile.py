@@ -16,15 +16,23 @@ from its own PyNative run. Forwards that autograd would record (grad enabled and
 modules in training mode and autocast regions run eagerly too (not captured: the trace would not
 replay dropout's fresh masks, batch-norm statistic updates or the backward as torch's compiled module
 does). ``fullgraph=True`` raises ``torch._dynamo.exc.Unsupported`` instead of running eagerly.
+A captured graph is not always faster: on CPU it runs MindSpore's native kernels, where the eager op
+table picks faster compositions (host BLAS, unfold+matmul convolutions). So, as torch's autotuning modes
+measure candidates, each key's first ``_TRIALS`` calls after the capture alternate between replaying the
+graph and the eager forward (equal values: the capture checked them), and the faster by median is kept for
+that key (``_GraphCache.choices``); ``MSTORCH_COMPILE=graph`` always replays the graph.
 ``backend="eager"``/``"aot_eager"`` and callable backends run eagerly (they execute torch's captured FX graph
 in eager mode, which has no MindSpore graph counterpart); ``torch.compile(fn)`` on a plain function runs it
 eagerly (tensors it reads from closures or globals would be frozen into a trace as constants).
 """
 import functools
 import itertools
+import statistics
 import time
 import warnings
 import weakref
+
+import os
 
 import mindspore
 
@@ -102,6 +110,12 @@ def _rebuild(spec, tensors, Tensor, wrap):
     return kind(_rebuild(v, tensors, Tensor, wrap) for v in spec[1])
 
 
+# calls per contender before a key settles on the graph or the eager forward; "graph" replays the graph always
+_TRIALS = 3
+_ALWAYS_GRAPH = [os.environ.get("MSTORCH_COMPILE", "") == "graph"]
+_clock = time.perf_counter
+
+
 class _GraphCache:
     """The graphs captured for one compiled module, keyed by guards, and why any key runs eagerly."""
 
@@ -111,6 +125,8 @@ class _GraphCache:
         self.entries = {}         # guard key -> (phase, output spec) or a refusal reason (str)
         self.reasons = []         # refusal reasons, in order (torch._dynamo.explain's break_reasons)
         self.compile_times = []   # seconds per capture
+        self.trials = {}          # guard key -> (graph seconds, eager seconds) while measuring
+        self.choices = {}         # guard key -> "graph" or "eager (graph X ms, eager Y ms)" once measured
         self.limit_hit = False
         _CACHES.add(self)
 
@@ -119,6 +135,8 @@ class _GraphCache:
         self.entries.clear()
         self.reasons.clear()
         self.compile_times.clear()
+        self.trials.clear()
+        self.choices.clear()
         self.limit_hit = False
 
     def _refuse(self, reason, key=None):
@@ -174,8 +192,26 @@ class _GraphCache:
             return self._capture(key, spec, inputs, states, params, args, kwargs, eager)
         if isinstance(entry, str):
             return eager(*args, **kwargs)
+        choice = "graph" if _ALWAYS_GRAPH[0] else self.choices.get(key)
+        if choice == "graph":
+            return self._replay(entry, inputs, states)
+        if choice is not None:
+            return eager(*args, **kwargs)
+        graph_times, eager_times = self.trials.setdefault(key, ([], []))
+        on_graph = len(graph_times) <= len(eager_times)
+        start = _clock()
+        result = self._replay(entry, inputs, states) if on_graph else eager(*args, **kwargs)
+        (graph_times if on_graph else eager_times).append(_clock() - start)
+        if len(eager_times) >= _TRIALS:
+            g, e = statistics.median(graph_times), statistics.median(eager_times)
+            self.choices[key] = "graph" if g <= e else f"eager (graph {g * 1e3:.2f} ms, eager {e * 1e3:.2f} ms)"
+            del self.trials[key]
+        return result
+
+    @staticmethod
+    def _replay(entry, inputs, states):
+        from ._tensor import Tensor, wrap
         phase, out_spec = entry
-        from ._tensor import wrap
         with _no_grad():
             outs = _P.trace_replay(phase, tuple(t._ms for t in inputs + states), _trace_config())
         return _rebuild(out_spec, list(outs), Tensor, wrap)
