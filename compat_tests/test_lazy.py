@@ -145,3 +145,24 @@ def test_dtype_and_exports():
     check(fn)
     lazy_names = sorted(n for n in dir(torch.nn) if n.startswith("Lazy") or n.startswith("Uninitialized"))
     assert [n for n in lazy_names if not hasattr(mstorch.nn, n)] == []
+
+
+def test_parameter_given_data_of_a_new_shape_trains():
+    """``.data =`` a new shape (what materialisation does) and shape-changing in-place ops under no_grad:
+    the next backward gives the new shape's gradients (MindSpore keeps a Parameter's first shape for its
+    custom Functions' gradient checks, which mstorch's host linear is)."""
+    def fn(T):
+        T.manual_seed(0)
+        m = T.nn.Linear(4, 2)
+        m.weight.data = T.randn(3, 4)
+        m.bias.data = T.randn(3)
+        x = T.randn(5, 4)
+        m(x).square().sum().backward()
+        grads = [m.weight.grad.clone(), m.bias.grad.clone()]
+        w = T.nn.Parameter(T.randn(4, 3))
+        with T.no_grad():
+            w.t_()
+        F = T.nn.functional
+        F.linear(x, w).sum().backward()
+        return grads, w.grad, w.shape
+    check(fn)

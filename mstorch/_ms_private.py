@@ -163,10 +163,26 @@ def bump_versions(tensors):
         _set_version_counters(tensors, [t._version + 1 for t in tensors])
 
 
+_PER_TENSOR_HOOKS = ("_mstorch_hooks", "_mstorch_retain_hook", "_mstorch_post_accumulate_hooks")
+
+
 def replace_parameter_data(param, new):
-    """Give a mindspore.Parameter new data of any shape and dtype, keeping the Parameter object
-    (Cells and optimizers hold it). ``Parameter.set_data`` would cast to the old dtype."""
+    """Give a mindspore.Parameter new data of any shape and dtype; returns the Parameter that now holds
+    it. ``Parameter.set_data`` would cast to the old dtype.
+
+    Same shape: ``param`` itself, its value swapped (Cells hold the object). New shape: a new Parameter
+    over ``new`` with ``param``'s name, grad flag and ``.grad``. Measured on 2.10: MindSpore's autograd keeps
+    a Parameter's first shape, and a custom Function's gradient for it of any other shape is refused
+    ("grad tensor should be broadcast to expected shape"). A Parameter carrying hooks of the user's keeps
+    its object (the hooks are registered on it)."""
+    if tuple(new.shape) != tuple(param.shape) and not any(getattr(param, a, None) for a in _PER_TENSOR_HOOKS):
+        fresh = parameter_over(new, param.name, param.requires_grad)
+        set_requires_grad(fresh, requires_grad(param))     # mstorch's leaf hook, where the device needs it
+        if grad(param) is not None:
+            set_grad(fresh, grad(param))
+        return fresh
     param._update_tensor_data(new)
+    return param
 
 
 # mstorch keeps a retained non-leaf gradient with a hook of its own (see autograd/hooks.py): the

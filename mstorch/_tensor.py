@@ -552,10 +552,10 @@ class Tensor:
     def _set_data(self, new_ms):
         t = self._ms
         if isinstance(t, ms.Parameter):
-            # keep the Parameter object (Cells and optimizers hold it); swap its value
+            # keep the Parameter object where the shape stays (Cells hold it); swap its value
             if new_ms.dtype != t.dtype:
                 P.set_grad(t, None)
-            P.replace_parameter_data(t, P.detach(new_ms).copy() if new_ms is t else P.detach(new_ms))
+            self._ms = P.replace_parameter_data(t, P.detach(new_ms).copy() if new_ms is t else P.detach(new_ms))
         else:
             rg = P.requires_grad(t)
             self._ms = P.detach(new_ms)

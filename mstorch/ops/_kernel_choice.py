@@ -6,8 +6,8 @@ CHOICES = {
     "CPU": {
         "conv": "native_alias",
         "conv_transpose": "native_alias",
-        "gelu": "native",
-        "linear": "matmul",
+        "gelu": "host",
+        "linear": "host_blas",
         "max_pool": "classic",
         "sdpa": "host",
     },

@@ -36,7 +36,7 @@ def _become(self, view):
     t = self._ms
     if isinstance(t, ms.Parameter):
         # a Parameter (under no_grad: the leaf check passed) keeps its object; its data takes the new layout
-        P.replace_parameter_data(t, fresh(P.detach(view._ms)))
+        self._ms = P.replace_parameter_data(t, fresh(P.detach(view._ms)))
         return self
     base, writeback, derive = view._view[:3]
     if base is not self:
@@ -179,7 +179,7 @@ def as_strided_(input, size, stride, storage_offset=None):
     view = _strided_view(root, size, stride, offset if storage_offset is None else storage_offset)
     _new_layout(input)
     if isinstance(input._ms, ms.Parameter):
-        P.replace_parameter_data(input._ms, fresh(P.detach(view._ms)))
+        input._ms = P.replace_parameter_data(input._ms, fresh(P.detach(view._ms)))
         return input
     input._ms, input._view, input._storage_at = view._ms, view._view, view._storage_at
     return input
@@ -211,7 +211,7 @@ def resize_(self, *sizes, memory_format=None):
     view = _strided_view(root, shape, contiguous, offset)
     _new_layout(self)
     if isinstance(self._ms, ms.Parameter):
-        P.replace_parameter_data(self._ms, fresh(view._ms))
+        self._ms = P.replace_parameter_data(self._ms, fresh(view._ms))
         return self
     self._ms, self._view, self._storage_at = view._ms, view._view, view._storage_at
     return self
