@@ -62,7 +62,9 @@ class _ExcludeDispatchKeyGuard:
 
 
 from .overrides import (DisableTorchFunctionSubclass, DisableTorchFunction,  # noqa: E402,F401
-                        _disabled_torch_function_impl)
+                        _disabled_torch_function_impl, _push_on_torch_function_stack, _pop_torch_function_stack,
+                        _len_torch_function_stack, _get_function_stack_at, _is_torch_function_mode_enabled,
+                        _is_torch_function_enabled, _is_torch_function_all_disabled)
 
 
 def _log_api_usage_once(event):
