@@ -67,6 +67,25 @@ from .overrides import (DisableTorchFunctionSubclass, DisableTorchFunction,  # n
                         _is_torch_function_enabled, _is_torch_function_all_disabled)
 
 
+class OutOfMemoryError(RuntimeError):
+    """torch.OutOfMemoryError (also torch.cuda.OutOfMemoryError): an accelerator allocator's failure. A CPU
+    build never raises it (host allocation failures are plain RuntimeErrors in torch too); code catches it."""
+
+
+class AcceleratorError(RuntimeError):
+    """torch.AcceleratorError: an accelerator kernel's asynchronous error; a CPU build never raises it."""
+
+
+OutOfMemoryError.__module__ = AcceleratorError.__module__ = "torch"
+
+
+def _get_accelerator(check=False):
+    """torch._C._get_accelerator: the current accelerator's device, ``cpu`` on a build without one."""
+    from .accelerator import current_accelerator
+    from ._device import device
+    return current_accelerator() or device("cpu")
+
+
 def _log_api_usage_once(event):
     """torch's API-usage telemetry: it records only where a logging handler is installed in C++, which mstorch
     has none of."""
