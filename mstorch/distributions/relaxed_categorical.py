@@ -7,6 +7,7 @@ from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
+from .relaxed_bernoulli import RelaxedParams
 from .transforms import ExpTransform
 from .utils import broadcast_all, clamp_probs
 
@@ -67,7 +68,7 @@ class ExpRelaxedCategorical(Distribution):
         return (score - score.logsumexp(dim=-1, keepdim=True)).sum(-1) + log_scale
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
+class RelaxedOneHotCategorical(RelaxedParams, TransformedDistribution):
     """Mirrors torch.distributions.RelaxedOneHotCategorical: the exp of an ExpRelaxedCategorical sample."""
 
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
@@ -81,15 +82,3 @@ class RelaxedOneHotCategorical(TransformedDistribution):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
         return super().expand(batch_shape, _instance=new)
-
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs
