@@ -236,3 +236,19 @@ def test_torch_function_mode(case):
 
 def test_mode_not_implemented_message():
     _same_type_error(_mode_not_implemented, " object at")
+
+
+def test_mode_is_per_thread():
+    # torch's mode stack is thread-local: a mode pushed on one thread does not see another thread's calls
+    import threading
+
+    def fn(T):
+        calls = []
+        seen_other = []
+        with _log_mode(T, calls)():
+            t = threading.Thread(target=lambda: seen_other.append(T.add(T.ones(1), 1)))
+            t.start()
+            t.join()
+            T.mul(T.ones(1), 2)
+        return calls, seen_other
+    check(fn)

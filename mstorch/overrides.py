@@ -280,11 +280,10 @@ class BaseTorchFunctionMode(TorchFunctionMode):
 def _count_modes(delta):
     """Keep the op wrappers' global check on while any thread has a mode pushed."""
     global _modes_pushed
-    with _modes_lock:
-        _modes_pushed += delta
-        active = _modes_pushed > 0
     from .ops import _bind
-    _bind.set_torch_function_modes(active)
+    with _modes_lock:   # (the flag is set under the lock too: two threads cannot leave it stale)
+        _modes_pushed += delta
+        _bind.set_torch_function_modes(_modes_pushed > 0)
 
 
 def _push_on_torch_function_stack(mode):
