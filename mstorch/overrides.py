@@ -17,7 +17,7 @@ import threading
 import warnings
 
 __all__ = ["handle_torch_function", "has_torch_function", "is_tensor_like", "wrap_torch_function",
-           "is_tensor_method_or_property", "TorchFunctionMode"]
+           "is_tensor_method_or_property"]   # (TorchFunctionMode is public but, as in torch, not in __all__)
 
 # per thread, as torch's Python TLS: .disabled (depth of DisableTorchFunctionSubclass), .all_disabled (depth
 # of DisableTorchFunction: modes too), .modes (the TorchFunctionMode stack, innermost last)
