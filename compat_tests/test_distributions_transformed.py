@@ -117,16 +117,21 @@ def test_validation():
     check_message(lambda T: T.distributions.StudentT(T.tensor([2.0, 3.0])).log_prob(T.ones(3)))
 
 
-def test_gamma_based_sampling_raises_naming_the_api():
-    """StudentT and NegativeBinomial sample through torch's Gamma sampler, which mstorch does not reproduce."""
-    import mstorch
-    D = mstorch.distributions
-    for call, api in ((lambda: D.StudentT(mstorch.tensor([3.0])).rsample(), "StudentT.rsample"),
-                      (lambda: D.StudentT(mstorch.tensor([3.0])).sample(), "StudentT.sample"),
-                      (lambda: D.NegativeBinomial(2.0, logits=mstorch.tensor([0.1])).sample(),
-                       "NegativeBinomial.sample")):
-        with pytest.raises(NotImplementedError, match=f"torch.distributions.{api}"):
-            call()
+def test_gamma_based_samples_on_torch_stream():
+    """StudentT (a normal, then a Chi2) and NegativeBinomial (a Poisson of a Gamma rate) sample through torch's gamma
+    sampler: the same values for the same seed, and StudentT's rsample differentiates in loc and scale."""
+    def fn(T):
+        loc, scale = _leaf(T, rand(3, seed=10)), _leaf(T, positive(3, seed=11))
+        d = T.distributions.StudentT(T.tensor([0.7, 3.0, 12.0]), loc, scale)
+        T.manual_seed(7)
+        s = d.rsample((4,))
+        s.sum().backward()
+        nb = T.distributions.NegativeBinomial(T.tensor([0.0, 2.0, 9.5]), logits=T.tensor([0.3, -1.0, 0.5]))
+        T.manual_seed(8)
+        chi = T.distributions.Chi2(T.tensor([1.0, 4.0]))
+        return [s, loc.grad, scale.grad, d.sample((2,)), nb.sample((3,)), chi.sample((2,)), chi.df, chi.mean,
+                chi.log_prob(T.tensor([0.5, 3.0])), repr(chi), tuple(d.expand((2, 3)).rsample().shape)]
+    check(fn, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("param", ["logits", "probs"])

@@ -3,8 +3,8 @@ MultivariateNormal, Independent, TransformedDistribution with AffineTransform, S
 RelaxedBernoulli, RelaxedOneHotCategorical, Gumbel, StudentT and
 NegativeBinomial, Gamma, Dirichlet, Beta, kl_divergence,
 constraints). Samplers draw from mstorch.random, which reproduces torch's CPU streams (Gamma, Dirichlet and Beta
-through torch's own gamma sampler, value for value; their samples carry no gradient to the concentration);
-StudentT and NegativeBinomial refuse to sample.
+Chi2, StudentT and NegativeBinomial through torch's own gamma sampler, value for value; gamma samples carry no
+gradient to the concentration).
 
 Distributions torch has and mstorch does not (Binomial, Cauchy, most transforms...)
 raise an AttributeError naming them when accessed (``from torch.distributions import Gamma`` is an
@@ -34,17 +34,18 @@ from .gumbel import Gumbel
 from .dirichlet import Dirichlet
 from .beta import Beta
 from .gamma import Gamma
-from . import beta, dirichlet, gamma  # noqa: F401
+from .chi2 import Chi2
+from . import beta, chi2, dirichlet, gamma  # noqa: F401
 from . import gumbel  # noqa: F401
 from .transforms import ExpTransform
 from .wishart import Wishart  # noqa: F401  (constructing it raises)
 
-__all__ = ["AffineTransform", "Bernoulli", "Beta", "Dirichlet", "Gamma", "Categorical", "ComposeTransform", "Distribution", "ExpTransform", "ExponentialFamily", "Gumbel",
+__all__ = ["AffineTransform", "Bernoulli", "Beta", "Chi2", "Dirichlet", "Gamma", "Categorical", "ComposeTransform", "Distribution", "ExpTransform", "ExponentialFamily", "Gumbel",
            "Independent", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "SigmoidTransform", "StudentT", "Transform", "TransformedDistribution", "Uniform", "Wishart",
            "constraints", "identity_transform", "kl_divergence", "register_kl"]
 
-_NOT_PROVIDED = frozenset("""AbsTransform Binomial CatTransform Cauchy Chi2 ContinuousBernoulli
+_NOT_PROVIDED = frozenset("""AbsTransform Binomial CatTransform Cauchy ContinuousBernoulli
 CorrCholeskyTransform CumulativeDistributionTransform Exponential
 FisherSnedecor GeneralizedPareto Geometric HalfCauchy HalfNormal
 IndependentTransform InverseGamma Kumaraswamy LKJCholesky Laplace LogNormal
