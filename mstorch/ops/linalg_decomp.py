@@ -991,15 +991,20 @@ def lu(A, *, pivot=True):
     return lu_rt(_permutation(piv, m, dtype_of(A)._np, batch), l, u)
 
 
+def _check_factor_and_rhs(name, factor, factor_arg, B):
+    """torch's checks of a solve from a factorisation: both at least 2-D, the factor square."""
+    for t, arg in ((factor, factor_arg), (B, "B")):
+        if t.ndim < 2:
+            raise RuntimeError(f"{name}: The input tensor {arg} must have at least 2 dimensions.")
+    if factor.shape[-1] != factor.shape[-2]:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {factor.shape[-2]} by "
+                           f"{factor.shape[-1]} matrices")
+
+
 @register("linalg.lu_solve", family=F, namespace="linalg", out=True)
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     name = "linalg.lu_solve"
-    for t, arg in ((LU, "LU"), (B, "B")):
-        if t.ndim < 2:
-            raise RuntimeError(f"{name}: The input tensor {arg} must have at least 2 dimensions.")
-    if LU.shape[-1] != LU.shape[-2]:
-        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {LU.shape[-2]} by "
-                           f"{LU.shape[-1]} matrices")
+    _check_factor_and_rhs(name, LU, "LU", B)
     k = B.shape[-2] if left else B.shape[-1]
     if LU.shape[-1] != k:
         eq = "AX = B" if left else "XA = B"
@@ -1269,12 +1274,7 @@ def _ldl_solve_one(a, piv, b, herm):
 @register("linalg.ldl_solve", family=F, namespace="linalg", out=True)
 def ldl_solve(LD, pivots, B, *, hermitian=False):
     name = "torch.linalg.ldl_solve"
-    for t, arg in ((LD, "LD"), (B, "B")):
-        if t.ndim < 2:
-            raise RuntimeError(f"{name}: The input tensor {arg} must have at least 2 dimensions.")
-    if LD.shape[-1] != LD.shape[-2]:
-        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {LD.shape[-2]} by "
-                           f"{LD.shape[-1]} matrices")
+    _check_factor_and_rhs(name, LD, "LD", B)
     n = LD.shape[-1]
     if B.shape[-2] != n:
         raise RuntimeError(f"Incompatible matrix sizes for {name}: each A matrix is {n} by {n} but each b matrix "
