@@ -186,3 +186,55 @@ def test_default_dtype_creation():
         finally:
             T.set_default_dtype(old)
     exact(fn)
+
+
+def _frombuffer_cases(T):
+    import array
+    b = bytearray(b"\x01\x00\x00\x00\x02\x00\x00\x00\x03\x00\x00\x00")
+    t = T.frombuffer(b, dtype=T.int32)
+    b[0] = 9            # the tensor shares the buffer's memory, both ways
+    seen = t.clone()
+    t[1] = 7
+    return (seen, list(b), T.frombuffer(b, dtype=T.int16, count=2, offset=2), T.frombuffer(bytes(b), dtype=T.uint8),
+            T.frombuffer(b, dtype=T.bfloat16).float(), T.frombuffer(b, dtype=T.bool, count=3),
+            T.frombuffer(array.array("f", [1.5, 2.5]), dtype=T.float32),
+            T.frombuffer(b, dtype=T.float32, requires_grad=True).requires_grad)
+
+
+def test_frombuffer():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # (torch warns once that bytes are not writable)
+        check(_frombuffer_cases)
+
+
+@pytest.mark.parametrize("args", [dict(dtype="int32", count=5), dict(dtype="int32", offset=13),
+                                  dict(dtype="int64", offset=1), dict(dtype="int32", count=0)],
+                         ids=["count", "offset", "multiple", "zero_count"])
+def test_frombuffer_errors(args):
+    def fn(T):
+        kw = dict(args, dtype=getattr(T, args["dtype"]))
+        return T.frombuffer(bytearray(12), **kw)
+    check(fn, raises=True)
+
+
+def test_frombuffer_error_messages():
+    from test_autograd import check_message
+    for call in (lambda T: T.frombuffer(bytearray(12), dtype=T.int64, offset=1),
+                 lambda T: T.frombuffer(bytearray(), dtype=T.int32), lambda T: T.frombuffer([1, 2], dtype=T.int32)):
+        check_message(call)
+
+
+def test_empty_strided():
+    def fn(T):
+        a = T.empty_strided((2, 3), (1, 2))
+        a.fill_(2.0)
+        b = T.empty_strided((2, 3), (3, 1), dtype=T.float64, requires_grad=True)
+        c = T.empty_strided((0, 3), (3, 1))
+        d = T.empty_strided((), ())
+        e = T.empty_strided((2, 2), (0, 1))
+        return (a.stride(), a.is_contiguous(), a, a.t().is_contiguous(), b.stride(), b.dtype, b.requires_grad,
+                b.is_contiguous(), c.stride(), tuple(c.shape), tuple(d.shape), e.stride(), e.fill_(1.0).sum())
+    check(fn)
+    for args in (((2, 3), (1,)), ((2, -3), (1, 2)), ((2, 3), (1, -2))):
+        check(lambda T: T.empty_strided(*args), raises=True)

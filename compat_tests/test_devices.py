@@ -571,3 +571,28 @@ def test_autograd_keeps_devices(cuda2):
         y = ms_checkpoint.checkpoint(lambda t: T.nn.functional.dropout(t * 2, 0.5), x, use_reentrant=reentrant)
         y.sum().backward()
         assert y.device == x.grad.device == x.device and T.equal(x.grad != 0, y != 0)
+
+
+def test_deterministic_debug_mode():
+    def fn(T):
+        seen = [T.get_deterministic_debug_mode()]
+        for mode in ("warn", 2, "default", 1, 0, "error"):
+            T.set_deterministic_debug_mode(mode)
+            seen.append((T.get_deterministic_debug_mode(), T.are_deterministic_algorithms_enabled(),
+                         T.is_deterministic_algorithms_warn_only_enabled()))
+        T.use_deterministic_algorithms(True, warn_only=True)
+        seen.append(T.get_deterministic_debug_mode())
+        T.use_deterministic_algorithms(False)
+        return seen, T.get_deterministic_debug_mode()
+    check(fn)
+    from test_autograd import check_message
+    for bad in ("x", 3, 1.5):
+        check_message(lambda T: T.set_deterministic_debug_mode(bad))
+
+
+def test_error_types_and_accelerator():
+    # transformers catches torch.OutOfMemoryError and asks torch._C._get_accelerator() for the device type
+    check(lambda T: (T.OutOfMemoryError is T.cuda.OutOfMemoryError, [c.__name__ for c in T.OutOfMemoryError.__mro__],
+                     [c.__name__ for c in T.AcceleratorError.__mro__], T.OutOfMemoryError.__module__,
+                     str(T._C._get_accelerator()), T._C._get_accelerator().type,
+                     issubclass(T.OutOfMemoryError, RuntimeError)))

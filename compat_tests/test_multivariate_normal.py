@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from harness import check, check_grad, check_raises, rand
+from test_autograd import check_message
 
 
 def _spd(n, batch=(), seed=0):
@@ -65,3 +66,38 @@ def test_validation_errors():
                                                               validate_args=True))
     check_raises(lambda T: T.distributions.MultivariateNormal(T.zeros(2), scale_tril=T.tensor([[1.0, 1], [0, 1]]),
                                                               validate_args=True))
+
+
+def _mvn_pair(T):
+    T.manual_seed(0)
+    a = T.randn(3, 3)
+    b = T.randn(2, 3, 3)
+    p = T.distributions.MultivariateNormal(T.randn(3), covariance_matrix=a @ a.mT + 3 * T.eye(3))
+    q = T.distributions.MultivariateNormal(T.randn(2, 3), covariance_matrix=b @ b.mT + T.eye(3))
+    return p, q
+
+
+def test_kl_divergence():
+    def fn(T):
+        p, q = _mvn_pair(T)
+        kl = T.distributions.kl.kl_divergence
+        r = T.distributions.MultivariateNormal(T.zeros(3), precision_matrix=p.covariance_matrix)
+        return kl(p, q), kl(q, p), kl(p, p), kl(r, p), T.distributions.kl_divergence(q, r)
+    check(fn, rtol=1e-4, atol=1e-5)
+
+
+def test_kl_divergence_gradient():
+    def fn(T):
+        p, _ = _mvn_pair(T)
+        loc = T.randn(3, requires_grad=True)
+        tril = T.linalg.cholesky(p.covariance_matrix).requires_grad_()
+        T.distributions.kl_divergence(T.distributions.MultivariateNormal(loc, scale_tril=tril), p).backward()
+        return loc.grad, tril.grad
+    check(fn, rtol=1e-4, atol=1e-5)
+
+
+def test_kl_divergence_event_shapes():
+    def fn(T):
+        p, _ = _mvn_pair(T)
+        return T.distributions.kl_divergence(p, T.distributions.MultivariateNormal(T.zeros(2), T.eye(2)))
+    check_message(fn)

@@ -155,6 +155,17 @@ def test_set_printoptions_keeps_other_options():
     check(fn)
 
 
+def test_tensor_str_printoptions():
+    # sentence-transformers formats its model cards under torch._tensor_str.printoptions
+    def fn(T):
+        x = T.tensor([1.123456, 2e-5, 3.0])
+        with T._tensor_str.printoptions(precision=2, sci_mode=False):
+            inside = repr(x), T._tensor_str.PRINT_OPTS.precision, T._tensor_str.PRINT_OPTS.sci_mode
+        opts = T._tensor_str.get_printoptions()
+        return inside, repr(x), opts["precision"], opts["sci_mode"], T._tensor_str.PRINT_OPTS.threshold
+    check(fn)
+
+
 def test_format_spec():
     check(lambda T: (f"{T.tensor(1.5):.3f}", f"{T.tensor(7):>4}", f"{T.tensor([1.0])}",
                      "{}".format(T.tensor([1, 2]))))

@@ -104,12 +104,151 @@ def test_torch_function(case):
     check(CASES[case], raises=case == "not_implemented")
 
 
-def test_not_implemented_message():
+def _same_type_error(call, cut):
+    """Both libraries raise TypeError with the same message up to ``cut`` (where a class or object is named)."""
     from harness import NAMESPACES
     msgs = []
     for T in NAMESPACES.values():
         try:
-            CASES["not_implemented"](T)
+            call(T)
         except TypeError as exc:
-            msgs.append(str(exc).replace("mstorch", "torch").split(" <class")[0])
+            msgs.append(str(exc).replace("mstorch", "torch").split(cut)[0])
     assert len(msgs) == 2 and msgs[0] == msgs[1]
+
+
+def test_not_implemented_message():
+    _same_type_error(CASES["not_implemented"], " <class")
+
+
+# --- torch function modes ---------------------------------------------------------------------------------------
+
+def _log_mode(T, calls, replace=None):
+    class Log(T.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            calls.append((func.__name__, [t.__name__ for t in types]))
+            if replace is not None and func.__name__ in replace:
+                return replace[func.__name__](T)
+            return func(*args, **(kwargs or {}))
+    return Log
+
+
+def _mode_sees(T):
+    calls = []
+    a = T.arange(4.)
+    with _log_mode(T, calls)() as m:
+        r = (T.add(a, 1), a.mul(2), a * a, T.zeros(3), a.sum(), T.softmax(a, 0), T.cat([a, a]),
+             a.max(0).values, T.matmul(a, a))
+        inside = T._C._is_torch_function_mode_enabled(), T.overrides._get_current_function_mode() is m
+    outside = T._C._is_torch_function_mode_enabled(), len(T.overrides._get_current_function_mode_stack())
+    return calls, r, inside, outside
+
+
+def _mode_replaces(T):
+    calls = []
+    with _log_mode(T, calls, {"mul": lambda T: T.full((2,), 7.)})():
+        r = T.ones(2) * 3, T.mul(T.ones(2), 3), T.ones(2) + 3
+    return calls, r
+
+
+def _nested_modes(T):
+    order = []
+
+    class Outer(T.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            order.append(("outer", func.__name__))
+            return func(*args, **(kwargs or {}))
+
+    class Inner(T.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            order.append(("inner", func.__name__, len(T.overrides._get_current_function_mode_stack())))
+            if func is T.add:
+                return T.tensor(42.)   # itself seen by the outer mode
+            return func(*args, **(kwargs or {}))
+    a = T.ones(2)
+    with Outer(), Inner():
+        r = T.add(a, a), T.mul(a, a)
+    return order, r
+
+
+def _mode_and_subclass(T):
+    calls = []
+    sub = _logged(T, calls)
+    with _log_mode(T, calls)():
+        r = T.add(T.ones(2).as_subclass(sub), 1)
+    return calls, type(r).__name__, r.as_subclass(T.Tensor)
+
+
+def _mode_not_implemented(T):
+    class NI(T.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            return NotImplemented
+    with NI():
+        return T.add(T.ones(1), 1)
+
+
+def _mode_disabled(T):
+    calls = []
+    a = T.ones(2)
+    with _log_mode(T, calls)():
+        with T._C.DisableTorchFunction():
+            r1 = T.add(a, a)
+            off = T._C._is_torch_function_mode_enabled()
+        with T._C.DisableTorchFunctionSubclass():
+            r2 = T.mul(a, a)
+    return calls, r1, r2, off
+
+
+def _base_mode(T):
+    with T.overrides.BaseTorchFunctionMode():
+        return T.ones(2).exp(), T.overrides.has_torch_function((1,)), T.overrides.has_torch_function_unary(T.ones(1))
+
+
+def _mode_exception(T):
+    calls = []
+    try:
+        with _log_mode(T, calls)():
+            raise ValueError("x")
+    except ValueError:
+        pass
+    return T.overrides._len_torch_function_stack() if hasattr(T.overrides, "_len_torch_function_stack") else \
+        T._C._len_torch_function_stack()
+
+
+def _mode_module(T):
+    calls = []
+    T.manual_seed(0)
+    lin = T.nn.Linear(3, 2)
+    x = T.ones(1, 3)
+    with _log_mode(T, calls)():
+        y = T.nn.functional.softmax(T.nn.functional.relu(lin(x)), -1)
+    return [c[0] for c in calls], y
+
+
+MODE_CASES = {"sees": _mode_sees, "replaces": _mode_replaces, "nested": _nested_modes,
+              "with_subclass": _mode_and_subclass, "not_implemented": _mode_not_implemented,
+              "disabled": _mode_disabled, "base": _base_mode, "exception": _mode_exception, "module": _mode_module}
+
+
+@pytest.mark.parametrize("case", sorted(MODE_CASES))
+def test_torch_function_mode(case):
+    check(MODE_CASES[case], raises=case == "not_implemented")
+
+
+def test_mode_not_implemented_message():
+    _same_type_error(_mode_not_implemented, " object at")
+
+
+def test_mode_is_per_thread():
+    # torch's mode stack is thread-local: a mode pushed on one thread does not see another thread's calls
+    import threading
+
+    def fn(T):
+        calls = []
+        seen_other = []
+        with _log_mode(T, calls)():
+            t = threading.Thread(target=lambda: seen_other.append(T.add(T.ones(1), 1)))
+            t.start()
+            t.join()
+            T.mul(T.ones(1), 2)
+        return calls, seen_other
+    check(fn)

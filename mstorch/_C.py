@@ -62,7 +62,28 @@ class _ExcludeDispatchKeyGuard:
 
 
 from .overrides import (DisableTorchFunctionSubclass, DisableTorchFunction,  # noqa: E402,F401
-                        _disabled_torch_function_impl)
+                        _disabled_torch_function_impl, _push_on_torch_function_stack, _pop_torch_function_stack,
+                        _len_torch_function_stack, _get_function_stack_at, _is_torch_function_mode_enabled,
+                        _is_torch_function_enabled, _is_torch_function_all_disabled)
+
+
+class OutOfMemoryError(RuntimeError):
+    """torch.OutOfMemoryError (also torch.cuda.OutOfMemoryError): an accelerator allocator's failure. A CPU
+    build never raises it (host allocation failures are plain RuntimeErrors in torch too); code catches it."""
+
+
+class AcceleratorError(RuntimeError):
+    """torch.AcceleratorError: an accelerator kernel's asynchronous error; a CPU build never raises it."""
+
+
+OutOfMemoryError.__module__ = AcceleratorError.__module__ = "torch"
+
+
+def _get_accelerator(check=False):
+    """torch._C._get_accelerator: the current accelerator's device, ``cpu`` on a build without one."""
+    from .accelerator import current_accelerator
+    from ._device import device
+    return current_accelerator() or device("cpu")
 
 
 def _log_api_usage_once(event):

@@ -42,6 +42,7 @@ from . import autograd  # noqa: E402
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: E402
                        is_grad_enabled, is_inference_mode_enabled)
 from ._printing import set_printoptions, get_printoptions  # noqa: E402
+from . import _tensor_str  # noqa: E402,F401  (torch._tensor_str.printoptions)
 from .random import (manual_seed, seed, initial_seed, get_rng_state, set_rng_state, Generator,  # noqa: E402,F401
                      default_generator)
 from . import nn  # noqa: E402
@@ -120,11 +121,13 @@ from ._symbolic import (pi, e, inf, nan, newaxis, sym_not, sym_float, sym_int, s
                         sym_sqrt, sym_ite, sym_sum, typename, is_storage, SymInt, SymFloat, SymBool,
                         sym_constrain_range_for_size, _assert_async, _assert_scalar, _assert_tensor_metadata)
 
-from . import cuda, accelerator, backends, npu, xpu  # noqa: E402,F401
+from . import cuda, accelerator, backends, mps, npu, xpu  # noqa: E402,F401
 from ._runtime import (set_num_threads, get_num_threads, set_num_interop_threads,  # noqa: E402,F401
                        get_num_interop_threads, set_float32_matmul_precision, get_float32_matmul_precision,
                        use_deterministic_algorithms, are_deterministic_algorithms_enabled,
-                       is_deterministic_algorithms_warn_only_enabled)
+                       is_deterministic_algorithms_warn_only_enabled, set_deterministic_debug_mode,
+                       get_deterministic_debug_mode)
+from ._C import OutOfMemoryError, AcceleratorError  # noqa: E402,F401
 from . import optim  # noqa: E402,F401
 from ._foreach import FOREACH as _FOREACH  # noqa: E402
 globals().update(_FOREACH)   # torch._foreach_add, _foreach_mul_, ... (mstorch/_foreach.py)

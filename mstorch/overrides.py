@@ -1,40 +1,66 @@
-"""torch.overrides: the ``__torch_function__`` protocol for Tensor subclasses and tensor-likes.
+"""torch.overrides: the ``__torch_function__`` protocol for Tensor subclasses, tensor-likes and modes.
 
 Every op of mstorch's table (``torch.X``, ``Tensor.X``, ``nn.functional.X``, and the operators built on them)
-hands calls with an overriding argument to ``handle_torch_function``, as torch's dispatcher does; the default
+hands calls with an overriding argument, or any call while a ``TorchFunctionMode`` is active, to
+``handle_torch_function``, as torch's dispatcher does: the innermost mode first (popped off the stack while
+it runs, so the calls it makes go to the modes below it), then the subclasses. The default
 ``Tensor.__torch_function__`` runs the op with overrides disabled and returns its tensors as the subclass.
 Hand-written Tensor members (``__getitem__``, ``to``, ``detach``, ``item``...) do not dispatch (see
 docs/known-differences.md). The switch that turns the check on is flipped by the first Tensor subclass that
-overrides (mstorch's own Parameter and internal subclasses opt out as torch's do), so programs without one pay
-a single global test per op.
+overrides (mstorch's own Parameter and internal subclasses opt out as torch's do) and while a mode is pushed,
+so programs without either pay a single global test per op.
 """
+import contextlib
 import functools
 import sys
 import threading
+import warnings
 
 __all__ = ["handle_torch_function", "has_torch_function", "is_tensor_like", "wrap_torch_function",
-           "is_tensor_method_or_property"]
+           "is_tensor_method_or_property"]   # (TorchFunctionMode is public but, as in torch, not in __all__)
 
-_state = threading.local()   # .disabled: depth of DisableTorchFunction(Subclass) on this thread
+# per thread, as torch's Python TLS: .disabled (depth of DisableTorchFunctionSubclass), .all_disabled (depth
+# of DisableTorchFunction: modes too), .modes (the TorchFunctionMode stack, innermost last)
+_state = threading.local()
+_modes_lock = threading.Lock()
+_modes_pushed = 0   # modes on all threads' stacks: the op wrappers' check is on while any is
 
 
 def _disabled():
-    return getattr(_state, "disabled", 0) > 0
+    """Whether subclass overrides are off on this thread."""
+    return getattr(_state, "disabled", 0) > 0 or getattr(_state, "all_disabled", 0) > 0
+
+
+def _mode_stack():
+    stack = getattr(_state, "modes", None)
+    if stack is None:
+        stack = _state.modes = []
+    return stack
+
+
+def _mode_active():
+    return bool(getattr(_state, "modes", None)) and not getattr(_state, "all_disabled", 0)
 
 
 class DisableTorchFunctionSubclass:
-    """torch._C.DisableTorchFunctionSubclass: within it, ``__torch_function__`` overrides are not consulted."""
+    """torch._C.DisableTorchFunctionSubclass: within it, the subclasses' ``__torch_function__`` overrides are
+    not consulted (modes still are)."""
+
+    _attr = "disabled"
 
     def __enter__(self):
-        _state.disabled = getattr(_state, "disabled", 0) + 1
+        setattr(_state, self._attr, getattr(_state, self._attr, 0) + 1)
         return self
 
     def __exit__(self, *exc):
-        _state.disabled -= 1
+        setattr(_state, self._attr, getattr(_state, self._attr) - 1)
         return False
 
 
-DisableTorchFunction = DisableTorchFunctionSubclass   # mstorch has no torch function modes to disable besides
+class DisableTorchFunction(DisableTorchFunctionSubclass):
+    """torch._C.DisableTorchFunction: within it, neither modes nor subclass overrides are consulted."""
+
+    _attr = "all_disabled"
 
 
 def _disabled_torch_function_impl(func, types, args=(), kwargs=None):
@@ -72,12 +98,12 @@ def _flatten(relevant_args):
 
 
 def has_torch_function(relevant_args):
-    """Mirrors torch.overrides.has_torch_function."""
-    return not _disabled() and any(_overrides(a) for a in _flatten(relevant_args))
+    """Mirrors torch.overrides.has_torch_function: an active mode or an overriding argument."""
+    return _mode_active() or not _disabled() and any(_overrides(a) for a in _flatten(relevant_args))
 
 
 def has_torch_function_unary(arg):
-    return not _disabled() and _overrides(arg)
+    return _mode_active() or not _disabled() and _overrides(arg)
 
 
 def has_torch_function_variadic(*args):
@@ -87,6 +113,8 @@ def has_torch_function_variadic(*args):
 def _overloaded_args(relevant_args):
     """torch's order: one argument per type, a subclass before its base classes, otherwise left to right."""
     found, types = [], []
+    if _disabled():
+        return found
     for a in _flatten(relevant_args):
         if not _overrides(a) or type(a) in types:
             continue
@@ -101,15 +129,23 @@ def _overloaded_args(relevant_args):
 
 
 def handle_torch_function(public_api, relevant_args, *args, **kwargs):
-    """Mirrors torch.overrides.handle_torch_function: the first override that does not return NotImplemented."""
+    """Mirrors torch.overrides.handle_torch_function: the innermost mode (run with itself popped off the
+    stack), then the overriding arguments; the first that does not return NotImplemented."""
     overloaded = _overloaded_args(relevant_args)
     types = tuple(type(a) for a in overloaded)
+    kinds = ""
+    if _mode_active():
+        with _pop_mode_temporarily() as mode:
+            result = mode.__torch_function__(public_api, types, args, kwargs)
+        if result is not NotImplemented:
+            return result
+        kinds = f"\n  - mode object {mode!r}"
     for arg in overloaded:
         result = type(arg).__torch_function__(public_api, types, args, kwargs)
         if result is not NotImplemented:
             return result
     name = getattr(public_api, "__qualname__", None) or getattr(public_api, "__name__", repr(public_api))
-    kinds = "".join(f"\n  - tensor subclass {type(a)}" for a in overloaded)
+    kinds += "".join(f"\n  - tensor subclass {type(a)}" for a in overloaded)
     raise TypeError(f"Multiple dispatch failed for '{_public_name(public_api, name)}'; all __torch_function__ "
                     f"handlers returned NotImplemented:\n{kinds}\n\nFor more information, try re-running with "
                     "TORCH_LOGS=not_implemented")
@@ -154,10 +190,13 @@ NOT_OVERRIDDEN = object()
 
 
 def dispatch(func, args, kwargs):
-    """The result of the overrides among ``args``/``kwargs`` for ``func``, or NOT_OVERRIDDEN."""
+    """The result of the active mode or the overrides among ``args``/``kwargs`` for ``func``, or
+    NOT_OVERRIDDEN."""
+    relevant = args + tuple(kwargs.values()) if kwargs else args
+    if _mode_active():
+        return handle_torch_function(func, relevant, *args, **kwargs)
     if _disabled():
         return NOT_OVERRIDDEN
-    relevant = args + tuple(kwargs.values()) if kwargs else args
     for a in _flatten(relevant):
         if _overrides(a):
             return handle_torch_function(func, relevant, *args, **kwargs)
@@ -198,3 +237,119 @@ def _tensor_init_subclass(cls, **kwargs):
 # installed on Tensor by mstorch/_install.py
 TENSOR_MEMBERS = {"__torch_function__": classmethod(_tensor_torch_function),
                   "__init_subclass__": classmethod(_tensor_init_subclass)}
+
+
+# --- torch function modes -----------------------------------------------------------------------------------
+
+class TorchFunctionMode:
+    """torch.overrides.TorchFunctionMode: ``with Mode():`` pushes the mode on this thread's stack; while it is
+    there, every call of an op of mstorch's table reaches ``mode.__torch_function__(func, types, args,
+    kwargs)`` (``types``: the overriding subclasses among the arguments) and its return value is the call's
+    result. Within it the mode is popped, so the torch calls it makes go on to the next mode down, then to the
+    subclasses and the op itself."""
+
+    inner = None
+
+    def __init__(self):
+        pass
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        raise NotImplementedError
+
+    def __enter__(self):
+        _push_mode(self)
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        _pop_mode()
+
+    @classmethod
+    def push(cls, *args, **kwargs):
+        warnings.warn("`Mode.push()` is no longer necessary and can be replaced with just `with Mode()`",
+                      stacklevel=2)
+        return cls(*args, **kwargs)
+
+
+class BaseTorchFunctionMode(TorchFunctionMode):
+    """torch.overrides.BaseTorchFunctionMode: a mode that runs every call unchanged (a base to override)."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        return func(*args, **(kwargs or {}))
+
+
+def _count_modes(delta):
+    """Keep the op wrappers' global check on while any thread has a mode pushed."""
+    global _modes_pushed
+    from .ops import _bind
+    with _modes_lock:   # (the flag is set under the lock too: two threads cannot leave it stale)
+        _modes_pushed += delta
+        _bind.set_torch_function_modes(_modes_pushed > 0)
+
+
+def _push_on_torch_function_stack(mode):
+    """torch._C._push_on_torch_function_stack."""
+    _mode_stack().append(mode)
+    _count_modes(1)
+
+
+def _pop_torch_function_stack():
+    """torch._C._pop_torch_function_stack: the innermost mode, removed."""
+    stack = _mode_stack()
+    if not stack:
+        raise RuntimeError("Trying to pop from an empty mode stack")
+    mode = stack.pop()
+    _count_modes(-1)
+    return mode
+
+
+def _len_torch_function_stack():
+    """torch._C._len_torch_function_stack."""
+    return len(getattr(_state, "modes", None) or ())
+
+
+def _get_function_stack_at(level):
+    """torch._C._get_function_stack_at: the mode at ``level`` (0: the outermost)."""
+    stack = getattr(_state, "modes", None) or []
+    if not -len(stack) <= level < len(stack):
+        raise RuntimeError("Trying to access a mode at an index outside the mode stack")
+    return stack[level]
+
+
+def _is_torch_function_mode_enabled():
+    """torch._C._is_torch_function_mode_enabled: a mode is pushed and DisableTorchFunction is not active."""
+    return _mode_active()
+
+
+def _is_torch_function_enabled():
+    """torch._C._is_torch_function_enabled: subclass overrides are consulted."""
+    return not _disabled()
+
+
+def _is_torch_function_all_disabled():
+    """torch._C._is_torch_function_all_disabled: within DisableTorchFunction."""
+    return getattr(_state, "all_disabled", 0) > 0
+
+
+_push_mode = _push_on_torch_function_stack
+_pop_mode = _pop_torch_function_stack
+
+
+def _get_current_function_mode():
+    """The innermost mode, or None."""
+    stack = getattr(_state, "modes", None)
+    return stack[-1] if stack else None
+
+
+def _get_current_function_mode_stack():
+    """The modes, outermost first (a copy)."""
+    return list(getattr(_state, "modes", None) or ())
+
+
+@contextlib.contextmanager
+def _pop_mode_temporarily():
+    """The innermost mode, off the stack for the duration of the block (its calls go to the modes below)."""
+    old = _pop_mode()
+    try:
+        yield old
+    finally:
+        _push_mode(old)

@@ -1,5 +1,6 @@
 """torchvision, unmodified, on mstorch (torch hidden) against the real torch: classification models (same init for
-the same seed, forward, backward, one SGD step), transforms v1 and v2 on tensors and PIL images, ImageFolder with
+the same seed, forward, backward, one SGD step), transforms v1 and v2 on tensors and PIL images (MixUp and CutMix
+with torch's Beta samples), ImageFolder with
 a DataLoader, and the ops (roi_align through torchvision's Python path, against a NumPy reference; nms, whose
 kernel is C++ only, raises torchvision's own error).
 
@@ -120,6 +121,20 @@ def jitter():
 record("v1_color_jitter", jitter)
 
 
+def mixup_cutmix():
+    # the mixing weight is a Beta sample (torch._sample_dirichlet: torch's gamma sampler), CutMix's box torch.randint
+    torch.manual_seed(0)
+    imgs, labels = torch.rand(4, 3, 8, 8), torch.tensor([0, 1, 2, 1])
+    out = []
+    for t in (T2.MixUp(alpha=0.4, num_classes=3), T2.CutMix(alpha=1.0, num_classes=3)):
+        x, y = t(imgs, labels)
+        out += [x.flatten().tolist(), y.flatten().tolist()]
+    return sum(out, [])
+
+
+record("v2_mixup_cutmix", mixup_cutmix)
+
+
 def image_folder():
     root = tempfile.mkdtemp()
     rs = np.random.RandomState(1)
@@ -176,7 +191,7 @@ def test_classification_model_train_step(results, model):
 
 
 @pytest.mark.parametrize("case", ["v1_pil", "v1_tensor", "v2_pil", "v2_tensor", "v1_random", "v2_random",
-                                  "v1_color_jitter"])
+                                  "v1_color_jitter", "v2_mixup_cutmix"])
 def test_transforms(results, case):
     ref, got = (r[case] for r in results)
     assert "error" not in got, got

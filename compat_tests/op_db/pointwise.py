@@ -440,3 +440,11 @@ OPS += [
            grad=False, **BF16_ULP),
     OpInfo("isclose", samples=[S(_bf16(A), _bf16(B), atol=0.5)], grad=False),
 ]
+# nextafter: one ulp, so only exact values can tell it from its input (float16, bfloat16: NumPy's float16 and
+# the bit step mstorch takes for bfloat16); zeros step to the signed smallest subnormal
+_NEXT_TO = np.array([2.0, -1.0, 1.0, 1.0, 0.0, nan], dtype=np.float32)
+OPS += [
+    OpInfo("nextafter", samples=[S(A, B), S(A, ROW), S(SPECIAL, SPECIAL2), S(SPECIAL, _NEXT_TO), S(D64, D64B),
+                                 S(D64, A), S(H, HB), S(A, ZF), E(I, NZ), E(A, 2.0), E(BO, BOB)], **EXACT),
+    OpInfo("nextafter", samples=[S(_bf16(A), _bf16(B)), S(_bf16(SPECIAL), _bf16(_NEXT_TO))], grad=False, **EXACT),
+]

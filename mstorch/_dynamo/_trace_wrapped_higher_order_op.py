@@ -2,8 +2,8 @@
 
 In torch it is a torch-function mode that, inside ``vmap``ped mask functions, keeps ``A[i]`` with a 0-d tensor
 ``i`` as a tensor index instead of calling ``i.item()`` (which vmap forbids). mstorch's indexing by a 0-d
-integer tensor gives the same values either way and has no torch-function modes to install, so entering the
-context changes nothing."""
+integer tensor gives the same values either way, and its ``__getitem__`` is not among the calls torch-function
+modes see, so entering the context changes nothing (no mode is pushed: the op wrappers keep their fast path)."""
 
 
 class TransformGetItemToIndex:

@@ -360,3 +360,60 @@ def _poisson_one(lmb, uni):
             x += 1
         else:
             return x
+
+
+_ONE_THIRD_F = float(np.float32(1.0) / np.float32(3.0))
+_SQUEEZE_F = float(np.float32(0.0331))
+
+
+def _gamma_one(gen, alpha, single):
+    """ATen's sample_gamma for one shape ``alpha`` (Marsaglia and Tsang's acceptance-rejection, alpha < 1
+    boosted by a uniform power), on the generator's uniform_real_distribution<double> and
+    normal_distribution<double> draws. ``single``: alpha is a float32 (torch's scalar_t arithmetic on it is
+    float's) ."""
+    scale = 1.0
+    if single:
+        a = f32(alpha)   # (NumPy scalars: float32 arithmetic, a NaN or infinity without an error)
+        if a < 1.0:
+            if a == 0:
+                return 0.0
+            with np.errstate(all="ignore"):
+                scale *= math.pow(1 - float(gen._unif_f64(1)[0]), float(f32(1.0) / a))
+            a = f32(a + f32(1.0))
+        d = float(f32(a - f32(_ONE_THIRD_F)))
+    else:
+        a = alpha
+        if a < 1.0:
+            if a == 0:
+                return 0.0
+            scale *= math.pow(1 - float(gen._unif_f64(1)[0]), 1.0 / a)
+            a += 1.0
+        d = a - _ONE_THIRD_F
+    with np.errstate(all="ignore"):   # (C's sqrt/log of a non-positive value: NaN or -inf, no error)
+        c = float(f64(1.0) / np.sqrt(f64(9.0 * d)))
+    while True:
+        while True:
+            x = float(normal_raw_scalar(gen, 1)[0])
+            y = 1.0 + c * x
+            if not y <= 0:
+                break
+        v = y * y * y
+        u = 1 - float(gen._unif_f64(1)[0])
+        xx = x * x
+        if u < 1.0 - _SQUEEZE_F * xx * xx:
+            return scale * d * v
+        with np.errstate(all="ignore"):
+            if math.log(u) < 0.5 * xx + d * (1.0 - v + float(np.log(f64(v)))):
+                return scale * d * v
+
+
+def standard_gamma(gen, alpha, single):
+    """sample_gamma for each shape in ``alpha`` (flat float64), clamped below at the dtype's smallest normal
+    as torch's kernel does (std::max, so a NaN sample becomes that value too)."""
+    tiny = float(np.finfo(np.float32 if single else np.float64).tiny)
+    out = np.empty(alpha.size, f64)
+    for i, a in enumerate(alpha.tolist()):
+        s = _gamma_one(gen, a, single)
+        s = float(f32(s)) if single else s
+        out[i] = s if tiny < s else tiny
+    return out

@@ -9,11 +9,14 @@ from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
+from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .uniform import Uniform
 from .utils import _sum_rightmost
 from ..nn.functional import softplus
+from .. import linalg
+from .._size import broadcast_shapes
 
 __all__ = ["register_kl", "kl_divergence"]
 
@@ -126,6 +129,23 @@ def _kl_normal_normal(p, q):
     var_ratio = (p.scale / q.scale).pow(2)
     t1 = ((p.loc - q.loc) / q.scale).pow(2)
     return 0.5 * (var_ratio + t1 - 1 - var_ratio.log())
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_multivariatenormal_multivariatenormal(p, q):
+    # KL = log|L_q| - log|L_p| + (tr(S_q^-1 S_p) + |L_q^-1 (mu_q - mu_p)|^2 - n) / 2, every term from the
+    # Cholesky factors: tr(S_q^-1 S_p) is the squared Frobenius norm of L_q^-1 L_p
+    if p.event_shape != q.event_shape:
+        # (torch's message, with the indentation of its source line inside it)
+        raise ValueError("KL-divergence between two Multivariate Normals with" + " " * 26 +
+                         "different event shapes cannot be computed")
+    lp, lq = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    half_log_det = (lq.diagonal(dim1=-2, dim2=-1).log().sum(-1) - lp.diagonal(dim1=-2, dim2=-1).log().sum(-1))
+    n = p.event_shape[0]
+    batch = broadcast_shapes(lq.shape[:-2], lp.shape[:-2])
+    m = linalg.solve_triangular(lq.expand(batch + (n, n)), lp.expand(batch + (n, n)), upper=False)
+    trace = m.pow(2).sum((-2, -1))
+    return half_log_det + 0.5 * (trace + _batch_mahalanobis(lq, q.loc - p.loc) - n)
 
 
 @register_kl(OneHotCategorical, OneHotCategorical)

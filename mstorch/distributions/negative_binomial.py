@@ -1,11 +1,12 @@
-"""torch.distributions.NegativeBinomial: probabilities and moments; sampling raises (a Gamma-Poisson mixture,
-see studentT.GAMMA_REASON)."""
+"""torch.distributions.NegativeBinomial: probabilities, moments, and samples drawn as torch's (a Poisson of a
+Gamma-distributed rate, both on torch's stream)."""
 from .. import _functions as fn
 from .._size import Size
 from ..nn import functional as F
 from . import constraints
 from .distribution import Distribution
-from .studentT import refuse_sampling
+from ..autograd.grad_mode import no_grad
+from .gamma import Gamma
 from .utils import BinaryParams, broadcast_all
 
 __all__ = ["NegativeBinomial"]
@@ -52,8 +53,15 @@ class NegativeBinomial(BinaryParams, Distribution):
     def variance(self):
         return self.mean / fn.sigmoid(-self.logits)
 
+    @property
+    def _gamma(self):
+        # (unvalidated: total_count may be zero)
+        return Gamma(concentration=self.total_count, rate=fn.exp(-self.logits), validate_args=False)
+
     def sample(self, sample_shape=Size()):
-        raise refuse_sampling("NegativeBinomial.sample")
+        # a Poisson of a Gamma-distributed rate, both on torch's stream
+        with no_grad():
+            return fn.poisson(self._gamma.sample(sample_shape=sample_shape))
 
     def log_prob(self, value):
         if self._validate_args:

@@ -50,7 +50,24 @@ class LogitRelaxedBernoulli(BinaryParams, Distribution):
         return self.temperature.log() + diff - 2 * diff.exp().log1p()
 
 
-class RelaxedBernoulli(TransformedDistribution):
+class RelaxedParams:
+    """The parameters of a relaxed distribution built on its base distribution (RelaxedBernoulli,
+    RelaxedOneHotCategorical): read through to the base."""
+
+    @property
+    def temperature(self):
+        return self.base_dist.temperature
+
+    @property
+    def logits(self):
+        return self.base_dist.logits
+
+    @property
+    def probs(self):
+        return self.base_dist.probs
+
+
+class RelaxedBernoulli(RelaxedParams, TransformedDistribution):
     """Mirrors torch.distributions.RelaxedBernoulli: the sigmoid of a LogitRelaxedBernoulli sample."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -65,14 +82,3 @@ class RelaxedBernoulli(TransformedDistribution):
         new = self._get_checked_instance(RelaxedBernoulli, _instance)
         return super().expand(batch_shape, _instance=new)
 
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs

@@ -1,45 +1,18 @@
-"""torch.distributions.StudentT: densities and moments; sampling raises (see ``GAMMA_REASON``)."""
+"""torch.distributions.StudentT: densities, moments, and samples drawn as torch draws them (a standard normal,
+then a Chi2 through torch's gamma sampler), so seeded samples are torch's."""
 import math
 
 from .. import _functions as fn
 from .._size import Size
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all
+from .chi2 import Chi2
+from .utils import _standard_normal, broadcast_all
 
 __all__ = ["StudentT"]
 
-# torch draws Student-t (through Chi2) and negative-binomial samples from its Gamma sampler; mstorch reproduces
-# torch's CPU random streams draw for draw, and has no reproduction of that sampler's rejection loop yet
-GAMMA_REASON = ("it draws from a Gamma distribution, and mstorch has no reproduction of torch's Gamma sampler "
-                "(torch._standard_gamma) on torch's random stream")
-
-
-def refuse_sampling(api):
-    return NotImplementedError(f"torch.distributions.{api} is not supported by mstorch: {GAMMA_REASON}")
-
-
-class _Chi2(Distribution):
-    """The part of torch's Chi2 a StudentT makes first: its check of ``df`` (so an invalid ``df`` is reported as
-    torch reports it, by ``Chi2()``). Sampling it is what mstorch lacks."""
-
-    arg_constraints = {"df": constraints.positive}
-
-    def __init__(self, df, validate_args=None):
-        self._df = df
-        super().__init__(df.size(), validate_args=validate_args)
-
-    @property
-    def df(self):
-        return self._df
-
-
-_Chi2.__name__ = _Chi2.__qualname__ = "Chi2"
-
-
 class StudentT(Distribution):
-    """Mirrors torch.distributions.StudentT (log_prob, mean, mode, variance, entropy); ``rsample``/``sample``
-    raise."""
+    """Mirrors torch.distributions.StudentT."""
 
     arg_constraints = {"df": constraints.positive, "loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
@@ -47,7 +20,7 @@ class StudentT(Distribution):
 
     def __init__(self, df, loc=0.0, scale=1.0, validate_args=None):
         self.df, self.loc, self.scale = broadcast_all(df, loc, scale)
-        _Chi2(self.df, validate_args=validate_args)
+        self._chi2 = Chi2(self.df)
         super().__init__(self.df.size(), validate_args=validate_args)
 
     @property
@@ -73,15 +46,17 @@ class StudentT(Distribution):
         new = self._get_checked_instance(StudentT, _instance)
         batch_shape = Size(batch_shape)
         new.df, new.loc, new.scale = (t.expand(batch_shape) for t in (self.df, self.loc, self.scale))
+        new._chi2 = self._chi2.expand(batch_shape)
         super(StudentT, new).__init__(batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
 
     def rsample(self, sample_shape=Size()):
-        raise refuse_sampling("StudentT.rsample")
-
-    def sample(self, sample_shape=Size()):
-        raise refuse_sampling("StudentT.sample")
+        # X ~ Normal(0, 1), Z ~ Chi2(df): X / sqrt(Z / df), in torch's draw order
+        shape = self._extended_shape(sample_shape)
+        x = _standard_normal(shape, dtype=self.df.dtype, device=self.df.device)
+        z = self._chi2.rsample(sample_shape)
+        return self.loc + self.scale * (x * fn.rsqrt(z / self.df))
 
     def log_prob(self, value):
         if self._validate_args:

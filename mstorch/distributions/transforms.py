@@ -12,7 +12,7 @@ from .._size import broadcast_shapes
 from . import constraints
 from .utils import _Number, _sum_rightmost, lazy_property
 
-__all__ = ["Transform", "ComposeTransform", "AffineTransform", "SigmoidTransform", "identity_transform"]
+__all__ = ["Transform", "ComposeTransform", "AffineTransform", "SigmoidTransform", "ExpTransform", "identity_transform"]
 
 
 class Transform:
@@ -336,3 +336,25 @@ class SigmoidTransform(Transform):
 
     def log_abs_det_jacobian(self, x, y):
         return -F.softplus(-x) - F.softplus(x)
+
+
+class ExpTransform(Transform):
+    """Mirrors torch.distributions.ExpTransform: ``y = exp(x)`` (Gumbel and the relaxed one-hot categorical
+    are built on it and its inverse)."""
+
+    domain = constraints.real
+    codomain = constraints.positive
+    bijective = True
+    sign = +1
+
+    def __eq__(self, other):
+        return isinstance(other, ExpTransform)
+
+    def _call(self, x):
+        return x.exp()
+
+    def _inverse(self, y):
+        return y.log()
+
+    def log_abs_det_jacobian(self, x, y):
+        return x

@@ -32,17 +32,20 @@ _MS_NO_KERNEL = re.compile(r"Unsupported data type!.*but get input\[(?:\[const v
 # `"add" not implemented for 'Half'`)
 _SCALAR_NAMES = {str(d._ms): name for d, name in _D.SCALAR_TYPE_NAMES.items()}
 
-# Three things intercept a call before it runs; with none the wrapper pays one test of INTERCEPT.
+# Four things intercept a call before it runs; with none the wrapper pays one test of INTERCEPT.
 # - torch.fx tracing (mstorch/fx/proxy.py): while a Proxy exists, calls that have a Proxy argument go to
 #   `record_proxy_op`, which records them in the graph (torch's __torch_function__ on Proxy).
 # - device placement (mstorch/_device.py): while the process has devices (real or simulated), the tensor
 #   arguments must share a device (torch's error otherwise) and the results are placed on it.
 # - __torch_function__ (mstorch/overrides.py): once a Tensor subclass that overrides it exists,
 #   `overrides.dispatch` is asked whether an argument overrides.
+# - torch function modes (mstorch/overrides.py): while a TorchFunctionMode is pushed on any thread, every call
+#   goes to `overrides.dispatch` (the innermost mode of the calling thread, if any).
 INTERCEPT = False
 PROXIES_ALIVE = False
 DEVICES = False
 TORCH_FUNCTION_SUBCLASSES = False
+TORCH_FUNCTION_MODES = False
 record_proxy_op = None
 NOT_TRACED = None
 _NOT_INTERCEPTED = object()
@@ -52,13 +55,13 @@ _inside = threading.local()   # depth of device-checked calls: an op's inner cal
 def set_proxies_alive(alive):
     global PROXIES_ALIVE, INTERCEPT
     PROXIES_ALIVE = alive
-    INTERCEPT = PROXIES_ALIVE or DEVICES or TORCH_FUNCTION_SUBCLASSES
+    INTERCEPT = PROXIES_ALIVE or DEVICES or TORCH_FUNCTION_SUBCLASSES or TORCH_FUNCTION_MODES
 
 
 def _set_devices(present):
     global DEVICES, INTERCEPT
     DEVICES = present
-    INTERCEPT = PROXIES_ALIVE or DEVICES or TORCH_FUNCTION_SUBCLASSES
+    INTERCEPT = PROXIES_ALIVE or DEVICES or TORCH_FUNCTION_SUBCLASSES or TORCH_FUNCTION_MODES
 
 
 def set_torch_function_subclasses():
@@ -66,16 +69,26 @@ def set_torch_function_subclasses():
     TORCH_FUNCTION_SUBCLASSES = INTERCEPT = True
 
 
+def set_torch_function_modes(active):
+    global TORCH_FUNCTION_MODES, INTERCEPT
+    TORCH_FUNCTION_MODES = active
+    INTERCEPT = PROXIES_ALIVE or DEVICES or TORCH_FUNCTION_SUBCLASSES or TORCH_FUNCTION_MODES
+
+
 _device.on_placed.append(_set_devices)
 _set_devices(_device.accel["kind"] is not None)
 
 
 def _intercept(fn, proxy_method, args, kwargs):
+    if TORCH_FUNCTION_MODES:   # the mode comes first, as torch's: it sees a Proxy's call too
+        r = _overrides.dispatch(fn, args, kwargs)
+        if r is not _overrides.NOT_OVERRIDDEN:
+            return r
     if PROXIES_ALIVE:
         r = record_proxy_op(fn, proxy_method, args, kwargs)
         if r is not NOT_TRACED:
             return r
-    if TORCH_FUNCTION_SUBCLASSES:
+    if TORCH_FUNCTION_SUBCLASSES and not TORCH_FUNCTION_MODES:
         r = _overrides.dispatch(fn, args, kwargs)
         if r is not _overrides.NOT_OVERRIDDEN:
             return r

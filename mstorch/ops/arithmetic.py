@@ -586,6 +586,52 @@ def logaddexp2(a, b):
     return _equal_infinities(a, b, r)
 
 
+def _np_nextafter(x, y, bf16):
+    """C's nextafter on host arrays; bfloat16 (which NumPy lacks) steps the top 16 bits of its float32
+    pattern. MindSpore's NextAfter returns float32 inputs unchanged on CPU."""
+    if not bf16:
+        return np.nextafter(x, y)
+    x, y = np.broadcast_arrays(np.asarray(x, np.float32), np.asarray(y, np.float32))
+    bits = (x.view(np.uint32) >> 16).astype(np.int64)
+    # away from zero (the magnitude's bits + 1) when y lies beyond x on x's side
+    bits = np.where((y > x) == (x > 0), bits + 1, bits - 1)
+    bits = np.where(x == 0, np.where(np.signbit(y), 0x8001, 0x0001), bits)
+    r = (bits.astype(np.uint32) << 16).view(np.float32)
+    r = np.where(x == y, y, r)
+    return np.where(np.isnan(x) | np.isnan(y), np.float32(np.nan), r)
+
+
+class _HostNextafter(P.FunctionBase):
+    """nextafter's host value with torch's gradients: ``grad`` for ``input`` where it differs from ``other``
+    (zero where they are equal), zeros for ``other``."""
+
+    @staticmethod
+    def forward(node, a, b):
+        node.save_for_backward(a, b)
+        return _nextafter_value(a, b)
+
+    @staticmethod
+    def backward(node, g):
+        a, b = node.saved_tensors
+        kept = ops.where(ops.not_equal(a, b), g, ops.zeros_like(g))
+        return _sum_to(kept, a.shape), ops.zeros(b.shape, g.dtype)
+
+
+def _nextafter_value(a, b):
+    x, y = read_host(a), read_host(b)
+    return _host_result(_np_nextafter(x, y, a.dtype is _bf16), a)
+
+
+@register("nextafter", family=F, inplace="nextafter_", out=True, bf16=False)
+@_float_binary("nextafter", "nextafter_cpu")
+def nextafter(a, b):
+    if a.dtype in _COMPLEX:
+        _not_impl("nextafter_cpu", a)
+    if P.grad_enabled() and (P.requires_grad(a) or P.requires_grad(b)):
+        return _HostNextafter.apply(a, b)
+    return _nextafter_value(a, b)
+
+
 @register("copysign", family=F, inplace="copysign_", out=True)
 def copysign(input, other):
     _need_input("copysign", input, other)

@@ -353,6 +353,37 @@ def from_numpy(ndarray):
     return wrap(ms.Tensor(np.array(ndarray, order="C")) if shared is None else shared)
 
 
+@register("frombuffer", family=F, namespace="torch", raw=True,
+          note="a read-only buffer (bytes) and bfloat16 are copied, not shared")
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """A 1-D tensor over a Python buffer's memory (writable buffers share it both ways, as torch's)."""
+    try:
+        view = memoryview(buffer)
+    except TypeError:
+        raise ValueError("object does not implement Python buffer protocol.") from None
+    length = view.nbytes
+    item = dtype.itemsize
+    if length == 0 or count == 0:
+        raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
+    if offset < 0 or offset > length - 1:
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than buffer length ({length} "
+                         "bytes) minus 1")
+    if count < 0:
+        if (length - offset) % item:
+            raise ValueError(f"buffer length ({length - offset} bytes) after offset ({offset} bytes) must be a "
+                             f"multiple of element size ({item})")
+        count = (length - offset) // item
+    elif offset + count * item > length:
+        raise ValueError(f"requested buffer length ({count} * {item} bytes) after offset ({offset} bytes) must not "
+                         f"be greater than actual buffer length ({length} bytes)")
+    raw = view.cast("B") if view.format != "B" or view.ndim != 1 else view
+    if dtype is D.bfloat16:   # (a copy: MindSpore takes no bfloat16 host memory as its own)
+        t = wrap(ms.Tensor(np.frombuffer(raw, NP_BF16, count, offset).copy()))
+    else:
+        t = from_numpy(np.frombuffer(raw, dtype._np, count, offset))
+    return t.requires_grad_(True) if requires_grad else t
+
+
 def _strided_from_numpy(arr):
     """A tensor over a strided array's own memory, as torch's (on the host only): a flat tensor over the
     span the array covers, viewed with the array's strides by MindSpore's AsStrided, a real view. None
@@ -424,6 +455,37 @@ def empty(*size_args, size=None, dtype=None, layout=None, device=None, requires_
           memory_format=None):
     size = _size_kw(size_args, size, "empty")
     return _factory(_sized(size, "empty"), 0, dtype, requires_grad, device, "empty")
+
+
+@register("empty_strided", family=F, namespace="torch", raw=True,
+          note="memory is zero-filled (torch leaves it uninitialised)")
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    """A tensor of ``size`` laid out with ``stride``: a view (MindSpore's AsStrided) over a zero-filled storage
+    just large enough, so ``stride()`` and ``is_contiguous()`` answer as torch's do."""
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of strides "
+                           f"({len(stride)})")
+    for n in size:
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(size)}")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
+    _check_dtype(dtype, "empty_strided")
+    dt = dtype or D.get_default_dtype()
+    span = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    if span == math.prod(size) and stride == _contiguous_strides(size):
+        return _finish(_filled(size, 0, dt), requires_grad, device)
+    flat = _filled((max(span, 1),), 0, dt)
+    return _finish(_as_strided(flat, size, stride, 0), requires_grad, device)
+
+
+def _contiguous_strides(size):
+    strides, acc = [], 1
+    for n in reversed(size):
+        strides.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(strides))
 
 
 def _size_kw(args, size, name):

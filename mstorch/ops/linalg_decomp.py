@@ -991,15 +991,20 @@ def lu(A, *, pivot=True):
     return lu_rt(_permutation(piv, m, dtype_of(A)._np, batch), l, u)
 
 
+def _check_factor_and_rhs(name, factor, factor_arg, B):
+    """torch's checks of a solve from a factorisation: both at least 2-D, the factor square."""
+    for t, arg in ((factor, factor_arg), (B, "B")):
+        if t.ndim < 2:
+            raise RuntimeError(f"{name}: The input tensor {arg} must have at least 2 dimensions.")
+    if factor.shape[-1] != factor.shape[-2]:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {factor.shape[-2]} by "
+                           f"{factor.shape[-1]} matrices")
+
+
 @register("linalg.lu_solve", family=F, namespace="linalg", out=True)
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     name = "linalg.lu_solve"
-    for t, arg in ((LU, "LU"), (B, "B")):
-        if t.ndim < 2:
-            raise RuntimeError(f"{name}: The input tensor {arg} must have at least 2 dimensions.")
-    if LU.shape[-1] != LU.shape[-2]:
-        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {LU.shape[-2]} by "
-                           f"{LU.shape[-1]} matrices")
+    _check_factor_and_rhs(name, LU, "LU", B)
     k = B.shape[-2] if left else B.shape[-1]
     if LU.shape[-1] != k:
         eq = "AX = B" if left else "XA = B"
@@ -1039,3 +1044,252 @@ def legacy_lu_solve(input, LU_data, LU_pivots):
               "PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.\nX = torch.lu_solve(B, "
               "LU, pivots)\nshould be replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)")
     return lu_solve(LU_data, LU_pivots, input)
+
+
+# --- LDL: linalg.ldl_factor(_ex), linalg.ldl_solve (MindSpore 2.10 has no Bunch-Kaufman kernel) --------------
+# LAPACK's ?sytf2 / ?hetf2 (uplo "L") run on the host: Bunch-Kaufman pivoting with 1x1 and 2x2 diagonal
+# blocks, a zero column reported in info and skipped. The compact result is torch's: L's multipliers and D
+# in the lower triangle, the upper triangle zeroed; pivots are LAPACK's 1-based int32 (a 2x2 block's pair
+# both -p). Solving is ?sytrs / ?hetrs. torch gives neither a derivative.
+
+ldl_factor_rt = return_type("linalg_ldl_factor", ("LD", "pivots"))
+ldl_factor_ex_rt = return_type("linalg_ldl_factor_ex", ("LD", "pivots", "info"))
+_BK_ALPHA = (1 + math.sqrt(17)) / 8
+
+
+def _cabs1(x):
+    return abs(x.real) + abs(x.imag) if isinstance(x, complex) or np.iscomplexobj(x) else abs(x)
+
+
+def _amax(v):
+    """LAPACK's i?amax: the index of the first largest |re| + |im| (0 for an empty vector)."""
+    if v.size == 0:
+        return 0
+    return int(np.argmax(np.abs(v.real) + np.abs(v.imag) if np.iscomplexobj(v) else np.abs(v)))
+
+
+def _bk_pivot(a, k, n, herm):
+    """The pivot of step k: (kp, kstep), or None for a zero (or NaN) column."""
+    akk = a[k, k]
+    absakk = abs(akk.real) if herm else _cabs1(akk)
+    imax, colmax = k, 0.0
+    if k < n - 1:
+        imax = k + 1 + _amax(a[k + 1:, k])
+        colmax = _cabs1(a[imax, k])
+    if max(absakk, colmax) == 0 or absakk != absakk:
+        return None
+    if absakk >= _BK_ALPHA * colmax:
+        return k, 1
+    # the largest off-diagonal entry of row/column imax (the lower triangle holds it)
+    rowmax = _cabs1(a[imax, k + _amax(a[imax, k:imax])]) if imax > k else 0.0
+    if imax < n - 1:
+        rowmax = max(rowmax, _cabs1(a[imax + 1 + _amax(a[imax + 1:, imax]), imax]))
+    if absakk >= _BK_ALPHA * colmax * (colmax / rowmax):
+        return k, 1
+    if (abs(a[imax, imax].real) if herm else _cabs1(a[imax, imax])) >= _BK_ALPHA * rowmax:
+        return imax, 1
+    return imax, 2
+
+
+def _bk_swap(a, k, kk, kp, kstep, herm):
+    """Interchange rows and columns kk and kp of the trailing (lower) submatrix."""
+    cj = np.conj if herm else (lambda x: x)
+    a[kp + 1:, [kk, kp]] = a[kp + 1:, [kp, kk]]
+    seg = cj(a[kk + 1:kp, kk].copy())
+    a[kk + 1:kp, kk] = cj(a[kp, kk + 1:kp])
+    a[kp, kk + 1:kp] = seg
+    if herm:
+        a[kp, kk] = np.conj(a[kp, kk])
+    a[kk, kk], a[kp, kp] = a[kp, kp], a[kk, kk]
+    if kstep == 2:
+        a[k + 1, k], a[kp, k] = a[kp, k], a[k + 1, k]
+
+
+def _ldl_one(a, herm):
+    """?sytf2 / ?hetf2 lower on one host matrix (modified in place); returns (pivots, info)."""
+    n = a.shape[0]
+    piv = np.zeros(n, np.int32)
+    info = 0
+    k = 0
+    while k < n:
+        found = _bk_pivot(a, k, n, herm)
+        if found is None:
+            info = info or k + 1
+            if herm:
+                a[k, k] = a[k, k].real
+            piv[k] = k + 1
+            k += 1
+            continue
+        kp, kstep = found
+        kk = k + kstep - 1
+        if kp != kk:
+            _bk_swap(a, k, kk, kp, kstep, herm)
+        if herm:
+            a[k, k] = a[k, k].real
+            if kstep == 2:
+                a[k + 1, k + 1] = a[k + 1, k + 1].real
+        if kstep == 1:
+            if k < n - 1:
+                x = a[k + 1:, k].copy()
+                d11 = 1 / (a[k, k].real if herm else a[k, k])
+                outer = np.outer(x, np.conj(x) if herm else x)
+                a[k + 1:, k + 1:] -= np.tril(d11 * outer)
+                if herm:
+                    idx = np.arange(k + 1, n)
+                    a[idx, idx] = a[idx, idx].real
+                a[k + 1:, k] = x * d11
+            piv[k] = kp + 1
+        else:
+            if k < n - 2:
+                _bk_block_update(a, k, n, herm)
+            piv[k] = piv[k + 1] = -(kp + 1)
+        k += kstep
+    return piv, info
+
+
+def _bk_block_update(a, k, n, herm):
+    """The trailing update of a 2x2 pivot block at k (LAPACK's loop, column by column)."""
+    if herm:
+        d = abs(a[k + 1, k])
+        d11 = a[k + 1, k + 1].real / d
+        d22 = a[k, k].real / d
+        tt = 1 / (d11 * d22 - 1)
+        d21 = a[k + 1, k] / d
+        d = tt / d
+    else:
+        d21 = a[k + 1, k]
+        d11 = a[k + 1, k + 1] / d21
+        d22 = a[k, k] / d21
+        d21 = (1 / (d11 * d22 - 1)) / d21
+    for j in range(k + 2, n):
+        if herm:
+            wk = d * (d11 * a[j, k] - d21 * a[j, k + 1])
+            wkp1 = d * (d22 * a[j, k + 1] - np.conj(d21) * a[j, k])
+            a[j:, j] -= a[j:, k] * np.conj(wk) + a[j:, k + 1] * np.conj(wkp1)
+            a[j, j] = a[j, j].real
+        else:
+            wk = d21 * (d11 * a[j, k] - a[j, k + 1])
+            wkp1 = d21 * (d22 * a[j, k + 1] - a[j, k])
+            a[j:, j] -= a[j:, k] * wk + a[j:, k + 1] * wkp1
+        a[j, k] = wk
+        a[j, k + 1] = wkp1
+
+
+def _ldl_check(A, name):
+    if A.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {A.shape[-2]} by "
+                           f"{A.shape[-1]} matrices")
+    if dtype_of(A)._cat < D._FLOAT:
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_scalar_name(A)}")
+    need_lapack_dtype(A, "ldl_factor_kernel_cpu")
+
+
+def _ldl_factor(A, hermitian):
+    _ldl_check(A, "torch.linalg.ldl_factor_ex")
+    n = A.shape[-1]
+    batch = tuple(A.shape[:-2])
+    a = read_host(A).reshape((-1, n, n)).copy()
+    herm = hermitian and np.iscomplexobj(a)   # (real matrices take ?sytrf either way, as torch's)
+    piv = np.zeros((a.shape[0], n), np.int32)
+    info = np.zeros(a.shape[0], np.int32)
+    for b in range(a.shape[0]):
+        piv[b], info[b] = _ldl_one(a[b], herm)
+    ld = host_result(np.tril(a).reshape(batch + (n, n)), A)
+    if needs_grad(A):
+        ld = _node("LinalgLdlFactorExBackward0", lambda x: (ld, ()), _no_ldl_derivative)(A)
+    return ld, piv.reshape(batch + (n,)), info.reshape(batch)
+
+
+def _no_ldl_derivative(saved, *grads):
+    raise RuntimeError("derivative for aten::linalg_ldl_factor_ex is not implemented")
+
+
+@register("linalg.ldl_factor_ex", family=F, namespace="linalg", out=True)
+def ldl_factor_ex(A, *, hermitian=False, check_errors=False):
+    ld, piv, info = _ldl_factor(A, hermitian)
+    if check_errors and info.size and info.reshape(-1).any():
+        _ldl_error(info)
+    return ldl_factor_ex_rt(ld, ms.Tensor(piv), ms.Tensor(info))
+
+
+def _ldl_error(info):
+    # (torch reports a singular block through its generic LAPACK check, which has no message for sytrf)
+    code = int(info.reshape(-1)[np.flatnonzero(info.reshape(-1))[0]])
+    raise RuntimeError('false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/native/'
+                       'BatchLinearAlgebra.cpp":1642, please report a bug to PyTorch. torch.linalg.ldl_factor: '
+                       f"Unknown error code: {code}.")
+
+
+@register("linalg.ldl_factor", family=F, namespace="linalg", out=True)
+def ldl_factor(A, *, hermitian=False):
+    ld, piv, info = _ldl_factor(A, hermitian)
+    if info.size and info.reshape(-1).any():
+        _ldl_error(info)
+    return ldl_factor_rt(ld, ms.Tensor(piv))
+
+
+def _ldl_solve_one(a, piv, b, herm):
+    """?sytrs / ?hetrs lower: solve with the compact factor ``a`` (n x n) for the columns of ``b``."""
+    n = a.shape[0]
+    cj = np.conj if herm else (lambda x: x)
+    k = 0
+    while k < n:   # L D Y = B
+        if piv[k] > 0:
+            kp = piv[k] - 1
+            b[[k, kp]] = b[[kp, k]]
+            b[k + 1:] -= np.outer(a[k + 1:, k], b[k])
+            b[k] /= a[k, k].real if herm else a[k, k]
+            k += 1
+        else:
+            kp = -piv[k] - 1
+            b[[k + 1, kp]] = b[[kp, k + 1]]
+            b[k + 2:] -= np.outer(a[k + 2:, k], b[k]) + np.outer(a[k + 2:, k + 1], b[k + 1])
+            akm1k = a[k + 1, k]
+            akm1 = (a[k, k] / cj(akm1k)) if herm else a[k, k] / akm1k
+            ak = a[k + 1, k + 1] / akm1k
+            denom = akm1 * ak - 1
+            bkm1 = b[k] / cj(akm1k) if herm else b[k] / akm1k
+            bk = b[k + 1] / akm1k
+            b[k] = (ak * bkm1 - bk) / denom
+            b[k + 1] = (akm1 * bk - bkm1) / denom
+            k += 2
+    k = n - 1
+    while k >= 0:   # L^T X = Y (L^H for hermitian)
+        if piv[k] > 0:
+            b[k] -= cj(a[k + 1:, k]) @ b[k + 1:]
+            kp = piv[k] - 1
+            b[[k, kp]] = b[[kp, k]]
+            k -= 1
+        else:
+            b[k] -= cj(a[k + 1:, k]) @ b[k + 1:]
+            b[k - 1] -= cj(a[k + 1:, k - 1]) @ b[k + 1:]
+            kp = -piv[k] - 1
+            b[[k, kp]] = b[[kp, k]]
+            k -= 2
+    return b
+
+
+@register("linalg.ldl_solve", family=F, namespace="linalg", out=True)
+def ldl_solve(LD, pivots, B, *, hermitian=False):
+    name = "torch.linalg.ldl_solve"
+    _check_factor_and_rhs(name, LD, "LD", B)
+    n = LD.shape[-1]
+    if B.shape[-2] != n:
+        raise RuntimeError(f"Incompatible matrix sizes for {name}: each A matrix is {n} by {n} but each b matrix "
+                           f"is {B.shape[-2]} by {B.shape[-1]}")
+    if LD.dtype != B.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {_scalar_name(B)} and A "
+                           f"of type {_scalar_name(LD)} instead.")
+    if dtype_of(pivots)._cat >= D._FLOAT or pivots.dtype == ms.bool_:
+        raise RuntimeError(f"{name}: Expected pivots to be integers. Got {_scalar_name(pivots)}")
+    need_lapack_dtype(LD, "ldl_solve_cpu")
+    batch = _broadcast_batch(tuple(LD.shape[:-2]), tuple(B.shape[:-2]))
+    a = np.broadcast_to(read_host(LD), batch + (n, n)).reshape((-1, n, n))
+    p = np.broadcast_to(read_host(pivots).astype(np.int64), batch + (n,)).reshape((-1, n))
+    b = np.broadcast_to(read_host(B), batch + tuple(B.shape[-2:])).reshape((-1,) + tuple(B.shape[-2:])).copy()
+    herm = hermitian and np.iscomplexobj(a)
+    for i in range(a.shape[0]):
+        _ldl_solve_one(a[i], p[i], b[i], herm)
+    return host_result(b.reshape(batch + tuple(B.shape[-2:])), B)

@@ -14,6 +14,7 @@ import mindspore as ms
 from .._runtime import read_host
 from .. import _dtype as D
 from .. import random as R
+from .. import _ms_private as P
 from .. import _device
 from .._cast import cast
 from .._tensor import Tensor, wrap, scalar_type_name
@@ -794,3 +795,44 @@ def poisson(input, generator=None):
     if lam.size and not (lam >= 0).all():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     return _new(R.to_host(R.poisson(gen, lam), dt), dt, tuple(input._ms.shape), None, False, input.device)
+
+
+# --- gamma and Dirichlet samples (Beta and Dirichlet sample through these) ------------------------------------
+
+def _gamma_input(input, name):
+    dt = input.dtype
+    if dt not in (D.float32, D.float64):
+        raise _not_impl(name, dt)
+    if input.requires_grad and P.grad_enabled():
+        # torch differentiates the sample implicitly (StandardGammaBackward0 / DirichletBackward0); a sample
+        # without that gradient would leave the concentration's gradient silently incomplete
+        raise NotImplementedError(f"torch.{'_standard_gamma' if name == 'gamma_cpu' else '_sample_dirichlet'}: "
+                                  "mstorch does not implement the reparameterized gradient of gamma samples; "
+                                  "sample under torch.no_grad() or from a detached concentration")
+    return dt
+
+
+@register("_standard_gamma", family=F, namespace="torch", raw=True)
+def _standard_gamma(input, generator=None):
+    """torch._standard_gamma: Gamma(alpha, 1) samples on torch's CPU generator stream, value for value."""
+    gen = R._check_generator(generator)
+    dt = _gamma_input(input, "gamma_cpu")
+    alpha = _host(input).astype(np.float64).ravel()
+    s = R.standard_gamma(gen, alpha, dt is D.float32)
+    return _new(s.astype(dt._np), dt, tuple(input._ms.shape), None, False, input.device)
+
+
+@register("_sample_dirichlet", family=F, namespace="torch", raw=True)
+def _sample_dirichlet(input, generator=None):
+    """torch._sample_dirichlet: gamma samples (in float64 whatever the dtype) normalised over the last
+    dimension, clamped into [smallest normal, the float below 1] of the dtype, as torch's CPU kernel."""
+    gen = R._check_generator(generator)
+    dt = _gamma_input(input, "dirichlet")
+    shape = tuple(input._ms.shape)
+    alpha = _host(input).astype(np.float64).ravel()
+    g = R.standard_gamma(gen, alpha, False).reshape(shape)
+    with np.errstate(all="ignore"):
+        r = (g / g.sum(-1, keepdims=True)).astype(dt._np)
+    info = np.finfo(dt._np)
+    r = np.minimum(np.nextafter(dt._np(1), dt._np(0)), np.where(info.tiny < r, r, info.tiny).astype(dt._np))
+    return _new(r, dt, shape, None, False, input.device)

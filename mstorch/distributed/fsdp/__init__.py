@@ -170,3 +170,4 @@ for _name in ("fully_shard", "register_fsdp_forward_method", "share_comm_ctx"):
 for _cls in (MixedPrecisionPolicy, OffloadPolicy, CPUOffloadPolicy, DataParallelMeshDims, FSDPModule, UnshardHandle,
              fully_shard, register_fsdp_forward_method, share_comm_ctx):
     _cls.__module__ = __name__
+from . import wrap  # noqa: E402,F401  (torch's package imports it too)
