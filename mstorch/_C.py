@@ -6,6 +6,7 @@ thread, as torch's dispatcher does (torchvision's autocast kernels re-call their
 import enum
 
 from . import _library
+from ._runtime import AcceleratorError, OutOfMemoryError  # noqa: F401  (torch._C names them too)
 
 
 class DispatchKey(enum.Enum):
@@ -65,18 +66,6 @@ from .overrides import (DisableTorchFunctionSubclass, DisableTorchFunction,  # n
                         _disabled_torch_function_impl, _push_on_torch_function_stack, _pop_torch_function_stack,
                         _len_torch_function_stack, _get_function_stack_at, _is_torch_function_mode_enabled,
                         _is_torch_function_enabled, _is_torch_function_all_disabled)
-
-
-class OutOfMemoryError(RuntimeError):
-    """torch.OutOfMemoryError (also torch.cuda.OutOfMemoryError): an accelerator allocator's failure. A CPU
-    build never raises it (host allocation failures are plain RuntimeErrors in torch too); code catches it."""
-
-
-class AcceleratorError(RuntimeError):
-    """torch.AcceleratorError: an accelerator kernel's asynchronous error; a CPU build never raises it."""
-
-
-OutOfMemoryError.__module__ = AcceleratorError.__module__ = "torch"
 
 
 def _get_accelerator(check=False):

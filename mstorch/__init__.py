@@ -127,7 +127,7 @@ from ._runtime import (set_num_threads, get_num_threads, set_num_interop_threads
                        use_deterministic_algorithms, are_deterministic_algorithms_enabled,
                        is_deterministic_algorithms_warn_only_enabled, set_deterministic_debug_mode,
                        get_deterministic_debug_mode)
-from ._C import OutOfMemoryError, AcceleratorError  # noqa: E402,F401
+from ._runtime import OutOfMemoryError, AcceleratorError  # noqa: E402,F401
 from . import optim  # noqa: E402,F401
 from ._foreach import FOREACH as _FOREACH  # noqa: E402
 globals().update(_FOREACH)   # torch._foreach_add, _foreach_mul_, ... (mstorch/_foreach.py)

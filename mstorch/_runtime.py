@@ -230,3 +230,17 @@ def get_deterministic_debug_mode():
     if not _knobs["deterministic"]:
         return 0
     return 1 if _knobs["warn_only"] else 2
+
+
+# --- accelerator errors (torch.OutOfMemoryError, torch.AcceleratorError) ----------------------------
+
+class OutOfMemoryError(RuntimeError):
+    """torch.OutOfMemoryError (also torch.cuda.OutOfMemoryError): an accelerator allocator's failure. A CPU
+    build never raises it (host allocation failures are plain RuntimeErrors in torch too); code catches it."""
+
+
+class AcceleratorError(RuntimeError):
+    """torch.AcceleratorError: an accelerator kernel's asynchronous error; a CPU build never raises it."""
+
+
+OutOfMemoryError.__module__ = AcceleratorError.__module__ = "torch"

@@ -7,7 +7,7 @@ MindSpore runs one device target per process. On a GPU target (or with simulated
 from . import _device
 from . import random as _random
 from ._device import device as _dev
-from ._C import OutOfMemoryError  # noqa: E402,F401  (torch.cuda.OutOfMemoryError is torch.OutOfMemoryError)
+from ._runtime import OutOfMemoryError  # noqa: E402,F401  (torch.cuda.OutOfMemoryError is torch.OutOfMemoryError)
 
 
 def _target():
