@@ -411,11 +411,13 @@ def test_devices_from_the_environment():
 @SIMULATED
 def test_cpu_only_process_has_no_device_check():
     # without devices the op wrapper's intercept stays off (the CPU path pays one test of a global)
+    # (a Tensor subclass with __torch_function__ defined by an earlier test keeps it on for its own reason)
     from mstorch.ops import _bind
-    assert not _bind.INTERCEPT
+    others = bool(_bind.PROXIES_ALIVE or _bind.TORCH_FUNCTION_SUBCLASSES or _bind.TORCH_FUNCTION_MODES)
+    assert not _bind.DEVICES and _bind.INTERCEPT == others
     with _device.simulate("cuda", 1):
-        assert _bind.INTERCEPT
-    assert not _bind.INTERCEPT
+        assert _bind.DEVICES and _bind.INTERCEPT
+    assert not _bind.DEVICES and _bind.INTERCEPT == others
 
 
 # --- random numbers on devices -------------------------------------------------------------------------------
