@@ -20,7 +20,7 @@ from .._sparse_tensor import SparseOperand, sparse_call, sparse_inplace
 from . import _autocast, _trace
 from .. import overrides as _overrides
 from ._registry import METHOD, OPS, PUBLIC, SUB_NAMESPACES
-from ._views import fresh
+from ._views import check_no_overlap as _check_no_overlap, fresh
 from . import _msops
 from ._helpers import result_type as _result_type
 
@@ -218,27 +218,32 @@ def _has_bf16(a):
     return (tp is list or tp is tuple) and any(_has_bf16(x) for x in a)
 
 
-def _as_float32(a):
+def _as_float32(a, tensors=False):
+    """``a`` with its bfloat16 tensors cast to float32: MindSpore tensors, or mstorch Tensors when
+    ``tensors`` (for implementations that take them)."""
     tp = type(a)
     if tp is Tensor or isinstance(a, Tensor):
-        return _cast(a._ms, ms.float32) if a._ms.dtype == ms.bfloat16 else a._ms
+        m = _cast(a._ms, ms.float32) if a._ms.dtype == ms.bfloat16 else a._ms
+        return (a if m is a._ms else wrap(m)) if tensors else m
     if tp is list or tp is tuple:
-        return tp(_as_float32(x) for x in a)
+        return tp(_as_float32(x, tensors) for x in a)
     return a
 
 
-def _as_bf16(r):
+def _as_bf16(r, tensors=False):
     tp = type(r)
+    if tensors and isinstance(r, Tensor):
+        return wrap(_cast(r._ms, ms.bfloat16)) if r._ms.dtype == ms.float32 else r
     if tp is _MsTensor or isinstance(r, _MsTensor):
         return _cast(r, ms.bfloat16) if r.dtype == ms.float32 else r
     if tp is tuple or tp is list:
-        return tp(_as_bf16(x) for x in r)
+        return tp(_as_bf16(x, tensors) for x in r)
     if isinstance(r, tuple) and hasattr(r, "_fields"):
-        return tp(*(_as_bf16(x) for x in r))
+        return tp(*(_as_bf16(x, tensors) for x in r))
     return r
 
 
-def _bf16_in_float32(exc, name, impl, args, kwargs):
+def _bf16_in_float32(exc, name, impl, args, kwargs, raw=False):
     """MindSpore's CPU build lacks the bfloat16 variant of many kernels (torch's CPU kernels compute bfloat16
     in float32 and round once): when a kernel refuses a bfloat16 operand, the op runs again with its
     bfloat16 tensors as float32, and float32 results are rounded to bfloat16 where every floating tensor
@@ -252,8 +257,22 @@ def _bf16_in_float32(exc, name, impl, args, kwargs):
         return None
     tensors = [a for a in list(args) + list(kwargs.values()) if isinstance(a, Tensor)]
     round_back = all(t._ms.dtype == ms.bfloat16 for t in tensors if t.dtype.is_floating_point and t.ndim)
+    if raw:   # the implementation takes mstorch Tensors: give it float32 ones (recorded casts)
+        if _writes_argument(impl, args, kwargs):
+            return None   # (a float32 copy would take the write, not the caller's tensor)
+        r = impl(*[_as_float32(a, True) for a in args], **{k: _as_float32(v, True) for k, v in kwargs.items()})
+        return _as_bf16(r, True) if round_back else r
     r = impl(*[_as_float32(a) for a in args], **{k: _as_float32(v) for k, v in kwargs.items()})
     return _wrap_out(_as_bf16(r) if round_back else r)
+
+
+def _writes_argument(impl, args, kwargs):
+    """Whether a raw implementation is asked to write into an argument (``inplace=True``)."""
+    try:
+        bound = inspect.signature(impl).bind(*args, **kwargs)
+    except (TypeError, ValueError):
+        return True
+    return bool(bound.arguments.get("inplace", False))
 
 
 def _reraise(exc, name, method=False):
@@ -331,12 +350,15 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
     factory = opdef.family == "creation"
     link_empty = not raw and opdef.differentiable and opdef.family not in _NOT_DIFFERENTIABLE
     no_kernel = _no_kernel_dtypes(name)
+    complex_refused = _complex_refusal(name)
 
     def fn(*args, **kwargs):
         if INTERCEPT:
             r = _intercept(fn, proxy_method, args, kwargs)
             if r is not _NOT_INTERCEPTED:
                 return r
+        if complex_refused is not None:
+            _check_complex(complex_refused, args, kwargs)
         out = None
         if kwargs:
             if has_out:
@@ -365,7 +387,7 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
             except SparseOperand:   # a sparse argument has no dense storage: the sparse table's implementation
                 r = sparse_call(name, args, kwargs)
             except BaseException as exc:
-                r = _bf16_in_float32(exc, name, impl, args, kwargs) if not raw else None
+                r = _bf16_in_float32(exc, name, impl, args, kwargs, raw)
                 if r is None:
                     _reraise(exc, name, method is not None)
             if trace is not None:
@@ -397,6 +419,18 @@ def _no_kernel_dtypes(name):
         return None
     kernel, names = entry
     return {getattr(_D, "bool_" if n == "bool" else n): kernel for n in names}
+
+
+def _complex_refusal(name):
+    """torch's message refusing complex inputs to ``name`` before anything else (None: it takes them)."""
+    from ._torch_kernels import COMPLEX_REFUSED
+    return COMPLEX_REFUSED.get(name)
+
+
+def _check_complex(message, args, kwargs):
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, Tensor) and a.dtype.is_complex:
+            raise RuntimeError(message.format(_D.SCALAR_TYPE_NAMES[a.dtype]))
 
 
 def _check_torch_kernel(name, no_kernel, args, kwargs):
@@ -503,6 +537,10 @@ def _make_inplace(fn, name):
         try:
             r = fn(src, *args, **kwargs)
         except NotImplementedError:
+            # torch checks the receiver (autograd's rules, overlap) and the result type before it looks
+            # for a kernel
+            self._check_inplace()
+            _check_no_overlap(self)
             if args:
                 _check_result_fits(self, args[0])
             raise

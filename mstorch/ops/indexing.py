@@ -506,7 +506,8 @@ def where_method(self, condition, other):
 # --- gather / scatter --------------------------------------------------------------------------------
 
 def _check_long(index, name):
-    if index.dtype not in (ms.int64, ms.int32):
+    # (torch checks an empty index's dtype nowhere: it has nothing to read)
+    if index.dtype not in (ms.int64, ms.int32) and index.size:
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
 
 
@@ -524,6 +525,8 @@ def _check_range(index, size, dim, err=None):
 
 
 def _check_gather_shapes(input, index, src, d, name):
+    if index.size == 0:   # torch checks no shape of an empty index (nothing is read or written)
+        return
     n = max(input.ndim, 1)
     if max(index.ndim, 1) != n:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
@@ -563,10 +566,10 @@ def gather(input, dim, index, *, sparse_grad=False):
     _check_long(index, "gather")
     _check_gather_shapes(input, index, None, d, "gather")
     _check_range(index, _shape1(input)[d], d)
-    if input.ndim == 0:
-        return gather_elements(input.reshape(1), 0, index.reshape(1)).reshape(index.shape)
     if index.size == 0:
         return empty_from(input, index.shape)
+    if input.ndim == 0:
+        return gather_elements(input.reshape(1), 0, index.reshape(1)).reshape(index.shape)
     shape = list(index.shape)
     shape[d] = input.shape[d]
     return gather_elements(_crop(input, shape), d, index)
@@ -635,6 +638,8 @@ def scatter_add(input, dim, index, src):
     d, src = _scatter_prep(input, dim, index, src, "scatter_add")
     if index.size == 0:
         return fresh(input)
+    if input.ndim == 0:   # (MindSpore's kernel takes no 0-d operands)
+        return _scatter_elements(input.reshape(1), index.reshape(1), src.reshape(1), d, "add").reshape(())
     return _scatter_elements(input, index, src, d, "add")
 
 
