@@ -387,6 +387,11 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
             except SparseOperand:   # a sparse argument has no dense storage: the sparse table's implementation
                 r = sparse_call(name, args, kwargs)
             except BaseException as exc:
+                if no_kernel is not None and args and isinstance(args[0], Tensor) and args[0].dtype in no_kernel \
+                        and isinstance(exc, (TypeError, ValueError, RuntimeError)) \
+                        and translate_error(exc, name) is not None:
+                    # a MindSpore kernel failed where torch has no kernel either: torch's NotImplementedError
+                    _check_torch_kernel(name, no_kernel, args, kwargs)
                 r = _bf16_in_float32(exc, name, impl, args, kwargs, raw)
                 if r is None:
                     _reraise(exc, name, method is not None)
@@ -427,10 +432,11 @@ def _complex_refusal(name):
     return COMPLEX_REFUSED.get(name)
 
 
-def _check_complex(message, args, kwargs):
+def _check_complex(refusal, args, kwargs):
     for a in (*args, *kwargs.values()):
         if isinstance(a, Tensor) and a.dtype.is_complex:
-            raise RuntimeError(message.format(_D.SCALAR_TYPE_NAMES[a.dtype]))
+            exc, message = refusal if isinstance(refusal, tuple) else (RuntimeError, refusal)
+            raise exc(message.format(_D.SCALAR_TYPE_NAMES[a.dtype]))
 
 
 def _check_torch_kernel(name, no_kernel, args, kwargs):

@@ -160,8 +160,12 @@ NO_KERNEL = {'abs': ('abs_cpu', ('bool',)),
 
 # Ops torch 2.13's CPU build refuses for complex inputs with its own RuntimeError (not a missing-kernel
 # NotImplementedError), checked before anything else, empty inputs included (probed with each op's op_db
-# sample cast to complex64): {op: torch's message}, ``{}`` the complex ScalarType's name.
+# sample cast to complex64): {op: torch's message or (exception type, message)}, ``{}`` the complex
+# ScalarType's name.
+_NO_COMPLEX_SIGN = (NotImplementedError, "Unlike NumPy, torch.sign is not intended to support complex numbers. "
+                                         "Please use torch.sgn instead.")
 COMPLEX_REFUSED = {
+    "sign": _NO_COMPLEX_SIGN,
     "argmax": "argmax(): does not support complex input",
     "argmin": "argmin(): does not support complex input",
     "maximum": "maximum not implemented for complex tensors.",

@@ -19,7 +19,7 @@ from mindspore.ops import operations as PO
 from . import _kernels as kernels
 from .. import _ms_private as _P
 from ..autograd._higher_order import recompute_as
-from ._helpers import dtype_of, cast
+from ._helpers import dtype_of, cast, wrap_size_dim
 from ._registry import register
 from .reduction import has_nan
 from .nn_conv import _name, pad_tuple
@@ -310,6 +310,8 @@ def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
     k, s, p, _ = _pool_args(kernel_size, stride, padding, 1, n, fn)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
+    if n == 2 and input.ndim < 3:
+        wrap_size_dim(-3, input.ndim)   # torch reads input.size(-3) before its rank check: its IndexError
     x, unbatched = _batched(input, n, fn, kind="avg")
     dt = x.dtype
     # torch's kernels: 1-d pools as 2-d; the 3-d one has no half-precision kernel

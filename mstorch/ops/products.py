@@ -12,7 +12,7 @@ from .._runtime import read_host
 from . import _msops as ops
 
 from .. import _dtype as D
-from ._helpers import promote, dtype_of, wrap_dim, _scalar_name, cast
+from ._helpers import promote, dtype_of, wrap_dim, wrap_size_dim, _scalar_name, cast
 from ._views import fresh
 from ._registry import register
 from .reduction import needs_grad
@@ -215,11 +215,14 @@ def vdot(input, other):
 
 @register("mv", family=F, out="exact")
 def mv(input, vec):
+    wrap_size_dim(0, input.ndim)   # (torch sizes its result by input.size(0) before any check)
     _check_mv(input, vec)
     if input.dtype != vec.dtype:
         n = _scalar_name(vec)
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {n}, {_scalar_name(input)}, "
                            f"and {n}")
+    if input.size == 0:   # torch fills zeros without looking for a kernel of the dtype
+        return ops.zeros((input.shape[0],), input.dtype)
     _no_bool(input, "addmv_impl_cpu")
     return _mm(input, vec.reshape(-1, 1)).reshape(-1)
 

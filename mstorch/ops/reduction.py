@@ -366,6 +366,8 @@ def _minmax(name, reduce_fn, pair_fn, binary_fn, rt):
         if dim is None:
             return _full(name, reduce_fn, input)
         d = wrap_dim(dim, input.ndim)
+        if input.dtype in (ms.complex64, ms.complex128):
+            raise RuntimeError(f"{name}(): does not support complex input")
         if input.ndim == 0:
             return rt(input.copy(), ops.zeros((), ms.int64))
         _check_nonempty_dims(name, input, (d,))
