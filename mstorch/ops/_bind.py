@@ -439,11 +439,16 @@ def _check_complex(refusal, args, kwargs):
             raise exc(message.format(_D.SCALAR_TYPE_NAMES[a.dtype]))
 
 
+from ._torch_kernels import NOT_REACHED_WHEN_EMPTY as _NOT_REACHED_WHEN_EMPTY  # noqa: E402
+
+
 def _check_torch_kernel(name, no_kernel, args, kwargs):
     """torch's NotImplementedError for an input dtype torch has no kernel for (every tensor argument of
     that dtype; a dtype= argument converts first, as in torch)."""
     first = args[0]
     if not isinstance(first, Tensor) or kwargs.get("dtype") is not None:
+        return
+    if first.numel() == 0 and name in _NOT_REACHED_WHEN_EMPTY:
         return
     kernel = no_kernel.get(first.dtype)
     if kernel is None or any(isinstance(a, Tensor) and a.dtype is not first.dtype for a in args[1:]):

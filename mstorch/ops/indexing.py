@@ -725,8 +725,10 @@ def index_select(input, dim, index):
     return _kern(ops.gather, input, index.reshape(-1), d)
 
 
-def _along_front(input, source, d, index, name, kernel, err=RuntimeError):
-    """Apply a row-wise scatter ``kernel`` after moving ``d`` to the front (index_add/index_copy)."""
+def _along_front(input, source, d, index, name, kernel, err=RuntimeError, check=None):
+    """Apply a row-wise scatter ``kernel`` after moving ``d`` to the front (index_add/index_copy);
+    ``check()`` runs after the shape checks (torch's kernel checks the indices' range there)."""
+    in_ndim, in_size = input.ndim, input.size
     if input.ndim == 0:
         input, source = input.reshape(1), source.reshape(1)
     n = index.size
@@ -739,6 +741,10 @@ def _along_front(input, source, d, index, name, kernel, err=RuntimeError):
     if source.ndim != input.ndim or any(a != b for k, (a, b) in enumerate(zip(input.shape, source.shape)) if k != d):
         raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
                            f"Got self.shape = {list(input.shape)} source.shape = {list(source.shape)}")
+    if check is not None and not (in_ndim > 1 and in_size == 0):   # (torch's kernel returns early there)
+        check()
+    if in_size == 0 and n:   # nothing to write into (the empty source stays on the graph through _bind)
+        return fresh(input)
     if n == 0:
         if P.requires_grad(source):   # keep the (empty) source in the graph, as torch does
             return ops.concat((input, source), d)
@@ -771,12 +777,13 @@ def _index_add_backward(node, grad_outputs, idx):
 def index_add(input, dim, index, source, *, alpha=1):
     d = wrap_dim(dim, input.ndim)
     _check_vector(index, "index_add_")
-    _check_range(index, input.shape[d] if input.ndim else 1, d)
     if source.dtype != input.dtype:
         source = cast(source, input.dtype)
     if alpha != 1:
         source = ops.mul(source, scalar_tensor(alpha, dtype_of(source)))
-    return _along_front(input, source, d, index, "index_add_", ops.tensor_scatter_add)
+    size = input.shape[d] if input.ndim else 1
+    return _along_front(input, source, d, index, "index_add_", ops.tensor_scatter_add,
+                        check=lambda: _check_range(index, size, d, IndexError("index out of range in self")))
 
 
 @register("index_copy", family=F, inplace="index_copy_")

@@ -22,7 +22,7 @@ from .. import _ms_private as P
 from ..autograd._higher_order import own_backward
 from .._warnings import warn_once
 from .products import _broadcast_batch, _mm, _CPP, matmul, cross as _cross
-from .linalg_decomp import pinv, mH, LinAlgError, host_array, host_result, check_matrix, eye_like, mT, svdvals_ms, _node
+from .linalg_decomp import _real, pinv, mH, LinAlgError, host_array, host_result, check_matrix, eye_like, mT, svdvals_ms, _node
 from .shape import diagonal as _diagonal
 
 
@@ -303,7 +303,11 @@ def _keep(r, d0, d1, keepdim):
     return r
 
 
-def _svd_norm(A, d0, d1, keepdim, fn):
+def _svd_norm(A, d0, d1, keepdim, fn, ord=None):
+    if min(A.shape[d0], A.shape[d1]) == 0 and ord in (2, -2):
+        if ord == -2:   # no singular value to take the smallest of: torch's amin error
+            raise IndexError("amin(): Expected reduction dim -1 to have non-zero size.")
+        fn = (lambda s, d: ops.sum(s, d))   # the largest of none: 0, as torch
     x = ops.moveaxis(A, (d0, d1), (-2, -1))
     return _keep(fn(svdvals_ms(x), -1), d0, d1, keepdim)
 
@@ -329,7 +333,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if ord == "nuc":
         return _svd_norm(A, d0, d1, keepdim, lambda s, d: ops.sum(s, d))
     if ord in (2, -2):
-        return _svd_norm(A, d0, d1, keepdim, lambda s, d: (amax if ord > 0 else amin)(s, d, False))
+        return _svd_norm(A, d0, d1, keepdim, lambda s, d: (amax if ord > 0 else amin)(s, d, False), ord)
     # 1 / inf: the largest column / row sum of |A|
     inner, outer = (d0, d1) if abs(ord) == 1 else (d1, d0)
     sums = vector_norm(A, 1, inner, True)
@@ -359,6 +363,8 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
 def cond(A, p=None):
     if A.ndim < 2:
         raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    if A.size == 0:   # torch answers 0 for every (empty) matrix, square or not, before any other check
+        return ops.zeros(tuple(A.shape[:-2]), _real(A.dtype))
     if p in (None, 2, -2):
         check_matrix(A, "linalg.cond", kernel="linalg_svd_cpu")
         s = svdvals_ms(A)

@@ -90,6 +90,10 @@ cholesky_ex_rt = return_type("linalg_cholesky_ex", ("L", "info"))
 
 # --- shared checks and helpers ------------------------------------------------------------------
 
+# torch's kernels that an empty input never reaches (so no dtype is refused there)
+_SKIPPED_WHEN_EMPTY = frozenset(("linalg_svd_cpu", "cholesky_cpu", "lu_cpu"))
+
+
 def check_matrix(t, name, square=False, low_precision=False, arg="A", kernel=None):
     """torch's checks: rank, floating dtype, low precision (``kernel``: torch's CPU kernel name, which
     torch reports as NotImplementedError for half types), squareness."""
@@ -98,7 +102,7 @@ def check_matrix(t, name, square=False, low_precision=False, arg="A", kernel=Non
     d = dtype_of(t)
     if d._cat < D._FLOAT:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_scalar_name(t)}")
-    if not low_precision and d in (D.float16, D.bfloat16):
+    if not low_precision and d in (D.float16, D.bfloat16) and not (t.size == 0 and kernel in _SKIPPED_WHEN_EMPTY):
         if kernel:
             raise NotImplementedError(f"\"{kernel}\" not implemented for '{_scalar_name(t)}'")
         raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {_scalar_name(t)}")
@@ -442,8 +446,8 @@ def _real(dt):
 
 
 def svdvals_ms(A):
-    if min(A.shape[-2], A.shape[-1]) == 0:
-        return ops.zeros(tuple(A.shape[:-2]) + (0,), _real(A.dtype))
+    if A.size == 0:   # (an empty batch too: MindSpore's Svd takes no empty input)
+        return ops.zeros(tuple(A.shape[:-2]) + (min(A.shape[-2], A.shape[-1]),), _real(A.dtype))
     a = _svd_host(A)
     if a is not None:
         return host_result(host_svd(a, False), _real_np(A))
@@ -625,7 +629,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None):
                            "dimensions of float, double, cfloat or cdouble types")
     if rcond is not None:
         rtol = rcond
-    if min(A.shape[-2:]) == 0:
+    if A.size == 0:
         return ops.zeros(tuple(A.shape[:-2]) + (A.shape[-1], A.shape[-2]), A.dtype)
     if not needs_grad(A):
         return _pinv_value(A, atol, rtol, hermitian)
@@ -644,7 +648,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
     if tol is not None:
         atol, rtol = tol, 0.0
     a = ops.stop_gradient(A)
-    if min(A.shape[-2:]) == 0:
+    if A.size == 0:
         return ops.zeros(tuple(A.shape[:-2]), ms.int64)
     s = ops.abs(eigvalsh(a)) if hermitian else svdvals_ms(a)
     tol_ = _tol(ops.amax(s, -1, True), A, atol, rtol)
