@@ -692,6 +692,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                           "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
                           stacklevel=3)
         mode = "sum" if reduction == "batchmean" else _mode(reduction)
+    if any(dtype_of(a)._cat < D._FLOAT for a in (input, target)):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     x, t, _ = promote(input, target)
     if log_target:
         loss = ops.mul(ops.exp(t), ops.sub(t, x))

@@ -580,7 +580,7 @@ def vector_norm(x, p, axes, keepdim):
     # MindSpore's Abs of a complex tensor stays complex: take torch's magnitude (a real tensor)
     a = OPS["abs"].impl(x) if _FROM_MS[x.dtype]._cat == D._COMPLEX else ops.abs(x)
     dt = a.dtype
-    if p != 0 and x.size and math.prod(x.shape[d] for d in (axes or range(x.ndim))) == 1:
+    if p != 0 and x.size and (x.ndim == 0 or math.prod(x.shape[d] for d in (axes or range(x.ndim))) == 1):
         # one element per norm: torch's kernel gives |x| without squaring it (no overflow at 1e30)
         return a.reshape(_out_shape(x.shape, axes, keepdim))
     if p == 2:
