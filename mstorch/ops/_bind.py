@@ -351,6 +351,7 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
     link_empty = not raw and opdef.differentiable and opdef.family not in _NOT_DIFFERENTIABLE
     no_kernel = _no_kernel_dtypes(name)
     complex_refused = _complex_refusal(name)
+    out_sets_dtype = name in _OUT_SETS_DTYPE
 
     def fn(*args, **kwargs):
         if INTERCEPT:
@@ -366,6 +367,8 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
                 if tuple_out and out is not None and not isinstance(out, (tuple, list)):
                     # (torch's argument parser: before any check of the other arguments)
                     raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+                if out_sets_dtype and isinstance(out, Tensor) and kwargs.get("dtype") is None:
+                    kwargs["dtype"] = out.dtype   # these compute in out's dtype, as with dtype=out.dtype
             elif refuse_out and "out" in kwargs:   # (and np.sum(t) -> t.sum(out=None) fails as in torch)
                 raise TypeError(f"{method}() got an unexpected keyword argument 'out'")
             if names:
@@ -414,6 +417,8 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
 # torch.can_cast allows it (no float into an integer, nothing but bool into bool); ops registered with
 # out="exact" take only their result's own dtype. These have no out= form without ``dim``:
 _OUT_NEEDS_DIM = frozenset(("sum", "prod", "median", "nanmedian"))
+# ops whose out= is their dtype= (the input converted to out's dtype first, measured on torch 2.13)
+_OUT_SETS_DTYPE = frozenset(("sum", "prod", "cumsum", "cumprod"))
 
 
 def _no_kernel_dtypes(name):
@@ -505,8 +510,7 @@ _REAL_OF_COMPLEX = (ms.float32, ms.float64)
 
 # in-place ops whose cast error torch words differently: clamp names the receiver's C++ type, ldexp
 # names itself where the result type goes
-_CPP_TYPE = {"Long": "long int", "Int": "int", "Short": "short int", "Char": "signed char",
-             "Byte": "unsigned char", "Bool": "bool", "Float": "float", "Double": "double"}
+_CPP_TYPE = _D.CPP_TYPE_NAMES
 _CAST_WORDING = {
     "clamp": lambda src, dst, args: f"result type {src} can't be cast to the desired output type "
                                     f"{dst if any(isinstance(a, Tensor) for a in args) else _CPP_TYPE.get(dst, dst)}",

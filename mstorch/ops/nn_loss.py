@@ -735,6 +735,9 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
             raise ValueError("var is of incorrect size")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
+    if dtype_of(var)._cat < D._FLOAT:   # torch's in-place clamp of var by the float eps
+        name = D.scalar_type_name(dtype_of(var))
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {D.CPP_TYPE_NAMES[name]}")
     # torch clamps a clone of var under no_grad: the value is clamped, the gradient passes unchanged
     var = ops.add(var, _sg(ops.sub(ops.clamp(var, eps), var)))
     loss = ops.mul(ops.add(ops.log(var), ops.div(ops.square(ops.sub(input, target)), var)), _c(0.5, var))

@@ -359,6 +359,10 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     for t, name in ((vec1, "vec1"), (vec2, "vec2")):
         if t.ndim != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {t.ndim}-D")
+    if dtype_of(input)._cat < D._FLOAT:
+        for v, arg in ((beta, "beta"), (alpha, "alpha")):
+            if isinstance(v, float):
+                raise RuntimeError(f"For integral input tensors, argument {arg} must not be a floating point number.")
     prod = outer(vec1, vec2)
     if input.dtype != prod.dtype:
         _scalar_type_msg(prod, input)

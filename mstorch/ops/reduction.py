@@ -696,14 +696,21 @@ def _cum_finish(r, input, out_dt):
     return r if r.dtype == out_dt else cast(r, out_dt)
 
 
+def _no_bool_scan(name, dtype):
+    if dtype is D.bool_:   # torch's scan kernels have no bool variant (a bool input scans in int64)
+        raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+
+
 @register("cumsum", family=F, out=True)
 def cumsum(input, dim, *, dtype=None):
+    _no_bool_scan("cumsum", dtype)
     x, d, out_dt = _cum_input(input, dim, dtype)
     return _cum_run(ops.cumsum, x, d, input, out_dt)
 
 
 @register("cumprod", family=F, out=True)
 def cumprod(input, dim, *, dtype=None):
+    _no_bool_scan("cumprod", dtype)
     x, d, out_dt = _cum_input(input, dim, dtype)
     return _cum_run(_cumprod_scan if needs_grad(x) else ops.cumprod, x, d, input, out_dt)
 
