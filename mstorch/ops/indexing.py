@@ -743,8 +743,8 @@ def _along_front(input, source, d, index, name, kernel, err=RuntimeError, check=
                            f"Got self.shape = {list(input.shape)} source.shape = {list(source.shape)}")
     if check is not None and not (in_ndim > 1 and in_size == 0):   # (torch's kernel returns early there)
         check()
-    if in_size == 0 and n:   # nothing to write into (the empty source stays on the graph through _bind)
-        return fresh(input)
+    if in_size == 0 and n:   # nothing to write into: the (empty) input and source stay on the graph
+        return ops._linked(fresh(input), input, source)
     if n == 0:
         if P.requires_grad(source):   # keep the (empty) source in the graph, as torch does
             return ops.concat((input, source), d)

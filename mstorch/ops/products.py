@@ -514,12 +514,12 @@ def pdist(input, p=2):
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
     if dtype_of(input)._cat != D._FLOAT:
         raise RuntimeError("pdist only supports floating-point dtypes")
-    if input.dtype in (ms.float16, _bf16):
-        raise NotImplementedError(f"\"pdist\" not implemented for '{_scalar_name(input)}'")
-    if p < 0:
-        raise RuntimeError("pdist only supports non-negative p values")
     n = input.shape[0]
     i, j = np.triu_indices(n, 1)
+    if input.dtype in (ms.float16, _bf16) and i.size and input.shape[1]:   # (torch's kernel: not reached
+        raise NotImplementedError(f"\"pdist\" not implemented for '{_scalar_name(input)}'")   # when empty)
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
     if i.size == 0 or input.shape[1] == 0:   # no pairs, or no coordinates: zeros that still lead back
         return ops.mul(ops.zeros((i.size,), input.dtype), ops.sum(input))   # to input (zero gradient)
     rows_i = ops.gather(input, ms.Tensor(i.astype(np.int64)), 0)
