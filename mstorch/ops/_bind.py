@@ -27,6 +27,8 @@ from ._helpers import result_type as _result_type
 _MsTensor = ms.Tensor
 _AUTOCAST_ON = _autocast.ACTIVE   # thread idents with autocast on (a set shared with _autocast)
 _MS_BROADCAST = re.compile(r"need to broadcast.*but got \w+\.shape = \[([^\]]*)\] and \w+\.shape = \[([^\]]*)\]")
+_NP_BROADCAST = re.compile(r"operands could not be broadcast together with shapes \(([\d,]*)\) \(([\d,]*)\)"
+                           r"|Mismatch is between arg \d+ with shape \(([\d, ]*)\) and arg \d+ with shape \(([\d, ]*)\)")
 _MS_NO_KERNEL = re.compile(r"Unsupported data type!.*but get input\[(?:\[const vector\]\{)?(\w+)")
 # MindSpore's dtype names in kernel errors ("Float16") -> torch's ScalarType names (as in
 # `"add" not implemented for 'Half'`)
@@ -150,12 +152,27 @@ def _wrap_out(r):
 _MS_DTYPE_CHECK = re.compile(r"^For primitive\[\w+\], the input argument\[\w+\] must be a type of \{")
 
 
+def _broadcast_error(a, b):
+    """torch's error for two shapes written "2, 3" that do not broadcast (None: they do)."""
+    from ._views import infer_size
+    try:
+        infer_size(*(tuple(int(v) for v in g.split(",") if v.strip()) for g in (a, b)))
+    except RuntimeError as err:
+        return err
+    return None
+
+
 def translate_error(exc, name):
     """torch's exception type for a MindSpore failure; our own torch-style errors pass unchanged."""
     # A MindSpore exception switches op recording off for every later op (measured: after a failed
     # ops.pad, `(x * 2).sum()` has no grad_fn); switch it back on.
     _P.enable_recording()
     text = str(exc)
+    shapes = _NP_BROADCAST.search(text) if isinstance(exc, ValueError) else None
+    if shapes:   # a host (NumPy) computation's operands do not broadcast: torch's message for the shapes
+        err = _broadcast_error(*(g for g in shapes.groups() if g is not None))
+        if err is not None:
+            return err
     if "C++ Call Stack" not in text and "mindspore" not in text.lower() and "For '" not in text:
         return None
     no_kernel = _MS_NO_KERNEL.search(text.replace("\n", " "))
@@ -167,10 +184,8 @@ def translate_error(exc, name):
     first = next((ln for ln in lines if ln.strip("- ") and not ln.startswith("- ")), lines[0])
     shapes = _MS_BROADCAST.search(first)
     if shapes:   # a kernel's operands do not broadcast: torch's message for the two shapes
-        from ._views import infer_size
-        try:
-            infer_size(*(tuple(int(v) for v in g.split(",") if v.strip()) for g in shapes.groups()))
-        except RuntimeError as err:
+        err = _broadcast_error(*shapes.groups())
+        if err is not None:
             return err
     msg = f"mstorch.{name}: {first}"
     if isinstance(exc, NotImplementedError) or isinstance(exc, TypeError) and _MS_DTYPE_CHECK.search(first):
@@ -352,6 +367,7 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
     no_kernel = _no_kernel_dtypes(name)
     complex_refused = _complex_refusal(name)
     out_sets_dtype = name in _OUT_SETS_DTYPE
+    out_needs_tensor_self = name in _OUT_NEEDS_TENSOR_SELF
 
     def fn(*args, **kwargs):
         if INTERCEPT:
@@ -367,6 +383,10 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
                 if tuple_out and out is not None and not isinstance(out, (tuple, list)):
                     # (torch's argument parser: before any check of the other arguments)
                     raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+                if out is not None and out_needs_tensor_self and args and isinstance(args[0], (bool, int, float)):
+                    got = ", ".join(type(a).__name__ if not isinstance(a, Tensor) else "Tensor" for a in args)
+                    raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}, "
+                                    "out=Tensor), but expected one of:")
                 if out_sets_dtype and isinstance(out, Tensor) and kwargs.get("dtype") is None:
                     kwargs["dtype"] = out.dtype   # these compute in out's dtype, as with dtype=out.dtype
             elif refuse_out and "out" in kwargs:   # (and np.sum(t) -> t.sum(out=None) fails as in torch)
@@ -419,6 +439,9 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
 _OUT_NEEDS_DIM = frozenset(("sum", "prod", "median", "nanmedian"))
 # ops whose out= is their dtype= (the input converted to out's dtype first, measured on torch 2.13)
 _OUT_SETS_DTYPE = frozenset(("sum", "prod", "cumsum", "cumprod"))
+# ops whose (Number self, Tensor other) overload has no out=: torch's argument parser refuses the call
+_OUT_NEEDS_TENSOR_SELF = frozenset(("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+                                    "bitwise_right_shift", "remainder", "fmod", "eq", "ne", "lt", "le", "gt", "ge"))
 
 
 def _no_kernel_dtypes(name):
