@@ -387,6 +387,8 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
                     got = ", ".join(type(a).__name__ if not isinstance(a, Tensor) else "Tensor" for a in args)
                     raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}, "
                                     "out=Tensor), but expected one of:")
+                if out is not None and name in _OUT_NEEDS_DIM and len(args) < 2 and kwargs.get("dim") is None:
+                    _refuse_out_without_dim(name)   # (torch's argument parser: before the op runs)
                 if out_sets_dtype and isinstance(out, Tensor) and kwargs.get("dtype") is None:
                     kwargs["dtype"] = out.dtype   # these compute in out's dtype, as with dtype=out.dtype
             elif refuse_out and "out" in kwargs:   # (and np.sum(t) -> t.sum(out=None) fails as in torch)
@@ -484,12 +486,16 @@ def _check_torch_kernel(name, no_kernel, args, kwargs):
     raise NotImplementedError(f"\"{kernel}\" not implemented for '{_D.SCALAR_TYPE_NAMES[first.dtype]}'")
 
 
+def _refuse_out_without_dim(name):
+    if name in ("median", "nanmedian"):   # (one signature with out=: torch names the missing argument)
+        raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+    raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, out=Tensor), "
+                    "but expected one of:\n * (Tensor input, int dim, ..., *, Tensor out)")
+
+
 def _check_out(opdef, out, r, args, kwargs, factory=False):
     """Refuse an ``out=`` torch refuses, before anything is written."""
     name = opdef.name
-    if name in _OUT_NEEDS_DIM and len(args) < 2 and kwargs.get("dim") is None:
-        raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, out=Tensor), "
-                        "but expected one of: (Tensor input, int dim, ..., *, Tensor out)")
     if isinstance(r, (tuple, list)):
         if not isinstance(out, (tuple, list)):
             raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")

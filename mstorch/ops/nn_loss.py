@@ -168,14 +168,15 @@ def _broadcast_checked(input, target):
 # --- class-index losses: cross_entropy and nll_loss -------------------------------------------------
 
 def _check_class_target(input, target, weight, C):
-    """torch's nll_loss_nd / nll_loss / nll_loss2d argument checks, in their order and words."""
-    if target.dtype not in (ms.int64, ms.uint8):
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_tname(target)}")
+    """torch's nll_loss_nd / nll_loss / nll_loss2d argument checks, in their order and words (the shape
+    checks of nll_loss_nd come before the kernel's dtype check)."""
     if input.ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
     if input.ndim != 1 and (not target.ndim or input.shape[0] != target.shape[0]):
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
                          f"({target.shape[0] if target.ndim else 1}).")
+    if target.dtype not in (ms.int64, ms.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_tname(target)}")
     if input.ndim <= 2:
         if target.ndim > 1:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
