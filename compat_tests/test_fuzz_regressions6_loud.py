@@ -222,3 +222,44 @@ def test_linear_vector_weight_gradient():
         r.sum().backward()
         return r, x.grad, w.grad
     check(fn)
+
+
+# --- torch's argument parser and check order ----------------------------------------------------------
+
+@pytest.mark.parametrize("src", [
+    # a host (NumPy) computation whose operands do not broadcast: torch's RuntimeError for the shapes
+    "T.floor_divide(T.tensor([[-1.1, 1.4, -1.1], [1.6, -0.04, 0.4]]).to(T.bfloat16), T.tensor([0.4, -0.4], dtype=T.float64))",
+    "T.fmod(T.tensor([[-1.1, 1.4, -1.1], [1.6, -0.04, 0.4]]).to(T.bfloat16), T.tensor([-0.89, 1.56], dtype=T.float64))",
+    # the (Number self, Tensor other) overloads have no out=
+    "T.bitwise_right_shift(3, T.tensor([[1], [3]]), out=T.zeros(0, dtype=T.int64))",
+    "T.remainder(3.5, T.tensor([1, 2]), out=T.zeros(0))",
+    "T.lt(3, T.tensor([1, 2]), out=T.zeros(0, dtype=T.bool))",
+    "T.diagonal_scatter(T.zeros(2, 2), T.zeros(2), out=T.zeros(0))",
+    "T.select_scatter(T.zeros(2, 2), T.zeros(2), 0, 0, out=T.zeros(0))",
+    "T.median(T.tensor(False), out=T.zeros(0, dtype=T.bool))",
+    "T.unflatten(T.tensor(-0.97, dtype=T.float64), 0, [2])",
+    "T.unflatten(T.tensor(1.), 2, [2])",
+    "F.nll_loss(T.tensor(-2147483648, dtype=T.int32), T.tensor(0, dtype=T.int16))",
+    "F.nll_loss(T.zeros(2, 3), T.zeros(3, dtype=T.int16))",
+])
+def test_parser_and_order_as_torch(src):
+    _same_error(src)
+
+
+def test_sum_out_without_dim():
+    check(_run("T.sum(T.tensor([[1, 2]]), out=T.zeros(0, dtype=T.bool))"), raises=True)
+
+
+@pytest.mark.parametrize("src", [
+    "T.add(3, T.tensor([1, 2]), out=T.zeros(0, dtype=T.int64))",
+    # integer inputs: exp/log in the default float dtype, integer products (wrapping as torch's)
+    "F.poisson_nll_loss(T.tensor([[0, -2, 3]]), T.tensor([[2, 5, 0]]), full=True)",
+    "F.poisson_nll_loss(T.tensor([[4, 1, -2, -3], [4, 0, 3, -3]]), T.tensor([[-2, -4, 5, -1], [2, -2, 5, 0]]),"
+    " full=True, reduction='none')",
+    "F.poisson_nll_loss(T.tensor([[0, 2, 3]], dtype=T.int8), T.tensor([[2, 5, 0]]), log_input=False, reduction='none')",
+    "F.poisson_nll_loss(T.tensor([[4, 0], [-128, -4]], dtype=T.int8), T.tensor([[-128, 127], [2, -3]], dtype=T.int8),"
+    " reduction='sum')",
+    "F.poisson_nll_loss(T.zeros((5, 0), dtype=T.int64), T.zeros((5, 0), dtype=T.int64), reduction='sum')",
+])
+def test_returns_as_torch_2(src):
+    _same_value(src)

@@ -711,6 +711,8 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
                      reduction="mean"):
     mode = _mode(reduction, size_average, reduce)
     x, t, _ = promote(input, target)
+    if dtype_of(x)._cat < D._FLOAT:
+        return _reduce(_poisson_nll_integral(x, t, log_input, full, eps), mode)
     if log_input:
         loss = ops.sub(ops.exp(x), ops.mul(t, x))
     else:
@@ -719,6 +721,17 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
         stirling = ops.add(ops.sub(_xlogy(t, t), t), ops.mul(ops.log(ops.mul(t, _c(2 * math.pi, t))), _c(0.5, t)))
         loss = ops.add(loss, ops.where(ops.less_equal(t, _c(1, t)), _c(0, t), stirling))
     return _reduce(loss, mode)
+
+
+def _poisson_nll_integral(x, t, log_input, full, eps):
+    """torch's formula on integer tensors, step by step with torch's type promotion: exp/log give the
+    default float dtype, the products of integers stay integers (and wrap as torch's do)."""
+    exp, log, mul, sub, add = (OPS[n].impl for n in ("exp", "log", "mul", "sub", "add"))
+    loss = sub(exp(x), mul(t, x)) if log_input else sub(x, mul(t, log(add(x, eps))))
+    if full:
+        stirling = add(sub(mul(t, log(t)), t), mul(log(mul(t, 2 * math.pi)), 0.5))
+        loss = add(loss, OPS["masked_fill"].impl(stirling, OPS["le"].impl(t, 1), 0))
+    return loss
 
 
 @register("gaussian_nll_loss", family=F, namespace="nn.functional")
