@@ -188,4 +188,4 @@ COMPLEX_REFUSED = {
 # empty input of those dtypes is computed, not refused (probed on torch 2.13).
 NOT_REACHED_WHEN_EMPTY = frozenset((
     "linalg.svd", "linalg.svdvals", "linalg.cholesky", "linalg.det", "det", "linalg.cond", "linalg.eigh",
-    "linalg.eigvalsh", "cummax", "cummin", "pdist"))
+    "linalg.eigvalsh", "cummax", "cummin", "pdist", "local_response_norm"))

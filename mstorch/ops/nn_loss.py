@@ -107,6 +107,21 @@ def _float_only(t, kernel):
         _not_impl(kernel, t)
 
 
+def _real_float_only(t, kernel):
+    """torch's pointwise loss kernels: real floating dtypes only (complex is a missing kernel too)."""
+    if dtype_of(t)._cat < D._FLOAT or dtype_of(t).is_complex:
+        _not_impl(kernel, t)
+
+
+def _fits_input(result, input):
+    """torch's loss kernels that write into a tensor like ``input``: a result type that does not cast to
+    input's dtype (complex into real, float into an integer) is its cast error."""
+    rt, it = dtype_of(result), dtype_of(input)
+    if not D.can_cast(rt, it):
+        raise RuntimeError(f"result type {D.scalar_type_name(rt)} can't be cast to the desired output type "
+                           f"{D.scalar_type_name(it)}")
+
+
 def _upcast(x):
     return cast(x, _f32) if x.dtype in _HALF else x
 
@@ -626,7 +641,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     _warn_size(input, target)
     mode = _mode(reduction, size_average, reduce)
     x, t = _pair(input, target)
-    _float_only(x, "mse_cpu")
+    _real_float_only(x, "mse_cpu")
     err = ops.square(ops.sub(x, t))
     if weight is not None:
         return _weighted(err, weight, input, mode)
@@ -666,7 +681,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _warn_size(input, target)
     mode = _mode(reduction)
     x, t = _pair(input, target)
-    _float_only(x, "huber_cpu")
+    _fits_input(x, input)
+    _real_float_only(x, "huber_cpu")
     d = ops.sub(x, t)
     z = ops.abs(d)
     dc = _c(delta, d)
@@ -805,6 +821,13 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     mode = _mode(reduction, size_average, reduce)
     _no_grad_weight(target, "soft_margin_loss", "target")
     x, t, _ = promote(input, target)
+    rt = dtype_of(x)
+    # torch writes the loss into a tensor like input: the (floating) result must cast to it and input must
+    # be the broadcast shape
+    _fits_input(x if rt._cat >= D._FLOAT else ops.zeros((), D.get_default_dtype()._ms), input)
+    shape = tuple(np.broadcast_shapes(tuple(input.shape), tuple(target.shape)))
+    if shape != tuple(input.shape):
+        raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the broadcast shape {list(shape)}")
     _float_only(x, "soft_margin_loss")
     out = _reduce(_in_float(lambda v, w: _SOFTPLUS(ops.neg(ops.mul(w, v))), x, t), mode)
     return out if out.dtype == input.dtype else cast(out, input.dtype)

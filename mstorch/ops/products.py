@@ -221,7 +221,7 @@ def mv(input, vec):
         n = _scalar_name(vec)
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {n}, {_scalar_name(input)}, "
                            f"and {n}")
-    if input.size == 0:   # torch fills zeros without looking for a kernel of the dtype
+    if input.size == 0 and input.dtype == ms.bool_:   # torch fills zeros without looking for a kernel
         return ops.zeros((input.shape[0],), input.dtype)
     _no_bool(input, "addmv_impl_cpu")
     return _mm(input, vec.reshape(-1, 1)).reshape(-1)
