@@ -263,3 +263,38 @@ def test_sum_out_without_dim():
 ])
 def test_returns_as_torch_2(src):
     _same_value(src)
+
+
+@pytest.mark.parametrize("src", [
+    # squareness before the kernel's (or the low-precision) dtype check
+    "T.linalg.cholesky(T.zeros(3, 1, dtype=T.bfloat16))",
+    "T.cholesky(T.tensor([[5.375], [1.421875], [4.75]], dtype=T.bfloat16), upper=True)",
+    "T.linalg.inv(T.zeros(3, 1, dtype=T.half))",
+    "T.linalg.det(T.zeros(3, 1, dtype=T.half))",
+    "T.linalg.det(T.zeros(2, 2, dtype=T.half))",
+    # loss kernels: real floating dtypes, results written into a tensor like the input
+    "F.huber_loss(T.tensor([1., 2.]), T.tensor([1j, 2j]))",
+    "F.huber_loss(T.tensor([1j, 2.]), T.tensor([1j, 2j]))",
+    "F.mse_loss(T.tensor([1., 2.]), T.tensor([1j, 2j]))",
+    "F.soft_margin_loss(T.tensor([1., 2.]), T.tensor([1j, 2j]))",
+    "F.soft_margin_loss(T.tensor([1, 2], dtype=T.int16), T.tensor([1, 2], dtype=T.int16))",
+    "F.soft_margin_loss(T.tensor([1, 2]), T.tensor([1., 2]))",
+    "F.soft_margin_loss(T.tensor([1, 2], dtype=T.float16), T.tensor([[1, 2]], dtype=T.int8))",
+    # no complex bernoulli kernel (the noise is drawn like the input)
+    "F.dropout(T.tensor([[[1j, 2j]]]), 0.5, True)",
+    "F.dropout1d(T.tensor([[[1j, 2j]]]), 0.5, True)",
+    "F.alpha_dropout(T.tensor([[[1j, 2j]]]), 0.5, True)",
+    "T.bernoulli(T.zeros((2,), dtype=T.complex64))",
+])
+def test_dtype_checks_in_torch_order(src):
+    _same_error(src)
+
+
+@pytest.mark.parametrize("src", [
+    "T.linalg.det(T.zeros(2, 0, 0, dtype=T.half))",
+    "F.local_response_norm(T.zeros((3, 0, 4), dtype=T.int16), 3)",
+    "T.bernoulli(T.zeros((0,), dtype=T.complex64))",
+    "F.dropout(T.tensor([[[1j, 2j]]]), 0.5, False)",
+])
+def test_returns_as_torch_3(src):
+    _same_value(src)

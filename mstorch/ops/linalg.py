@@ -37,13 +37,14 @@ def _check_square(t, name):
     d = dtype_of(t)
     if d._cat < D._FLOAT:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_scalar_name(t)}")
-    if d in (D.float16, D.bfloat16):
-        if name == "linalg.det":
-            raise NotImplementedError(f"\"lu_cpu\" not implemented for '{_scalar_name(t)}'")
-        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {_scalar_name(t)}")
     if t.shape[-1] != t.shape[-2]:
         raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {t.shape[-2]} by "
                            f"{t.shape[-1]} matrices")
+    if d in (D.float16, D.bfloat16):
+        if name != "linalg.det":
+            raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {_scalar_name(t)}")
+        if t.size:   # (det's LU kernel: not reached by an empty input)
+            raise NotImplementedError(f"\"lu_cpu\" not implemented for '{_scalar_name(t)}'")
 
 
 def _small(t, one, empty):

@@ -95,20 +95,20 @@ _SKIPPED_WHEN_EMPTY = frozenset(("linalg_svd_cpu", "cholesky_cpu", "lu_cpu"))
 
 
 def check_matrix(t, name, square=False, low_precision=False, arg="A", kernel=None):
-    """torch's checks: rank, floating dtype, low precision (``kernel``: torch's CPU kernel name, which
-    torch reports as NotImplementedError for half types), squareness."""
+    """torch's checks: rank, floating dtype, squareness, low precision (``kernel``: torch's CPU kernel
+    name, which torch reports as NotImplementedError for half types)."""
     if t.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor {arg} must have at least 2 dimensions.")
     d = dtype_of(t)
     if d._cat < D._FLOAT:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_scalar_name(t)}")
+    if square and t.shape[-1] != t.shape[-2]:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {t.shape[-2]} by "
+                           f"{t.shape[-1]} matrices")
     if not low_precision and d in (D.float16, D.bfloat16) and not (t.size == 0 and kernel in _SKIPPED_WHEN_EMPTY):
         if kernel:
             raise NotImplementedError(f"\"{kernel}\" not implemented for '{_scalar_name(t)}'")
         raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {_scalar_name(t)}")
-    if square and t.shape[-1] != t.shape[-2]:
-        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {t.shape[-2]} by "
-                           f"{t.shape[-1]} matrices")
 
 
 def need_lapack_dtype(t, kernel):
@@ -784,6 +784,9 @@ def legacy_cholesky(input, upper=False):
               "PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\n"
               "and\nU = torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\n"
               "This transform will produce equivalent results for all valid (symmetric positive definite) inputs.")
+    if input.ndim >= 2 and input.shape[-1] != input.shape[-2]:   # (before the kernel's dtype check)
+        raise RuntimeError(f"cholesky: A must be batches of square matrices, but they are {input.shape[-2]} by "
+                           f"{input.shape[-1]} matrices")
     if input.ndim >= 2 and (dtype_of(input)._cat < D._FLOAT or input.dtype in (ms.float16, ms.bfloat16)):
         raise NotImplementedError(f"\"cholesky_cpu\" not implemented for '{_scalar_name(input)}'")
     return _named("cholesky", cholesky, input, upper=upper)
