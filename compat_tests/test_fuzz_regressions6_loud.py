@@ -2,23 +2,10 @@
 type than torch's, or one side raising where the other returns. Grouped by root cause: torch's checks that
 come before its kernel's dtype check (complex refusals, overlapping receivers, size(d) reads), checks torch
 skips for empty inputs, ops MindSpore has no kernel for computed another way, and argument checks."""
-import math
-
 import pytest
 
 from harness import check
-
-nan, inf = math.nan, math.inf
-
-
-def _run(src):
-    return lambda T: eval(src, {"T": T, "F": T.nn.functional, "nan": nan, "inf": inf})  # noqa: S307
-
-
-def _same_error(src):
-    """Both raise the same type with the same message (the first line)."""
-    ref, got = check(_run(src), raises=True)
-    assert str(got.exc).split("\n")[0] == str(ref.exc).split("\n")[0]
+from test_fuzz_regressions5 import _run, _same_error
 
 
 def _same_value(src, **kw):
@@ -27,7 +14,7 @@ def _same_value(src, **kw):
 
 # --- torch refuses complex inputs with its own message, before anything else (a shared table) ---------
 
-@pytest.mark.parametrize("src", [
+COMPLEX_REFUSED_AS_TORCH = [
     "T.tensor([[complex(2.2, 1.2), 1j]]).argmax()",
     "T.argmin(T.zeros(0, dtype=T.complex64))",
     "T.fmax(T.tensor([1j]), T.tensor([2j]))",
@@ -48,46 +35,38 @@ def _same_value(src, **kw):
     "T.tensor(1j).max(0, True)",
     "T.max(T.tensor([1j]))",                               # (no dim: torch's missing max_all kernel)
     "T.round(T.tensor([1j]))",                             # MindSpore fails where torch has no kernel either
-])
-def test_complex_refused_as_torch(src):
-    _same_error(src)
+]
 
 
 def test_complex_refusal_after_dim_check():
     check(_run("T.max(T.tensor([[1j, 2j]]), 5)"), raises=True)
 
 
-@pytest.mark.parametrize("src", [
+COMPLEX_FLOAT_TESTS = [
     "T.tensor([[1j, complex(nan, 1)], [complex(1, nan), 2]]).isnan()",
     "T.isinf(T.tensor([complex(inf, 0), 1j, complex(0, -inf)]))",
     "T.isfinite(T.tensor([complex(nan, 0), 1j, complex(0, inf)]))",
-])
-def test_complex_float_tests(src):
-    _same_value(src)
+]
 
 
 # --- the receiver of an in-place op is checked before the kernel's dtype ---------------------------------
 
-@pytest.mark.parametrize("src", [
+OVERLAPPING_RECEIVER_FIRST = [
     "F.elu_(T.tensor([[5], [-3]], dtype=T.int32).expand(2, 3))",
     "F.relu_(T.tensor([[5], [-3]], dtype=T.bool).expand(2, 3))",
     "T.tensor([[[-3.3, 2.9, 3.4]]], dtype=T.float64).expand(2, 1, 3).lcm_(T.tensor([[[2.]]], dtype=T.float64))",
-])
-def test_overlapping_receiver_first(src):
-    _same_error(src)
+]
 
 
 # --- MindSpore kernels without bfloat16: computed in float32, rounded once ---------------------------------
 
-@pytest.mark.parametrize("src", [
+BFLOAT16_WITHOUT_KERNEL = [
     "F.threshold(T.tensor([-0.1953125, -29.0, 0.1], dtype=T.bfloat16)[1:], 6.0, 20)",
     "F.threshold(T.tensor([-0.5, 3.0, 0.1, 0.25], dtype=T.bfloat16), 0.1, 20.0)",  # threshold not rounded
     "(lambda x: (F.threshold(x, 0.1, 20.0, True), x))(T.tensor([-0.5, 3.0, 0.1], dtype=T.bfloat16))",
     "T.cartesian_prod(T.tensor([1.5, 2.], dtype=T.bfloat16), T.tensor([1., 3.], dtype=T.bfloat16))",
     "T.frexp(T.tensor([-3.3895313892515355e+38, inf, 1e+30, 2.], dtype=T.bfloat16))",
-])
-def test_bfloat16_without_kernel(src):
-    _same_value(src)
+]
 
 
 def test_bfloat16_raw_op_gradient():
@@ -102,7 +81,7 @@ def test_bfloat16_raw_op_gradient():
 
 # --- checks torch skips for an empty input or index -----------------------------------------------------
 
-@pytest.mark.parametrize("src", [
+EMPTY_INPUT_RETURNS = [
     "T.scatter(T.zeros((0, 0), dtype=T.int16), 1, T.zeros((0, 0), dtype=T.int16), 9)",
     "T.scatter(T.zeros(2, 2), 1, T.zeros(0, 2, dtype=T.int16), T.zeros(1, 1))",
     "T.scatter_add(T.zeros(2, 2), 1, T.zeros(5, 0, dtype=T.int64), T.zeros(1, 1))",
@@ -130,9 +109,7 @@ def test_bfloat16_raw_op_gradient():
     "T.pdist(T.zeros((3, 0), dtype=T.float16))",
     "F.linear(T.zeros((0,)), T.zeros((1, 0)), T.tensor([0.352]))",
     "F.linear(T.zeros((2, 0)), T.zeros((3, 0)), T.tensor([0.352, 1., 2.]))",
-])
-def test_empty_input_returns(src):
-    _same_value(src)
+]
 
 
 def test_empty_index_add_gradient():
@@ -151,7 +128,7 @@ def test_empty_norm_of_no_singular_value():
 
 # --- torch reads size(d) before its rank check: IndexError ---------------------------------------------
 
-@pytest.mark.parametrize("src", [
+INDEX_ERRORS_AS_TORCH = [
     "F.avg_pool2d(T.zeros((2, 0), dtype=T.int8), 2)",
     "F.avg_pool2d(T.zeros(3), 2)",
     "F.avg_pool2d(T.tensor(1.), 2)",
@@ -161,14 +138,12 @@ def test_empty_norm_of_no_singular_value():
     "T.index_add(T.zeros(3), 0, T.tensor([5]), T.ones(1))",
     "T.index_add(T.zeros(3), 0, T.tensor([-1]), T.ones(1))",
     "T.tensor(4).index_add_(0, T.tensor(1), T.tensor(-5))",
-])
-def test_index_errors_as_torch(src):
-    _same_error(src)
+]
 
 
 # --- argument checks in torch's order and words ----------------------------------------------------------
 
-@pytest.mark.parametrize("src", [
+ARGUMENT_ERRORS_AS_TORCH = [
     "F.linear(T.tensor(-0.2), T.tensor(1.372), T.tensor(1.76))",
     "F.linear(T.tensor([1., 2.]), T.tensor(1.372))",
     "F.linear(T.ones(2, 3), T.ones(3), T.ones(2))",
@@ -190,12 +165,10 @@ def test_index_errors_as_torch(src):
     "T.conv1d(T.zeros(1, 2, 3), T.zeros(4, 2, 0))",
     "T.cumsum(T.tensor([[False, True, False]]), 0, out=T.zeros(0, dtype=T.bool))",
     "T.cumprod(T.tensor([1.5, 2.]), 0, dtype=T.bool)",
-])
-def test_argument_errors_as_torch(src):
-    _same_error(src)
+]
 
 
-@pytest.mark.parametrize("src", [
+RETURNS_AS_TORCH = [
     "T.linalg.vector_norm(T.tensor(complex(0.6, -1.16)), 2, -1, True)",
     "T.linalg.vector_norm(T.tensor(0.6), 3, 0)",
     "T.linalg.vector_norm(T.tensor(-0.6), 0, -1, True)",
@@ -209,9 +182,7 @@ def test_argument_errors_as_torch(src):
     "(lambda o: (T.cumsum(T.tensor([1.5, 2.]), 0, out=o), o))(T.zeros(0, dtype=T.int64))",
     "(lambda o: (T.cumprod(T.tensor([1.5, 2.]), 0, out=o), o))(T.zeros(0, dtype=T.int32))",
     "(lambda o: (T.cumsum(T.tensor([1, 2]), 0, out=o), o))(T.zeros(0, dtype=T.float16))",
-])
-def test_returns_as_torch(src):
-    _same_value(src)
+]
 
 
 def test_linear_vector_weight_gradient():
@@ -226,7 +197,7 @@ def test_linear_vector_weight_gradient():
 
 # --- torch's argument parser and check order ----------------------------------------------------------
 
-@pytest.mark.parametrize("src", [
+PARSER_AND_ORDER_AS_TORCH = [
     # a host (NumPy) computation whose operands do not broadcast: torch's RuntimeError for the shapes
     "T.floor_divide(T.tensor([[-1.1, 1.4, -1.1], [1.6, -0.04, 0.4]]).to(T.bfloat16), T.tensor([0.4, -0.4], dtype=T.float64))",
     "T.fmod(T.tensor([[-1.1, 1.4, -1.1], [1.6, -0.04, 0.4]]).to(T.bfloat16), T.tensor([-0.89, 1.56], dtype=T.float64))",
@@ -241,16 +212,14 @@ def test_linear_vector_weight_gradient():
     "T.unflatten(T.tensor(1.), 2, [2])",
     "F.nll_loss(T.tensor(-2147483648, dtype=T.int32), T.tensor(0, dtype=T.int16))",
     "F.nll_loss(T.zeros(2, 3), T.zeros(3, dtype=T.int16))",
-])
-def test_parser_and_order_as_torch(src):
-    _same_error(src)
+]
 
 
 def test_sum_out_without_dim():
     check(_run("T.sum(T.tensor([[1, 2]]), out=T.zeros(0, dtype=T.bool))"), raises=True)
 
 
-@pytest.mark.parametrize("src", [
+RETURNS_AS_TORCH_2 = [
     "T.add(3, T.tensor([1, 2]), out=T.zeros(0, dtype=T.int64))",
     # integer inputs: exp/log in the default float dtype, integer products (wrapping as torch's)
     "F.poisson_nll_loss(T.tensor([[0, -2, 3]]), T.tensor([[2, 5, 0]]), full=True)",
@@ -260,12 +229,10 @@ def test_sum_out_without_dim():
     "F.poisson_nll_loss(T.tensor([[4, 0], [-128, -4]], dtype=T.int8), T.tensor([[-128, 127], [2, -3]], dtype=T.int8),"
     " reduction='sum')",
     "F.poisson_nll_loss(T.zeros((5, 0), dtype=T.int64), T.zeros((5, 0), dtype=T.int64), reduction='sum')",
-])
-def test_returns_as_torch_2(src):
-    _same_value(src)
+]
 
 
-@pytest.mark.parametrize("src", [
+DTYPE_CHECKS_IN_TORCH_ORDER = [
     # squareness before the kernel's (or the low-precision) dtype check
     "T.linalg.cholesky(T.zeros(3, 1, dtype=T.bfloat16))",
     "T.cholesky(T.tensor([[5.375], [1.421875], [4.75]], dtype=T.bfloat16), upper=True)",
@@ -285,16 +252,22 @@ def test_returns_as_torch_2(src):
     "F.dropout1d(T.tensor([[[1j, 2j]]]), 0.5, True)",
     "F.alpha_dropout(T.tensor([[[1j, 2j]]]), 0.5, True)",
     "T.bernoulli(T.zeros((2,), dtype=T.complex64))",
-])
-def test_dtype_checks_in_torch_order(src):
-    _same_error(src)
+]
 
 
-@pytest.mark.parametrize("src", [
+RETURNS_AS_TORCH_3 = [
     "T.linalg.det(T.zeros(2, 0, 0, dtype=T.half))",
     "F.local_response_norm(T.zeros((3, 0, 4), dtype=T.int16), 3)",
     "T.bernoulli(T.zeros((0,), dtype=T.complex64))",
     "F.dropout(T.tensor([[[1j, 2j]]]), 0.5, False)",
-])
-def test_returns_as_torch_3(src):
+]
+
+
+@pytest.mark.parametrize("src", COMPLEX_REFUSED_AS_TORCH + OVERLAPPING_RECEIVER_FIRST + INDEX_ERRORS_AS_TORCH + ARGUMENT_ERRORS_AS_TORCH + PARSER_AND_ORDER_AS_TORCH + DTYPE_CHECKS_IN_TORCH_ORDER)
+def test_raises_as_torch(src):
+    _same_error(src)
+
+
+@pytest.mark.parametrize("src", COMPLEX_FLOAT_TESTS + BFLOAT16_WITHOUT_KERNEL + EMPTY_INPUT_RETURNS + RETURNS_AS_TORCH + RETURNS_AS_TORCH_2 + RETURNS_AS_TORCH_3)
+def test_returns_as_torch(src):
     _same_value(src)
