@@ -649,6 +649,8 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n):
     if input.ndim not in (n + 1, n + 2):
         raise RuntimeError(f"Input to max_unpooling{n}d should be a {n + 1}d or {n + 2}d Tensor, but got a tensor "
                            f"with {input.ndim} dimensions.")
+    if not dtype_of(input).is_floating_point:   # torch's CPU kernels: floating dtypes only
+        raise NotImplementedError(f"\"max_unpool{3 if n == 3 else 2}d\" not implemented for '{_name(input)}'")
     total = math.prod(size)
     if indices.size and kernels.CHECK_INDICES:
         lo, hi = int(read_host(indices.min())), int(read_host(indices.max()))
