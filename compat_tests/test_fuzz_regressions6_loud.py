@@ -252,6 +252,11 @@ DTYPE_CHECKS_IN_TORCH_ORDER = [
     "F.dropout1d(T.tensor([[[1j, 2j]]]), 0.5, True)",
     "F.alpha_dropout(T.tensor([[[1j, 2j]]]), 0.5, True)",
     "T.bernoulli(T.zeros((2,), dtype=T.complex64))",
+    # integer kernels torch's CPU build lacks
+    "F.max_unpool2d(T.tensor([[[0, 9], [255, 1]]], dtype=T.uint8), T.tensor([[[0, 3], [9, 15]]]), 2)",
+    "F.max_unpool1d(T.ones(1, 1, 2, dtype=T.int64), T.tensor([[[0, 3]]]), 2)",
+    "F.conv_transpose1d(T.tensor([[[0, 6, 9], [1, 10, 0]]], dtype=T.uint8), T.ones((2, 3, 3), dtype=T.uint8))",
+    "F.conv_transpose3d(T.ones(1, 2, 3, 3, 3, dtype=T.int32), T.ones(2, 2, 2, 2, 2, dtype=T.int32))",
 ]
 
 
@@ -260,6 +265,11 @@ RETURNS_AS_TORCH_3 = [
     "F.local_response_norm(T.zeros((3, 0, 4), dtype=T.int16), 3)",
     "T.bernoulli(T.zeros((0,), dtype=T.complex64))",
     "F.dropout(T.tensor([[[1j, 2j]]]), 0.5, False)",
+    "T.linalg.lu(T.zeros((2, 0, 3), dtype=T.float16))",
+    "T.linalg.lu_factor(T.zeros((0, 0), dtype=T.float16))",
+    "F.conv_transpose2d(T.ones(1, 2, 3, 3, dtype=T.int64), T.ones(2, 2, 2, 2, dtype=T.int64))",
+    # the permutation of an empty input's LU is not on the graph (L and U are)
+    "[t.requires_grad for t in T.linalg.lu(T.zeros(0, 4, dtype=T.float64, requires_grad=True))]",
 ]
 
 

@@ -221,8 +221,8 @@ def _linked_results(r, empty, ms_args):
         return _msops._linked(r, *empty)
     if tp is tuple or tp is list:
         return tp(_linked_results(x, empty, ms_args) for x in r)
-    if isinstance(r, tuple) and hasattr(r, "_fields"):
-        return tp(*(_linked_results(x, empty, ms_args) for x in r))
+    if isinstance(r, tuple) and hasattr(r, "_fields"):   # (a permutation matrix P is never differentiable)
+        return tp(*(x if f == "P" else _linked_results(x, empty, ms_args) for f, x in zip(r._fields, r)))
     return r
 
 
