@@ -138,6 +138,7 @@ INDEX_ERRORS_AS_TORCH = [
     "T.index_add(T.zeros(3), 0, T.tensor([5]), T.ones(1))",
     "T.index_add(T.zeros(3), 0, T.tensor([-1]), T.ones(1))",
     "T.tensor(4).index_add_(0, T.tensor(1), T.tensor(-5))",
+    "T.index_add(T.zeros(3, 2), 0, T.tensor([3]), T.ones(1, 2))",   # (a matrix: torch's RuntimeError)
 ]
 
 

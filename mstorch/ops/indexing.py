@@ -782,8 +782,10 @@ def index_add(input, dim, index, source, *, alpha=1):
     if alpha != 1:
         source = ops.mul(source, scalar_tensor(alpha, dtype_of(source)))
     size = input.shape[d] if input.ndim else 1
+    # (torch's kernel for a vector self checks each index in its loop: its IndexError; otherwise its message)
+    err = IndexError("index out of range in self") if input.ndim <= 1 else None
     return _along_front(input, source, d, index, "index_add_", ops.tensor_scatter_add,
-                        check=lambda: _check_range(index, size, d, IndexError("index out of range in self")))
+                        check=lambda: _check_range(index, size, d, err))
 
 
 @register("index_copy", family=F, inplace="index_copy_")
