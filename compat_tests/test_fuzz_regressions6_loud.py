@@ -267,6 +267,7 @@ RETURNS_AS_TORCH_3 = [
     "T.bernoulli(T.zeros((0,), dtype=T.complex64))",
     "F.dropout(T.tensor([[[1j, 2j]]]), 0.5, False)",
     "T.linalg.lu(T.zeros((2, 0, 3), dtype=T.float16))",
+    "(lambda x: (F.elu_(x, 2.0), x))(T.zeros((3, 0, 4, 2)))",   # an empty receiver has no overlap
     "T.linalg.lu_factor(T.zeros((0, 0), dtype=T.float16))",
     "F.conv_transpose2d(T.ones(1, 2, 3, 3, dtype=T.int64), T.ones(2, 2, 2, 2, dtype=T.int64))",
     # the permutation of an empty input's LU is not on the graph (L and U are)

@@ -282,7 +282,7 @@ def _overlap_error():
 def check_no_overlap(t):
     """torch's error for writing into a tensor whose elements share memory (an expanded view): its
     TensorIterator checks this before it looks for a kernel of the dtype."""
-    if any(st == 0 and n > 1 for n, st in zip(t.shape, t.stride())):
+    if t.numel() and any(st == 0 and n > 1 for n, st in zip(t.shape, t.stride())):   # (nothing empty overlaps)
         _overlap_error()
 
 
