@@ -240,6 +240,9 @@ DTYPE_CHECKS_IN_TORCH_ORDER = [
     "T.linalg.inv(T.zeros(3, 1, dtype=T.half))",
     "T.linalg.det(T.zeros(3, 1, dtype=T.half))",
     "T.linalg.det(T.zeros(2, 2, dtype=T.half))",
+    "T.linalg.eigvalsh(T.tensor([[[2, -1, -3], [5, -5, 3]]]))",
+    "T.linalg.eigvalsh(T.tensor([[2, -1], [5, -5]]))",
+    "T.linalg.eigvalsh(T.tensor([2., -1.]))",
     # loss kernels: real floating dtypes, results written into a tensor like the input
     "F.huber_loss(T.tensor([1., 2.]), T.tensor([1j, 2j]))",
     "F.huber_loss(T.tensor([1j, 2.]), T.tensor([1j, 2j]))",

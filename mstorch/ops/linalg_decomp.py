@@ -493,18 +493,23 @@ def _eigh_fwd(uplo):
 _eigh_nodes = {u: _node("LinalgEighBackward0", _eigh_fwd(u), _eigh_backward) for u in ("L", "U")}
 
 
-def _eigh_check(A, UPLO, name):
+def _eigh_check(A, UPLO):
     if UPLO not in ("L", "U", "l", "u"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    # torch's order: rank, squareness (worded as linalg.eigh's for eigvalsh too), then its kernel's dtypes
+    if A.ndim < 2:
+        raise RuntimeError("linalg.eigh: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.eigh: A must be batches of square matrices, but they are {A.shape[-2]} by "
+                           f"{A.shape[-1]} matrices")
     need_lapack_dtype(A, "linalg_eigh_cpu")
-    check_matrix(A, name, square=True)
     return UPLO.upper()
 
 
 @register("linalg.eigh", family=F, namespace="linalg", out="tuple",
           note="computed by LAPACK through NumPy on the host; eigenvectors may differ from torch's by sign")
 def eigh(A, UPLO="L"):
-    uplo = _eigh_check(A, UPLO, "linalg.eigh")
+    uplo = _eigh_check(A, UPLO)
     if needs_grad(A):
         return eigh_rt(*_eigh_nodes[uplo](A))
     return eigh_rt(*_eigh_host(A, uplo))
@@ -512,7 +517,7 @@ def eigh(A, UPLO="L"):
 
 @register("linalg.eigvalsh", family=F, namespace="linalg", out=True)
 def eigvalsh(A, UPLO="L"):
-    uplo = _eigh_check(A, UPLO, "linalg.eigvalsh")
+    uplo = _eigh_check(A, UPLO)
     if needs_grad(A):
         return _eigh_nodes[uplo](A)[0]
     return _eigh_host(A, uplo)[0]
