@@ -243,6 +243,9 @@ DTYPE_CHECKS_IN_TORCH_ORDER = [
     "T.linalg.eigvalsh(T.tensor([[[2, -1, -3], [5, -5, 3]]]))",
     "T.linalg.eigvalsh(T.tensor([[2, -1], [5, -5]]))",
     "T.linalg.eigvalsh(T.tensor([2., -1.]))",
+    # 0-d input and target of one shape: torch's class-probability path
+    "F.cross_entropy(T.tensor(-4, dtype=T.int8), T.tensor(3, dtype=T.int32), reduce=False)",
+    "F.cross_entropy(T.tensor(1.), T.tensor(0.5))",
     # loss kernels: real floating dtypes, results written into a tensor like the input
     "F.huber_loss(T.tensor([1., 2.]), T.tensor([1j, 2j]))",
     "F.huber_loss(T.tensor([1j, 2.]), T.tensor([1j, 2j]))",

@@ -23,7 +23,7 @@ from mindspore.ops import operations as P
 from .. import _dtype as D
 from .. import _ms_private as _P
 from .._tensor import scalar_type_name
-from ._helpers import dtype_of, promote, scalar_tensor, cast
+from ._helpers import dtype_of, promote, scalar_tensor, cast, wrap_size_dim
 from ._views import infer_size
 from ._registry import OPS, register
 from .pointwise import _not_impl
@@ -352,7 +352,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                   reduction="mean", label_smoothing=0.0):
     mode = _mode(reduction, size_average, reduce)
     C = input.shape[1] if input.ndim > 1 else input.shape[0] if input.ndim else 0
-    if tuple(input.shape) == tuple(target.shape) and input.ndim:
+    if tuple(input.shape) == tuple(target.shape):   # (torch: the class-probability path, 0-d included)
         return _cross_entropy_prob(input, target, weight, mode, ignore_index, label_smoothing, C)
     if label_smoothing > 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
@@ -418,6 +418,8 @@ def _cross_entropy_prob(input, target, weight, mode, ignore_index, smoothing, C)
         raise RuntimeError(f"Expected floating point type for target with class probabilities, got {_tname(target)}")
     if ignore_index >= 0:
         raise RuntimeError("ignore_index is not supported for floating point target")
+    if input.ndim == 0:
+        wrap_size_dim(1, 0)   # torch reads the class dim's size: its IndexError
     if weight is not None and (weight.ndim != 1 or weight.size != C):
         raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {C} classes or no "
                            f"classes but got weight tensor of shape: {list(weight.shape)}")
