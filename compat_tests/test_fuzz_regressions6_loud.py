@@ -209,6 +209,8 @@ PARSER_AND_ORDER_AS_TORCH = [
     "T.diagonal_scatter(T.zeros(2, 2), T.zeros(2), out=T.zeros(0))",
     "T.select_scatter(T.zeros(2, 2), T.zeros(2), 0, 0, out=T.zeros(0))",
     "T.median(T.tensor(False), out=T.zeros(0, dtype=T.bool))",
+    "T.where(T.tensor([True, False]), 1.0, 0, out=T.zeros(0, dtype=T.bool))",
+    "T.where(T.tensor([True, False]), T.ones(2), 0, out=T.zeros(0))",
     "T.unflatten(T.tensor(-0.97, dtype=T.float64), 0, [2])",
     "T.unflatten(T.tensor(1.), 2, [2])",
     "F.nll_loss(T.tensor(-2147483648, dtype=T.int32), T.tensor(0, dtype=T.int16))",
@@ -216,8 +218,13 @@ PARSER_AND_ORDER_AS_TORCH = [
 ]
 
 
-def test_sum_out_without_dim():
-    check(_run("T.sum(T.tensor([[1, 2]]), out=T.zeros(0, dtype=T.bool))"), raises=True)
+@pytest.mark.parametrize("src", [
+    "T.sum(T.tensor([[1, 2]]), out=T.zeros(0, dtype=T.bool))",
+    # the output size checked before the kernel's dtype (torch words the 1-d pool as a 2-d one)
+    "T.avg_pool1d(T.tensor([[[32767], [4]]], dtype=T.int16)[:, ::2], 3)",
+])
+def test_raises_type_as_torch(src):
+    check(_run(src), raises=True)
 
 
 RETURNS_AS_TORCH_2 = [

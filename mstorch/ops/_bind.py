@@ -387,6 +387,11 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
                     got = ", ".join(type(a).__name__ if not isinstance(a, Tensor) else "Tensor" for a in args)
                     raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}, "
                                     "out=Tensor), but expected one of:")
+                if out is not None and name == "where":   # (its Scalar overloads have no out=)
+                    for pos, arg in ((2, "input"), (3, "other")):
+                        if len(args) >= pos and not isinstance(args[pos - 1], Tensor):
+                            raise TypeError(f"where(): argument '{arg}' (position {pos}) must be Tensor, not "
+                                            f"{type(args[pos - 1]).__name__}")
                 if out is not None and name in _OUT_NEEDS_DIM and len(args) < 2 and kwargs.get("dim") is None:
                     _refuse_out_without_dim(name)   # (torch's argument parser: before the op runs)
                 if out_sets_dtype and isinstance(out, Tensor) and kwargs.get("dtype") is None:

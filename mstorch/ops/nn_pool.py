@@ -316,11 +316,11 @@ def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
     dt = x.dtype
     # torch's kernels: 1-d pools as 2-d; the 3-d one has no half-precision kernel
     kernel = "avg_pool3d_out_frame" if n == 3 else "avg_pool2d"
+    _check_output(x, k, s, p, (1,) * n, ceil_mode)   # (torch's shape checks come before its kernel's dtypes)
     if dt != ms.int64:
         _check_dtype(x, kernel, ints=False)
     if n == 3 and dt in (ms.float16, ms.bfloat16):
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_name(x)}'")
-    _check_output(x, k, s, p, (1,) * n, ceil_mode)
     if dt == ms.bfloat16:
         x = cast(x, ms.float32)
     elif dt == ms.int64:
