@@ -222,6 +222,8 @@ PARSER_AND_ORDER_AS_TORCH = [
     "T.sum(T.tensor([[1, 2]]), out=T.zeros(0, dtype=T.bool))",
     # the output size checked before the kernel's dtype (torch words the 1-d pool as a 2-d one)
     "T.avg_pool1d(T.tensor([[[32767], [4]]], dtype=T.int16)[:, ::2], 3)",
+    # LAPACK's failure to converge: torch's LinAlgError (a RuntimeError), not NumPy's
+    'T.linalg.eigvalsh(T.tensor([[0.727, 0.699, 0.315, 1.503], [0.264, 0.837, 1.7976931348623157e+308, 0.351], [1.149, 0.604, 0.988, 0.235], [1.24, 0.347, nan, -1.7976931348623157e+308]], dtype=T.float64))',
 ])
 def test_raises_type_as_torch(src):
     check(_run(src), raises=True)
@@ -281,7 +283,6 @@ RETURNS_AS_TORCH_3 = [
     "F.dropout(T.tensor([[[1j, 2j]]]), 0.5, False)",
     "T.linalg.lu(T.zeros((2, 0, 3), dtype=T.float16))",
     "(lambda x: (F.elu_(x, 2.0), x))(T.zeros((3, 0, 4, 2)))",   # an empty receiver has no overlap
-    "T.linalg.lu_factor(T.zeros((0, 0), dtype=T.float16))",
     "F.conv_transpose2d(T.ones(1, 2, 3, 3, dtype=T.int64), T.ones(2, 2, 2, 2, dtype=T.int64))",
     # the permutation of an empty input's LU is not on the graph (L and U are)
     "[t.requires_grad for t in T.linalg.lu(T.zeros(0, 4, dtype=T.float64, requires_grad=True))]",

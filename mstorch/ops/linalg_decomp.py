@@ -463,7 +463,11 @@ def svdvals(A, *, driver=None):
 # --- eigh / eigvalsh (LAPACK through NumPy on the host) -------------------------------------------
 
 def _eigh_host(a, uplo):
-    w, v = np.linalg.eigh(read_host(a), UPLO=uplo)
+    try:
+        w, v = np.linalg.eigh(read_host(a), UPLO=uplo)
+    except np.linalg.LinAlgError:   # (LAPACK's failure: torch's LinAlgError, without its error code)
+        raise LinAlgError("linalg.eigh: The algorithm failed to converge because the input matrix is "
+                          "ill-conditioned or has too many repeated eigenvalues") from None
     return ms.Tensor(np.ascontiguousarray(w).astype(_real_np(a))), ms.Tensor(np.ascontiguousarray(v).astype(
         read_host(a).dtype))
 
@@ -929,8 +933,8 @@ def _lu_backward(saved, g):
 def _lu_check(A, name, pivot):
     if A.ndim < 2:
         raise RuntimeError(f"{name}: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} instead")
-    if A.size or A.dtype not in (ms.float16, ms.bfloat16):   # (an empty half input never reaches the kernel)
-        need_lapack_dtype(A, "lu_cpu")
+    if A.size or A.dtype not in (ms.float16, ms.bfloat16) or name != "linalg.lu":
+        need_lapack_dtype(A, "lu_cpu")   # (linalg.lu of an empty half input never reaches the kernel)
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
 
