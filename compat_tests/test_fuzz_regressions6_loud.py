@@ -200,7 +200,8 @@ def test_linear_vector_weight_gradient():
 
 PARSER_AND_ORDER_AS_TORCH = [
     # a host (NumPy) computation whose operands do not broadcast: torch's RuntimeError for the shapes
-    "T.floor_divide(T.tensor([[-1.1, 1.4, -1.1], [1.6, -0.04, 0.4]]).to(T.bfloat16), T.tensor([0.4, -0.4], dtype=T.float64))",
+    "T.floor_divide(T.tensor([[-1.1, 1.4, -1.1], [1.6, -0.04, 0.4]]).to(T.bfloat16),"
+    " T.tensor([0.4, -0.4], dtype=T.float64))",
     "T.fmod(T.tensor([[-1.1, 1.4, -1.1], [1.6, -0.04, 0.4]]).to(T.bfloat16), T.tensor([-0.89, 1.56], dtype=T.float64))",
     # the (Number self, Tensor other) overloads have no out=
     "T.bitwise_right_shift(3, T.tensor([[1], [3]]), out=T.zeros(0, dtype=T.int64))",
@@ -223,7 +224,8 @@ PARSER_AND_ORDER_AS_TORCH = [
     # the output size checked before the kernel's dtype (torch words the 1-d pool as a 2-d one)
     "T.avg_pool1d(T.tensor([[[32767], [4]]], dtype=T.int16)[:, ::2], 3)",
     # LAPACK's failure to converge: torch's LinAlgError (a RuntimeError), not NumPy's
-    'T.linalg.eigvalsh(T.tensor([[0.727, 0.699, 0.315, 1.503], [0.264, 0.837, 1.7976931348623157e+308, 0.351], [1.149, 0.604, 0.988, 0.235], [1.24, 0.347, nan, -1.7976931348623157e+308]], dtype=T.float64))',
+    "T.linalg.eigvalsh(T.tensor([[0.727, 0.699, 0.315, 1.503], [0.264, 0.837, 1.7976931348623157e+308, 0.351],"
+    " [1.149, 0.604, 0.988, 0.235], [1.24, 0.347, nan, -1.7976931348623157e+308]], dtype=T.float64))",
 ])
 def test_raises_type_as_torch(src):
     check(_run(src), raises=True)
@@ -289,11 +291,13 @@ RETURNS_AS_TORCH_3 = [
 ]
 
 
-@pytest.mark.parametrize("src", COMPLEX_REFUSED_AS_TORCH + OVERLAPPING_RECEIVER_FIRST + INDEX_ERRORS_AS_TORCH + ARGUMENT_ERRORS_AS_TORCH + PARSER_AND_ORDER_AS_TORCH + DTYPE_CHECKS_IN_TORCH_ORDER)
+@pytest.mark.parametrize("src", COMPLEX_REFUSED_AS_TORCH + OVERLAPPING_RECEIVER_FIRST + INDEX_ERRORS_AS_TORCH
+                         + ARGUMENT_ERRORS_AS_TORCH + PARSER_AND_ORDER_AS_TORCH + DTYPE_CHECKS_IN_TORCH_ORDER)
 def test_raises_as_torch(src):
     _same_error(src)
 
 
-@pytest.mark.parametrize("src", COMPLEX_FLOAT_TESTS + BFLOAT16_WITHOUT_KERNEL + EMPTY_INPUT_RETURNS + RETURNS_AS_TORCH + RETURNS_AS_TORCH_2 + RETURNS_AS_TORCH_3)
+@pytest.mark.parametrize("src", COMPLEX_FLOAT_TESTS + BFLOAT16_WITHOUT_KERNEL + EMPTY_INPUT_RETURNS + RETURNS_AS_TORCH
+                         + RETURNS_AS_TORCH_2 + RETURNS_AS_TORCH_3)
 def test_returns_as_torch(src):
     _same_value(src)

@@ -28,7 +28,8 @@ _MsTensor = ms.Tensor
 _AUTOCAST_ON = _autocast.ACTIVE   # thread idents with autocast on (a set shared with _autocast)
 _MS_BROADCAST = re.compile(r"need to broadcast.*but got \w+\.shape = \[([^\]]*)\] and \w+\.shape = \[([^\]]*)\]")
 _NP_BROADCAST = re.compile(r"operands could not be broadcast together with shapes \(([\d,]*)\) \(([\d,]*)\)"
-                           r"|Mismatch is between arg \d+ with shape \(([\d, ]*)\) and arg \d+ with shape \(([\d, ]*)\)")
+                           r"|Mismatch is between arg \d+ with shape \(([\d, ]*)\) "
+                           r"and arg \d+ with shape \(([\d, ]*)\)")
 _MS_NO_KERNEL = re.compile(r"Unsupported data type!.*but get input\[(?:\[const vector\]\{)?(\w+)")
 # MindSpore's dtype names in kernel errors ("Float16") -> torch's ScalarType names (as in
 # `"add" not implemented for 'Half'`)
