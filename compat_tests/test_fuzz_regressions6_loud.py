@@ -106,6 +106,7 @@ EMPTY_INPUT_RETURNS = [
     "T.linalg.svdvals(T.zeros((4, 3, 0), dtype=T.bfloat16))",
     "T.linalg.svd(T.zeros(2, 0, dtype=T.half))",
     "T.linalg.cholesky(T.zeros(0, 0, dtype=T.half))",
+    "T.linalg.cholesky(T.zeros((0, 1, 1), dtype=T.float16))",
     "T.pdist(T.zeros((3, 0), dtype=T.float16))",
     "F.linear(T.zeros((0,)), T.zeros((1, 0)), T.tensor([0.352]))",
     "F.linear(T.zeros((2, 0)), T.zeros((3, 0)), T.tensor([0.352, 1., 2.]))",

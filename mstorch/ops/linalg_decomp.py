@@ -197,7 +197,7 @@ def _leading_minor_failure(a):
 @register("linalg.cholesky", family=F, namespace="linalg", out=True)
 def cholesky(A, *, upper=False):
     check_matrix(A, "linalg.cholesky", square=True, kernel="cholesky_cpu")
-    if A.shape[-1] == 0:
+    if A.size == 0:   # (an empty batch too: nothing for LAPACK, whatever the dtype)
         return A.copy()
     bad = _leading_minor_failure(A) if not _cholesky_ok(A) else None
     if bad is not None:
@@ -229,7 +229,7 @@ def _potf2(a):
 def cholesky_ex(A, *, upper=False, check_errors=False):
     check_matrix(A, "linalg.cholesky", square=True, kernel="cholesky_cpu")
     batch = tuple(A.shape[:-2])
-    if A.shape[-1] == 0:
+    if A.size == 0:
         l, info = A.copy(), ops.zeros(batch, ms.int32)
     elif _cholesky_ok(A):
         l = _cholesky_node(A) if needs_grad(A) else ops.cholesky(A)
