@@ -307,3 +307,9 @@ def result_type_parts(dim_dtypes, zero_dim_dtypes, scalars):
 def can_cast(from_, to):
     """torch.can_cast: no casting to a lower category (bool < int < float < complex)."""
     return from_._cat <= to._cat
+
+
+# the C++ names torch's cast errors use for a scalar's target type ("can't be cast to the desired output
+# type long int")
+CPP_TYPE_NAMES = {"Long": "long int", "Int": "int", "Short": "short int", "Char": "signed char",
+                  "Byte": "unsigned char", "Bool": "bool", "Float": "float", "Double": "double"}

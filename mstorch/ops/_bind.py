@@ -20,13 +20,16 @@ from .._sparse_tensor import SparseOperand, sparse_call, sparse_inplace
 from . import _autocast, _trace
 from .. import overrides as _overrides
 from ._registry import METHOD, OPS, PUBLIC, SUB_NAMESPACES
-from ._views import fresh
+from ._views import check_no_overlap as _check_no_overlap, fresh
 from . import _msops
 from ._helpers import result_type as _result_type
 
 _MsTensor = ms.Tensor
 _AUTOCAST_ON = _autocast.ACTIVE   # thread idents with autocast on (a set shared with _autocast)
 _MS_BROADCAST = re.compile(r"need to broadcast.*but got \w+\.shape = \[([^\]]*)\] and \w+\.shape = \[([^\]]*)\]")
+_NP_BROADCAST = re.compile(r"operands could not be broadcast together with shapes \(([\d,]*)\) \(([\d,]*)\)"
+                           r"|Mismatch is between arg \d+ with shape \(([\d, ]*)\) "
+                           r"and arg \d+ with shape \(([\d, ]*)\)")
 _MS_NO_KERNEL = re.compile(r"Unsupported data type!.*but get input\[(?:\[const vector\]\{)?(\w+)")
 # MindSpore's dtype names in kernel errors ("Float16") -> torch's ScalarType names (as in
 # `"add" not implemented for 'Half'`)
@@ -163,12 +166,27 @@ def _wrap_out(r):
 _MS_DTYPE_CHECK = re.compile(r"^For primitive\[\w+\], the input argument\[\w+\] must be a type of \{")
 
 
+def _broadcast_error(a, b):
+    """torch's error for two shapes written "2, 3" that do not broadcast (None: they do)."""
+    from ._views import infer_size
+    try:
+        infer_size(*(tuple(int(v) for v in g.split(",") if v.strip()) for g in (a, b)))
+    except RuntimeError as err:
+        return err
+    return None
+
+
 def translate_error(exc, name):
     """torch's exception type for a MindSpore failure; our own torch-style errors pass unchanged."""
     # A MindSpore exception switches op recording off for every later op (measured: after a failed
     # ops.pad, `(x * 2).sum()` has no grad_fn); switch it back on.
     _P.enable_recording()
     text = str(exc)
+    shapes = _NP_BROADCAST.search(text) if isinstance(exc, ValueError) else None
+    if shapes:   # a host (NumPy) computation's operands do not broadcast: torch's message for the shapes
+        err = _broadcast_error(*(g for g in shapes.groups() if g is not None))
+        if err is not None:
+            return err
     if "C++ Call Stack" not in text and "mindspore" not in text.lower() and "For '" not in text:
         return None
     no_kernel = _MS_NO_KERNEL.search(text.replace("\n", " "))
@@ -180,10 +198,8 @@ def translate_error(exc, name):
     first = next((ln for ln in lines if ln.strip("- ") and not ln.startswith("- ")), lines[0])
     shapes = _MS_BROADCAST.search(first)
     if shapes:   # a kernel's operands do not broadcast: torch's message for the two shapes
-        from ._views import infer_size
-        try:
-            infer_size(*(tuple(int(v) for v in g.split(",") if v.strip()) for g in shapes.groups()))
-        except RuntimeError as err:
+        err = _broadcast_error(*shapes.groups())
+        if err is not None:
             return err
     msg = f"mstorch.{name}: {first}"
     if isinstance(exc, NotImplementedError) or isinstance(exc, TypeError) and _MS_DTYPE_CHECK.search(first):
@@ -219,8 +235,8 @@ def _linked_results(r, empty, ms_args):
         return _msops._linked(r, *empty)
     if tp is tuple or tp is list:
         return tp(_linked_results(x, empty, ms_args) for x in r)
-    if isinstance(r, tuple) and hasattr(r, "_fields"):
-        return tp(*(_linked_results(x, empty, ms_args) for x in r))
+    if isinstance(r, tuple) and hasattr(r, "_fields"):   # (a permutation matrix P is never differentiable)
+        return tp(*(x if f == "P" else _linked_results(x, empty, ms_args) for f, x in zip(r._fields, r)))
     return r
 
 
@@ -231,27 +247,32 @@ def _has_bf16(a):
     return (tp is list or tp is tuple) and any(_has_bf16(x) for x in a)
 
 
-def _as_float32(a):
+def _as_float32(a, tensors=False):
+    """``a`` with its bfloat16 tensors cast to float32: MindSpore tensors, or mstorch Tensors when
+    ``tensors`` (for implementations that take them)."""
     tp = type(a)
     if tp is Tensor or isinstance(a, Tensor):
-        return _cast(a._ms, ms.float32) if a._ms.dtype == ms.bfloat16 else a._ms
+        m = _cast(a._ms, ms.float32) if a._ms.dtype == ms.bfloat16 else a._ms
+        return (a if m is a._ms else wrap(m)) if tensors else m
     if tp is list or tp is tuple:
-        return tp(_as_float32(x) for x in a)
+        return tp(_as_float32(x, tensors) for x in a)
     return a
 
 
-def _as_bf16(r):
+def _as_bf16(r, tensors=False):
     tp = type(r)
+    if tensors and isinstance(r, Tensor):
+        return wrap(_cast(r._ms, ms.bfloat16)) if r._ms.dtype == ms.float32 else r
     if tp is _MsTensor or isinstance(r, _MsTensor):
         return _cast(r, ms.bfloat16) if r.dtype == ms.float32 else r
     if tp is tuple or tp is list:
-        return tp(_as_bf16(x) for x in r)
+        return tp(_as_bf16(x, tensors) for x in r)
     if isinstance(r, tuple) and hasattr(r, "_fields"):
-        return tp(*(_as_bf16(x) for x in r))
+        return tp(*(_as_bf16(x, tensors) for x in r))
     return r
 
 
-def _bf16_in_float32(exc, name, impl, args, kwargs):
+def _bf16_in_float32(exc, name, impl, args, kwargs, raw=False):
     """MindSpore's CPU build lacks the bfloat16 variant of many kernels (torch's CPU kernels compute bfloat16
     in float32 and round once): when a kernel refuses a bfloat16 operand, the op runs again with its
     bfloat16 tensors as float32, and float32 results are rounded to bfloat16 where every floating tensor
@@ -265,8 +286,22 @@ def _bf16_in_float32(exc, name, impl, args, kwargs):
         return None
     tensors = [a for a in list(args) + list(kwargs.values()) if isinstance(a, Tensor)]
     round_back = all(t._ms.dtype == ms.bfloat16 for t in tensors if t.dtype.is_floating_point and t.ndim)
+    if raw:   # the implementation takes mstorch Tensors: give it float32 ones (recorded casts)
+        if _writes_argument(impl, args, kwargs):
+            return None   # (a float32 copy would take the write, not the caller's tensor)
+        r = impl(*[_as_float32(a, True) for a in args], **{k: _as_float32(v, True) for k, v in kwargs.items()})
+        return _as_bf16(r, True) if round_back else r
     r = impl(*[_as_float32(a) for a in args], **{k: _as_float32(v) for k, v in kwargs.items()})
     return _wrap_out(_as_bf16(r) if round_back else r)
+
+
+def _writes_argument(impl, args, kwargs):
+    """Whether a raw implementation is asked to write into an argument (``inplace=True``)."""
+    try:
+        bound = inspect.signature(impl).bind(*args, **kwargs)
+    except (TypeError, ValueError):
+        return True
+    return bool(bound.arguments.get("inplace", False))
 
 
 def _reraise(exc, name, method=False):
@@ -344,12 +379,17 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
     factory = opdef.family == "creation"
     link_empty = not raw and opdef.differentiable and opdef.family not in _NOT_DIFFERENTIABLE
     no_kernel = _no_kernel_dtypes(name)
+    complex_refused = _complex_refusal(name)
+    out_sets_dtype = name in _OUT_SETS_DTYPE
+    out_needs_tensor_self = name in _OUT_NEEDS_TENSOR_SELF
 
     def fn(*args, **kwargs):
         if INTERCEPT:
             r = _intercept(fn, proxy_method, args, kwargs)
             if r is not _NOT_INTERCEPTED:
                 return r
+        if complex_refused is not None:
+            _check_complex(complex_refused, args, kwargs)
         out = None
         if kwargs:
             if has_out:
@@ -357,6 +397,19 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
                 if tuple_out and out is not None and not isinstance(out, (tuple, list)):
                     # (torch's argument parser: before any check of the other arguments)
                     raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+                if out is not None and out_needs_tensor_self and args and isinstance(args[0], (bool, int, float)):
+                    got = ", ".join(type(a).__name__ if not isinstance(a, Tensor) else "Tensor" for a in args)
+                    raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}, "
+                                    "out=Tensor), but expected one of:")
+                if out is not None and name == "where":   # (its Scalar overloads have no out=)
+                    for pos, arg in ((2, "input"), (3, "other")):
+                        if len(args) >= pos and not isinstance(args[pos - 1], Tensor):
+                            raise TypeError(f"where(): argument '{arg}' (position {pos}) must be Tensor, not "
+                                            f"{type(args[pos - 1]).__name__}")
+                if out is not None and name in _OUT_NEEDS_DIM and len(args) < 2 and kwargs.get("dim") is None:
+                    _refuse_out_without_dim(name)   # (torch's argument parser: before the op runs)
+                if out_sets_dtype and isinstance(out, Tensor) and kwargs.get("dtype") is None:
+                    kwargs["dtype"] = out.dtype   # these compute in out's dtype, as with dtype=out.dtype
             elif refuse_out and "out" in kwargs:   # (and np.sum(t) -> t.sum(out=None) fails as in torch)
                 raise TypeError(f"{method}() got an unexpected keyword argument 'out'")
             if names:
@@ -378,7 +431,12 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
             except SparseOperand:   # a sparse argument has no dense storage: the sparse table's implementation
                 r = sparse_call(name, args, kwargs)
             except BaseException as exc:
-                r = _bf16_in_float32(exc, name, impl, args, kwargs) if not raw else None
+                if no_kernel is not None and args and isinstance(args[0], Tensor) and args[0].dtype in no_kernel \
+                        and isinstance(exc, (TypeError, ValueError, RuntimeError)) \
+                        and translate_error(exc, name) is not None:
+                    # a MindSpore kernel failed where torch has no kernel either: torch's NotImplementedError
+                    _check_torch_kernel(name, no_kernel, args, kwargs)
+                r = _bf16_in_float32(exc, name, impl, args, kwargs, raw)
                 if r is None:
                     _reraise(exc, name, method is not None)
             if trace is not None:
@@ -400,6 +458,11 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
 # torch.can_cast allows it (no float into an integer, nothing but bool into bool); ops registered with
 # out="exact" take only their result's own dtype. These have no out= form without ``dim``:
 _OUT_NEEDS_DIM = frozenset(("sum", "prod", "median", "nanmedian"))
+# ops whose out= is their dtype= (the input converted to out's dtype first, measured on torch 2.13)
+_OUT_SETS_DTYPE = frozenset(("sum", "prod", "cumsum", "cumprod"))
+# ops whose (Number self, Tensor other) overload has no out=: torch's argument parser refuses the call
+_OUT_NEEDS_TENSOR_SELF = frozenset(("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+                                    "bitwise_right_shift", "remainder", "fmod", "eq", "ne", "lt", "le", "gt", "ge"))
 
 
 def _no_kernel_dtypes(name):
@@ -412,11 +475,29 @@ def _no_kernel_dtypes(name):
     return {getattr(_D, "bool_" if n == "bool" else n): kernel for n in names}
 
 
+def _complex_refusal(name):
+    """torch's message refusing complex inputs to ``name`` before anything else (None: it takes them)."""
+    from ._torch_kernels import COMPLEX_REFUSED
+    return COMPLEX_REFUSED.get(name)
+
+
+def _check_complex(refusal, args, kwargs):
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, Tensor) and a.dtype.is_complex:
+            exc, message = refusal if isinstance(refusal, tuple) else (RuntimeError, refusal)
+            raise exc(message.format(_D.SCALAR_TYPE_NAMES[a.dtype]))
+
+
+from ._torch_kernels import NOT_REACHED_WHEN_EMPTY as _NOT_REACHED_WHEN_EMPTY  # noqa: E402
+
+
 def _check_torch_kernel(name, no_kernel, args, kwargs):
     """torch's NotImplementedError for an input dtype torch has no kernel for (every tensor argument of
     that dtype; a dtype= argument converts first, as in torch)."""
     first = args[0]
     if not isinstance(first, Tensor) or kwargs.get("dtype") is not None:
+        return
+    if first.numel() == 0 and name in _NOT_REACHED_WHEN_EMPTY:
         return
     kernel = no_kernel.get(first.dtype)
     if kernel is None or any(isinstance(a, Tensor) and a.dtype is not first.dtype for a in args[1:]):
@@ -424,12 +505,16 @@ def _check_torch_kernel(name, no_kernel, args, kwargs):
     raise NotImplementedError(f"\"{kernel}\" not implemented for '{_D.SCALAR_TYPE_NAMES[first.dtype]}'")
 
 
+def _refuse_out_without_dim(name):
+    if name in ("median", "nanmedian"):   # (one signature with out=: torch names the missing argument)
+        raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+    raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, out=Tensor), "
+                    "but expected one of:\n * (Tensor input, int dim, ..., *, Tensor out)")
+
+
 def _check_out(opdef, out, r, args, kwargs, factory=False):
     """Refuse an ``out=`` torch refuses, before anything is written."""
     name = opdef.name
-    if name in _OUT_NEEDS_DIM and len(args) < 2 and kwargs.get("dim") is None:
-        raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, out=Tensor), "
-                        "but expected one of: (Tensor input, int dim, ..., *, Tensor out)")
     if isinstance(r, (tuple, list)):
         if not isinstance(out, (tuple, list)):
             raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
@@ -473,8 +558,7 @@ _REAL_OF_COMPLEX = (ms.float32, ms.float64)
 
 # in-place ops whose cast error torch words differently: clamp names the receiver's C++ type, ldexp
 # names itself where the result type goes
-_CPP_TYPE = {"Long": "long int", "Int": "int", "Short": "short int", "Char": "signed char",
-             "Byte": "unsigned char", "Bool": "bool", "Float": "float", "Double": "double"}
+_CPP_TYPE = _D.CPP_TYPE_NAMES
 _CAST_WORDING = {
     "clamp": lambda src, dst, args: f"result type {src} can't be cast to the desired output type "
                                     f"{dst if any(isinstance(a, Tensor) for a in args) else _CPP_TYPE.get(dst, dst)}",
@@ -516,6 +600,10 @@ def _make_inplace(fn, name):
         try:
             r = fn(src, *args, **kwargs)
         except NotImplementedError:
+            # torch checks the receiver (autograd's rules, overlap) and the result type before it looks
+            # for a kernel
+            self._check_inplace()
+            _check_no_overlap(self)
             if args:
                 _check_result_fits(self, args[0])
             raise

@@ -92,6 +92,14 @@ def wrap_dim(dim, ndim):
     return dim + n if dim < 0 else dim
 
 
+def wrap_size_dim(dim, ndim):
+    """torch's check of ``t.size(dim)`` (which an op reads before its own rank check): unlike ops, a 0-d
+    tensor has no dim 0 there."""
+    if ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return wrap_dim(dim, ndim)
+
+
 def wrap_dims(dims, ndim):
     if dims is None:
         return None

@@ -279,6 +279,13 @@ def _overlap_error():
         "location. Please clone() the tensor before performing the operation.")
 
 
+def check_no_overlap(t):
+    """torch's error for writing into a tensor whose elements share memory (an expanded view): its
+    TensorIterator checks this before it looks for a kernel of the dtype."""
+    if t.numel() and any(st == 0 and n > 1 for n, st in zip(t.shape, t.stride())):   # (nothing empty overlaps)
+        _overlap_error()
+
+
 def expand_pair(pre, shape, expanded):
     """expand/broadcast_to (``pre``: the base's shape with leading 1s): writing is only defined when no
     element is repeated, as in torch."""

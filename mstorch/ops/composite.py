@@ -10,6 +10,7 @@ import numpy as np
 from .. import _dtype as D
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
+from .._warnings import warn_once
 from ._helpers import wrap_dim
 from ._registry import PUBLIC, register
 
@@ -51,6 +52,9 @@ def diagflat(input, offset=0):
 
 @register("adjoint", family=F, raw=True)
 def adjoint(input):
+    if input.dim() == 0:
+        warn_once("adjoint() is deprecated on 0-D tensors. Consider using x.conj().")
+        return input.conj()
     if input.dim() < 2:
         raise RuntimeError(f"tensor.adjoint() is only supported on matrices or batches of matrices. Got "
                            f"{input.dim()}-D tensor.")
@@ -84,6 +88,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if input.dim() > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
                            f"{input.dim()} dimensions")
+    if input.dtype is D.bool_:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
     x = input.reshape(1, -1) if input.dim() < 2 else input
     if not (x.dtype.is_floating_point or x.dtype.is_complex):
         x = x.to(D.get_default_dtype())   # torch's integer observations give a float covariance

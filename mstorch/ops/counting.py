@@ -200,6 +200,9 @@ def _isin_signatures():
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     if not isinstance(elements, ms.Tensor) and not isinstance(test_elements, ms.Tensor):
         raise invalid_args("isin", (elements, test_elements), signatures=_isin_signatures())
+    for v in (elements, test_elements):   # (a bool tensor is refused whatever the other operand)
+        if isinstance(v, ms.Tensor) and v.dtype == ms.bool_:
+            raise RuntimeError("Unsupported input type encountered for isin(): Bool")
     rt = result_type(elements, test_elements)
     if rt is D.bool_ or rt.is_complex:
         raise RuntimeError(f"Unsupported input type encountered for isin(): {scalar_type_name(rt)}")

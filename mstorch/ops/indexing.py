@@ -506,7 +506,8 @@ def where_method(self, condition, other):
 # --- gather / scatter --------------------------------------------------------------------------------
 
 def _check_long(index, name):
-    if index.dtype not in (ms.int64, ms.int32):
+    # (torch checks an empty index's dtype nowhere: it has nothing to read)
+    if index.dtype not in (ms.int64, ms.int32) and index.size:
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
 
 
@@ -524,6 +525,8 @@ def _check_range(index, size, dim, err=None):
 
 
 def _check_gather_shapes(input, index, src, d, name):
+    if index.size == 0:   # torch checks no shape of an empty index (nothing is read or written)
+        return
     n = max(input.ndim, 1)
     if max(index.ndim, 1) != n:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
@@ -563,10 +566,10 @@ def gather(input, dim, index, *, sparse_grad=False):
     _check_long(index, "gather")
     _check_gather_shapes(input, index, None, d, "gather")
     _check_range(index, _shape1(input)[d], d)
-    if input.ndim == 0:
-        return gather_elements(input.reshape(1), 0, index.reshape(1)).reshape(index.shape)
     if index.size == 0:
         return empty_from(input, index.shape)
+    if input.ndim == 0:
+        return gather_elements(input.reshape(1), 0, index.reshape(1)).reshape(index.shape)
     shape = list(index.shape)
     shape[d] = input.shape[d]
     return gather_elements(_crop(input, shape), d, index)
@@ -635,6 +638,8 @@ def scatter_add(input, dim, index, src):
     d, src = _scatter_prep(input, dim, index, src, "scatter_add")
     if index.size == 0:
         return fresh(input)
+    if input.ndim == 0:   # (MindSpore's kernel takes no 0-d operands)
+        return _scatter_elements(input.reshape(1), index.reshape(1), src.reshape(1), d, "add").reshape(())
     return _scatter_elements(input, index, src, d, "add")
 
 
@@ -720,8 +725,10 @@ def index_select(input, dim, index):
     return _kern(ops.gather, input, index.reshape(-1), d)
 
 
-def _along_front(input, source, d, index, name, kernel, err=RuntimeError):
-    """Apply a row-wise scatter ``kernel`` after moving ``d`` to the front (index_add/index_copy)."""
+def _along_front(input, source, d, index, name, kernel, err=RuntimeError, check=None):
+    """Apply a row-wise scatter ``kernel`` after moving ``d`` to the front (index_add/index_copy);
+    ``check()`` runs after the shape checks (torch's kernel checks the indices' range there)."""
+    in_ndim, in_size = input.ndim, input.size
     if input.ndim == 0:
         input, source = input.reshape(1), source.reshape(1)
     n = index.size
@@ -734,6 +741,10 @@ def _along_front(input, source, d, index, name, kernel, err=RuntimeError):
     if source.ndim != input.ndim or any(a != b for k, (a, b) in enumerate(zip(input.shape, source.shape)) if k != d):
         raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
                            f"Got self.shape = {list(input.shape)} source.shape = {list(source.shape)}")
+    if check is not None and not (in_ndim > 1 and in_size == 0):   # (torch's kernel returns early there)
+        check()
+    if in_size == 0 and n:   # nothing to write into: the (empty) input and source stay on the graph
+        return ops._linked(fresh(input), input, source)
     if n == 0:
         if P.requires_grad(source):   # keep the (empty) source in the graph, as torch does
             return ops.concat((input, source), d)
@@ -766,12 +777,15 @@ def _index_add_backward(node, grad_outputs, idx):
 def index_add(input, dim, index, source, *, alpha=1):
     d = wrap_dim(dim, input.ndim)
     _check_vector(index, "index_add_")
-    _check_range(index, input.shape[d] if input.ndim else 1, d)
     if source.dtype != input.dtype:
         source = cast(source, input.dtype)
     if alpha != 1:
         source = ops.mul(source, scalar_tensor(alpha, dtype_of(source)))
-    return _along_front(input, source, d, index, "index_add_", ops.tensor_scatter_add)
+    size = input.shape[d] if input.ndim else 1
+    # (torch's kernel for a vector self checks each index in its loop: its IndexError; otherwise its message)
+    err = IndexError("index out of range in self") if input.ndim <= 1 else None
+    return _along_front(input, source, d, index, "index_add_", ops.tensor_scatter_add,
+                        check=lambda: _check_range(index, size, d, err))
 
 
 @register("index_copy", family=F, inplace="index_copy_")

@@ -22,7 +22,7 @@ from .. import _ms_private as P
 from ..autograd._higher_order import own_backward
 from .._warnings import warn_once
 from .products import _broadcast_batch, _mm, _CPP, matmul, cross as _cross
-from .linalg_decomp import pinv, mH, LinAlgError, host_array, host_result, check_matrix, eye_like, mT, svdvals_ms, _node
+from .linalg_decomp import _real, pinv, mH, LinAlgError, host_array, host_result, check_matrix, eye_like, mT, svdvals_ms, _node
 from .shape import diagonal as _diagonal
 
 
@@ -37,13 +37,14 @@ def _check_square(t, name):
     d = dtype_of(t)
     if d._cat < D._FLOAT:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_scalar_name(t)}")
-    if d in (D.float16, D.bfloat16):
-        if name == "linalg.det":
-            raise NotImplementedError(f"\"lu_cpu\" not implemented for '{_scalar_name(t)}'")
-        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {_scalar_name(t)}")
     if t.shape[-1] != t.shape[-2]:
         raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {t.shape[-2]} by "
                            f"{t.shape[-1]} matrices")
+    if d in (D.float16, D.bfloat16):
+        if name != "linalg.det":
+            raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {_scalar_name(t)}")
+        if t.size:   # (det's LU kernel: not reached by an empty input)
+            raise NotImplementedError(f"\"lu_cpu\" not implemented for '{_scalar_name(t)}'")
 
 
 def _small(t, one, empty):
@@ -303,7 +304,11 @@ def _keep(r, d0, d1, keepdim):
     return r
 
 
-def _svd_norm(A, d0, d1, keepdim, fn):
+def _svd_norm(A, d0, d1, keepdim, fn, ord=None):
+    if min(A.shape[d0], A.shape[d1]) == 0 and ord in (2, -2):
+        if ord == -2:   # no singular value to take the smallest of: torch's amin error
+            raise IndexError("amin(): Expected reduction dim -1 to have non-zero size.")
+        fn = (lambda s, d: ops.sum(s, d))   # the largest of none: 0, as torch
     x = ops.moveaxis(A, (d0, d1), (-2, -1))
     return _keep(fn(svdvals_ms(x), -1), d0, d1, keepdim)
 
@@ -329,7 +334,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if ord == "nuc":
         return _svd_norm(A, d0, d1, keepdim, lambda s, d: ops.sum(s, d))
     if ord in (2, -2):
-        return _svd_norm(A, d0, d1, keepdim, lambda s, d: (amax if ord > 0 else amin)(s, d, False))
+        return _svd_norm(A, d0, d1, keepdim, lambda s, d: (amax if ord > 0 else amin)(s, d, False), ord)
     # 1 / inf: the largest column / row sum of |A|
     inner, outer = (d0, d1) if abs(ord) == 1 else (d1, d0)
     sums = vector_norm(A, 1, inner, True)
@@ -359,6 +364,8 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
 def cond(A, p=None):
     if A.ndim < 2:
         raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    if A.size == 0:   # torch answers 0 for every (empty) matrix, square or not, before any other check
+        return ops.zeros(tuple(A.shape[:-2]), _real(A.dtype))
     if p in (None, 2, -2):
         check_matrix(A, "linalg.cond", kernel="linalg_svd_cpu")
         s = svdvals_ms(A)

@@ -90,21 +90,25 @@ cholesky_ex_rt = return_type("linalg_cholesky_ex", ("L", "info"))
 
 # --- shared checks and helpers ------------------------------------------------------------------
 
+# torch's kernels that an empty input never reaches (so no dtype is refused there)
+_SKIPPED_WHEN_EMPTY = frozenset(("linalg_svd_cpu", "cholesky_cpu", "lu_cpu"))
+
+
 def check_matrix(t, name, square=False, low_precision=False, arg="A", kernel=None):
-    """torch's checks: rank, floating dtype, low precision (``kernel``: torch's CPU kernel name, which
-    torch reports as NotImplementedError for half types), squareness."""
+    """torch's checks: rank, floating dtype, squareness, low precision (``kernel``: torch's CPU kernel
+    name, which torch reports as NotImplementedError for half types)."""
     if t.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor {arg} must have at least 2 dimensions.")
     d = dtype_of(t)
     if d._cat < D._FLOAT:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_scalar_name(t)}")
-    if not low_precision and d in (D.float16, D.bfloat16):
-        if kernel:
-            raise NotImplementedError(f"\"{kernel}\" not implemented for '{_scalar_name(t)}'")
-        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {_scalar_name(t)}")
     if square and t.shape[-1] != t.shape[-2]:
         raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {t.shape[-2]} by "
                            f"{t.shape[-1]} matrices")
+    if not low_precision and d in (D.float16, D.bfloat16) and not (t.size == 0 and kernel in _SKIPPED_WHEN_EMPTY):
+        if kernel:
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{_scalar_name(t)}'")
+        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {_scalar_name(t)}")
 
 
 def need_lapack_dtype(t, kernel):
@@ -193,7 +197,7 @@ def _leading_minor_failure(a):
 @register("linalg.cholesky", family=F, namespace="linalg", out=True)
 def cholesky(A, *, upper=False):
     check_matrix(A, "linalg.cholesky", square=True, kernel="cholesky_cpu")
-    if A.shape[-1] == 0:
+    if A.size == 0:   # (an empty batch too: nothing for LAPACK, whatever the dtype)
         return A.copy()
     bad = _leading_minor_failure(A) if not _cholesky_ok(A) else None
     if bad is not None:
@@ -225,7 +229,7 @@ def _potf2(a):
 def cholesky_ex(A, *, upper=False, check_errors=False):
     check_matrix(A, "linalg.cholesky", square=True, kernel="cholesky_cpu")
     batch = tuple(A.shape[:-2])
-    if A.shape[-1] == 0:
+    if A.size == 0:
         l, info = A.copy(), ops.zeros(batch, ms.int32)
     elif _cholesky_ok(A):
         l = _cholesky_node(A) if needs_grad(A) else ops.cholesky(A)
@@ -442,8 +446,8 @@ def _real(dt):
 
 
 def svdvals_ms(A):
-    if min(A.shape[-2], A.shape[-1]) == 0:
-        return ops.zeros(tuple(A.shape[:-2]) + (0,), _real(A.dtype))
+    if A.size == 0:   # (an empty batch too: MindSpore's Svd takes no empty input)
+        return ops.zeros(tuple(A.shape[:-2]) + (min(A.shape[-2], A.shape[-1]),), _real(A.dtype))
     a = _svd_host(A)
     if a is not None:
         return host_result(host_svd(a, False), _real_np(A))
@@ -459,7 +463,11 @@ def svdvals(A, *, driver=None):
 # --- eigh / eigvalsh (LAPACK through NumPy on the host) -------------------------------------------
 
 def _eigh_host(a, uplo):
-    w, v = np.linalg.eigh(read_host(a), UPLO=uplo)
+    try:
+        w, v = np.linalg.eigh(read_host(a), UPLO=uplo)
+    except np.linalg.LinAlgError:   # (LAPACK's failure: torch's LinAlgError, without its error code)
+        raise LinAlgError("linalg.eigh: The algorithm failed to converge because the input matrix is "
+                          "ill-conditioned or has too many repeated eigenvalues") from None
     return ms.Tensor(np.ascontiguousarray(w).astype(_real_np(a))), ms.Tensor(np.ascontiguousarray(v).astype(
         read_host(a).dtype))
 
@@ -489,18 +497,23 @@ def _eigh_fwd(uplo):
 _eigh_nodes = {u: _node("LinalgEighBackward0", _eigh_fwd(u), _eigh_backward) for u in ("L", "U")}
 
 
-def _eigh_check(A, UPLO, name):
+def _eigh_check(A, UPLO):
     if UPLO not in ("L", "U", "l", "u"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    # torch's order: rank, squareness (worded as linalg.eigh's for eigvalsh too), then its kernel's dtypes
+    if A.ndim < 2:
+        raise RuntimeError("linalg.eigh: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.eigh: A must be batches of square matrices, but they are {A.shape[-2]} by "
+                           f"{A.shape[-1]} matrices")
     need_lapack_dtype(A, "linalg_eigh_cpu")
-    check_matrix(A, name, square=True)
     return UPLO.upper()
 
 
 @register("linalg.eigh", family=F, namespace="linalg", out="tuple",
           note="computed by LAPACK through NumPy on the host; eigenvectors may differ from torch's by sign")
 def eigh(A, UPLO="L"):
-    uplo = _eigh_check(A, UPLO, "linalg.eigh")
+    uplo = _eigh_check(A, UPLO)
     if needs_grad(A):
         return eigh_rt(*_eigh_nodes[uplo](A))
     return eigh_rt(*_eigh_host(A, uplo))
@@ -508,7 +521,7 @@ def eigh(A, UPLO="L"):
 
 @register("linalg.eigvalsh", family=F, namespace="linalg", out=True)
 def eigvalsh(A, UPLO="L"):
-    uplo = _eigh_check(A, UPLO, "linalg.eigvalsh")
+    uplo = _eigh_check(A, UPLO)
     if needs_grad(A):
         return _eigh_nodes[uplo](A)[0]
     return _eigh_host(A, uplo)[0]
@@ -625,7 +638,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None):
                            "dimensions of float, double, cfloat or cdouble types")
     if rcond is not None:
         rtol = rcond
-    if min(A.shape[-2:]) == 0:
+    if A.size == 0:
         return ops.zeros(tuple(A.shape[:-2]) + (A.shape[-1], A.shape[-2]), A.dtype)
     if not needs_grad(A):
         return _pinv_value(A, atol, rtol, hermitian)
@@ -644,7 +657,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
     if tol is not None:
         atol, rtol = tol, 0.0
     a = ops.stop_gradient(A)
-    if min(A.shape[-2:]) == 0:
+    if A.size == 0:
         return ops.zeros(tuple(A.shape[:-2]), ms.int64)
     s = ops.abs(eigvalsh(a)) if hermitian else svdvals_ms(a)
     tol_ = _tol(ops.amax(s, -1, True), A, atol, rtol)
@@ -780,6 +793,9 @@ def legacy_cholesky(input, upper=False):
               "PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\n"
               "and\nU = torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\n"
               "This transform will produce equivalent results for all valid (symmetric positive definite) inputs.")
+    if input.ndim >= 2 and input.shape[-1] != input.shape[-2]:   # (before the kernel's dtype check)
+        raise RuntimeError(f"cholesky: A must be batches of square matrices, but they are {input.shape[-2]} by "
+                           f"{input.shape[-1]} matrices")
     if input.ndim >= 2 and (dtype_of(input)._cat < D._FLOAT or input.dtype in (ms.float16, ms.bfloat16)):
         raise NotImplementedError(f"\"cholesky_cpu\" not implemented for '{_scalar_name(input)}'")
     return _named("cholesky", cholesky, input, upper=upper)
@@ -917,7 +933,8 @@ def _lu_backward(saved, g):
 def _lu_check(A, name, pivot):
     if A.ndim < 2:
         raise RuntimeError(f"{name}: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} instead")
-    need_lapack_dtype(A, "lu_cpu")
+    if A.size or A.dtype not in (ms.float16, ms.bfloat16) or name != "linalg.lu":
+        need_lapack_dtype(A, "lu_cpu")   # (linalg.lu of an empty half input never reaches the kernel)
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
 

@@ -31,7 +31,7 @@ from ._registry import OPS, PUBLIC, register
 from . import activation as _top
 from .pointwise import _not_impl, tanh_accurate
 from .reduction import vector_norm
-from ._views import grad_source
+from ._views import check_no_overlap, grad_source
 from ..autograd._higher_order import recompute_as
 
 F = "nn.activation"
@@ -46,10 +46,14 @@ def _tensor_arg(input, name):
     raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
 
 
-def _src(input, name, inplace=True):
+def _src(input, name, inplace=True, overlap_check=True):
     """The value to compute an in-place result from: a recorded copy when autograd records, since the
     write-back bumps the input's version and MindSpore checks saved inputs (torch saves the original)."""
     x = _tensor_arg(input, name)
+    if inplace:   # (torch's checks of the receiver come before its kernel's dtype check)
+        input._check_inplace()
+        if overlap_check:
+            check_no_overlap(input)
     return grad_source(x) if inplace else x
 
 
@@ -93,11 +97,20 @@ def f_celu(input, alpha=1.0, inplace=False):
 
 @register("nn.functional.threshold", family=F, namespace="nn.functional", raw=True)
 def f_threshold(input, threshold, value, inplace=False):
-    x = _src(input, "threshold", inplace)
+    x = _src(input, "threshold", inplace, overlap_check=False)   # (torch's threshold_ writes overlaps)
     if x.dtype is _bool:
         _not_impl("threshold_cpu", x)
     # torch keeps NaN (its test is `x <= threshold`, false for NaN)
-    return _done(input, ops.where(ops.less_equal(x, _c(threshold, x)), _c(value, x), x), inplace)
+    if x.dtype == _bf16:
+        # MindSpore's CPU comparison and select have no bfloat16 kernel: in float32 as torch's opmath (the
+        # threshold not rounded to bfloat16), the value rounded to bfloat16 first, so the result rounds
+        # back exactly
+        xf = cast(x, _f32)
+        v = cast(_c(value, x), _f32)
+        r = cast(ops.where(ops.less_equal(xf, scalar_tensor(threshold, D.float32)), v, xf), _bf16)
+    else:
+        r = ops.where(ops.less_equal(x, _c(threshold, x)), _c(value, x), x)
+    return _done(input, r, inplace)
 
 
 @register("nn.functional.sigmoid", family=F, namespace="nn.functional")

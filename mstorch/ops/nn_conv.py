@@ -106,7 +106,8 @@ def _same_padding(kernel, dilation):
     return pairs
 
 
-def _conv(input, weight, bias, stride, padding, dilation, groups, n, name):
+def _conv(input, weight, bias, stride, padding, dilation, groups, n, name, torch_checks=True):
+    """``torch_checks``: the checks of torch's convolution entry (conv_tbc has its own)."""
     stride = ntuple(stride, n, "stride")
     dilation = ntuple(dilation, n, "dilation")
     if isinstance(padding, str):
@@ -117,8 +118,15 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, name):
     else:
         padding = ntuple(padding, n, "padding")
     input, unbatched = batchify(input, n, name)
+    if padding == "same" and weight.ndim == n + 2 and any(
+            d * (k - 1) < 0 for k, d in zip(weight.shape[2:], dilation)):
+        # an empty kernel, dilated: torch checks the padding 'same' gives first
+        raise RuntimeError("negative padding is not supported")
     _check_common(input, weight, bias, stride, padding, dilation, groups, n)
     kernel = tuple(weight.shape[2:])
+    if torch_checks and weight.shape[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                           f"weight of size {_sizes(weight)} instead")
     if weight.shape[0] % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
                            f"but got weight of size [{_sizes(weight)}] instead")
@@ -129,6 +137,9 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, name):
     if bias is not None and (bias.ndim != 1 or bias.shape[0] != weight.shape[0]):
         raise RuntimeError(f"Given weight of size {_sizes(weight)}, expected bias to be 1-dimensional with "
                            f"{weight.shape[0]} elements, but got bias of size {_sizes(bias)} instead")
+    if torch_checks and n < 3 and 0 in kernel and input.size:   # (torch's 1-d convolution is a 2-d one of height 1)
+        h, w = (1, kernel[0]) if n == 1 else kernel
+        raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: {h} kernel_width: {w}")
     if padding == "valid":
         pairs = [(0, 0)] * n
     elif padding == "same":
@@ -419,5 +430,5 @@ def conv_tbc(input, weight, bias, pad=0):
     if weight.shape[2] != bias.shape[0]:
         raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
     x = input.transpose(1, 2, 0)
-    out = _conv(x, weight.transpose(2, 1, 0), bias, 1, pad, 1, 1, 1, "conv1d")
+    out = _conv(x, weight.transpose(2, 1, 0), bias, 1, pad, 1, 1, 1, "conv1d", torch_checks=False)
     return out.transpose(2, 0, 1)

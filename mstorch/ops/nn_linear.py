@@ -5,7 +5,7 @@ from . import _host
 from . import _kernels as kernels
 from ._helpers import dtype_of, wrap_dim
 from .. import _ms_private as P
-from ._registry import register
+from ._registry import OPS, register
 from .products import _mm
 
 F = "nn.linear"
@@ -13,8 +13,16 @@ F = "nn.linear"
 
 @register("linear", family=F, namespace="nn.functional")
 def linear(input, weight, bias=None):
+    if input.ndim == 0 or weight.ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.ndim}D and "
+                           f"{weight.ndim}D")
     if input.dtype != weight.dtype or bias is not None and input.ndim == 2 and bias.dtype != weight.dtype:
         _dtype_error(input, weight, bias)
+    if weight.ndim == 1:   # torch: input @ weight (+ bias), a vector product over input's last dim
+        if bias is not None and input.ndim == 2:
+            raise RuntimeError("mat2 must be a matrix, got 1-D tensor")
+        r = OPS["matmul"].impl(input, weight)
+        return r if bias is None else OPS["add"].impl(r, bias)
     if input.shape[-1] != weight.shape[-1]:
         rows = 1
         for s in input.shape[:-1]:
@@ -24,7 +32,10 @@ def linear(input, weight, bias=None):
     if input.ndim == 2:
         return kernels.ACTIVE["linear"](input, weight, bias)
     lead = input.shape[:-1]
-    flat = input.reshape(-1, input.shape[-1])
+    rows = 1
+    for n in lead:
+        rows *= n
+    flat = input.reshape(rows, input.shape[-1])   # (not -1: ambiguous for an empty input)
     out = kernels.ACTIVE["linear"](flat, weight, bias)
     return out.reshape(tuple(lead) + (weight.shape[0],))
 

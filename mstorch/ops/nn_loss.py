@@ -23,7 +23,7 @@ from mindspore.ops import operations as P
 from .. import _dtype as D
 from .. import _ms_private as _P
 from .._tensor import scalar_type_name
-from ._helpers import dtype_of, promote, scalar_tensor, cast
+from ._helpers import dtype_of, promote, scalar_tensor, cast, wrap_size_dim
 from ._views import infer_size
 from ._registry import OPS, register
 from .pointwise import _not_impl
@@ -107,6 +107,21 @@ def _float_only(t, kernel):
         _not_impl(kernel, t)
 
 
+def _real_float_only(t, kernel):
+    """torch's pointwise loss kernels: real floating dtypes only (complex is a missing kernel too)."""
+    if dtype_of(t)._cat < D._FLOAT or dtype_of(t).is_complex:
+        _not_impl(kernel, t)
+
+
+def _fits_input(result, input):
+    """torch's loss kernels that write into a tensor like ``input``: a result type that does not cast to
+    input's dtype (complex into real, float into an integer) is its cast error."""
+    rt, it = dtype_of(result), dtype_of(input)
+    if not D.can_cast(rt, it):
+        raise RuntimeError(f"result type {D.scalar_type_name(rt)} can't be cast to the desired output type "
+                           f"{D.scalar_type_name(it)}")
+
+
 def _upcast(x):
     return cast(x, _f32) if x.dtype in _HALF else x
 
@@ -168,14 +183,15 @@ def _broadcast_checked(input, target):
 # --- class-index losses: cross_entropy and nll_loss -------------------------------------------------
 
 def _check_class_target(input, target, weight, C):
-    """torch's nll_loss_nd / nll_loss / nll_loss2d argument checks, in their order and words."""
-    if target.dtype not in (ms.int64, ms.uint8):
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_tname(target)}")
+    """torch's nll_loss_nd / nll_loss / nll_loss2d argument checks, in their order and words (the shape
+    checks of nll_loss_nd come before the kernel's dtype check)."""
     if input.ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
     if input.ndim != 1 and (not target.ndim or input.shape[0] != target.shape[0]):
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
                          f"({target.shape[0] if target.ndim else 1}).")
+    if target.dtype not in (ms.int64, ms.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_tname(target)}")
     if input.ndim <= 2:
         if target.ndim > 1:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
@@ -336,7 +352,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                   reduction="mean", label_smoothing=0.0):
     mode = _mode(reduction, size_average, reduce)
     C = input.shape[1] if input.ndim > 1 else input.shape[0] if input.ndim else 0
-    if tuple(input.shape) == tuple(target.shape) and input.ndim:
+    if tuple(input.shape) == tuple(target.shape):   # (torch: the class-probability path, 0-d included)
         return _cross_entropy_prob(input, target, weight, mode, ignore_index, label_smoothing, C)
     if label_smoothing > 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
@@ -402,6 +418,8 @@ def _cross_entropy_prob(input, target, weight, mode, ignore_index, smoothing, C)
         raise RuntimeError(f"Expected floating point type for target with class probabilities, got {_tname(target)}")
     if ignore_index >= 0:
         raise RuntimeError("ignore_index is not supported for floating point target")
+    if input.ndim == 0:
+        wrap_size_dim(1, 0)   # torch reads the class dim's size: its IndexError
     if weight is not None and (weight.ndim != 1 or weight.size != C):
         raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {C} classes or no "
                            f"classes but got weight tensor of shape: {list(weight.shape)}")
@@ -625,7 +643,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     _warn_size(input, target)
     mode = _mode(reduction, size_average, reduce)
     x, t = _pair(input, target)
-    _float_only(x, "mse_cpu")
+    _real_float_only(x, "mse_cpu")
     err = ops.square(ops.sub(x, t))
     if weight is not None:
         return _weighted(err, weight, input, mode)
@@ -665,7 +683,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _warn_size(input, target)
     mode = _mode(reduction)
     x, t = _pair(input, target)
-    _float_only(x, "huber_cpu")
+    _fits_input(x, input)
+    _real_float_only(x, "huber_cpu")
     d = ops.sub(x, t)
     z = ops.abs(d)
     dc = _c(delta, d)
@@ -692,6 +711,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                           "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
                           stacklevel=3)
         mode = "sum" if reduction == "batchmean" else _mode(reduction)
+    if any(dtype_of(a)._cat < D._FLOAT for a in (input, target)):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     x, t, _ = promote(input, target)
     if log_target:
         loss = ops.mul(ops.exp(t), ops.sub(t, x))
@@ -708,6 +729,8 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
                      reduction="mean"):
     mode = _mode(reduction, size_average, reduce)
     x, t, _ = promote(input, target)
+    if dtype_of(x)._cat < D._FLOAT:
+        return _reduce(_poisson_nll_integral(x, t, log_input, full, eps), mode)
     if log_input:
         loss = ops.sub(ops.exp(x), ops.mul(t, x))
     else:
@@ -716,6 +739,17 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
         stirling = ops.add(ops.sub(_xlogy(t, t), t), ops.mul(ops.log(ops.mul(t, _c(2 * math.pi, t))), _c(0.5, t)))
         loss = ops.add(loss, ops.where(ops.less_equal(t, _c(1, t)), _c(0, t), stirling))
     return _reduce(loss, mode)
+
+
+def _poisson_nll_integral(x, t, log_input, full, eps):
+    """torch's formula on integer tensors, step by step with torch's type promotion: exp/log give the
+    default float dtype, the products of integers stay integers (and wrap as torch's do)."""
+    exp, log, mul, sub, add = (OPS[n].impl for n in ("exp", "log", "mul", "sub", "add"))
+    loss = sub(exp(x), mul(t, x)) if log_input else sub(x, mul(t, log(add(x, eps))))
+    if full:
+        stirling = add(sub(mul(t, log(t)), t), mul(log(mul(t, 2 * math.pi)), 0.5))
+        loss = add(loss, OPS["masked_fill"].impl(stirling, OPS["le"].impl(t, 1), 0))
+    return loss
 
 
 @register("gaussian_nll_loss", family=F, namespace="nn.functional")
@@ -733,6 +767,9 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
             raise ValueError("var is of incorrect size")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
+    if dtype_of(var)._cat < D._FLOAT:   # torch's in-place clamp of var by the float eps
+        name = D.scalar_type_name(dtype_of(var))
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {D.CPP_TYPE_NAMES[name]}")
     # torch clamps a clone of var under no_grad: the value is clamped, the gradient passes unchanged
     var = ops.add(var, _sg(ops.sub(ops.clamp(var, eps), var)))
     loss = ops.mul(ops.add(ops.log(var), ops.div(ops.square(ops.sub(input, target)), var)), _c(0.5, var))
@@ -786,6 +823,13 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     mode = _mode(reduction, size_average, reduce)
     _no_grad_weight(target, "soft_margin_loss", "target")
     x, t, _ = promote(input, target)
+    rt = dtype_of(x)
+    # torch writes the loss into a tensor like input: the (floating) result must cast to it and input must
+    # be the broadcast shape
+    _fits_input(x if rt._cat >= D._FLOAT else ops.zeros((), D.get_default_dtype()._ms), input)
+    shape = tuple(np.broadcast_shapes(tuple(input.shape), tuple(target.shape)))
+    if shape != tuple(input.shape):
+        raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the broadcast shape {list(shape)}")
     _float_only(x, "soft_margin_loss")
     out = _reduce(_in_float(lambda v, w: _SOFTPLUS(ops.neg(ops.mul(w, v))), x, t), mode)
     return out if out.dtype == input.dtype else cast(out, input.dtype)

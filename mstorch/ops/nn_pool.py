@@ -19,7 +19,7 @@ from mindspore.ops import operations as PO
 from . import _kernels as kernels
 from .. import _ms_private as _P
 from ..autograd._higher_order import recompute_as
-from ._helpers import dtype_of, cast
+from ._helpers import dtype_of, cast, wrap_size_dim
 from ._registry import register
 from .reduction import has_nan
 from .nn_conv import _name, pad_tuple
@@ -310,15 +310,17 @@ def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
     k, s, p, _ = _pool_args(kernel_size, stride, padding, 1, n, fn)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
+    if n == 2 and input.ndim < 3:
+        wrap_size_dim(-3, input.ndim)   # torch reads input.size(-3) before its rank check: its IndexError
     x, unbatched = _batched(input, n, fn, kind="avg")
     dt = x.dtype
     # torch's kernels: 1-d pools as 2-d; the 3-d one has no half-precision kernel
     kernel = "avg_pool3d_out_frame" if n == 3 else "avg_pool2d"
+    _check_output(x, k, s, p, (1,) * n, ceil_mode)   # (torch's shape checks come before its kernel's dtypes)
     if dt != ms.int64:
         _check_dtype(x, kernel, ints=False)
     if n == 3 and dt in (ms.float16, ms.bfloat16):
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_name(x)}'")
-    _check_output(x, k, s, p, (1,) * n, ceil_mode)
     if dt == ms.bfloat16:
         x = cast(x, ms.float32)
     elif dt == ms.int64:
@@ -647,6 +649,8 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n):
     if input.ndim not in (n + 1, n + 2):
         raise RuntimeError(f"Input to max_unpooling{n}d should be a {n + 1}d or {n + 2}d Tensor, but got a tensor "
                            f"with {input.ndim} dimensions.")
+    if not dtype_of(input).is_floating_point:   # torch's CPU kernels: floating dtypes only
+        raise NotImplementedError(f"\"max_unpool{3 if n == 3 else 2}d\" not implemented for '{_name(input)}'")
     total = math.prod(size)
     if indices.size and kernels.CHECK_INDICES:
         lo, hi = int(read_host(indices.min())), int(read_host(indices.max()))

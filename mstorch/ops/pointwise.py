@@ -53,7 +53,10 @@ def _run_in_f32(fn, args, kwargs):
     def down(t):
         return cast(t, _bf16) if back and isinstance(t, _T) and t.dtype is _f32 else t
     r = fn(*[up(a) for a in args], **{k: up(v) for k, v in kwargs.items()})
-    return type(r)(down(t) for t in r) if isinstance(r, tuple) else down(r)
+    if not isinstance(r, tuple):
+        return down(r)
+    # (a torch.return_types namedtuple takes its fields as arguments)
+    return type(r)(*(down(t) for t in r)) if hasattr(r, "_fields") else tuple(down(t) for t in r)
 
 
 def _need_tensor(name, x, pos, arg="other"):

@@ -12,7 +12,7 @@ from .._runtime import read_host
 from . import _msops as ops
 
 from .. import _dtype as D
-from ._helpers import promote, dtype_of, wrap_dim, _scalar_name, cast
+from ._helpers import promote, dtype_of, wrap_dim, wrap_size_dim, _scalar_name, cast
 from ._views import fresh
 from ._registry import register
 from .reduction import needs_grad
@@ -215,11 +215,14 @@ def vdot(input, other):
 
 @register("mv", family=F, out="exact")
 def mv(input, vec):
+    wrap_size_dim(0, input.ndim)   # (torch sizes its result by input.size(0) before any check)
     _check_mv(input, vec)
     if input.dtype != vec.dtype:
         n = _scalar_name(vec)
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {n}, {_scalar_name(input)}, "
                            f"and {n}")
+    if input.size == 0 and input.dtype == ms.bool_:   # torch fills zeros without looking for a kernel
+        return ops.zeros((input.shape[0],), input.dtype)
     _no_bool(input, "addmv_impl_cpu")
     return _mm(input, vec.reshape(-1, 1)).reshape(-1)
 
@@ -356,6 +359,10 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     for t, name in ((vec1, "vec1"), (vec2, "vec2")):
         if t.ndim != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {t.ndim}-D")
+    if dtype_of(input)._cat < D._FLOAT:
+        for v, arg in ((beta, "beta"), (alpha, "alpha")):
+            if isinstance(v, float):
+                raise RuntimeError(f"For integral input tensors, argument {arg} must not be a floating point number.")
     prod = outer(vec1, vec2)
     if input.dtype != prod.dtype:
         _scalar_type_msg(prod, input)
@@ -507,12 +514,12 @@ def pdist(input, p=2):
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
     if dtype_of(input)._cat != D._FLOAT:
         raise RuntimeError("pdist only supports floating-point dtypes")
-    if input.dtype in (ms.float16, _bf16):
-        raise NotImplementedError(f"\"pdist\" not implemented for '{_scalar_name(input)}'")
-    if p < 0:
-        raise RuntimeError("pdist only supports non-negative p values")
     n = input.shape[0]
     i, j = np.triu_indices(n, 1)
+    if input.dtype in (ms.float16, _bf16) and i.size and input.shape[1]:   # (torch's kernel: not reached
+        raise NotImplementedError(f"\"pdist\" not implemented for '{_scalar_name(input)}'")   # when empty)
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
     if i.size == 0 or input.shape[1] == 0:   # no pairs, or no coordinates: zeros that still lead back
         return ops.mul(ops.zeros((i.size,), input.dtype), ops.sum(input))   # to input (zero gradient)
     rows_i = ops.gather(input, ms.Tensor(i.astype(np.int64)), 0)

@@ -366,6 +366,8 @@ def _minmax(name, reduce_fn, pair_fn, binary_fn, rt):
         if dim is None:
             return _full(name, reduce_fn, input)
         d = wrap_dim(dim, input.ndim)
+        if input.dtype in (ms.complex64, ms.complex128):
+            raise RuntimeError(f"{name}(): does not support complex input")
         if input.ndim == 0:
             return rt(input.copy(), ops.zeros((), ms.int64))
         _check_nonempty_dims(name, input, (d,))
@@ -578,7 +580,7 @@ def vector_norm(x, p, axes, keepdim):
     # MindSpore's Abs of a complex tensor stays complex: take torch's magnitude (a real tensor)
     a = OPS["abs"].impl(x) if _FROM_MS[x.dtype]._cat == D._COMPLEX else ops.abs(x)
     dt = a.dtype
-    if p != 0 and x.size and math.prod(x.shape[d] for d in (axes or range(x.ndim))) == 1:
+    if p != 0 and x.size and (x.ndim == 0 or math.prod(x.shape[d] for d in (axes or range(x.ndim))) == 1):
         # one element per norm: torch's kernel gives |x| without squaring it (no overflow at 1e30)
         return a.reshape(_out_shape(x.shape, axes, keepdim))
     if p == 2:
@@ -694,14 +696,21 @@ def _cum_finish(r, input, out_dt):
     return r if r.dtype == out_dt else cast(r, out_dt)
 
 
+def _no_bool_scan(name, dtype):
+    if dtype is D.bool_:   # torch's scan kernels have no bool variant (a bool input scans in int64)
+        raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+
+
 @register("cumsum", family=F, out=True)
 def cumsum(input, dim, *, dtype=None):
+    _no_bool_scan("cumsum", dtype)
     x, d, out_dt = _cum_input(input, dim, dtype)
     return _cum_run(ops.cumsum, x, d, input, out_dt)
 
 
 @register("cumprod", family=F, out=True)
 def cumprod(input, dim, *, dtype=None):
+    _no_bool_scan("cumprod", dtype)
     x, d, out_dt = _cum_input(input, dim, dtype)
     return _cum_run(_cumprod_scan if needs_grad(x) else ops.cumprod, x, d, input, out_dt)
 

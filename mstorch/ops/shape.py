@@ -116,6 +116,9 @@ def flatten(input, start_dim=0, end_dim=-1):
 def unflatten(input, dim, sizes):
     shape = input._ms.shape
     d = wrap_dim(dim, len(shape))
+    if not shape:   # then size(dim), inside torch's own error
+        raise RuntimeError(f"unflatten got an unexpected error:\nDimension specified as {dim} but tensor has no "
+                           "dimensions")
     sizes = list(shape_args((sizes,), "unflatten"))
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")

@@ -104,7 +104,7 @@ def _scatter(name, input, src, view):
     return PUBLIC["where"](chosen.reshape(input.shape), placed.reshape(input.shape), input)
 
 
-@register("select_scatter", family=F, raw=True, out=True)
+@register("select_scatter", family=F, raw=True)   # (torch has no out= form)
 def select_scatter(input, src, dim, index):
     return _scatter("select_scatter", input, src, lambda t: t.select(dim, index))
 
@@ -114,7 +114,7 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     return _scatter("slice_scatter", input, src, lambda t: _slice(t, dim, start, end, step))
 
 
-@register("diagonal_scatter", family=F, raw=True, out=True)
+@register("diagonal_scatter", family=F, raw=True)   # (torch has no out= form)
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     return _scatter("diagonal_scatter", input, src, lambda t: t.diagonal(offset, dim1, dim2))
 
