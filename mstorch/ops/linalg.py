@@ -472,8 +472,10 @@ def matrix_power(A, n):
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {A.shape[-2]} by "
                            f"{A.shape[-1]} matrices")
-    if n == 0:   # the identity, on A's graph (torch's gradient is zero, not absent)
-        return ops.add(ops.mul(A, 0), eye_like(A)) if A.dtype != ms.bool_ else ops.logical_or(eye_like(A), False)
+    if n == 0:   # the identity, on A's graph (torch's gradient is zero, not absent), also where A is nan/inf
+        if A.dtype == ms.bool_:
+            return ops.logical_or(eye_like(A), False)
+        return ops.where(ops.ones(A.shape, ms.bool_), ops.broadcast_to(eye_like(A), A.shape), A)
     if n < 0:
         A, n = inverse(A), -n
     if n == 1:

@@ -682,9 +682,15 @@ def _cum_input(input, dim, dtype):
     return (x.reshape(1) if x.ndim == 0 else x), d, out_dt
 
 
+# torch's CPU scans accumulate in the wider type (double for float32, float for the half types)
+_CUM_ACC = {ms.float32: ms.float64, ms.float16: ms.float32, ms.complex64: ms.complex128}
+
+
 def _cum_run(fn, x, d, input, out_dt):
     if x.size == 0:                  # MindSpore's kernels fail on empty input
         return cast(x, out_dt) if x.dtype != out_dt else x.copy()
+    if out_dt in _CUM_ACC:   # (bfloat16 is float32 already)
+        x = cast(x, _CUM_ACC[out_dt])
     return _cum_finish(fn(x, d), input, out_dt)
 
 

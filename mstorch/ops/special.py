@@ -19,6 +19,7 @@ from .pointwise import _log1p, _float_operands
 from .linalg_decomp import _node
 from .reduction import needs_grad
 from ._views import infer_size
+from .arithmetic import _sum_to
 
 F = "torch.special"
 _f64 = ms.float64
@@ -248,5 +249,38 @@ def _zeta(x, q):
 
 
 _binary_float("zeta", _zeta, no_grad_first="zeta")
-_binary_float("gammainc", ops.igamma, no_grad_first="igamma: input", float_kernel="igamma_cpu")
-_binary_float("gammaincc", ops.igammac, no_grad_first="igammac: input", float_kernel="igammac_cpu")
+def _igamma_edges(kernel, upper):
+    """Regularized incomplete gamma with torch's boundary rules, checked in its order: a or x negative
+    gives nan; a = 0 gives the x = inf limit for x > 0 (else nan); x = 0 gives 0 (upper: 1); a = inf gives
+    the x = 0 limit (nan when x is inf too); x = inf gives 1 (upper: 0). MindSpore's Igamma/Igammac
+    return nan at a = 0 and a = inf. The kernel sees safe operands at those places (no nan gradient)."""
+    def fn(a, x):
+        lo, hi = (1.0, 0.0) if upper else (0.0, 1.0)   # the values at x = 0 and at x = inf
+
+        def full(v):
+            return ops.full_like(out, v)
+        negative = ops.logical_or(ops.lt(a, 0), ops.lt(x, 0))
+        a_zero, x_zero = ops.equal(a, 0), ops.equal(x, 0)
+        a_inf, x_inf = ops.isinf(a), ops.isinf(x)
+        edge = ops.logical_or(ops.logical_or(negative, ops.logical_or(a_zero, x_zero)),
+                              ops.logical_or(a_inf, x_inf))
+        one = ops.ones_like(a)
+        out = kernel(ops.where(edge, one, a), ops.where(edge, ops.ones_like(x), x))
+        out = ops.where(x_inf, full(hi), out)
+        out = ops.where(a_inf, ops.where(x_inf, full(math.nan), full(lo)), out)
+        out = ops.where(x_zero, full(lo), out)
+        out = ops.where(a_zero, ops.where(ops.gt(x, 0), full(hi), full(math.nan)), out)
+        return ops.where(negative, full(math.nan), out)
+
+    def bwd(saved, g):   # torch's formula everywhere, edges included (nan at a = inf, 0 at a = 0)
+        a, x = saved
+        d = ops.exp(ops.sub(ops.sub(ops.mul(ops.sub(a, 1), ops.log(x)), x), ops.lgamma(a)))
+        return None, _sum_to(ops.mul(g, ops.neg(d) if upper else d), x.shape)
+    node = _node("IgammacBackward0" if upper else "IgammaBackward0", lambda a, x: (fn(a, x), (a, x)), bwd)
+    return lambda a, x: node(a, x) if needs_grad(x) and not needs_grad(a) else fn(a, x)
+
+
+_binary_float("gammainc", _igamma_edges(ops.igamma, False), no_grad_first="igamma: input",
+              float_kernel="igamma_cpu")
+_binary_float("gammaincc", _igamma_edges(ops.igammac, True), no_grad_first="igammac: input",
+              float_kernel="igammac_cpu")
