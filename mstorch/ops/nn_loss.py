@@ -669,7 +669,10 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     d = ops.sub(x, t)
     z = ops.abs(d)
     dc = _c(delta, d)
-    loss = ops.where(ops.less(z, dc), ops.mul(ops.square(d), _c(0.5, d)),
+    # torch's branches: linear beyond delta, quadratic otherwise (nan included); the quadratic branch
+    # squares d only where it is taken, so an infinite d gives no 0 * inf = nan gradient
+    quad = ops.logical_not(ops.greater(z, dc))
+    loss = ops.where(quad, ops.mul(ops.square(ops.where(quad, d, ops.zeros_like(d))), _c(0.5, d)),
                      ops.mul(ops.sub(z, _c(0.5 * delta, d)), dc))
     if loss.dtype != input.dtype:
         # torch's kernel writes into a tensor like the input: computed in the common dtype, stored in input's

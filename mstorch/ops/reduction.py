@@ -588,10 +588,15 @@ def vector_norm(x, p, axes, keepdim):
         return _safe_root(_reduce_sum(sq, axes, keepdim, dt), ops.sqrt, needs_grad(x))
     if p == 1:
         return _reduce_sum(a, axes, keepdim, dt)
-    if p == math.inf:
-        return amax(a, axes, keepdim)
-    if p == -math.inf:
-        return amin(a, axes, keepdim)
+    if p in (math.inf, -math.inf):
+        fn = amax if p > 0 else amin
+        if needs_grad(x) and _FROM_MS[x.dtype]._cat != D._COMPLEX:
+            # torch's gradient: sgn(x) shared by the extreme elements, and sgn(nan) = 0, so a norm that is
+            # NaN passes none back (amax of |x| would send it all to the NaN)
+            nan = ops.isnan(x)
+            r = fn(ops.abs(ops.where(nan, ops.zeros_like(x), x)), axes, keepdim)
+            return ops.where(ops.any(nan, axes, keepdim), const(math.nan, dt), r)
+        return fn(a, axes, keepdim)
     if p == 0:
         return _reduce_sum(ops.ne(a, const(0, dt)), axes, keepdim, dt)
     if needs_grad(x) and p < 1:     # |a|**p has an infinite slope at 0, where torch's gradient is 0

@@ -245,7 +245,12 @@ def _zeta(x, q):
     if x.size == 0:   # (the kernel refuses empty input)
         return ops.add(x, q)
     pole = ops.logical_and(ops.logical_and(ops.le(q, 0), ops.equal(q, ops.floor(q))), ops.gt(x, 1))
-    return ops.where(pole, ops.full_like(q, float("inf")), ops.zeta(x, q))
+    # Cephes' series meets inf / inf at q = +inf, and at x = +inf with q > 1 (q^-x is 0 there): torch
+    # gives NaN, MindSpore's kernel 0
+    inf = ops.full_like(q, float("inf"))
+    undefined = ops.logical_or(ops.equal(q, inf), ops.logical_and(ops.equal(x, inf), ops.gt(q, 1)))
+    out = ops.where(pole, inf, ops.zeta(x, q))
+    return ops.where(undefined, ops.full_like(q, float("nan")), out)
 
 
 _binary_float("zeta", _zeta, no_grad_first="zeta")
