@@ -186,6 +186,8 @@ def _apply(input, p, train, inplace, feature=False, alpha=False, batched=True):
                         1 - p)
         out = ops.mul(x, noise)
         return input._write(out) if inplace else wrap(out)
+    if dt.is_complex:   # torch's bernoulli_ has no complex kernel: it refuses before drawing
+        raise NotImplementedError(f"\"bernoulli_scalar_cpu_\" not implemented for '{scalar_type_name(dt)}'")
     if not dt.is_floating_point:
         R.bernoulli_scalar(R.default_generator, int(np.prod(nshape)), 1 - p)   # torch draws before failing
         raise RuntimeError(f"result type Float can't be cast to the desired output type {scalar_type_name(dt)}")
