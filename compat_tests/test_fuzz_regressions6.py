@@ -140,3 +140,20 @@ def test_nuclear_norm_grad_of_infinite_matrix():
     _same(_grad("x = T.tensor([[[0.3, -1.2, 0.6, -0.3], [0.5, -0.5, 0.3, -inf], [-0.0, -0.6, 0.3, 0.4]]], "
                 "requires_grad=True)", "T.linalg.matrix_norm(x, 'nuc', keepdim=True)"))
     _same(_grad("x = T.tensor([[0.3, -1.2], [0.5, inf]], requires_grad=True)", "T.linalg.matrix_norm(x, 2)"))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_bce_at_zero_and_one_with_target_grad(dtype):
+    # the target's gradient is infinite at x = 0 or 1 (torch's); the loss itself stays finite
+    _same(f"x = T.tensor([[0.9, 0.5, 0.0], [0.7, 1.0, 0.5]], dtype=T.{dtype}, requires_grad=True); "
+          f"t = T.tensor([[0.75, 0.3, 0.36], [0.258, 0.804, 0.5]], dtype=T.{dtype}, requires_grad=True); "
+          "r = F.binary_cross_entropy(x, t, reduction='sum'); r.backward(); out = (r, x.grad, t.grad)",
+          rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize("fn", ["dropout", "alpha_dropout", "feature_alpha_dropout", "dropout2d"])
+def test_dropout_complex_refused_before_drawing(fn):
+    check(lambda T: getattr(T.nn.functional, fn)(T.tensor([[[complex(1, 2), 3]]]), 0.5, True), raises=True)
+    # the generator did not move
+    _same(f"T.manual_seed(0)\ntry:\n    F.{fn}(T.tensor([[[complex(1, 2), 3]]]), 0.5, True)\n"
+          "except NotImplementedError:\n    pass\nout = T.rand(3)")
