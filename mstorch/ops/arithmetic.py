@@ -627,10 +627,20 @@ def xlogy(input, other):
         raise invalid_args("xlogy", (input, other), signatures=BINARY_SCALAR_SELF)
     a, b, rt = promote(input, other)
     a, b = _float_operands(a, b, rt)
-    # 0 * log(y) is 0 unless y is NaN: log(1) stands in for log(y) there, which keeps gradients finite
+    return x_log(a, b, ops.log, 0)
+
+
+def x_log(a, b, log_fn, pole):
+    """``a * log_fn(b)`` as torch's xlogy (pole 0) / xlog1py (pole -1): 0 where a == 0 unless b is NaN.
+    Where a == 0 and log_fn(b) is not finite (b <= pole or b = inf) b + 1 stands in for b, so the product
+    is 0 and a's gradient is 0 there (torch's masked_fill); elsewhere a's gradient is log_fn(b), also at
+    a == 0 (torch's), and b's is a / b."""
     d = dtype_of(a)
-    use_one = ops.logical_and(ops.equal(a, scalar_tensor(0, d)), ops.logical_not(ops.isnan(b)))
-    return ops.mul(a, ops.log(ops.where(use_one, scalar_tensor(1, d), b)))
+    zero_a = ops.equal(a, scalar_tensor(0, d))
+    unsafe = ops.logical_and(zero_a, ops.logical_or(ops.le(b, scalar_tensor(pole, d)), ops.isinf(b)))
+    r = ops.mul(a, log_fn(ops.where(unsafe, scalar_tensor(pole + 1, d), b)))
+    # 0 * (negative log) is -0.0 where torch gives 0: adding +0.0 there (and -0.0, a no-op, elsewhere)
+    return ops.add(r, ops.where(zero_a, scalar_tensor(0.0, d), scalar_tensor(-0.0, d)))
 
 
 @register("heaviside", family=F, inplace="heaviside_", out="exact")

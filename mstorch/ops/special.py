@@ -19,7 +19,7 @@ from .pointwise import _log1p, _float_operands
 from .linalg_decomp import _node
 from .reduction import needs_grad
 from ._views import infer_size
-from .arithmetic import _sum_to
+from .arithmetic import _sum_to, x_log
 
 F = "torch.special"
 _f64 = ms.float64
@@ -230,9 +230,7 @@ def _binary_float(name, fn, no_grad_first=None, float_kernel=None):
 
 
 def _xlog1py(a, b):
-    d = dtype_of(a)
-    use_zero = ops.logical_and(ops.equal(a, scalar_tensor(0, d)), ops.logical_not(ops.isnan(b)))
-    return ops.mul(a, _log1p(ops.where(use_zero, ops.zeros_like(b), b)))
+    return x_log(a, b, _log1p, -1)
 
 
 _binary_float("xlog1py", _xlog1py)
