@@ -157,3 +157,12 @@ def test_dropout_complex_refused_before_drawing(fn):
     # the generator did not move
     _same(f"T.manual_seed(0)\ntry:\n    F.{fn}(T.tensor([[[complex(1, 2), 3]]]), 0.5, True)\n"
           "except NotImplementedError:\n    pass\nout = T.rand(3)")
+
+
+@pytest.mark.parametrize("fn", ["log10", "log2"])
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_log_base_at_infinity(fn, dtype):
+    _same(f"out = T.{fn}(T.tensor([complex(-inf, 2.19), complex(inf, 1), complex(-3.4e38, 2.71), complex(1, inf), "
+          f"complex(nan, 1), complex(0, 0), complex(0.5, -0.5)], dtype=T.{dtype}))")
+    _same(f"x = T.tensor([complex(1, 2.19), complex(0.5, -0.5)], requires_grad=True); y = x.{fn}(); "
+          "y.abs().sum().backward(); out = (y, x.grad)")
