@@ -166,3 +166,28 @@ def test_complex_log_base_at_infinity(fn, dtype):
           f"complex(nan, 1), complex(0, 0), complex(0.5, -0.5)], dtype=T.{dtype}))")
     _same(f"x = T.tensor([complex(1, 2.19), complex(0.5, -0.5)], requires_grad=True); y = x.{fn}(); "
           "y.abs().sum().backward(); out = (y, x.grad)")
+
+
+@pytest.mark.parametrize("src", [
+    "out = T.tensor([[complex(2.8, -2.11), complex(0.0, 0.36)], [complex(-0.9, 0.4), complex(1.1, -1.47)]]).t().all()",
+    "out = T.tensor([[complex(0.0, 0.36), 0], [0, 0]]).any(1)",
+    "out = T.tensor([[complex(0.0, 0.36), 0], [0, 0]], dtype=T.complex128).all(0)",
+    "out = T.tensor([complex(0.0, 0.36), 0]).bool()",
+    "out = T.tensor([complex(0.0, -0.0), complex(nan, 0)]).to(T.bool)",
+    "out = T.where(T.tensor([complex(0.0, 0.36), 0]).bool(), 1, 2)",
+])
+def test_complex_truth_reads_both_parts(src):
+    _same(src)
+
+
+def test_small_dtype_results():
+    _same("out = T.special.i1(T.tensor(0.101, dtype=T.float16))")   # 0-d float16 stays float16
+    _same("out = T.cumulative_trapezoid(T.tensor([[10, 5, 0, 7, 6], [7, 4, 2, 5, 7]], dtype=T.uint8), "
+          "T.tensor([[3, 8, 6, 0, 8], [7, 5, 5, 8, 6]], dtype=T.uint8))")   # the uint8 product wraps first
+
+
+def test_zeta_where_its_series_underflows():
+    _same("out = T.special.zeta(T.tensor([100., 200, 1e4, 60, 90, 1e30, inf, 1e30, 1e30, 1e14, 1e13]), "
+          "T.tensor([2., 2, 2, 3, 3, 1, 1, 0.5, 1.0001, 2, 2]))")
+    _same("out = T.special.zeta(T.tensor([100., 200, 1e4, 600, 900, 1e30, inf, 1e30, 3e13, 2e13], dtype=T.float64), "
+          "T.tensor([2., 2, 2, 3, 3, 1, 1, 0.5, 2, 2], dtype=T.float64))")

@@ -77,7 +77,10 @@ def _real_axis_only(fn, at_zero=None):
 def _i1(x):
     # MindSpore's BesselI1 gradient is 1 at x = 0 (i0(0)); the derivative there is 1/2: on x = 0 take
     # x / 2, which is i1 to first order, value (0) and slope alike
-    return ops.where(ops.equal(x, 0), ops.add(ops.mul(x, 0.5), 0.0), ops.bessel_i1(x))   # (+ 0: -0.0 -> 0.0)
+    # (+ 0: -0.0 -> 0.0; constants of x's dtype: a Python float promotes a 0-d float16 x to float32)
+    d = dtype_of(x)
+    return ops.where(ops.equal(x, 0), ops.add(ops.mul(x, scalar_tensor(0.5, d)), scalar_tensor(0.0, d)),
+                     ops.bessel_i1(x))
 
 
 def _no_half_derivative(name, fn):
@@ -243,10 +246,14 @@ def _zeta(x, q):
     if x.size == 0:   # (the kernel refuses empty input)
         return ops.add(x, q)
     pole = ops.logical_and(ops.logical_and(ops.le(q, 0), ops.equal(q, ops.floor(q))), ops.gt(x, 1))
-    # Cephes' series meets inf / inf at q = +inf, and at x = +inf with q > 1 (q^-x is 0 there): torch
-    # gives NaN, MindSpore's kernel 0
+    # torch runs Cephes' series in double. Where its terms q^-x underflow to 0 (q > 1, x huge) the sum
+    # stays 0, and its Euler-Maclaurin tail multiplies 23 factors of about x: beyond the double range
+    # (x > 2.5e13, or inf) that is inf * 0, NaN; at q = +inf it is inf / inf. MindSpore's kernel gives 0.
     inf = ops.full_like(q, float("inf"))
-    undefined = ops.logical_or(ops.equal(q, inf), ops.logical_and(ops.equal(x, inf), ops.gt(q, 1)))
+    x64, q64 = cast(x, _f64), cast(q, _f64)
+    underflow = ops.logical_and(ops.gt(q64, 1), ops.equal(ops.pow(q64, ops.neg(x64)), 0))
+    overflow = ops.gt(ops.mul(ops.log(x64), 23.0), math.log(1.7976931348623157e308))
+    undefined = ops.logical_or(ops.equal(q, inf), ops.logical_and(underflow, overflow))
     out = ops.where(pole, inf, ops.zeta(x, q))
     return ops.where(undefined, ops.full_like(q, float("nan")), out)
 
