@@ -191,3 +191,12 @@ def test_zeta_where_its_series_underflows():
           "T.tensor([2., 2, 2, 3, 3, 1, 1, 0.5, 1.0001, 2, 2]))")
     _same("out = T.special.zeta(T.tensor([100., 200, 1e4, 600, 900, 1e30, inf, 1e30, 3e13, 2e13], dtype=T.float64), "
           "T.tensor([2., 2, 2, 3, 3, 1, 1, 0.5, 2, 2], dtype=T.float64))")
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_inverse_grad_uses_the_whole_input(upper):
+    # torch's backward multiplies by the input itself, the triangle it did not read included
+    _same(_grad("x = T.tensor([[[0.64, -0.81, -0.49], [2.0, 2.54, -0.57], [2.0, -0.5, -1.15]]], requires_grad=True)",
+                f"T.cholesky_inverse(x, {upper})"), rtol=1e-4, atol=1e-4)
+    _same(f"x = T.tensor([[2., 0.5], [1, 3]], dtype=T.float64, requires_grad=True); r = T.cholesky_inverse(x, {upper}); "
+          "g, = T.autograd.grad((r * r).sum(), x, create_graph=True); g.sum().backward(); out = (r, g, x.grad)")

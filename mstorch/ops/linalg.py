@@ -707,7 +707,26 @@ def cholesky_inverse(input, upper=False):
     if dtype_of(input)._cat < D._FLOAT or input.dtype in (ms.float16, ms.bfloat16):
         raise NotImplementedError(f"\"cholesky_inverse_out_cpu\" not implemented for '{_scalar_name(input)}'")
     check_matrix(input, "cholesky_inverse", square=True)
+    if needs_grad(input):
+        return _cholesky_inverse_nodes[bool(upper)](input)
     return inverse(_gram(input, upper))
+
+
+def _cholesky_inverse_node(upper):
+    # torch's backward multiplies by the whole input, not its triangle: gL = -L (X (G + G^H) X) for U^H U,
+    # -(X (G + G^H) X) L for L L^H, X the result
+    def fwd(factor):
+        x = inverse(_gram(factor, upper))
+        return x, (factor, x)
+
+    def bwd(saved, g):
+        factor, x = saved
+        common = _mm(x, _mm(ops.add(g, mH(g)), x))
+        return ops.neg(_mm(factor, common) if upper else _mm(common, factor))
+    return _node("CholeskyInverseBackward0", fwd, bwd)
+
+
+_cholesky_inverse_nodes = {u: _cholesky_inverse_node(u) for u in (False, True)}
 
 
 def _gram(factor, upper):
