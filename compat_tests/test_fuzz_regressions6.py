@@ -200,3 +200,14 @@ def test_cholesky_inverse_grad_uses_the_whole_input(upper):
                 f"T.cholesky_inverse(x, {upper})"), rtol=1e-4, atol=1e-4)
     _same(f"x = T.tensor([[2., 0.5], [1, 3]], dtype=T.float64, requires_grad=True); r = T.cholesky_inverse(x, {upper}); "
           "g, = T.autograd.grad((r * r).sum(), x, create_graph=True); g.sum().backward(); out = (r, g, x.grad)")
+
+
+@pytest.mark.parametrize("src", [
+    "out = T.le(T.tensor([0.10009765625, 0.5], dtype=T.bfloat16), 0.1)",   # 0.1 rounds to 0.10009765625
+    "out = T.le(T.tensor([0.10009765625], dtype=T.bfloat16), 0.1, out=T.zeros(0, dtype=T.bfloat16))",
+    "out = T.tensor([0.10009765625, 1], dtype=T.bfloat16) != 0.1",
+    "x = T.tensor([0.10009765625, 1], dtype=T.bfloat16); out = (x.gt_(0.1), x)",
+    "out = T.tensor([0.10009765625, 1], dtype=T.bfloat16) < T.tensor([0.1, 2], dtype=T.float16)",
+])
+def test_bfloat16_compares_with_the_rounded_scalar(src):
+    _same(src)
