@@ -211,3 +211,15 @@ def test_cholesky_inverse_grad_uses_the_whole_input(upper):
 ])
 def test_bfloat16_compares_with_the_rounded_scalar(src):
     _same(src)
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_solve_grad_uses_the_whole_factor(upper):
+    _same("b = T.tensor([[[1., 2], [3, 4]], [[0.5, 1], [2, -1]]], requires_grad=True); "
+          "f = T.tensor([[2., 0.3], [0.5, 1.5]], requires_grad=True); "
+          f"r = T.cholesky_solve(b, f, upper={upper}); (r * T.arange(8.).reshape(2, 2, 2)).sum().backward(); "
+          "out = (r, b.grad, f.grad)", rtol=1e-4, atol=1e-5)
+    _same(_grad("x = T.tensor([[-0.9, -0.4, 0.9, 0.5], [-0.6, 2.1, 1.3, 2.0], [0.1, 0.2, -1.0, 1.1], "
+                "[1.1, 1.4, -0.2, 0.2]], dtype=T.float64, requires_grad=True)",
+                f"T.cholesky_solve(T.tensor([[-0.155, -0.218], [-0.435, 1.295], [1.405, 1.835], [-0.033, -0.413]], "
+                f"dtype=T.float64), x, upper={upper})"))
