@@ -37,12 +37,17 @@ def cast(t, ms_dtype):
     src = t.dtype
     if src == ms_dtype:
         return t
+    to_truth = ms_dtype == ms.bool_ and src in (ms.complex64, ms.complex128)   # either part nonzero
     if t.size > _HOST_LIMIT or P.requires_grad(t) or not _on_cpu() or CAPTURE[0]:   # (a graph: the kernel)
+        if to_truth:   # (Cast reads the real part only)
+            return ms.ops.logical_or(ms.ops.real(t) != 0, ms.ops.imag(t) != 0)
         return t.astype(ms_dtype)
     arr = read_host(t)
     dst = _NP[ms_dtype]
     if arr.dtype == NP_BF16:   # exact, and NumPy's bfloat16 converts to few types directly
         arr = arr.astype(np.float32)
+    elif to_truth:
+        arr = arr != 0
     elif arr.dtype.kind == "c" and np.dtype(dst).kind != "c":
         arr = arr.real
     with np.errstate(all="ignore"):   # out-of-range values convert as C casts do, silently as in torch

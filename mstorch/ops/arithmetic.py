@@ -400,6 +400,8 @@ def pow(input, exponent):
             return ops.sqrt(base) if exponent > 0 else ops.rsqrt(base)
         if rt._cat < D._FLOAT and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if rt._cat < D._FLOAT and rt is not D.bool_:
+            return _wrapping_pow(base, exponent)
         return ops.pow(base, to_operand(exponent, rt))
     if not isinstance(input, _T) and not isinstance(exponent, _T):
         raise invalid_args("pow", (input, exponent), signatures=(
@@ -413,9 +415,31 @@ def pow(input, exponent):
     return ops.pow(a, b)
 
 
+def _wrapping_pow(a, e):
+    """Integer a ** e (e >= 0, a tensor or an int) by repeated squaring: MindSpore's integer Pow goes
+    through double and saturates; torch multiplies in the integer type, wrapping around on overflow."""
+    if isinstance(e, int):
+        r, top = ops.ones_like(a), e
+    else:
+        shape = broadcast_shape((a.shape, e.shape))
+        a, e = ops.broadcast_to(a, shape), ops.broadcast_to(e, shape)
+        r, top = ops.ones_like(a), int(read_host(e).max()) if e.size else 0
+    while top:
+        odd = top & 1 if isinstance(e, int) else ops.equal(ops.bitwise_and(e, ops.ones_like(e)), ops.ones_like(e))
+        if isinstance(e, int):
+            r = ops.mul(r, a) if odd else r
+        else:
+            r = ops.where(odd, ops.mul(r, a), r)
+            e = ops.bitwise_right_shift(e, ops.ones_like(e))   # (FloorDiv goes through double)
+        top >>= 1
+        if top:
+            a = ops.mul(a, a)
+    return r
+
+
 def _int_pow(a, b):
     # torch: a ** negative integer is 1 for a == 1, +-1 for a == -1, else 0 (MindSpore gives 0 for all)
-    r = ops.pow(a, ops.maximum(b, scalar_tensor(0, dtype_of(b))))
+    r = _wrapping_pow(a, ops.maximum(b, scalar_tensor(0, dtype_of(b))))
     neg = ops.less(b, scalar_tensor(0, dtype_of(b)))
     one = scalar_tensor(1, dtype_of(a))
     special = ops.where(ops.equal(a, one), one,
@@ -649,10 +673,20 @@ def xlogy(input, other):
         raise invalid_args("xlogy", (input, other), signatures=BINARY_SCALAR_SELF)
     a, b, rt = promote(input, other)
     a, b = _float_operands(a, b, rt)
-    # 0 * log(y) is 0 unless y is NaN: log(1) stands in for log(y) there, which keeps gradients finite
+    return x_log(a, b, ops.log, 0)
+
+
+def x_log(a, b, log_fn, pole):
+    """``a * log_fn(b)`` as torch's xlogy (pole 0) / xlog1py (pole -1): 0 where a == 0 unless b is NaN.
+    Where a == 0 and log_fn(b) is not finite (b <= pole or b = inf) b + 1 stands in for b, so the product
+    is 0 and a's gradient is 0 there (torch's masked_fill); elsewhere a's gradient is log_fn(b), also at
+    a == 0 (torch's), and b's is a / b."""
     d = dtype_of(a)
-    use_one = ops.logical_and(ops.equal(a, scalar_tensor(0, d)), ops.logical_not(ops.isnan(b)))
-    return ops.mul(a, ops.log(ops.where(use_one, scalar_tensor(1, d), b)))
+    zero_a = ops.equal(a, scalar_tensor(0, d))
+    unsafe = ops.logical_and(zero_a, ops.logical_or(ops.le(b, scalar_tensor(pole, d)), ops.isinf(b)))
+    r = ops.mul(a, log_fn(ops.where(unsafe, scalar_tensor(pole + 1, d), b)))
+    # 0 * (negative log) is -0.0 where torch gives 0: adding +0.0 there (and -0.0, a no-op, elsewhere)
+    return ops.add(r, ops.where(zero_a, scalar_tensor(0.0, d), scalar_tensor(-0.0, d)))
 
 
 @register("heaviside", family=F, inplace="heaviside_", out="exact")

@@ -100,11 +100,17 @@ def _compare(name, fn, aliases=()):
         if not isinstance(input, _T):
             raise invalid_args(name, (input, other), signatures=BINARY)
         if isinstance(other, _T) and input.dtype is other.dtype:
-            return fn(input, other)
-        a, b, rt = promote(input, other)
+            a, b = input, other
+        else:
+            a, b, _ = promote(input, other)
+        if a.dtype is ms.bfloat16:
+            # torch compares in the common dtype, a Python scalar rounded to bfloat16 first; MindSpore has no
+            # bfloat16 comparison kernels, and float32 holds every bfloat16 value (the generic bf16 route
+            # would compare with the scalar rounded to float32 only)
+            a, b = cast(a, ms.float32), cast(b, ms.float32)
         return fn(a, b)
     impl.__name__ = name
-    register(name, family=F, inplace=name + "_", out=True, aliases=aliases)(impl)
+    register(name, family=F, inplace=name + "_", out=True, aliases=aliases, bf16=False)(impl)
 
 
 for _name, _fn, _al in [("eq", ops.equal, ()), ("ne", ops.not_equal, ("not_equal",)),

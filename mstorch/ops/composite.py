@@ -197,7 +197,8 @@ def _trapezoid(name, cumulative):
         left, right = y.narrow(dim, 0, n - 1), y.narrow(dim, 1, n - 1)
         if x is not None:
             step = _spacing(name, y, x, dim)
-            return ((step / 2.0) * (left + right)).cumsum(dim) if cumulative else ((left + right) * step).sum(dim) / 2.0
+            # torch's order: the product in the operands' dtype (integers wrap) before the halving
+            return ((left + right) * step).cumsum(dim) / 2.0 if cumulative else ((left + right) * step).sum(dim) / 2.0
         dx = 1 if dx is None else dx
         if cumulative:
             return (dx / 2.0 * (left + right)).cumsum(dim)

@@ -22,6 +22,7 @@ from .. import _ms_private as P
 from ..autograd._higher_order import own_backward
 from .._warnings import warn_once
 from .products import _broadcast_batch, _mm, _CPP, matmul, cross as _cross
+from .arithmetic import _sum_to
 from .linalg_decomp import _real, pinv, mH, LinAlgError, host_array, host_result, check_matrix, eye_like, mT, svdvals_ms, _node
 from .shape import diagonal as _diagonal
 
@@ -479,8 +480,10 @@ def matrix_power(A, n):
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {A.shape[-2]} by "
                            f"{A.shape[-1]} matrices")
-    if n == 0:   # the identity, on A's graph (torch's gradient is zero, not absent)
-        return ops.add(ops.mul(A, 0), eye_like(A)) if A.dtype != ms.bool_ else ops.logical_or(eye_like(A), False)
+    if n == 0:   # the identity, on A's graph (torch's gradient is zero, not absent), also where A is nan/inf
+        if A.dtype == ms.bool_:
+            return ops.logical_or(eye_like(A), False)
+        return ops.where(ops.ones(A.shape, ms.bool_), ops.broadcast_to(eye_like(A), A.shape), A)
     if n < 0:
         A, n = inverse(A), -n
     if n == 1:
@@ -702,7 +705,29 @@ def cholesky_solve(input, input2, upper=False):
         raise NotImplementedError(f"\"cholesky_solve_cpu\" not implemented for '{_scalar_name(input)}'")
     # torch's LAPACK call reads one triangle of the factor, and its gradient treats the factor as a full
     # matrix in A = L L^H (or U^H U): the factor's value is its triangle, its gradient passes to all of it
+    if needs_grad(input2) and input.dtype in (ms.float32, ms.float64):
+        return _cholesky_solve_nodes[bool(upper)](input, input2)
     return solve(_gram(input2, upper), input)
+
+
+def _cholesky_solve_node(upper):
+    # torch's backward: gB = A^-1 gX (A from the triangle), and the factor's gradient multiplies the whole
+    # input, not its triangle: -F (gB X^H + X gB^H) for U^H U, -(gB X^H + X gB^H) F for L L^H
+    def fwd(b, factor):
+        x = solve(_gram(factor, upper), b)
+        return x, (b, factor, x)
+
+    def bwd(saved, g):
+        b, factor, x = saved
+        gb = solve(_gram(factor, upper), g)
+        common = _mm(gb, mH(x))
+        common = ops.add(common, mH(common))
+        gf = ops.neg(_mm(factor, common) if upper else _mm(common, factor))
+        return _sum_to(gb, b.shape), _sum_to(gf, factor.shape)
+    return _node("CholeskySolveBackward0", fwd, bwd)
+
+
+_cholesky_solve_nodes = {u: _cholesky_solve_node(u) for u in (False, True)}
 
 
 @register("cholesky_inverse", family=F, out=True)
@@ -712,7 +737,26 @@ def cholesky_inverse(input, upper=False):
     if dtype_of(input)._cat < D._FLOAT or input.dtype in (ms.float16, ms.bfloat16):
         raise NotImplementedError(f"\"cholesky_inverse_out_cpu\" not implemented for '{_scalar_name(input)}'")
     check_matrix(input, "cholesky_inverse", square=True)
+    if needs_grad(input):
+        return _cholesky_inverse_nodes[bool(upper)](input)
     return inverse(_gram(input, upper))
+
+
+def _cholesky_inverse_node(upper):
+    # torch's backward multiplies by the whole input, not its triangle: gL = -L (X (G + G^H) X) for U^H U,
+    # -(X (G + G^H) X) L for L L^H, X the result
+    def fwd(factor):
+        x = inverse(_gram(factor, upper))
+        return x, (factor, x)
+
+    def bwd(saved, g):
+        factor, x = saved
+        common = _mm(x, _mm(ops.add(g, mH(g)), x))
+        return ops.neg(_mm(factor, common) if upper else _mm(common, factor))
+    return _node("CholeskyInverseBackward0", fwd, bwd)
+
+
+_cholesky_inverse_nodes = {u: _cholesky_inverse_node(u) for u in (False, True)}
 
 
 def _gram(factor, upper):

@@ -174,8 +174,14 @@ def _cholesky_backward(saved, gl):
     return trsolve(l, ga, upper=False, left=False)
 
 
+def _lower_cholesky(a):
+    """LAPACK reads only the lower triangle; MindSpore's Cholesky refuses a matrix that is not
+    Hermitian, so it gets the Hermitian matrix that triangle defines."""
+    return ops.cholesky(ops.add(ops.tril(a), mH(ops.tril(a, -1))))
+
+
 def _cholesky_fwd(a):
-    l = ops.cholesky(a)
+    l = _lower_cholesky(a)
     return l, (l,)
 
 
@@ -199,12 +205,14 @@ def cholesky(A, *, upper=False):
     check_matrix(A, "linalg.cholesky", square=True, kernel="cholesky_cpu")
     if A.size == 0:   # (an empty batch too: nothing for LAPACK, whatever the dtype)
         return A.copy()
+    if upper:   # LAPACK's upper factor reads A's upper triangle: the lower factor of A^H, transposed back
+        return mH(cholesky(mH(A)))
     bad = _leading_minor_failure(A) if not _cholesky_ok(A) else None
     if bad is not None:
         raise LinAlgError(f"linalg.cholesky: {_batch_prefix(A, bad[0])}The factorization could not be completed "
                           f"because the input is not positive-definite (the leading minor of order {bad[1]} is "
                           "not positive-definite).")
-    l = _cholesky_node(A) if needs_grad(A) else ops.cholesky(A)
+    l = _cholesky_node(A) if needs_grad(A) else _lower_cholesky(A)
     return mH(l) if upper else l
 
 
@@ -228,11 +236,14 @@ def _potf2(a):
           note="a failed factorisation's partial result is LAPACK's unblocked one (potf2)")
 def cholesky_ex(A, *, upper=False, check_errors=False):
     check_matrix(A, "linalg.cholesky", square=True, kernel="cholesky_cpu")
+    if upper and A.shape[-1]:   # (as in cholesky: the upper triangle is read)
+        l, info = cholesky_ex(mH(A), check_errors=check_errors)
+        return cholesky_ex_rt(mH(l), info)
     batch = tuple(A.shape[:-2])
     if A.size == 0:
         l, info = A.copy(), ops.zeros(batch, ms.int32)
     elif _cholesky_ok(A):
-        l = _cholesky_node(A) if needs_grad(A) else ops.cholesky(A)
+        l = _cholesky_node(A) if needs_grad(A) else _lower_cholesky(A)
         info = ops.zeros(batch, ms.int32)
     else:
         a = read_host(A)
@@ -402,6 +413,10 @@ def ms_svd(A, full_matrices=False, compute_uv=True):
 
 
 def _svd_fwd(a):
+    if a.size and not bool(ops.isfinite(a).all()):   # MindSpore's kernel returns numbers for an inf entry
+        u, s, vh = host_svd(read_host(a), True)       # (NaN everywhere, as torch's LAPACK)
+        s, u, v = host_result(s, a), host_result(u, a), mH(host_result(vh, a))
+        return (s, u, v), (s, u, v)
     s, u, v = ops.svd(a, full_matrices=False, compute_uv=True)
     return (s, u, v), (s, u, v)
 

@@ -537,12 +537,29 @@ def _bce_composed(input, target, weight, mode):
     loss = ops.add(_sg(value), ops.sub(carrier, _sg(ops.mul(x, gx))))
     if _needs_grad(target):
         gt = ops.sub(ops.log(ops.sub(one, x)), ops.log(x))     # torch's target gradient is not clamped
-        carrier = own_backward(ops.mul(t, _sg(gt)), _bce_target_backward, x)
-        loss = ops.add(loss, ops.sub(carrier, _sg(ops.mul(t, gt))))
+        # at x = 0 or 1 it is infinite: t * gt - t * gt would make the loss NaN, so that part is carried by
+        # a node whose value is 0
+        fin = ops.isfinite(gt)
+        gt_fin = ops.where(fin, gt, ops.zeros_like(gt))
+        carrier = own_backward(ops.mul(t, _sg(gt_fin)), _bce_target_backward, x)
+        loss = ops.add(loss, ops.sub(carrier, _sg(ops.mul(t, gt_fin))))
+        if not bool(fin.all()):
+            loss = ops.add(loss, _infinite_slope(t, ops.where(fin, ops.zeros_like(gt), gt)))
     if weight is not None:
         loss = ops.mul(loss, _upcast(weight).broadcast_to(np.broadcast_shapes(tuple(weight.shape), tuple(t.shape))))
     out = _reduce(loss, mode)
     return cast(out, input.dtype) if input.dtype in _HALF else out
+
+
+def _infinite_slope_node():
+    from .products import _node   # (products imports this family's helpers through reduction)
+    return _node("BinaryCrossEntropyBackward0", lambda t, slope: (ops.zeros_like(t), (slope,)),
+                 lambda saved, g: (ops.mul(g, saved[0]), None))
+
+
+def _infinite_slope(t, slope):
+    """0, with the gradient ``slope`` (infinite entries) with respect to ``t``."""
+    return _infinite_slope_node()(t, slope)
 
 
 def _bce_grad(x, t):
@@ -688,7 +705,10 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     d = ops.sub(x, t)
     z = ops.abs(d)
     dc = _c(delta, d)
-    loss = ops.where(ops.less(z, dc), ops.mul(ops.square(d), _c(0.5, d)),
+    # torch's branches: linear beyond delta, quadratic otherwise (nan included); the quadratic branch
+    # squares d only where it is taken, so an infinite d gives no 0 * inf = nan gradient
+    quad = ops.logical_not(ops.greater(z, dc))
+    loss = ops.where(quad, ops.mul(ops.square(ops.where(quad, d, ops.zeros_like(d))), _c(0.5, d)),
                      ops.mul(ops.sub(z, _c(0.5 * delta, d)), dc))
     if loss.dtype != input.dtype:
         # torch's kernel writes into a tensor like the input: computed in the common dtype, stored in input's

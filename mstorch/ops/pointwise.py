@@ -212,10 +212,25 @@ def tanh_accurate(x):
     return ops.where(ops.less(ops.abs(x), two), ops.tanh(x), tail)
 
 
+def _log_base(fn, base):
+    """log2 / log10: a complex input is log(z) with both parts scaled (MindSpore's complex kernels give a
+    NaN imaginary part at an infinite real part, as a complex product by 1 / ln(base) would)."""
+    scale = 1 / math.log(base)
+
+    def log_b(x):
+        if not dtype_of(x).is_complex:
+            return fn(x)
+        z = ops.log(x)
+        s = scalar_tensor(scale, D.float64 if x.dtype == ms.complex128 else D.float32)
+        return _make_complex(ops.mul(ops.real(z), s), ops.mul(ops.imag(z), s))
+    return log_b
+
+
 for _name, _fn in [
     ("exp", ops.exp), ("log", ops.log), ("sqrt", ops.sqrt), ("rsqrt", ops.rsqrt), ("sin", ops.sin),
     ("cos", ops.cos), ("tan", ops.tan), ("tanh", tanh_accurate), ("sigmoid", ops.sigmoid),
-    ("log1p", _log1p), ("expm1", _expm1), ("log2", ops.log2), ("log10", ops.log10),
+    ("log1p", _log1p), ("expm1", _expm1), ("log2", _log_base(ops.log2, 2)),
+    ("log10", _log_base(ops.log10, 10)),
     ("erf", ops.erf), ("erfc", ops.erfc), ("erfinv", _erfinv), ("sinh", ops.sinh), ("cosh", ops.cosh),
     ("asin", ops.asin), ("acos", ops.acos), ("atan", ops.atan), ("asinh", ops.asinh),
     ("acosh", ops.acosh), ("atanh", ops.atanh), ("exp2", ops.exp2), ("deg2rad", _deg2rad),

@@ -590,10 +590,15 @@ def vector_norm(x, p, axes, keepdim):
         return _safe_root(_reduce_sum(sq, axes, keepdim, dt), ops.sqrt, needs_grad(x))
     if p == 1:
         return _reduce_sum(a, axes, keepdim, dt)
-    if p == math.inf:
-        return amax(a, axes, keepdim)
-    if p == -math.inf:
-        return amin(a, axes, keepdim)
+    if p in (math.inf, -math.inf):
+        fn = amax if p > 0 else amin
+        if needs_grad(x) and _FROM_MS[x.dtype]._cat != D._COMPLEX:
+            # torch's gradient: sgn(x) shared by the extreme elements, and sgn(nan) = 0, so a norm that is
+            # NaN passes none back (amax of |x| would send it all to the NaN)
+            nan = ops.isnan(x)
+            r = fn(ops.abs(ops.where(nan, ops.zeros_like(x), x)), axes, keepdim)
+            return ops.where(ops.any(nan, axes, keepdim), const(math.nan, dt), r)
+        return fn(a, axes, keepdim)
     if p == 0:
         return _reduce_sum(ops.ne(a, const(0, dt)), axes, keepdim, dt)
     if needs_grad(x) and p < 1:     # |a|**p has an infinite slope at 0, where torch's gradient is 0
@@ -684,9 +689,15 @@ def _cum_input(input, dim, dtype):
     return (x.reshape(1) if x.ndim == 0 else x), d, out_dt
 
 
+# torch's CPU scans accumulate in the wider type (double for float32, float for the half types)
+_CUM_ACC = {ms.float32: ms.float64, ms.float16: ms.float32, ms.complex64: ms.complex128}
+
+
 def _cum_run(fn, x, d, input, out_dt):
     if x.size == 0:                  # MindSpore's kernels fail on empty input
         return cast(x, out_dt) if x.dtype != out_dt else x.copy()
+    if out_dt in _CUM_ACC:   # (bfloat16 is float32 already)
+        x = cast(x, _CUM_ACC[out_dt])
     return _cum_finish(fn(x, d), input, out_dt)
 
 

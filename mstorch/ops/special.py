@@ -19,6 +19,7 @@ from .pointwise import _log1p, _float_operands
 from .linalg_decomp import _node
 from .reduction import needs_grad
 from ._views import infer_size
+from .arithmetic import _sum_to, x_log
 
 F = "torch.special"
 _f64 = ms.float64
@@ -76,7 +77,10 @@ def _real_axis_only(fn, at_zero=None):
 def _i1(x):
     # MindSpore's BesselI1 gradient is 1 at x = 0 (i0(0)); the derivative there is 1/2: on x = 0 take
     # x / 2, which is i1 to first order, value (0) and slope alike
-    return ops.where(ops.equal(x, 0), ops.add(ops.mul(x, 0.5), 0.0), ops.bessel_i1(x))   # (+ 0: -0.0 -> 0.0)
+    # (+ 0: -0.0 -> 0.0; constants of x's dtype: a Python float promotes a 0-d float16 x to float32)
+    d = dtype_of(x)
+    return ops.where(ops.equal(x, 0), ops.add(ops.mul(x, scalar_tensor(0.5, d)), scalar_tensor(0.0, d)),
+                     ops.bessel_i1(x))
 
 
 def _no_half_derivative(name, fn):
@@ -229,9 +233,7 @@ def _binary_float(name, fn, no_grad_first=None, float_kernel=None):
 
 
 def _xlog1py(a, b):
-    d = dtype_of(a)
-    use_zero = ops.logical_and(ops.equal(a, scalar_tensor(0, d)), ops.logical_not(ops.isnan(b)))
-    return ops.mul(a, _log1p(ops.where(use_zero, ops.zeros_like(b), b)))
+    return x_log(a, b, _log1p, -1)
 
 
 _binary_float("xlog1py", _xlog1py)
@@ -244,9 +246,51 @@ def _zeta(x, q):
     if x.size == 0:   # (the kernel refuses empty input)
         return ops.add(x, q)
     pole = ops.logical_and(ops.logical_and(ops.le(q, 0), ops.equal(q, ops.floor(q))), ops.gt(x, 1))
-    return ops.where(pole, ops.full_like(q, float("inf")), ops.zeta(x, q))
+    # torch runs Cephes' series in double. Where its terms q^-x underflow to 0 (q > 1, x huge) the sum
+    # stays 0, and its Euler-Maclaurin tail multiplies 23 factors of about x: beyond the double range
+    # (x > 2.5e13, or inf) that is inf * 0, NaN; at q = +inf it is inf / inf. MindSpore's kernel gives 0.
+    inf = ops.full_like(q, float("inf"))
+    x64, q64 = cast(x, _f64), cast(q, _f64)
+    underflow = ops.logical_and(ops.gt(q64, 1), ops.equal(ops.pow(q64, ops.neg(x64)), 0))
+    overflow = ops.gt(ops.mul(ops.log(x64), 23.0), math.log(1.7976931348623157e308))
+    undefined = ops.logical_or(ops.equal(q, inf), ops.logical_and(underflow, overflow))
+    out = ops.where(pole, inf, ops.zeta(x, q))
+    return ops.where(undefined, ops.full_like(q, float("nan")), out)
 
 
 _binary_float("zeta", _zeta, no_grad_first="zeta")
-_binary_float("gammainc", ops.igamma, no_grad_first="igamma: input", float_kernel="igamma_cpu")
-_binary_float("gammaincc", ops.igammac, no_grad_first="igammac: input", float_kernel="igammac_cpu")
+def _igamma_edges(kernel, upper):
+    """Regularized incomplete gamma with torch's boundary rules, checked in its order: a or x negative
+    gives nan; a = 0 gives the x = inf limit for x > 0 (else nan); x = 0 gives 0 (upper: 1); a = inf gives
+    the x = 0 limit (nan when x is inf too); x = inf gives 1 (upper: 0). MindSpore's Igamma/Igammac
+    return nan at a = 0 and a = inf. The kernel sees safe operands at those places (no nan gradient)."""
+    def fn(a, x):
+        lo, hi = (1.0, 0.0) if upper else (0.0, 1.0)   # the values at x = 0 and at x = inf
+
+        def full(v):
+            return ops.full_like(out, v)
+        negative = ops.logical_or(ops.lt(a, 0), ops.lt(x, 0))
+        a_zero, x_zero = ops.equal(a, 0), ops.equal(x, 0)
+        a_inf, x_inf = ops.isinf(a), ops.isinf(x)
+        edge = ops.logical_or(ops.logical_or(negative, ops.logical_or(a_zero, x_zero)),
+                              ops.logical_or(a_inf, x_inf))
+        one = ops.ones_like(a)
+        out = kernel(ops.where(edge, one, a), ops.where(edge, ops.ones_like(x), x))
+        out = ops.where(x_inf, full(hi), out)
+        out = ops.where(a_inf, ops.where(x_inf, full(math.nan), full(lo)), out)
+        out = ops.where(x_zero, full(lo), out)
+        out = ops.where(a_zero, ops.where(ops.gt(x, 0), full(hi), full(math.nan)), out)
+        return ops.where(negative, full(math.nan), out)
+
+    def bwd(saved, g):   # torch's formula everywhere, edges included (nan at a = inf, 0 at a = 0)
+        a, x = saved
+        d = ops.exp(ops.sub(ops.sub(ops.mul(ops.sub(a, 1), ops.log(x)), x), ops.lgamma(a)))
+        return None, _sum_to(ops.mul(g, ops.neg(d) if upper else d), x.shape)
+    node = _node("IgammacBackward0" if upper else "IgammaBackward0", lambda a, x: (fn(a, x), (a, x)), bwd)
+    return lambda a, x: node(a, x) if needs_grad(x) and not needs_grad(a) else fn(a, x)
+
+
+_binary_float("gammainc", _igamma_edges(ops.igamma, False), no_grad_first="igamma: input",
+              float_kernel="igamma_cpu")
+_binary_float("gammaincc", _igamma_edges(ops.igammac, True), no_grad_first="igammac: input",
+              float_kernel="igammac_cpu")
