@@ -307,3 +307,18 @@ def test_check_tensor_all_and_check_with():
                 lambda T: T._check_with(IndexError, False, lambda: "m"), lambda T: T._check_with(IndexError, 1, None),
                 lambda T: T._check_with(ValueError, False)):
         check(lambda T, bad=bad: message(lambda: bad(T)))
+
+
+def test_sympy_value_range_types_import():
+    """transformers' ExecuTorch exporter imports torch.utils._sympy's IntInfinity and ValueRanges at module
+    level: both are types on both sides; mstorch's refuse to be made (no symbolic shapes)."""
+    import importlib
+
+    def fn(T):
+        numbers = importlib.import_module(f"{T.__name__}.utils._sympy.numbers")
+        ranges = importlib.import_module(f"{T.__name__}.utils._sympy.value_ranges")
+        return (isinstance(numbers.IntInfinity, type), isinstance(ranges.ValueRanges, type),
+                numbers.IntInfinity.__name__, ranges.ValueRanges.__name__, isinstance(3, ranges.ValueRanges))
+    check(fn)
+    with pytest.raises(NotImplementedError, match="ValueRanges is not supported by mstorch"):
+        importlib.import_module("mstorch.utils._sympy.value_ranges").ValueRanges(0, 1)

@@ -119,7 +119,6 @@ def default_decompositions():
 
 for _name in ("export", "draft_export", "save", "load", "default_decompositions"):
     unsupported(f"export.{_name}", REASON)
-from ..utils import _sympy  # noqa: E402,F401  (registers the refused sympy value-range names)
 ExportedProgram.__module__ = "torch.export.exported_program"
 CustomDecompTable.__module__ = "torch.export.decomp_utils"
 Dim.__module__ = "torch.export.dynamic_shapes"

@@ -1,5 +1,6 @@
-"""torch.utils._sympy.numbers: refused by name (see the package docstring)."""
-from ..._namespace import missing_getattr
-from . import REASON  # noqa: F401  (registers the refused names)
+"""torch.utils._sympy.numbers: the infinite integers of torch's value ranges, as a type only (see the package
+docstring)."""
+from . import refusing_type
 
-__getattr__ = missing_getattr(__name__)
+IntInfinity = refusing_type("numbers.IntInfinity", "Mirrors torch.utils._sympy.numbers.IntInfinity as a type; "
+                            "making one raises.")

@@ -1,5 +1,6 @@
-"""torch.utils._sympy.value_ranges: refused by name (see the package docstring)."""
-from ..._namespace import missing_getattr
-from . import REASON  # noqa: F401  (registers the refused names)
+"""torch.utils._sympy.value_ranges: torch's interval type for symbolic shapes, as a type only (see the package
+docstring)."""
+from . import refusing_type
 
-__getattr__ = missing_getattr(__name__)
+ValueRanges = refusing_type("value_ranges.ValueRanges", "Mirrors torch.utils._sympy.value_ranges.ValueRanges "
+                            "as a type; making one raises.")
