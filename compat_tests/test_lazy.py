@@ -164,5 +164,7 @@ def test_parameter_given_data_of_a_new_shape_trains():
             w.t_()
         F = T.nn.functional
         F.linear(x, w).sum().backward()
-        return grads, w.grad, w.shape
+        d = T.nn.Linear(4, 2).double()         # a new dtype: float64 gradients (not cast to the first dtype)
+        d(x.double()).sum().backward()
+        return grads, w.grad, w.shape, d.weight.grad, d.bias.grad
     check(fn)

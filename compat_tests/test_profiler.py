@@ -73,7 +73,8 @@ def test_kernels_are_the_ops_that_ran():
     events = prof.events()
     forward = next(e for e in events if e.name == "forward")
     inside = {c.name for c in forward.cpu_children}
-    assert "MatMul" in inside and "ReLU" in inside, inside
+    # (linear runs MindSpore's MatMul, or numpy's BLAS where the CPU kernel table picks the host: reported too)
+    assert inside & {"MatMul", "MatMul (host)"} and "ReLU" in inside, inside
     backward = next(e for e in events if e.name == "backward")
     assert "ReluGrad" in {c.name for c in backward.cpu_children}
     assert all(e.cpu_time_total > 0 for e in events)

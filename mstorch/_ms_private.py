@@ -170,12 +170,14 @@ def replace_parameter_data(param, new):
     """Give a mindspore.Parameter new data of any shape and dtype; returns the Parameter that now holds
     it. ``Parameter.set_data`` would cast to the old dtype.
 
-    Same shape: ``param`` itself, its value swapped (Cells hold the object). New shape: a new Parameter
-    over ``new`` with ``param``'s name, grad flag and ``.grad``. Measured on 2.10: MindSpore's autograd keeps
-    a Parameter's first shape, and a custom Function's gradient for it of any other shape is refused
-    ("grad tensor should be broadcast to expected shape"). A Parameter carrying hooks of the user's keeps
-    its object (the hooks are registered on it)."""
-    if tuple(new.shape) != tuple(param.shape) and not any(getattr(param, a, None) for a in _PER_TENSOR_HOOKS):
+    Same shape and dtype: ``param`` itself, its value swapped (Cells hold the object). Otherwise a new
+    Parameter over ``new`` with ``param``'s name, grad flag and ``.grad``. Measured on 2.10: MindSpore's
+    autograd keeps a Parameter's first shape and dtype for the gradients custom Functions return: another
+    shape is refused ("grad tensor should be broadcast to expected shape"), another dtype silently cast to
+    the first (``Linear(...).double()``'s weight got float32 gradients through the host linear). A Parameter
+    carrying hooks of the user's keeps its object (the hooks are registered on it)."""
+    if (tuple(new.shape) != tuple(param.shape) or new.dtype != param.dtype) \
+            and not any(getattr(param, a, None) for a in _PER_TENSOR_HOOKS):
         fresh = parameter_over(new, param.name, param.requires_grad)
         set_requires_grad(fresh, requires_grad(param))     # mstorch's leaf hook, where the device needs it
         if grad(param) is not None:

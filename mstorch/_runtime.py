@@ -244,3 +244,8 @@ class AcceleratorError(RuntimeError):
 
 
 OutOfMemoryError.__module__ = AcceleratorError.__module__ = "torch"
+
+
+# the kernel lists of the torch.profiler windows recording now: host kernels (numpy on a tensor's memory,
+# ops/_host.py) append (name, start us, duration us) to each, as MindSpore's profiler times its own kernels
+HOST_KERNEL_LOGS = []

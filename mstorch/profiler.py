@@ -21,6 +21,8 @@ import threading
 import time
 import warnings
 
+from . import _runtime
+
 __all__ = ["profile", "schedule", "supported_activities", "ProfilerAction", "ProfilerActivity", "record_function",
            "tensorboard_trace_handler", "DeviceType", "kineto_available"]
 
@@ -485,6 +487,7 @@ class profile:
         self.step_num = 0
         self.current_action = self.schedule(0)
         self._kernels = None
+        self._host_kernels = []
         self._ranges = []
         self._events = None
         self._step_range = None
@@ -510,6 +513,8 @@ class profile:
         self._ranges = []
         self._events = None
         self._kernels = _KernelRecorder()
+        self._host_kernels = []
+        _runtime.HOST_KERNEL_LOGS.append(self._host_kernels)
         _running.append(self)
 
     def _stop_trace(self):
@@ -518,6 +523,9 @@ class profile:
             _running.remove(self)
         kernels = self._kernels.stop() if self._kernels is not None else []
         self._kernels = None
+        logs = _runtime.HOST_KERNEL_LOGS
+        logs[:] = [log for log in logs if log is not self._host_kernels]    # (by identity: lists compare equal)
+        kernels += self._host_kernels
         thread = threading.get_ident()
         # kernels run on the launching thread on CPU (MindSpore's blocking launch): they nest in its ranges
         events = [FunctionEvent(0, name, thread, start, start + dur) for name, start, dur in kernels]

@@ -80,4 +80,9 @@ OPS = [
        rtol=0, atol=0),
     _c("logspace", [S(0, 2, 3), S(0, 2, 3, base=2), S(-1, 1, 5), S(0, 2, 3, dtype=lambda T: T.int64),
                     S(-1, 1, 5, dtype=lambda T: T.float64), S(0.1, 1.3, 1), S(0, 1, 0), E(0, 1, -1)]),
+    _c("empty_strided", [S((2, 3), (1, 2)), S((2,), (1,), dtype=lambda T: T.float64), E((2, 3), (1,))],
+       call=_shape_dtype("empty_strided")),
+    _c("frombuffer", [S(lambda T: bytearray(b"\x01\x00\x02\x00"), dtype=lambda T: T.int16),
+                      S(lambda T: bytearray(b"\x00\x00\xc0\x3f"), dtype=lambda T: T.float32),
+                      E(lambda T: bytearray(b"\x01\x00\x02"), dtype=lambda T: T.int16)]),
 ]

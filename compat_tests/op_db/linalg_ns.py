@@ -319,4 +319,12 @@ OPS = [
            method=False, rtol=1e-4, atol=1e-4),
     OpInfo("frobenius_norm", [S(_r(3, 3), (0, 1)), S(_r(2, 3, 3), (1, 2), True), S(_r(2, 3), 1),
                               E(_r(2, 3, 3), (0, 1, 2)), E(_long, (0, 1))], method=False),
+    # LDL^T (Bunch-Kaufman): symmetric / Hermitian inputs; torch has no derivative
+    _op("ldl_factor", [S(lambda T: T.tensor([[4.0, 1, 2], [1, -3, 0.5], [2, 0.5, 5]])),
+                       S(lambda T: T.tensor([[0.0, 2], [2, 0]], dtype=T.float64)),
+                       S(lambda T: T.tensor([[4.0, 1], [1, 3]]), hermitian=True), E(_r(3))], grad=False),
+    _op("ldl_factor_ex", [S(lambda T: T.tensor([[4.0, 1, 2], [1, -3, 0.5], [2, 0.5, 5]]))], grad=False),
+    OpInfo("linalg.ldl_solve", [S(lambda T: T.tensor([[4.0, 1, 2], [1, -3, 0.5], [2, 0.5, 5]]), _r(3, 2))],
+           call=lambda T, a, b, **k: T.linalg.ldl_solve(*T.linalg.ldl_factor(a), b, **k), grad=False, rtol=1e-4,
+           atol=1e-5),
 ]

@@ -81,4 +81,10 @@ OPS = [
            call=method("log_normal_"), **ULP),
     OpInfo("geometric_", [S(f32(6), 0.3), S(np.zeros(5, np.int32), 0.7), E(f32(2), 1.0)],
            call=method("geometric_"), **EXACT),
+    # torch's gamma sampler (Marsaglia-Tsang on torch's stream) behind Gamma/Dirichlet/Beta; seeded here
+    OpInfo("_standard_gamma", [S(np.array([0.5, 1.0, 3.0, 20.0], np.float32)), S(np.array([[0.1, 2.5]], np.float64))],
+           call=lambda T, a: (T.manual_seed(3), T._standard_gamma(a))[1], method=False, **EXACT),
+    OpInfo("_sample_dirichlet", [S(np.array([[0.5, 1.0, 3.0], [2.0, 2.0, 0.2]], np.float32))],
+           call=lambda T, a: (T.manual_seed(4), T._sample_dirichlet(a))[1], method=False, grad=False, rtol=1e-6,
+           atol=1e-7),
 ]

@@ -13,6 +13,7 @@ the host path (numpy has no bfloat16 and computes float16 products slowly); othe
 the native candidate inside the host candidate.
 """
 import ctypes
+import time
 
 import mindspore as ms
 import numpy as np
@@ -60,6 +61,29 @@ def array(t):
 def quiet():
     """numpy's floating-point warnings off: torch's kernels compute inf/nan without a warning."""
     return np.errstate(all="ignore")
+
+
+def kernel(name):
+    """A host kernel's numpy work: ``quiet()``, and while torch.profiler records, one kernel event named
+    ``name + " (host)"`` (MindSpore's profiler sees only its own kernels; this work would be missing)."""
+    return quiet() if not _runtime.HOST_KERNEL_LOGS else _TimedKernel(name + " (host)")
+
+
+class _TimedKernel:
+    def __init__(self, name):
+        self.name, self.errstate = name, quiet()
+
+    def __enter__(self):
+        self.errstate.__enter__()
+        self.start = time.time_ns()
+        return self
+
+    def __exit__(self, *exc):
+        end = time.time_ns()
+        self.errstate.__exit__(*exc)
+        for log in _runtime.HOST_KERNEL_LOGS:
+            log.append((self.name, self.start / 1e3, (end - self.start) / 1e3))
+        return False
 
 
 def tensor(a, dtype):

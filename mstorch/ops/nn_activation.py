@@ -268,14 +268,14 @@ def _gelu_host(x, approximate):
 
 
 def _gelu_np(a):
-    with _host.quiet():
+    with _host.kernel("GeLU"):
         return 0.5 * a * (1 + _erf32(a * np.float32(_SQRT1_2)))
 
 
 def _gelu_grad_np(a):
     """d gelu / dx, torch's backward formula (GeluBackward's erf branch)."""
     t = a.dtype.type
-    with _host.quiet():
+    with _host.kernel("GeLUGrad"):
         return t(0.5) * (1 + _erf32(a * t(_SQRT1_2))) + a * np.exp(t(-0.5) * a * a) * t(0.5 * _SQRT_2_PI)
 
 

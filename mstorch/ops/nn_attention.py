@@ -191,7 +191,7 @@ def _sdpa_host(query, key, value, attn_mask, dropout_p, is_causal, scale, enable
 
 def _sdpa_np(query, key, value, is_causal, s):
     q, k, v = _host.array(query), _host.array(key), _host.array(value)
-    with _host.quiet():
+    with _host.kernel("ScaledDotProductAttention"):
         scores = (q * q.dtype.type(s)) @ np.swapaxes(k, -1, -2)
         if is_causal:
             scores += _causal_mask_np(q.shape[-2], k.shape[-2], q.dtype)
@@ -231,7 +231,7 @@ class _HostSdpa(P.FunctionBase):
         p = node.probs
         q, k, v, gh = (_host.array(t) for t in (query, key, value, g))
         dt = query.dtype
-        with _host.quiet():
+        with _host.kernel("ScaledDotProductAttentionGrad"):
             dv = np.swapaxes(p, -1, -2) @ gh if need[2] else None
             dp = gh @ np.swapaxes(v, -1, -2)
             ds = p * (dp - (dp * p).sum(-1, keepdims=True))

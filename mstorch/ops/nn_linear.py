@@ -59,55 +59,65 @@ def _linear_host(x, w, b):
         return _linear_matmul(x, w, b)
     if P.grad_enabled() and (P.requires_grad(x) or P.requires_grad(w) or b is not None and P.requires_grad(b)):
         node = _HostAddmm if b is not None else _HostMm
-        out = node.apply(x, w, b) if b is not None else node.apply(x, w)
+        # inputs in the order torch's engine accumulates their gradients (bias, weight, then the input's
+        # graph), which MindSpore's engine follows: DDP builds its buckets from that arrival order
+        out = node.apply(b, w, x) if b is not None else node.apply(w, x)
         P.set_function_of_output(out, node)   # grad_fn keeps its name after backward frees the node
         return out
     return _host_forward(x, w, b)
 
 
 def _host_forward(x, w, b):
-    with _host.quiet():
+    with _host.kernel("MatMul"):
         y = _host.array(x) @ _host.array(w).T
         if b is not None:
             y += _host.array(b)
     return _host.tensor(y, x.dtype)
 
 
-def _host_backward(node, g):
+def _host_backward(node, g, bias):
+    """(grad x, grad w[, grad b]) of ``y = x w^T (+ b)``; ``needs_input_grad`` is in the node's input order
+    ((b,) w, x)."""
     x, w = node.saved_tensors
-    need = node.needs_input_grad
+    need_b, need_w, need_x = node.needs_input_grad if bias else (False, *node.needs_input_grad)
     if P.grad_enabled():
         # create_graph: the gradients are built from recorded MindSpore ops, so they differentiate again
-        return (_MATMUL(g, w) if need[0] else None, _MATMUL_TA(g, x) if need[1] else None,
-                ops.sum(g, 0) if len(need) > 2 and need[2] else None)
-    gh = _host.array(g)
-    dt = g.dtype
-    with _host.quiet():
-        gx = _host.tensor(gh @ _host.array(w), dt) if need[0] else None
-        gw = _host.tensor(gh.T @ _host.array(x), dt) if need[1] else None
-        if len(need) == 2:
-            return gx, gw
-        return gx, gw, _host.tensor(gh.sum(0), dt) if need[2] else None
+        grads = (_MATMUL(g, w) if need_x else None, _MATMUL_TA(g, x) if need_w else None,
+                 ops.sum(g, 0) if need_b else None)
+    else:
+        gh = _host.array(g)
+        dt = g.dtype
+        with _host.kernel("MatMulGrad"):
+            grads = (_host.tensor(gh @ _host.array(w), dt) if need_x else None,
+                     _host.tensor(gh.T @ _host.array(x), dt) if need_w else None,
+                     _host.tensor(gh.sum(0), dt) if need_b else None)
+    return grads if bias else grads[:2]
 
 
 class _HostAddmm(P.FunctionBase):
     """grad_fn named as torch's node for a 2-D linear with bias."""
 
     @staticmethod
-    def forward(node, x, w, b):
+    def forward(node, b, w, x):
         node.save_for_backward(x, w)
         return _host_forward(x, w, b)
 
-    backward = staticmethod(_host_backward)
+    @staticmethod
+    def backward(node, g):
+        gx, gw, gb = _host_backward(node, g, True)
+        return gb, gw, gx
 
 
 class _HostMm(P.FunctionBase):
     @staticmethod
-    def forward(node, x, w):
+    def forward(node, w, x):
         node.save_for_backward(x, w)
         return _host_forward(x, w, None)
 
-    backward = staticmethod(_host_backward)
+    @staticmethod
+    def backward(node, g):
+        gx, gw = _host_backward(node, g, False)
+        return gw, gx
 
 
 _HostAddmm.__name__ = "AddmmBackward0"
