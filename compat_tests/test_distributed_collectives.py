@@ -345,29 +345,34 @@ def test_dead_rank_fails_within_timeout(ranks):
     assert got[0]["dead_peer_seconds"] < TIMEOUT + 10
 
 
+_FILE_RENDEZVOUS_RANK = """
+import sys
+from datetime import timedelta
+from mstorch.distributed import distributed_c10d as c10d
+rank = int(sys.argv[2])
+store, r, w = c10d._rendezvous(sys.argv[1] + str(rank), -1, -1, timedelta(seconds=60))
+store.set(f"from{rank}", "ab"[rank])
+other = store.get(f"from{1 - rank}")
+store.add("n", rank + 2)
+store.set(f"done{rank}", "1")
+store.wait([f"done{1 - rank}"])
+total = store.add("n", 0)
+store.set(f"read{rank}", "1")
+store.wait([f"read{1 - rank}"])      # rank 0 serves the store: it stays until rank 1 has read
+print("RESULT", r, w, other.decode(), total, flush=True)
+"""
+
+
 def test_file_rendezvous(tmp_path):
     """``file://``: rank 0 serves MindSpore's store and writes its address into the file; rank 1 finds it
-    there (two threads here: the rendezvous alone, before any engine starts)."""
-    import threading
-    from mstorch.distributed import distributed_c10d as c10d
+    there. Two processes (MindSpore's store server and client in two threads of one process crashed it)."""
+    import subprocess
+    import sys
     url = f"file://{tmp_path / 'rdzv'}?world_size=2&rank="
-    stores = {}
-
-    def join(rank):
-        try:
-            stores[rank] = c10d._rendezvous(url + str(rank), -1, -1, timedelta(seconds=60))
-        except BaseException as exc:   # shown below: a thread's exception would otherwise be lost
-            stores[rank] = exc
-    threads = [threading.Thread(target=join, args=(r,)) for r in (1, 0)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(90)
-    for rank in (0, 1):
-        if isinstance(stores.get(rank), BaseException):
-            raise stores[rank]
-    (s0, r0, w0), (s1, r1, w1) = stores[0], stores[1]
-    assert (r0, w0, r1, w1) == (0, 2, 1, 2)
-    s0.set("from0", "a")
-    s1.set("from1", "b")
-    assert (s1.get("from0"), s0.get("from1"), s1.add("n", 2), s0.add("n", 3)) == (b"a", b"b", 2, 5)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(os.path.dirname(mstorch.__file__)),
+                                                       os.environ.get("PYTHONPATH", "")]))
+    procs = [subprocess.Popen([sys.executable, "-c", _FILE_RENDEZVOUS_RANK, url, str(rank)], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for rank in (1, 0)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    results = sorted(line.split()[1:] for out, _ in outs for line in out.splitlines() if line.startswith("RESULT"))
+    assert results == [["0", "2", "b", "5"], ["1", "2", "a", "5"]], [err[-2000:] for _, err in outs]
