@@ -221,7 +221,7 @@ def _keep_on_graph(r, ms_args):
     """An op's floating results on the autograd graph of its empty inputs that need gradients: an
     implementation answers empty input with a tensor made by hand (a determinant of 1, an empty
     product), which MindSpore does not record, and torch's backward reaches those inputs."""
-    empty = [a for a in ms_args if type(a) is _MsTensor and a._requires_grad and a.size == 0]
+    empty = [a for a in ms_args if type(a) is _MsTensor and not a.size and a._requires_grad]   # (size first: cheaper)
     if not empty:
         return r
     return _linked_results(r, empty, ms_args)
