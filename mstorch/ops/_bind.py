@@ -380,8 +380,8 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
     link_empty = not raw and opdef.differentiable and opdef.family not in _NOT_DIFFERENTIABLE
     no_kernel = _no_kernel_dtypes(name)
     complex_refused = _complex_refusal(name)
-    out_sets_dtype = name in _OUT_SETS_DTYPE
-    out_needs_tensor_self = name in _OUT_NEEDS_TENSOR_SELF
+    out_sets_dtype = opdef.out == "dtype"
+    out_check = _out_overload_check(opdef, impl) if has_out and opdef.out_requires else None
 
     def fn(*args, **kwargs):
         if INTERCEPT:
@@ -397,17 +397,8 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
                 if tuple_out and out is not None and not isinstance(out, (tuple, list)):
                     # (torch's argument parser: before any check of the other arguments)
                     raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
-                if out is not None and out_needs_tensor_self and args and isinstance(args[0], (bool, int, float)):
-                    got = ", ".join(type(a).__name__ if not isinstance(a, Tensor) else "Tensor" for a in args)
-                    raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}, "
-                                    "out=Tensor), but expected one of:")
-                if out is not None and name == "where":   # (its Scalar overloads have no out=)
-                    for pos, arg in ((2, "input"), (3, "other")):
-                        if len(args) >= pos and not isinstance(args[pos - 1], Tensor):
-                            raise TypeError(f"where(): argument '{arg}' (position {pos}) must be Tensor, not "
-                                            f"{type(args[pos - 1]).__name__}")
-                if out is not None and name in _OUT_NEEDS_DIM and len(args) < 2 and kwargs.get("dim") is None:
-                    _refuse_out_without_dim(name)   # (torch's argument parser: before the op runs)
+                if out is not None and out_check is not None:
+                    out_check(args, kwargs)   # (torch's argument parser: before the op runs)
                 if out_sets_dtype and isinstance(out, Tensor) and kwargs.get("dtype") is None:
                     kwargs["dtype"] = out.dtype   # these compute in out's dtype, as with dtype=out.dtype
             elif refuse_out and "out" in kwargs:   # (and np.sum(t) -> t.sum(out=None) fails as in torch)
@@ -454,15 +445,6 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
     return fn
 
 
-# torch's out= dtype rules (measured on torch 2.13 per op): most ops cast their result into ``out`` when
-# torch.can_cast allows it (no float into an integer, nothing but bool into bool); ops registered with
-# out="exact" take only their result's own dtype. These have no out= form without ``dim``:
-_OUT_NEEDS_DIM = frozenset(("sum", "prod", "median", "nanmedian"))
-# ops whose out= is their dtype= (the input converted to out's dtype first, measured on torch 2.13)
-_OUT_SETS_DTYPE = frozenset(("sum", "prod", "cumsum", "cumprod"))
-# ops whose (Number self, Tensor other) overload has no out=: torch's argument parser refuses the call
-_OUT_NEEDS_TENSOR_SELF = frozenset(("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
-                                    "bitwise_right_shift", "remainder", "fmod", "eq", "ne", "lt", "le", "gt", "ge"))
 
 
 def _no_kernel_dtypes(name):
@@ -505,11 +487,30 @@ def _check_torch_kernel(name, no_kernel, args, kwargs):
     raise NotImplementedError(f"\"{kernel}\" not implemented for '{_D.SCALAR_TYPE_NAMES[first.dtype]}'")
 
 
-def _refuse_out_without_dim(name):
-    if name in ("median", "nanmedian"):   # (one signature with out=: torch names the missing argument)
-        raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
-    raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, out=Tensor), "
-                    "but expected one of:\n * (Tensor input, int dim, ..., *, Tensor out)")
+def _out_overload_check(opdef, impl):
+    """The registration's ``out_requires`` as one check of a call's arguments (see ``OpDef``), raising
+    torch's argument-parser TypeError: it runs before the op, as torch's parser does."""
+    name, requires = opdef.name, opdef.out_requires
+    params = list(inspect.signature(impl).parameters) if "tensors" in requires else ()
+    # (with one out= signature torch names the missing argument; with several it lists them)
+    one_signature = name in ("median", "nanmedian")
+
+    def check(args, kwargs):
+        if "dim" in requires and len(args) < 2 and kwargs.get("dim") is None:
+            if one_signature:
+                raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+            raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, out=Tensor), "
+                            "but expected one of:\n * (Tensor input, int dim, ..., *, Tensor out)")
+        if "tensor_self" in requires and args and isinstance(args[0], (bool, int, float)):
+            got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
+            raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}, out=Tensor), "
+                            "but expected one of:")
+        if "tensors" in requires:
+            for pos, (arg, pname) in enumerate(zip(args, params), 1):
+                if not isinstance(arg, Tensor):
+                    raise TypeError(f"{name}(): argument '{pname}' (position {pos}) must be Tensor, not "
+                                    f"{type(arg).__name__}")
+    return check
 
 
 def _check_out(opdef, out, r, args, kwargs, factory=False):

@@ -40,8 +40,13 @@ class OpDef:
     namespace: tuple = (TOP, METHOD)   # where the op is exported (see the module docstring)
     inplace: str | None = None   # name of the generated in-place method (e.g. "add_")
     # the function accepts out=: True (a result castable to out's dtype by torch.can_cast is cast into it),
-    # "exact" (torch takes only the result's own dtype), "tuple" (out= is a tuple of tensors, one a result)
+    # "exact" (torch takes only the result's own dtype), "tuple" (out= is a tuple of tensors, one a result),
+    # "dtype" (out's dtype is the op's dtype=: the input is converted first, as sum/cumsum do)
     out: bool | str = False
+    # what torch's argument parser requires of a call with out= (its out= overload is narrower than the
+    # function): "dim" (a dim argument), "tensor_self" (the first operand a Tensor, not a Number),
+    # "tensors" (every positional operand a Tensor); checked before the op runs, with torch's message
+    out_requires: tuple = ()
     raw: bool = False            # impl takes mstorch objects, unwrapped by itself
     note: str = ""               # a known difference from torch, shown in docs/coverage.md
     aliases: tuple = ()          # other torch names for the same op (e.g. "absolute" for "abs")
@@ -95,9 +100,16 @@ def register_sparse(*names):
     return deco
 
 
-def register(name, *, family, namespace=(TOP, METHOD), inplace=None, out=False, raw=False, note="",
-             aliases=(), differentiable=True):
+_OUT_KINDS = (False, True, "exact", "tuple", "dtype")
+_OUT_REQUIRES = ("dim", "tensor_self", "tensors")
+
+
+def register(name, *, family, namespace=(TOP, METHOD), inplace=None, out=False, out_requires=(), raw=False,
+             note="", aliases=(), differentiable=True):
     namespace = (namespace,) if isinstance(namespace, str) else tuple(namespace)
+    out_requires = (out_requires,) if isinstance(out_requires, str) else tuple(out_requires)
+    if out not in _OUT_KINDS or any(r not in _OUT_REQUIRES for r in out_requires) or (out_requires and not out):
+        raise ValueError(f"op {name!r}: bad out={out!r} / out_requires={out_requires!r}")
     unknown = [n for n in namespace if n not in NAMESPACES]
     prefix = name.rpartition(".")[0]
     if unknown or not namespace or (prefix and prefix not in namespace):
@@ -107,7 +119,7 @@ def register(name, *, family, namespace=(TOP, METHOD), inplace=None, out=False, 
         if name in OPS:
             raise RuntimeError(f"op {name!r} registered twice")
         opdef = OpDef(name=name, family=family, impl=fn, namespace=namespace, inplace=inplace,
-                      out=out, raw=raw, note=note, aliases=tuple(aliases), differentiable=differentiable)
+                      out=out, out_requires=out_requires, raw=raw, note=note, aliases=tuple(aliases), differentiable=differentiable)
         OPS[name] = opdef
         return opdef
     return deco

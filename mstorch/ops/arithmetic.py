@@ -338,7 +338,7 @@ def floor_divide(input, other):
     return div(input, other, rounding_mode="floor")
 
 
-@register("remainder", family=F, inplace="remainder_", out=True)
+@register("remainder", family=F, inplace="remainder_", out=True, out_requires="tensor_self")
 def remainder(input, other):
     if not isinstance(input, _T) and not isinstance(other, _T):
         _need_tensor("remainder", input, 1, "input")
@@ -360,7 +360,7 @@ def _floor_mod(a, b):
     return ops.floor_mod(a, b)
 
 
-@register("fmod", family=F, inplace="fmod_", out=True)
+@register("fmod", family=F, inplace="fmod_", out=True, out_requires="tensor_self")
 def fmod(input, other):
     _need_input("fmod", input, other)
     a, b, rt = promote(input, other)

@@ -110,7 +110,9 @@ def _compare(name, fn, aliases=()):
             a, b = cast(a, ms.float32), cast(b, ms.float32)
         return fn(a, b)
     impl.__name__ = name
-    register(name, family=F, inplace=name + "_", out=True, aliases=aliases, bf16=False)(impl)
+    # (the (Number, Tensor) overloads have no out=)
+    register(name, family=F, inplace=name + "_", out=True, out_requires="tensor_self", aliases=aliases,
+             bf16=False)(impl)
 
 
 for _name, _fn, _al in [("eq", ops.equal, ()), ("ne", ops.not_equal, ("not_equal",)),
@@ -173,7 +175,7 @@ def _bitwise(name, fn, bool_fn):
         a, b, rt = _bitwise_operands(name, input, other)
         return bool_fn(a, b) if rt is D.bool_ else fn(a, b)
     impl.__name__ = name
-    register(name, family=F, inplace=name + "_", out=True)(impl)
+    register(name, family=F, inplace=name + "_", out=True, out_requires="tensor_self")(impl)
 
 
 _bitwise("bitwise_and", ops.bitwise_and, ops.logical_and)
@@ -210,7 +212,7 @@ def _shift(name, left):
                 r = ops.where(out_of_range, ops.zeros_like(r), r)
         return cast(r, _bool) if rt is D.bool_ else r
     impl.__name__ = name
-    register(name, family=F, inplace=name + "_", out=True)(impl)
+    register(name, family=F, inplace=name + "_", out=True, out_requires="tensor_self")(impl)
 
 
 _shift("bitwise_left_shift", True)

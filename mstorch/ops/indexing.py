@@ -484,7 +484,7 @@ def _fill_unpack_error(value):
     return RuntimeError("value cannot be converted to type int64_t without overflow")
 
 
-@register("where", family=F, out="exact", namespace="torch")
+@register("where", family=F, out="exact", out_requires="tensors", namespace="torch")
 def where(condition, input=None, other=None):
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)

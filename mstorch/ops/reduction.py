@@ -181,7 +181,7 @@ def _reduce_sum(x, axes, keepdim, out_dt):
     return r if r.dtype == out_dt else cast(r, out_dt)   # MindSpore widens integer sums to int64
 
 
-@register("sum", family=F, out=True)
+@register("sum", family=F, out="dtype", out_requires="dim")
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     return _reduce_sum(input, _axes(input, dim), keepdim, _acc_dtype(input, dtype))
 
@@ -231,7 +231,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     return total / _reduce_sum(keep, axes, keepdim, x.dtype)
 
 
-@register("prod", family=F, out=True)
+@register("prod", family=F, out="dtype", out_requires="dim")
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     out_dt = _acc_dtype(input, dtype)
     if dim is not None and not isinstance(dim, int):
@@ -712,14 +712,14 @@ def _no_bool_scan(name, dtype):
         raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
 
 
-@register("cumsum", family=F, out=True)
+@register("cumsum", family=F, out="dtype")
 def cumsum(input, dim, *, dtype=None):
     _no_bool_scan("cumsum", dtype)
     x, d, out_dt = _cum_input(input, dim, dtype)
     return _cum_run(ops.cumsum, x, d, input, out_dt)
 
 
-@register("cumprod", family=F, out=True)
+@register("cumprod", family=F, out="dtype")
 def cumprod(input, dim, *, dtype=None):
     _no_bool_scan("cumprod", dtype)
     x, d, out_dt = _cum_input(input, dim, dtype)

@@ -221,14 +221,14 @@ def _median_dim(input, dim, keepdim, ignore_nan, rt, name):
     return rt(_back(values, dt), idx)
 
 
-@register("median", family=F, out=True, note=_TIE_NOTE)
+@register("median", family=F, out=True, out_requires="dim", note=_TIE_NOTE)
 def median(input, dim=None, keepdim=False):
     if dim is None:
         return _median_full(input, False)
     return _median_dim(input, dim, keepdim, False, median_rt, "median")
 
 
-@register("nanmedian", family=F, out=True, note=_TIE_NOTE)
+@register("nanmedian", family=F, out=True, out_requires="dim", note=_TIE_NOTE)
 def nanmedian(input, dim=None, keepdim=False):
     if dim is None:
         return _median_full(input, True)
