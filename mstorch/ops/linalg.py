@@ -2,8 +2,8 @@
 and the torch.linalg namespace: norms, det/slogdet/inv, solve, matrix_power, multi_dot, vecdot, cross,
 diagonal, matmul, cond. torch.linalg entries are keyed ``linalg.<name>``; ``mstorch/linalg.py`` turns them
 into the module's functions. Where torch.linalg.X is torch.X under another name (det, inv, matmul), the
-entry binds the same implementation as the top-level op. Decompositions live in linalg_decomp.py,
-products in products.py.
+entry binds the same implementation as the top-level op. Decompositions live in linalg_decomp.py
+(LU and LDL in linalg_lu.py), products in products.py.
 """
 import math
 
