@@ -41,6 +41,8 @@ from . import _install  # noqa: E402
 from . import autograd  # noqa: E402
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: E402
                        is_grad_enabled, is_inference_mode_enabled)
+from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_enabled,  # noqa: E402
+                                    set_anomaly_enabled)
 from ._printing import set_printoptions, get_printoptions  # noqa: E402
 from . import _tensor_str  # noqa: E402,F401  (torch._tensor_str.printoptions)
 from .random import (manual_seed, seed, initial_seed, get_rng_state, set_rng_state, Generator,  # noqa: E402,F401

@@ -18,10 +18,18 @@ from . import _higher_order
 from . import functional  # noqa: E402  (torch.autograd.functional; needs the names above)
 from . import forward_ad  # noqa: E402
 from .gradcheck import gradcheck, gradgradcheck  # noqa: E402
+from . import anomaly_mode  # noqa: E402
+from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: E402
+from .variable import Variable  # noqa: E402
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "Function", "is_grad_enabled", "is_inference_mode_enabled", "once_differentiable", "gradcheck",
-           "gradgradcheck", "forward_ad"]
+           "gradgradcheck", "forward_ad", "detect_anomaly", "set_detect_anomaly", "Variable"]
+
+
+def variable(*args, **kwargs):
+    """Mirrors torch.autograd.variable: a pre-0.4 name that only refuses."""
+    raise RuntimeError("torch.autograd.variable(...) is deprecated, use torch.tensor(...) instead")
 
 
 def _as_tuple(x):
@@ -220,6 +228,9 @@ def _run(outs, grads, retain, create, inputs, accumulate):
     finally:
         _higher_order.remove(own_hooks)
     hooks.end_backward(saved, grads)
+    if not accumulate and anomaly_mode.is_anomaly_enabled():
+        for g in result:   # (an input that is not a leaf has no leaf hook to check it)
+            anomaly_mode.check_gradient(g)
     return result
 
 

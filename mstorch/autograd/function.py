@@ -15,6 +15,7 @@ from mindspore import Tensor as _MsTensor
 from .. import _ms_private as P
 from .._tensor import Tensor, wrap
 from .grad_mode import no_grad
+from . import anomaly_mode
 
 
 class FunctionCtx:
@@ -145,6 +146,7 @@ def _check_grads(user, ctx, res):
         if g.dtype != dtype:
             g = g.astype(dtype)
         out.append(g)
+    anomaly_mode.check_function_outputs(f"{user.__name__}Backward", out)
     return tuple(out)
 
 

@@ -12,6 +12,7 @@ from mindspore import ops as _ops
 from mindspore.ops import auto_generate as _gen
 
 from .. import _ms_private as P
+from . import anomaly_mode
 from .._tensor import Tensor, beside, wrap, write_memory
 from ..utils.hooks import RemovableHandle
 
@@ -114,6 +115,7 @@ def _leaf_hook_for(t):
         owner = ref()
         if owner is None:
             return None
+        anomaly_mode.check_gradient(grad)
         run = _run
         if not run.accumulate:
             return None            # autograd.grad: the gradient is returned, .grad is left alone
