@@ -32,7 +32,7 @@ cfloat = complex64
 cdouble = complex128
 
 from .ops.creation import (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor, IntTensor,  # noqa: E402,F401,E501
-                           ShortTensor, CharTensor, ByteTensor, BoolTensor)
+                           ShortTensor, CharTensor, ByteTensor, BoolTensor, set_default_tensor_type)
 from ._functions import FUNCTIONS as _FUNCTIONS  # noqa: E402  (the op table's generated functions)
 
 globals().update(_FUNCTIONS)

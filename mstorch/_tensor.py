@@ -56,6 +56,8 @@ def beside(src, t):
     d = src._dev
     if d is not None:
         w._dev = d
+    elif src._meta:
+        w._meta = True
     return w
 
 

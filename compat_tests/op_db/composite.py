@@ -1,4 +1,5 @@
-"""Samples for block_diag, diagflat, adjoint, ravel, cov, corrcoef, _grouped_mm, _softmax_backward_data
+"""Samples for block_diag, diagflat, adjoint, ravel, cov, corrcoef, _grouped_mm, _softmax_backward_data, put,
+index_reduce, nonzero_static, resize, resize_as
 (mstorch/ops/composite.py)."""
 import numpy as np
 
@@ -82,4 +83,30 @@ OPS = [
     OpInfo("_softmax_backward_data", method=False, rtol=1e-3, atol=1e-3, samples=[
         S(lambda T: T.tensor(rand(2, 3)).half(), lambda T: T.tensor(rand(2, 3, seed=1)).softmax(0).half(), 0,
           lambda T: T.float32)]),
+    # flat writes: negative indices, repeats with accumulate, a transposed receiver; errors in torch's order
+    OpInfo("put", samples=[
+        S(rand(2, 3), np.array([0, -1]), rand(2, seed=1)), S(rand(2, 3), np.array([[1], [4]]), rand(2, 1, seed=1)),
+        S(rand(2, 3), np.array([0, 0, 5]), rand(3, seed=1), accumulate=True),
+        S(lambda T: T.tensor(rand(3, 2)).t(), np.array([1, 2]), rand(2, seed=1)),
+        E(rand(2, 3), np.array([6]), rand(1)), E(rand(2, 3), np.array([-7]), rand(1)),
+        E(rand(2, 3), np.array([0, 1]), rand(1)), E(rand(2, 3), np.array([0.]), rand(1)),
+        E(rand(2, 3), np.array([0]), np.array([1]))]),
+    OpInfo("index_reduce", function=False, samples=[
+        S(rand(2, 3), 0, np.array([0, 0]), rand(2, 3, seed=1), "prod"),
+        S(rand(2, 3), 1, np.array([0, 2, 0]), rand(2, 3, seed=1), "mean", include_self=False),
+        S(rand(2, 3), 0, np.array([1]), rand(1, 3, seed=1), "amax"), S(rand(2, 3), -1, np.array([1]), rand(2, 1, seed=1),
+                                                                      "amin", include_self=False),
+        S(np.arange(4), 0, np.array([0, 0]), np.array([3, 4]), "mean"),
+        E(rand(2, 3), 0, np.array([0]), rand(1, 3), "sum"), E(rand(2, 3), 0, np.array([5]), rand(1, 3), "amax"),
+        E(rand(2, 3), 0, np.array([-1]), rand(1, 3), "amax"), E(rand(2, 3), 0, np.array([0, 1]), rand(1, 3), "amax"),
+        E(rand(2, 3), 0, np.array([[0]]), rand(1, 3), "amax"),
+        E(rand(2, 3), 0, np.array([0]), lambda T: T.ones(1, 3, dtype=T.float64), "amax")]),
+    OpInfo("nonzero_static", method=False, grad=False, samples=[
+        S(np.array([0, 1, 2, 0]), size=3), S(np.array([[0, 1], [2, 0]]), size=1, fill_value=7),
+        S(np.array([[0, 1], [2, 0]]), size=4), S(np.array(3.), size=2), S(np.array([0., 0.]), size=0),
+        E(np.array([0, 1]), size=-1)]),
+    OpInfo("resize", function=False, samples=[S(rand(2, 3), 3, 2), S(rand(2, 3), 6), E(rand(2, 3), (3, 2)),
+                                              S(lambda T: T.tensor(rand(3, 2)).t(), 6), E(rand(2, 3), 4)]),
+    OpInfo("resize_as", function=False, samples=[S(rand(2, 3), rand(3, 2)), S(rand(2, 3), rand(6)),
+                                                 E(rand(2, 3), rand(3))]),
 ]

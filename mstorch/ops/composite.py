@@ -1,9 +1,13 @@
 """Ops torch builds from other ops, built here the same way from mstorch's: block_diag, diagflat, adjoint,
 ravel, cov, corrcoef, trapezoid, combinations, unravel_index, renorm, sum_to_size, fill_diagonal_,
-constant_pad_nd, igamma, _grouped_mm, _softmax_backward_data. Values, dtypes and gradients follow from the
+constant_pad_nd, igamma, _grouped_mm, _softmax_backward_data, put, index_reduce, nonzero_static,
+Tensor.resize / resize_as. Values, dtypes and gradients follow from the
 ops they are made of."""
+import functools
 import itertools
 import math
+import operator
+import warnings
 
 import numpy as np
 
@@ -359,3 +363,95 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype):
         raise RuntimeError("expected scalar type Float but found Half")
     dot = PUBLIC["sum"](grad_output * output, dim, keepdim=True)
     return output * (grad_output - dot)
+
+
+# --- flat writes, indexed reductions, copies torch builds from its indexing ops ------------------------
+
+@register("put", family=F, inplace="put_", raw=True)
+def put(input, index, source, accumulate=False):
+    """``input`` with ``source`` written (or added) at ``index`` into its row-major flattening; negative
+    indices count from the end. Built on ``index_put`` over the flattened input, so gradients follow."""
+    if index.dtype != D.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {scalar_type_name(index.dtype)}")
+    if source.dtype != input.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+                           f"{scalar_type_name(input.dtype)} and source.dtype = {scalar_type_name(source.dtype)}")
+    if source.numel() != index.numel():
+        raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
+                         f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
+    n = input.numel()
+    flat_index = index.reshape(-1)
+    if flat_index.numel():
+        lo, hi = int(flat_index.min()), int(flat_index.max())
+        bad = lo if lo < -n else hi if hi >= n else None
+        if bad is not None:
+            raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
+    flat = input.reshape(-1)
+    return flat.index_put((flat_index,), source.reshape(-1), accumulate=accumulate).view(input.shape)
+
+
+_INDEX_REDUCE = ("prod", "mean", "amax", "amin")
+
+
+@register("index_reduce", family=F, namespace="Tensor", inplace="index_reduce_", raw=True)
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """``scatter_reduce`` with ``index`` (1-d, one entry per slice of ``source`` along ``dim``) spread over
+    the other dims, as torch defines index_reduce."""
+    warn_once("index_reduce() is in beta and the API may change at any time.")
+    if reduce not in _INDEX_REDUCE:
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    d = wrap_dim(dim, input.dim())
+    if index.dim() > 1:
+        raise IndexError(f"index_reduce_(): Index is supposed to be a vector, but got dim: {index.dim()} with type: "
+                         f"{scalar_type_name(index.dtype)} and size: {list(index.shape)}")
+    if index.dtype not in (D.int64, D.int32):
+        raise RuntimeError("index_reduce_(): Expected dtype int32/int64 for index but got: "
+                           f"{scalar_type_name(index.dtype)}")
+    if source.dtype != input.dtype:
+        raise RuntimeError(f"index_reduce_(): self ({scalar_type_name(input.dtype)}) and source "
+                           f"({scalar_type_name(source.dtype)}) must have the same scalar type")
+    n = index.numel()
+    if (source.shape[d] if source.dim() else 1) != n:
+        raise RuntimeError(f"index_reduce_(): Number of indices ({n}) should be equal to source.size(dim): "
+                           f"({source.shape[d] if source.dim() else 1}), for dim: {dim}")
+    if n and (int(index.min()) < 0 or int(index.max()) >= input.shape[d]):   # (no negative indices)
+        raise IndexError("index out of range in self")
+    shape = [1] * max(source.dim(), 1)
+    shape[d] = n
+    spread = index.to(D.int64).reshape(shape).expand(tuple(source.shape) or (1,))
+    return input.scatter_reduce(d, spread, source, reduce, include_self=include_self)
+
+
+@register("nonzero_static", family=F, raw=True)
+def nonzero_static(input, *, size, fill_value=-1):
+    """``nonzero``'s rows, cut or padded with ``fill_value`` to exactly ``size`` rows."""
+    if not isinstance(size, int) or size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    rows = PUBLIC["nonzero"](input)
+    if rows.shape[0] >= size:
+        return rows[:size]
+    pad = PUBLIC["full"]((size - rows.shape[0], rows.shape[1]), fill_value, dtype=D.int64)
+    return PUBLIC["cat"]([rows, pad], 0)
+
+
+def _resize_by_autograd(input, sizes, name):
+    """torch's non-in-place resize (``Tensor.resize``/``resize_as``): deprecated, and only a reshape that
+    keeps the element count."""
+    warnings.warn(f"non-inplace {name} is deprecated", stacklevel=4)
+    numel = functools.reduce(operator.mul, sizes, 1)
+    if numel != input.numel():
+        raise RuntimeError(f"requested resize to {'x'.join(map(str, sizes))} ({numel} elements in total), but the "
+                           f"given tensor has a size of {'x'.join(map(str, input.shape))} ({input.numel()} "
+                           "elements). autograd's resize can only change the shape of a given tensor, while "
+                           "preserving the number of elements. ")
+    return input.reshape(*sizes)
+
+
+@register("resize", family=F, namespace="Tensor", raw=True)
+def resize(input, *sizes):
+    return _resize_by_autograd(input, sizes, "resize")
+
+
+@register("resize_as", family=F, namespace="Tensor", raw=True)
+def resize_as(input, tensor):
+    return _resize_by_autograd(input, tuple(tensor.shape), "resize_as")

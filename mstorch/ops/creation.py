@@ -20,6 +20,7 @@ from .._cast import cast, NP_BF16, bf16_bits
 from .. import _device
 from .._size import Size
 from .._tensor import Tensor, wrap
+from .._warnings import warn_once
 from ._argerr import invalid_args
 from ._helpers import size_args
 from ._registry import register
@@ -809,12 +810,16 @@ def _round_scalar(x, dt):
 
 # --- legacy constructors: torch.Tensor(...), torch.FloatTensor(...) -------------------------------
 
+def _arg_type(v):
+    return "torch.dtype" if isinstance(v, D.dtype) else type(v).__name__
+
+
 def legacy_construct(args, kwargs, dtype, typed=False):
     """torch.Tensor(*sizes) / torch.Tensor(data) / torch.Tensor(other); ``typed`` for FloatTensor & co."""
     if any(k != "device" for k in kwargs):
         raise TypeError(
             f"new() received an invalid combination of arguments - got "
-            f"({', '.join([type(a).__name__ for a in args] + [f'{k}={type(v).__name__}' for k, v in kwargs.items()])})")
+            f"({', '.join([type(a).__name__ for a in args] + [f'{k}={_arg_type(v)}' for k, v in kwargs.items()])})")
     if kwargs.get("device") is not None and _device.placement(kwargs["device"]) is not None:
         raise NotImplementedError("mstorch: the legacy constructor torch.Tensor(..., device=) places on the CPU "
                                   "only; use torch.tensor(data, device=...) or torch.zeros(..., device=...)")
@@ -877,8 +882,35 @@ ShortTensor = _legacy_class("ShortTensor", D.int16)
 CharTensor = _legacy_class("CharTensor", D.int8)
 ByteTensor = _legacy_class("ByteTensor", D.uint8)
 BoolTensor = _legacy_class("BoolTensor", D.bool_)
+def set_default_tensor_type(t):
+    """Mirrors torch.set_default_tensor_type (deprecated by torch): a floating legacy type (class or name,
+    ``"torch.DoubleTensor"``) sets the default dtype; a ``torch.cuda`` one also the default device."""
+    warn_once("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use torch.set_default_dtype() "
+              "and torch.set_default_device() as alternatives.")
+    if isinstance(t, str):
+        parts = t.split(".")
+        if parts[0] != "torch":
+            raise ModuleNotFoundError(f"No module named '{parts[0]}'")
+        cuda, name = parts[1:2] == ["cuda"], parts[-1]
+    elif isinstance(t, type) and t.__module__ in ("torch.cuda", "mstorch") and t.__name__ in _LEGACY_BY_NAME:
+        cuda, name = t.__module__ == "torch.cuda", t.__name__
+    else:
+        raise TypeError("invalid type object: only floating-point types are supported as the default type")
+    if name not in _LEGACY_BY_NAME:
+        raise AttributeError(f"module '{t.rpartition('.')[0]}' has no attribute '{name}'")
+    dtype = _LEGACY_BY_NAME[name].dtype
+    if cuda and _device.accel["kind"] != "cuda":
+        raise TypeError(f"type torch.cuda.{name} not available. Torch not compiled with CUDA enabled.")
+    if dtype._cat != D._FLOAT:
+        raise TypeError("only floating-point types are supported as the default type")
+    D.set_default_dtype(dtype)
+    if cuda:
+        _device.set_default_device("cuda")
+
+
 LEGACY_CLASSES = (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor, IntTensor, ShortTensor,
                   CharTensor, ByteTensor, BoolTensor)
+_LEGACY_BY_NAME = {c.__name__: c for c in LEGACY_CLASSES}
 
 
 # --- Tensor members owned here (installed on Tensor by mstorch/_install.py) ---------------------------------
@@ -889,6 +921,12 @@ def _tensor_new(cls, *args, **kwargs):
     w = object.__new__(cls)
     w._ms = legacy_construct(args, kwargs, D.get_default_dtype())
     return w
+
+
+def _tensor_new_method(self, *args, **kwargs):
+    """Tensor.new: the legacy constructor with this tensor's dtype (sizes, data, or another tensor of the
+    same dtype, whose memory it shares)."""
+    return wrap(legacy_construct(args, kwargs, self.dtype, typed=True))
 
 
 def _array_wrap(self, array, context=None, return_scalar=False):
@@ -926,4 +964,4 @@ def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=
 
 TENSOR_MEMBERS = {"__new__": staticmethod(_tensor_new), "__array_wrap__": _array_wrap,
                   "new_tensor": _new_tensor, "new_zeros": _new_zeros, "new_ones": _new_ones,
-                  "new_empty": _new_empty, "new_full": _new_full}
+                  "new_empty": _new_empty, "new_full": _new_full, "new": _tensor_new_method}

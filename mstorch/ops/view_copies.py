@@ -72,7 +72,9 @@ def _register_copy(view_name, view):
     copy_op.__name__ = copy_op.__qualname__ = f"{view_name}_copy"
     copy_op.__doc__ = f"torch.{view_name}_copy: torch.{view_name}'s result in memory of its own."
     # the list-returning copies take a list as out= in torch; not offered here
-    register(f"{view_name}_copy", family=F, namespace="torch", raw=True,
+    # (of the copies, torch has only narrow_copy as a Tensor method too)
+    namespace = ("torch", "Tensor") if view_name == "narrow" else "torch"
+    register(f"{view_name}_copy", family=F, namespace=namespace, raw=True,
              out=view_name not in ("split", "split_with_sizes", "unbind"))(copy_op)
 
 

@@ -57,7 +57,7 @@ class _ConvNd(Module):
             shape = (in_channels, out_channels // groups, *kernel_size)
         else:
             shape = (out_channels, in_channels // groups, *kernel_size)
-        _register_weight_and_bias(self, shape, out_channels, bias, dtype)
+        _register_weight_and_bias(self, shape, out_channels, bias, dtype, device)
         self.reset_parameters()
 
     def reset_parameters(self):

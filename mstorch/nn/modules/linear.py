@@ -10,10 +10,10 @@ from .module import Module
 __all__ = ["Identity", "Linear", "Bilinear"]
 
 
-def _register_weight_and_bias(module, weight_shape, out_features, bias, dtype):
-    module.weight = Parameter(empty(weight_shape, dtype=dtype))
+def _register_weight_and_bias(module, weight_shape, out_features, bias, dtype, device):
+    module.weight = Parameter(empty(weight_shape, dtype=dtype, device=device))
     if bias:
-        module.bias = Parameter(empty(out_features, dtype=dtype))
+        module.bias = Parameter(empty(out_features, dtype=dtype, device=device))
     else:
         module.register_parameter("bias", None)
 
@@ -42,7 +42,7 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        _register_weight_and_bias(self, (out_features, in_features), out_features, bias, dtype)
+        _register_weight_and_bias(self, (out_features, in_features), out_features, bias, dtype, device)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -68,7 +68,7 @@ class Bilinear(Module):
         self.in1_features = in1_features
         self.in2_features = in2_features
         self.out_features = out_features
-        _register_weight_and_bias(self, (out_features, in1_features, in2_features), out_features, bias, dtype)
+        _register_weight_and_bias(self, (out_features, in1_features, in2_features), out_features, bias, dtype, device)
         self.reset_parameters()
 
     def reset_parameters(self):

@@ -17,6 +17,7 @@ from ... import _ms_private as P
 from ..._device import check_available, device as _device_cls
 from ..._tensor import Tensor, wrap, _parse_to
 from ..parameter import Parameter, Buffer
+from ...ops._registry import PUBLIC
 from ._module_utils import _typename, _IncompatibleKeys, RemovableHandle, _addindent, _WrappedHook  # noqa: F401
 from ._module_utils import (  # noqa: F401 - torch.nn.modules.module's global hook API and tables
     register_module_forward_pre_hook, register_module_forward_hook, register_module_full_backward_pre_hook,
@@ -419,6 +420,10 @@ class Module(ms_nn.Cell):
             g = P.grad(param._ms)
             old_dev = param._dev
             new = fn(param)
+            if new._meta != param._meta:
+                # to or from the meta device: torch makes a new Parameter (the storage kinds are incompatible)
+                self._parameters[key] = type(param)(new.detach(), param.requires_grad)
+                continue
             if new._ms is not param._ms:
                 param._set_data(new._ms)
             param._dev = new._dev   # (the Parameter object stays; its data may have moved to another device)
@@ -496,7 +501,10 @@ class Module(ms_nn.Cell):
         return self._float_cast(D.bfloat16)
 
     def to_empty(self, *, device=None, recurse=True):
-        return self
+        """Mirrors torch.nn.Module.to_empty: every parameter and buffer replaced by new memory of its shape and
+        dtype on ``device`` (zero-filled in mstorch, uninitialised in torch), e.g. to leave the meta device."""
+        empty_like = PUBLIC["empty_like"]
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     # --- calling --------------------------------------------------------------------------------
 

@@ -34,13 +34,13 @@ def _shape(normalized_shape):
     return tuple(normalized_shape)
 
 
-def _register_affine(module, shape, affine, bias, dtype):
+def _register_affine(module, shape, affine, bias, dtype, device):
     """weight (and bias) of ``shape``, or registered as None as torch does when they are off;
     ``bias=None``: the layer has no bias at all (RMSNorm)."""
     slots = {"weight": affine} if bias is None else {"weight": affine, "bias": affine and bias}
     for name, wanted in slots.items():
         if wanted:
-            setattr(module, name, Parameter(empty(shape, dtype=dtype)))
+            setattr(module, name, Parameter(empty(shape, dtype=dtype, device=device)))
         else:
             module.register_parameter(name, None)
 
@@ -58,7 +58,7 @@ class LayerNorm(Module):
         self.normalized_shape = _shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        _register_affine(self, self.normalized_shape, elementwise_affine, bias, dtype)
+        _register_affine(self, self.normalized_shape, elementwise_affine, bias, dtype, device)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -81,7 +81,7 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        _register_affine(self, (num_channels,), affine, bias, dtype)
+        _register_affine(self, (num_channels,), affine, bias, dtype, device)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -101,7 +101,7 @@ class RMSNorm(Module):
         self.normalized_shape = _shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        _register_affine(self, self.normalized_shape, elementwise_affine, None, dtype)
+        _register_affine(self, self.normalized_shape, elementwise_affine, None, dtype, device)
         self.reset_parameters()
 
     def reset_parameters(self):

@@ -100,7 +100,7 @@ class RNNBase(Module):
                 if proj_size > 0:
                     params.append((f"weight_hr_l{layer}{sfx}", (proj_size, hidden_size)))
                 for name, shape in params:
-                    setattr(self, name, Parameter(empty(shape, dtype=dtype)))
+                    setattr(self, name, Parameter(empty(shape, dtype=dtype, device=device)))
                 names = [n for n, _ in params]
                 self._flat_weights_names.extend(names)
                 self._all_weights.append(names)
@@ -404,11 +404,11 @@ class RNNCellBase(Module):
         self.input_size = input_size
         self.hidden_size = hidden_size
         self.bias = bias
-        self.weight_ih = Parameter(empty((num_chunks * hidden_size, input_size), dtype=dtype))
-        self.weight_hh = Parameter(empty((num_chunks * hidden_size, hidden_size), dtype=dtype))
+        self.weight_ih = Parameter(empty((num_chunks * hidden_size, input_size), dtype=dtype, device=device))
+        self.weight_hh = Parameter(empty((num_chunks * hidden_size, hidden_size), dtype=dtype, device=device))
         if bias:
-            self.bias_ih = Parameter(empty(num_chunks * hidden_size, dtype=dtype))
-            self.bias_hh = Parameter(empty(num_chunks * hidden_size, dtype=dtype))
+            self.bias_ih = Parameter(empty(num_chunks * hidden_size, dtype=dtype, device=device))
+            self.bias_hh = Parameter(empty(num_chunks * hidden_size, dtype=dtype, device=device))
         else:
             self.register_parameter("bias_ih", None)
             self.register_parameter("bias_hh", None)

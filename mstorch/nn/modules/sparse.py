@@ -48,7 +48,7 @@ class Embedding(_EmbeddingBase):
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
         if _weight is None:
-            self.weight = Parameter(empty((num_embeddings, embedding_dim), dtype=dtype), requires_grad=not _freeze)
+            self.weight = Parameter(empty((num_embeddings, embedding_dim), dtype=dtype, device=device), requires_grad=not _freeze)
             self.reset_parameters()
         else:
             _check_weight(_weight, num_embeddings, embedding_dim)
@@ -96,7 +96,7 @@ class EmbeddingBag(_EmbeddingBase):
         self.scale_grad_by_freq = scale_grad_by_freq
         self.padding_idx = _padding(padding_idx, num_embeddings, "padding_idx")
         if _weight is None:
-            self.weight = Parameter(empty((num_embeddings, embedding_dim), dtype=dtype))
+            self.weight = Parameter(empty((num_embeddings, embedding_dim), dtype=dtype, device=device))
             self.reset_parameters()
         else:
             _check_weight(_weight, num_embeddings, embedding_dim)

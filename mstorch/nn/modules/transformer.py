@@ -63,23 +63,23 @@ class MultiheadAttention(Module):
         if self.head_dim * num_heads != self.embed_dim:
             raise AssertionError("embed_dim must be divisible by num_heads")
         if not self._qkv_same_embed_dim:
-            self.q_proj_weight = Parameter(empty((embed_dim, embed_dim), dtype=dtype))
-            self.k_proj_weight = Parameter(empty((embed_dim, self.kdim), dtype=dtype))
-            self.v_proj_weight = Parameter(empty((embed_dim, self.vdim), dtype=dtype))
+            self.q_proj_weight = Parameter(empty((embed_dim, embed_dim), dtype=dtype, device=device))
+            self.k_proj_weight = Parameter(empty((embed_dim, self.kdim), dtype=dtype, device=device))
+            self.v_proj_weight = Parameter(empty((embed_dim, self.vdim), dtype=dtype, device=device))
             self.register_parameter("in_proj_weight", None)
         else:
-            self.in_proj_weight = Parameter(empty((3 * embed_dim, embed_dim), dtype=dtype))
+            self.in_proj_weight = Parameter(empty((3 * embed_dim, embed_dim), dtype=dtype, device=device))
             self.register_parameter("q_proj_weight", None)
             self.register_parameter("k_proj_weight", None)
             self.register_parameter("v_proj_weight", None)
         if bias:
-            self.in_proj_bias = Parameter(empty(3 * embed_dim, dtype=dtype))
+            self.in_proj_bias = Parameter(empty(3 * embed_dim, dtype=dtype, device=device))
         else:
             self.register_parameter("in_proj_bias", None)
-        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, dtype=dtype)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, device=device, dtype=dtype)
         if add_bias_kv:
-            self.bias_k = Parameter(empty((1, 1, embed_dim), dtype=dtype))
-            self.bias_v = Parameter(empty((1, 1, embed_dim), dtype=dtype))
+            self.bias_k = Parameter(empty((1, 1, embed_dim), dtype=dtype, device=device))
+            self.bias_v = Parameter(empty((1, 1, embed_dim), dtype=dtype, device=device))
         else:
             self.bias_k = self.bias_v = None
         self.add_zero_attn = add_zero_attn
@@ -203,9 +203,9 @@ def _activation_kind(activation):
     return 0
 
 
-def _norm(d_model, eps, bias, dtype):
+def _norm(d_model, eps, bias, dtype, device):
     from .normalization import LayerNorm
-    return LayerNorm(d_model, eps=eps, bias=bias, dtype=dtype)
+    return LayerNorm(d_model, eps=eps, bias=bias, device=device, dtype=dtype)
 
 
 def _dropout(p):
@@ -213,15 +213,15 @@ def _dropout(p):
     return Dropout(p)
 
 
-def _add_feedforward(layer, d_model, dim_feedforward, dropout, eps, norm_first, bias, dtype, blocks):
+def _add_feedforward(layer, d_model, dim_feedforward, dropout, eps, norm_first, bias, dtype, blocks, device):
     """The feed-forward half of an encoder/decoder layer and one norm and dropout per residual block,
     registered in torch's order (parameter order and the init draws follow it)."""
-    layer.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
+    layer.linear1 = Linear(d_model, dim_feedforward, bias=bias, device=device, dtype=dtype)
     layer.dropout = _dropout(dropout)
-    layer.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+    layer.linear2 = Linear(dim_feedforward, d_model, bias=bias, device=device, dtype=dtype)
     layer.norm_first = norm_first
     for i in range(1, blocks + 1):
-        setattr(layer, f"norm{i}", _norm(d_model, eps, bias, dtype))
+        setattr(layer, f"norm{i}", _norm(d_model, eps, bias, dtype, device))
     for i in range(1, blocks + 1):
         setattr(layer, f"dropout{i}", _dropout(dropout))
 
@@ -233,8 +233,8 @@ class TransformerEncoderLayer(Module):
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
-                                            dtype=dtype)
-        _add_feedforward(self, d_model, dim_feedforward, dropout, layer_norm_eps, norm_first, bias, dtype, 2)
+                                            device=device, dtype=dtype)
+        _add_feedforward(self, d_model, dim_feedforward, dropout, layer_norm_eps, norm_first, bias, dtype, 2, device)
         if isinstance(activation, str):
             activation = _get_activation_fn(activation)
         self.activation_relu_or_gelu = _activation_kind(activation)
@@ -275,10 +275,10 @@ class TransformerDecoderLayer(Module):
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias,
-                                            dtype=dtype)
+                                            device=device, dtype=dtype)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first,
-                                                 bias=bias, dtype=dtype)
-        _add_feedforward(self, d_model, dim_feedforward, dropout, layer_norm_eps, norm_first, bias, dtype, 3)
+                                                 bias=bias, device=device, dtype=dtype)
+        _add_feedforward(self, d_model, dim_feedforward, dropout, layer_norm_eps, norm_first, bias, dtype, 3, device)
         self.activation = _get_activation_fn(activation) if isinstance(activation, str) else activation
 
     def __setstate__(self, state):
@@ -428,15 +428,15 @@ class Transformer(Module):
             self.encoder = custom_encoder
         else:
             encoder_layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation,
-                                                    layer_norm_eps, batch_first, norm_first, bias, dtype=dtype)
-            encoder_norm = _norm(d_model, layer_norm_eps, bias, dtype)
+                                                    layer_norm_eps, batch_first, norm_first, bias, device=device, dtype=dtype)
+            encoder_norm = _norm(d_model, layer_norm_eps, bias, dtype, device)
             self.encoder = TransformerEncoder(encoder_layer, num_encoder_layers, encoder_norm)
         if custom_decoder is not None:
             self.decoder = custom_decoder
         else:
             decoder_layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation,
-                                                    layer_norm_eps, batch_first, norm_first, bias, dtype=dtype)
-            decoder_norm = _norm(d_model, layer_norm_eps, bias, dtype)
+                                                    layer_norm_eps, batch_first, norm_first, bias, device=device, dtype=dtype)
+            decoder_norm = _norm(d_model, layer_norm_eps, bias, dtype, device)
             self.decoder = TransformerDecoder(decoder_layer, num_decoder_layers, decoder_norm)
         self._reset_parameters()
         self.d_model = d_model

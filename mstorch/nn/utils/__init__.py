@@ -1,7 +1,8 @@
 """torch.nn.utils: gradient clipping, parameter/vector conversion, RNN packing, weight and spectral
 normalisation (hook and parametrization forms)."""
 from . import rnn  # noqa: F401  (first: nn.modules.rnn needs PackedSequence)
-from . import parametrize, parametrizations, prune  # noqa: F401
+from . import parametrize, parametrizations, prune, stateless  # noqa: F401
+from .init import skip_init  # noqa: F401
 from .clip_grad import (clip_grads_with_norm_, get_total_norm, clip_grad_norm, clip_grad_norm_,  # noqa: F401
                         clip_grad_value_)
 from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
