@@ -21,8 +21,7 @@ class Variable(metaclass=VariableMeta):
             warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
                           stacklevel=2)
         if data is None:
-            from ..ops._registry import PUBLIC
-            data = PUBLIC["empty"](0)
+            data = Tensor()   # (the legacy constructor: an empty tensor of the default dtype)
         elif not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
         out = data.detach()
