@@ -45,6 +45,7 @@ from .autograd.anomaly_mode import (is_anomaly_enabled, is_anomaly_check_nan_ena
                                     set_anomaly_enabled)
 from ._printing import set_printoptions, get_printoptions  # noqa: E402
 from . import _tensor_str  # noqa: E402,F401  (torch._tensor_str.printoptions)
+from . import return_types  # noqa: E402,F401
 from .random import (manual_seed, seed, initial_seed, get_rng_state, set_rng_state, Generator,  # noqa: E402,F401
                      default_generator)
 from . import nn  # noqa: E402

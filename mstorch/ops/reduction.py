@@ -32,7 +32,14 @@ _RETURN_TYPES = {}
 
 def return_type(name, fields):
     """torch.return_types.<name>: a namedtuple of (values, indices) and friends."""
-    t = collections.namedtuple(name, fields)
+    base = collections.namedtuple(name, fields)
+
+    def __new__(cls, *values):
+        # (a torch structseq is also made from one sequence of the fields: torch.return_types.max((v, i)))
+        if len(values) == 1 and len(fields) > 1:
+            values = tuple(values[0])
+        return base.__new__(cls, *values)
+    t = type(name, (base,), {"__new__": __new__, "__slots__": ()})
     t.__module__ = "torch.return_types"
     t.__repr__ = lambda self: (f"torch.return_types.{name}(\n" +
                                ",\n".join(f"{f}={getattr(self, f)!r}" for f in fields) + ")")
