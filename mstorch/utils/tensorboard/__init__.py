@@ -1,14 +1,18 @@
-"""torch.utils.tensorboard: as in torch, importing it needs the ``tensorboard`` package (it raises torch's
-errors when the package is missing or too old).
+"""torch.utils.tensorboard on the ``tensorboard`` package, as torch does it: event files written by
+tensorboard's own ``EventFileWriter`` with its summary protos, so TensorBoard reads them as torch's.
 
-``SummaryWriter`` (event files written with tensorboard's own ``EventFileWriter`` and summary protos, as torch
-writes them) is not provided yet: with tensorboard installed, importing this module raises ImportError
-naming the API (docs/known-differences.md)."""
+Importing it needs the package (torch's errors when it is missing or too old)."""
 import tensorboard
 from packaging.version import Version
 
 if not hasattr(tensorboard, "__version__") or Version(tensorboard.__version__) < Version("1.15"):
     raise ImportError("TensorBoard logging requires TensorBoard version 1.15 or above")
 
-raise ImportError("torch.utils.tensorboard.SummaryWriter is not supported by mstorch yet: writing TensorBoard "
-                  "event files on the tensorboard package is not implemented (see docs/known-differences.md)")
+del Version
+del tensorboard
+
+from tensorboard.summary.writer.record_writer import RecordWriter  # noqa: E402
+
+from .writer import FileWriter, SummaryWriter  # noqa: E402
+
+__all__ = ["FileWriter", "RecordWriter", "SummaryWriter"]
