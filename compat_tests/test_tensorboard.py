@@ -100,3 +100,20 @@ def test_graph_refused_by_name(tmp_path):
     with SummaryWriter(str(tmp_path)) as w:
         with pytest.raises(NotImplementedError, match="add_graph|torch.jit.trace"):
             w.add_graph(mstorch.nn.Linear(2, 2), mstorch.ones(1, 2))
+
+
+def test_hparams(tmp_path):
+    def script(T, SummaryWriter, d):
+        with SummaryWriter(d) as w:
+            w.add_hparams({"lr": 0.1, "bs": 32, "opt": "adam", "nesterov": True, "wd": T.tensor([0.5]), "skip": None},
+                          {"hparam/acc": 0.9, "hparam/loss": T.tensor(0.25)},
+                          hparam_domain_discrete={"opt": ["adam", "sgd"], "bs": [16, 32]}, run_name="r1",
+                          global_step=3)
+    runs = _same(tmp_path, script)
+    assert sorted(runs) == [".", "r1"]
+    for T in (torch, mstorch):
+        tb = __import__(f"{T.__name__}.utils.tensorboard.summary", fromlist=["hparams"])
+        with pytest.raises(TypeError):
+            tb.hparams({"a": 1}, {"m": 1}, {"a": ["x"]})
+        with pytest.raises(ValueError):
+            tb.hparams({"a": [1]}, {"m": 1})

@@ -12,7 +12,7 @@ from tensorboard.plugins.text.plugin_data_pb2 import TextPluginData
 from ..._tensor import Tensor
 from ... import _dtype as D
 
-__all__ = ["scalar", "histogram", "histogram_raw", "image", "text", "make_np"]
+__all__ = ["scalar", "histogram", "histogram_raw", "image", "text", "hparams", "make_np"]
 
 
 def make_np(x):
@@ -144,3 +144,56 @@ def text(tag, text):
     proto = TensorProto(dtype="DT_STRING", string_val=[text.encode(encoding="utf_8")],
                         tensor_shape=TensorShapeProto(dim=[TensorShapeProto.Dim(size=1)]))
     return Summary(value=[Summary.Value(tag=tag + "/text_summary", metadata=meta, tensor=proto)])
+
+
+def _plugin_summary(tag, plugin_name, content):
+    meta = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name=plugin_name,
+                                                                  content=content.SerializeToString()))
+    return Summary(value=[Summary.Value(tag=tag, metadata=meta)])
+
+
+def hparams(hparam_dict=None, metric_dict=None, hparam_domain_discrete=None):
+    """The hparams plugin's three summaries (experiment, session start, session end), laid out as torch's:
+    numbers (bools among them, as torch tests int first) and 0-d tensors as float64, strings as strings."""
+    from google.protobuf import struct_pb2
+    from tensorboard.plugins.hparams.api_pb2 import DataType, Experiment, HParamInfo, MetricInfo, MetricName, Status
+    from tensorboard.plugins.hparams.metadata import (EXPERIMENT_TAG, PLUGIN_DATA_VERSION, PLUGIN_NAME,
+                                                      SESSION_END_INFO_TAG, SESSION_START_INFO_TAG)
+    from tensorboard.plugins.hparams.plugin_data_pb2 import HParamsPluginData, SessionEndInfo, SessionStartInfo
+
+    if not isinstance(hparam_dict, dict):
+        raise TypeError("parameter: hparam_dict should be a dictionary, nothing logged.")
+    if not isinstance(metric_dict, dict):
+        raise TypeError("parameter: metric_dict should be a dictionary, nothing logged.")
+    domains = hparam_domain_discrete or {}
+    if not isinstance(domains, dict):
+        raise TypeError("parameter: hparam_domain_discrete should be a dictionary, nothing logged.")
+    for k, v in domains.items():
+        if k not in hparam_dict or not isinstance(v, list) or not all(isinstance(d, type(hparam_dict[k])) for d in v):
+            raise TypeError(f"parameter: hparam_domain_discrete[{k}] should be a list of same type as "
+                            f"hparam_dict[{k}].")
+    infos, start = [], SessionStartInfo()
+    for k, v in hparam_dict.items():
+        if v is None:
+            continue
+        if isinstance(v, (int, float)):
+            field, kind = "number_value", "DATA_TYPE_FLOAT64"
+        elif isinstance(v, str):
+            field, kind = "string_value", "DATA_TYPE_STRING"
+        elif isinstance(v, Tensor):
+            v, field, kind = make_np(v)[0], "number_value", "DATA_TYPE_FLOAT64"
+            domains = {n: d for n, d in domains.items() if n != k}   # (torch gives a tensor no domain)
+        else:
+            raise ValueError("value should be one of int, float, str, bool, or torch.Tensor")
+        setattr(start.hparams[k], field, v)
+        domain = (struct_pb2.ListValue(values=[struct_pb2.Value(**{field: d}) for d in domains[k]])
+                  if k in domains else None)
+        infos.append(HParamInfo(name=k, type=DataType.Value(kind), domain_discrete=domain))
+    experiment = Experiment(hparam_infos=infos, metric_infos=[MetricInfo(name=MetricName(tag=k)) for k in metric_dict])
+    end = SessionEndInfo(status=Status.Value("STATUS_SUCCESS"))
+    return (_plugin_summary(EXPERIMENT_TAG, PLUGIN_NAME,
+                            HParamsPluginData(experiment=experiment, version=PLUGIN_DATA_VERSION)),
+            _plugin_summary(SESSION_START_INFO_TAG, PLUGIN_NAME,
+                            HParamsPluginData(session_start_info=start, version=PLUGIN_DATA_VERSION)),
+            _plugin_summary(SESSION_END_INFO_TAG, PLUGIN_NAME,
+                            HParamsPluginData(session_end_info=end, version=PLUGIN_DATA_VERSION)))

@@ -13,7 +13,7 @@ from tensorboard.compat.proto import event_pb2
 from tensorboard.compat.proto.event_pb2 import Event, SessionLog
 from tensorboard.summary.writer.event_file_writer import EventFileWriter
 
-from .summary import histogram, histogram_raw, image, scalar, text
+from .summary import histogram, histogram_raw, hparams, image, scalar, text
 
 __all__ = ["FileWriter", "SummaryWriter"]
 
@@ -147,6 +147,18 @@ class SummaryWriter:
         else:
             self.add_image(tag, _figure_to_image(figure, close), global_step, walltime, dataformats="CHW")
 
+    def add_hparams(self, hparam_dict, metric_dict, hparam_domain_discrete=None, run_name=None, global_step=None):
+        """The hyperparameters and metrics of one run, in a sub-run ``run_name`` (default: the time now)."""
+        if type(hparam_dict) is not dict or type(metric_dict) is not dict:
+            raise TypeError("hparam_dict and metric_dict should be dictionary.")
+        summaries = hparams(hparam_dict, metric_dict, hparam_domain_discrete)
+        logdir = os.path.join(self._get_file_writer().get_logdir(), run_name or str(time.time()))
+        with SummaryWriter(log_dir=logdir) as run:
+            for summary in summaries:
+                run.file_writer.add_summary(summary, global_step)
+            for k, v in metric_dict.items():
+                run.add_scalar(k, v, global_step)
+
     def add_text(self, tag, text_string, global_step=None, walltime=None):
         self._get_file_writer().add_summary(text(tag, text_string), global_step, walltime)
 
@@ -154,7 +166,6 @@ class SummaryWriter:
         raise NotImplementedError(_NO_GRAPH)
 
     add_onnx_graph = _refuse("add_onnx_graph", "it reads ONNX graphs with torch's ONNX protobuf bindings")
-    add_hparams = _refuse("add_hparams", "not implemented yet (issue 16)")
     add_tensor = _refuse("add_tensor", "not implemented yet (issue 16)")
     add_image_with_boxes = _refuse("add_image_with_boxes", "not implemented yet (issue 16)")
     add_video = _refuse("add_video", "not implemented yet (issue 16; torch needs moviepy)")
