@@ -1,5 +1,5 @@
 """Samples for block_diag, diagflat, adjoint, ravel, cov, corrcoef, _grouped_mm, _softmax_backward_data, put,
-index_reduce, nonzero_static, resize, resize_as
+index_reduce, nonzero_static, resize, resize_as, gradient
 (mstorch/ops/composite.py)."""
 import numpy as np
 
@@ -109,4 +109,14 @@ OPS = [
                                               S(lambda T: T.tensor(rand(3, 2)).t(), 6), E(rand(2, 3), 4)]),
     OpInfo("resize_as", function=False, samples=[S(rand(2, 3), rand(3, 2)), S(rand(2, 3), rand(6)),
                                                  E(rand(2, 3), rand(3))]),
+    # coordinates (a tuple of 1-d tensors as spacing) come as ``coords``: the sample's arrays become tensors
+    OpInfo("gradient", method=False, call=lambda T, a, *args, coords=None, **kw: T.gradient(
+        a, *args, **kw, **({} if coords is None else {"spacing": (coords,)})), samples=[
+        S(rand(5)), S(rand(5), spacing=2.), S(rand(2, 3)), S(rand(2, 3), dim=1, spacing=[3.]),
+        S(rand(5), edge_order=2), S(rand(3, 4), spacing=(2., 0.5), edge_order=2),
+        S(rand(5), coords=np.array([0., 1, 3, 4, 7])), S(rand(5), coords=np.array([0., 1, 3, 4, 7]), edge_order=2),
+        S(rand(2, 4), dim=-1, coords=np.array([0., 1.5, 2., 4.])), S(np.array([1, 4, 9, 16])), S(rand(2, 3), dim=[]),
+        E(rand(1)), E(rand(2), edge_order=2), E(rand(5), edge_order=3), E(rand(5), spacing=[1., 2.]),
+        E(rand(2, 3), dim=[0, 0]), E(rand(2, 3), dim=[0, 1], spacing=[1.]),
+        E(rand(3), coords=np.array([[0., 1, 3]]))]),
 ]

@@ -1,7 +1,7 @@
 """Ops torch builds from other ops, built here the same way from mstorch's: block_diag, diagflat, adjoint,
 ravel, cov, corrcoef, trapezoid, combinations, unravel_index, renorm, sum_to_size, fill_diagonal_,
 constant_pad_nd, igamma, _grouped_mm, _softmax_backward_data, put, index_reduce, nonzero_static,
-Tensor.resize / resize_as. Values, dtypes and gradients follow from the
+Tensor.resize / resize_as, gradient. Values, dtypes and gradients follow from the
 ops they are made of."""
 import functools
 import itertools
@@ -455,3 +455,81 @@ def resize(input, *sizes):
 @register("resize_as", family=F, namespace="Tensor", raw=True)
 def resize_as(input, tensor):
     return _resize_by_autograd(input, tuple(tensor.shape), "resize_as")
+
+
+# --- numerical derivatives ----------------------------------------------------------------------------
+
+@register("gradient", family=F, namespace="torch", raw=True)
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """torch.gradient: central differences inside, one-sided ones (first or second order) at the two
+    edges, along each of ``dim`` (all dims by default); ``spacing`` a step for all dims, a step per dim, or
+    per dim a 1-d tensor of coordinates (non-uniform steps). Built from slices, so gradients flow."""
+    if isinstance(spacing, Tensor):
+        raise TypeError("gradient() received an invalid combination of arguments - got (Tensor, spacing=Tensor), "
+                        "but expected one of:")
+    dims = list(range(input.dim())) if dim is None else [dim] if isinstance(dim, int) else list(dim)
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    dims = [wrap_dim(d, input.dim()) for d in dims]
+    seen = set()
+    for d in dims:
+        if d in seen:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        seen.add(d)
+    if isinstance(spacing, (list, tuple)):
+        if len(spacing) != len(dims):
+            if dim is None:
+                raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar, or a list of length "
+                                   f"equal to 'self.dim() = {input.dim()}', since dim argument was not given, but got "
+                                   f"a list of length {len(spacing)}")
+            raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
+                               f"arguments to have the same length, but got a spacing argument of length "
+                               f"{len(spacing)} and a dim argument of length {len(dims)}.")
+        steps = list(spacing)
+    else:
+        steps = [spacing] * len(dims)
+    for d in (range(input.dim()) if dim is None else dims):
+        if input.shape[d] < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+    for s in steps:
+        if isinstance(s, Tensor) and s.dim() != 1:
+            raise RuntimeError("torch.gradient expected each element of spacing to have one dimension, but got an "
+                               f"element with {s.dim()} dimensions!")
+    return tuple(_gradient_along(input, d, s, edge_order) for d, s in zip(dims, steps))
+
+
+def _gradient_along(f, d, step, edge_order):
+    def at(i, j):   # f[i:j] along d (j None: to the end)
+        n = f.shape[d]
+        i, j = i % n if i < 0 else i, (j % n if j < 0 else j) if j is not None else n
+        return f.narrow(d, i, j - i)
+    cat = PUBLIC["cat"]
+    if isinstance(step, Tensor):
+        # non-uniform: second-order central weights from the neighbouring steps
+        dx = step.diff()
+        dx1, dx2 = dx[:-1], dx[1:]
+        shape = [1] * f.dim()
+        shape[d] = -1
+        a = (-dx2 / (dx1 * (dx1 + dx2))).reshape(shape)
+        b = ((dx2 - dx1) / (dx1 * dx2)).reshape(shape)
+        c = (dx1 / (dx2 * (dx1 + dx2))).reshape(shape)
+        center = a * at(0, -2) + b * at(1, -1) + c * at(2, None)
+        if edge_order == 1:
+            first = (at(1, 2) - at(0, 1)) / dx[0]
+            last = (at(-1, None) - at(-2, -1)) / dx[-1]
+        else:
+            h0, h1 = dx[0], dx[1]
+            first = (-(2.0 * h0 + h1) / (h0 * (h0 + h1)) * at(0, 1) + (h0 + h1) / (h0 * h1) * at(1, 2)
+                     + (-h0) / (h1 * (h0 + h1)) * at(2, 3))
+            hl, hp = dx[-1], dx[-2]
+            last = (hl / (hp * (hl + hp)) * at(-3, -2) + (-(hl + hp) / (hl * hp)) * at(-2, -1)
+                    + (2 * hl + hp) / (hl * (hl + hp)) * at(-1, None))
+    else:
+        center = (at(2, None) - at(0, -2)) / step / 2
+        if edge_order == 1:
+            first = (at(1, 2) - at(0, 1)) / step
+            last = (at(-1, None) - at(-2, -1)) / step
+        else:
+            first = (-1.5 * at(0, 1) + 2 * at(1, 2) - 0.5 * at(2, 3)) / step
+            last = (0.5 * at(-3, -2) - 2 * at(-2, -1) + 1.5 * at(-1, None)) / step
+    return cat([first, center, last], d)
