@@ -19,7 +19,7 @@ from .._tensor import Tensor, wrap
 from .._sparse_tensor import SparseOperand, sparse_call, sparse_inplace
 from . import _autocast, _trace
 from .. import overrides as _overrides
-from ._registry import METHOD, OPS, PUBLIC, SUB_NAMESPACES
+from ._registry import METHOD, OPS, PUBLIC, SUB_NAMESPACES, TOP
 from ._views import check_no_overlap as _check_no_overlap, fresh
 from . import _msops
 from ._helpers import result_type as _result_type
@@ -662,7 +662,8 @@ def build():
         if opdef.functional:
             functional[short] = fn
         if opdef.function:
-            functions[name] = fn
+            # (an entry named "torch.<x>" is torch's top-level x beside an nn.functional x of another signature)
+            functions[short if name.startswith(TOP + ".") else name] = fn
             for alias in opdef.aliases:
                 functions[alias] = fn
         if opdef.method:

@@ -294,3 +294,24 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
             "Note that dropout3d exists to provide channel-wise dropout on inputs with 3 spatial dimensions, a "
             "channel dimension, and an optional batch dimension (i.e. 4D or 5D inputs).", stacklevel=3)
     return _apply(input, p, training, inplace, feature=True, batched=n == 5)
+
+
+# torch's in-place top-level forms (what F.dropout(..., inplace=True) and friends call): the same draws
+@register("dropout_", family=F, namespace="torch", raw=True)
+def dropout_(input, p, train):
+    return _apply(input, p, train, True)
+
+
+@register("alpha_dropout_", family=F, namespace="torch", raw=True)
+def alpha_dropout_(input, p, train):
+    return _apply(input, p, train, True, alpha=True)
+
+
+@register("feature_dropout_", family=F, namespace="torch", raw=True)
+def feature_dropout_(input, p, train):
+    return _apply(input, p, train, True, feature=True)
+
+
+@register("feature_alpha_dropout_", family=F, namespace="torch", raw=True)
+def feature_alpha_dropout_(input, p, train):
+    return _apply(input, p, train, True, feature=True, alpha=True)
