@@ -124,6 +124,27 @@ def post_accumulate_hooks(t, create=False):
     return hooks
 
 
+# Hooks that see a leaf's gradient as it arrives during backward, before the pass ends (DDP's reducer,
+# autograd/hooks.py's register_grad_ready_hook); kept like the post-accumulate hooks, looked up only
+# once one exists.
+_any_ready_hooks = [False]
+
+
+def grad_ready_hooks(t, create=False):
+    if create:
+        _any_ready_hooks[0] = True
+    elif not _any_ready_hooks[0]:
+        return None
+    hooks = getattr(t, "_mstorch_ready_hooks", None)
+    if hooks is None and create:
+        hooks = t._mstorch_ready_hooks = OrderedDict()   # weakly held by hook handles
+    return hooks
+
+
+def has_leaf_hook(t):
+    return getattr(t, "_mstorch_leaf_hook", None) is not None
+
+
 def grad(t):
     return t._grad
 
@@ -163,7 +184,8 @@ def bump_versions(tensors):
         _set_version_counters(tensors, [t._version + 1 for t in tensors])
 
 
-_PER_TENSOR_HOOKS = ("_mstorch_hooks", "_mstorch_retain_hook", "_mstorch_post_accumulate_hooks")
+_PER_TENSOR_HOOKS = ("_mstorch_hooks", "_mstorch_retain_hook", "_mstorch_post_accumulate_hooks",
+                     "_mstorch_ready_hooks")
 
 
 def replace_parameter_data(param, new):
