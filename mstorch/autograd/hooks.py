@@ -269,6 +269,8 @@ def register_grad_ready_hook(tensor, hook):
     post-accumulate-grad hook runs only once backward has finished here). ``arrived`` is an
     ``_ArrivedGrad``. Not called by ``autograd.grad``, which accumulates nothing."""
     t = tensor._ms
+    if P.is_leaf(t) and P.requires_grad(t) and not P.has_leaf_hook(t):
+        P.set_requires_grad(t, True)   # a leaf made outside mstorch (a native Cell's Parameter) gets the leaf hook
     if not P.is_leaf(t) or not P.has_leaf_hook(t):
         # the leaf hook runs these: a leaf requiring grad has it on every device (NEEDS_LEAF_HOOK)
         raise RuntimeError("grad-ready hooks need a leaf tensor that requires grad, with mstorch's leaf hook")
