@@ -14,7 +14,8 @@ and written into ``.grad`` in place. As in torch:
   engine's leaf hook, autograd/hooks.py, where torch hooks the parameter's AccumulateGrad node): its
   accumulated value is copied (divided by the world size) into its bucket there, and a bucket whose
   gradients are all in is handed to the all-reduce (or the comm hook) at once, while backward goes on
-  through the earlier layers; the end of the backward pass is a callback queued on the autograd engine,
+  through the earlier layers (on CPU under blocking launch MindSpore's engine finishes the all-reduce
+  inside that call: docs/known-differences.md); the end of the backward pass is a callback queued on the autograd engine,
   where parameters that got no gradient are marked ready (``find_unused_parameters``), the buckets are
   awaited and ``.grad`` written.
 """
