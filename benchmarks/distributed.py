@@ -27,9 +27,11 @@ SECTION = "## Distributed: all_reduce and DDP against torch gloo"
 NOTE = ("The collectives run on MindSpore's communication engine (`mccl` on CPU): the all_reduce gap to gloo is "
         "the engine's own (raw `mint.distributed.all_reduce` on the same group costs the same), and mstorch adds "
         "its per-call checks and the wait on the engine's handle. The DDP overhead is the bucket flattening, the "
-        "engine's all-reduces and the averaging back into `.grad`. The bucket reductions start once backward has "
-        "finished (mstorch runs post-accumulate-grad hooks then), so they do not overlap the backward computation "
-        "as torch's do.")
+        "engine's all-reduces and the averaging back into `.grad`. Each bucket's all-reduce is launched inside "
+        "backward as soon as its gradients are in, as torch's; with the CPU default of blocking kernel launch "
+        "(`MSTORCH_LAUNCH_BLOCKING`) MindSpore's CPU engine completes the all-reduce within the launch, so backward "
+        "waits for it there instead of computing the earlier layers meanwhile (on GPU/Ascend, or with "
+        "`MSTORCH_LAUNCH_BLOCKING=0`, the engine's handle is asynchronous).")
 
 
 def free_port():

@@ -88,6 +88,40 @@ def scenarios(T, rank):
         opt.step()
         res["train"].append(numpy_of(ddp.parameters()))
 
+    # gradient accumulation: each rank's half batch in two micro-batches, the first under no_sync, several
+    # buckets; with gradient_as_bucket_view too (zero_grad to None each step: new .grad copied into the views)
+    for name, kw in (("train_no_sync", {}), ("train_no_sync_view", {"gradient_as_bucket_view": True})):
+        ddp = DDP(mlp(T), bucket_cap_mb=0.0002, **kw)
+        opt = T.optim.SGD(ddp.parameters(), lr=0.1)
+        res[name] = []
+        for s in range(STEPS):
+            opt.zero_grad()
+            x, y = T.tensor(xs[s][half]), T.tensor(ys[s][half])
+            with ddp.no_sync():
+                (mse(ddp(x[:2]), y[:2]) / 2).backward()
+            (mse(ddp(x[2:]), y[2:]) / 2).backward()
+            opt.step()
+            res[name].append(numpy_of(ddp.parameters()))
+
+    # overlap: the comm hook of a bucket of the last layers is called inside backward, before the first
+    # layer's gradient is computed (one bucket in the first iteration, rebuilt by gradient order after it)
+    model = mlp(T)
+    ddp = DDP(model, bucket_cap_mb=0.0002)
+    log = []
+
+    def logging_hook(state, bucket):
+        log.append(f"bucket {bucket.index()} launched")
+        return hooks.allreduce_hook(state, bucket)
+    ddp.register_comm_hook(None, logging_hook)
+    model[0].weight.register_hook(lambda grad: log.append("first layer's weight gradient computed"))
+    res["overlap"] = []
+    for s in range(3):
+        ddp.zero_grad()
+        mse(ddp(T.tensor(xs[s][half])), T.tensor(ys[s][half])).backward()
+        res["overlap"].append(list(log))
+        log.clear()
+    res["overlap_grads"] = numpy_of(p.grad for p in ddp.parameters())
+
     # gradient_as_bucket_view: .grad are views of the buckets, divided there in place from the second step
     ddp = DDP(mlp(T), bucket_cap_mb=0.0005, gradient_as_bucket_view=True)
     opt = T.optim.SGD(ddp.parameters(), lr=0.1)

@@ -45,10 +45,24 @@ def close(got, ref, tol=1e-6):
 @pytest.mark.parametrize("key", ["train", "bucket_view", "powerSGD_r1", "powerSGD_r3_batched", "powerSGD_r2_cold",
                                  "no_sync_local", "no_sync", "allreduce_hook", "allreduce_hook_buckets",
                                  "fp16_compress_hook_buckets", "unused", "static", "buffers_True", "buffers_False",
-                                 "join"])
+                                 "join", "train_no_sync", "train_no_sync_view", "overlap", "overlap_grads"])
 def test_two_ranks_as_torch(two_ranks, key):
     for r in range(2):
         close(two_ranks["mstorch", r][key], two_ranks["torch", r][key], 1e-5 if key == "join" else 1e-6)
+
+
+def test_buckets_launched_during_backward(two_ranks):
+    """A bucket's reduction starts inside backward, as soon as its gradients are in: once the buckets are
+    rebuilt by gradient order (second iteration on), the last layers' bucket is handed to the comm hook
+    before the first layer's weight gradient is computed, as torch's DDP does (the first iteration
+    reduces one bucket of everything, launched when its last gradient arrives)."""
+    computed = "first layer's weight gradient computed"
+    for lib in ("torch", "mstorch"):
+        for r in range(2):
+            first, *later = two_ranks[lib, r]["overlap"]
+            assert first == [computed, "bucket 0 launched"], (lib, first)
+            for log in later:
+                assert log == ["bucket 0 launched", computed, "bucket 1 launched"], (lib, log)
 
 
 def test_fp16_hook(two_ranks):
@@ -60,7 +74,8 @@ def test_fp16_hook(two_ranks):
 
 def test_two_ranks_equal_one_process_full_batch(two_ranks):
     """5 steps of DDP over 2 ranks (half the batch each) = 5 steps of one process on the whole batch,
-    in torch and in mstorch."""
+    in torch and in mstorch; also with each half in two micro-batches, the first under no_sync (the
+    accumulated gradients reduced by the buckets launched during the synced backward)."""
     xs, ys = data()
     for T in (torch, mstorch):
         model = mlp(T)
@@ -70,8 +85,10 @@ def test_two_ranks_equal_one_process_full_batch(two_ranks):
             T.nn.functional.mse_loss(model(T.tensor(xs[s])), T.tensor(ys[s])).backward()
             opt.step()
             ref = numpy_of(model.parameters())
-            for r in range(2):
-                close(two_ranks["mstorch", r]["train"][s], ref)
+            for lib in ("torch", "mstorch"):
+                for r in range(2):
+                    for key in ("train", "train_no_sync", "train_no_sync_view"):
+                        close(two_ranks[lib, r][key][s], ref)
     assert two_ranks["mstorch", 0]["unused"][-2] is None      # head c: no rank used it, .grad untouched
 
 

@@ -113,15 +113,36 @@ def move_leaf_hook_last(t):
 _any_post_accumulate_hooks = [False]
 
 
-def post_accumulate_hooks(t, create=False):
+def _hook_table(t, attr, any_made, create):
+    """The hook table ``attr`` of ``t`` (made when ``create``), or None; ``any_made`` says whether any
+    tensor has one yet."""
     if create:
-        _any_post_accumulate_hooks[0] = True
-    elif not _any_post_accumulate_hooks[0]:
+        any_made[0] = True
+    elif not any_made[0]:
         return None
-    hooks = getattr(t, "_mstorch_post_accumulate_hooks", None)
+    hooks = getattr(t, attr, None)
     if hooks is None and create:
-        hooks = t._mstorch_post_accumulate_hooks = OrderedDict()   # weakly held by hook handles
+        hooks = OrderedDict()   # weakly held by hook handles
+        setattr(t, attr, hooks)
     return hooks
+
+
+def post_accumulate_hooks(t, create=False):
+    return _hook_table(t, "_mstorch_post_accumulate_hooks", _any_post_accumulate_hooks, create)
+
+
+# Hooks that see a leaf's gradient as it arrives during backward, before the pass ends (DDP's reducer,
+# autograd/hooks.py's register_grad_ready_hook); kept like the post-accumulate hooks, looked up only
+# once one exists.
+_any_ready_hooks = [False]
+
+
+def grad_ready_hooks(t, create=False):
+    return _hook_table(t, "_mstorch_ready_hooks", _any_ready_hooks, create)
+
+
+def has_leaf_hook(t):
+    return getattr(t, "_mstorch_leaf_hook", None) is not None
 
 
 def grad(t):
@@ -163,7 +184,8 @@ def bump_versions(tensors):
         _set_version_counters(tensors, [t._version + 1 for t in tensors])
 
 
-_PER_TENSOR_HOOKS = ("_mstorch_hooks", "_mstorch_retain_hook", "_mstorch_post_accumulate_hooks")
+_PER_TENSOR_HOOKS = ("_mstorch_hooks", "_mstorch_retain_hook", "_mstorch_post_accumulate_hooks",
+                     "_mstorch_ready_hooks")
 
 
 def replace_parameter_data(param, new):

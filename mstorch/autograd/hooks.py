@@ -122,17 +122,55 @@ def _leaf_hook_for(t):
         if P.post_accumulate_hooks(owner):
             run.accumulated.append(ref)
         current = P.grad(owner)
-        if current is not None:
-            return _add_to_grad(owner, current, grad)
-        if run.create_graph:
-            return _ops.mul(grad, 1)   # keeps the graph; views made in backward lose edges
-        if not _obeys_layout(grad, owner) or grad.storage_offset():
-            return _copy_in_layout(grad, owner)
-        view = grad.view(grad.shape)
-        run.pending.append((ref, view))
-        return view
+        out = _engine_grad(owner, ref, current, grad, run)
+        ready = P.grad_ready_hooks(owner)
+        if ready:
+            arrived = _ArrivedGrad(owner, current, grad, out)
+            for fn in list(ready.values()):
+                fn(arrived)
+            out = arrived.out
+        return out
 
     return leaf_grad
+
+
+def _engine_grad(owner, ref, current, grad, run):
+    """What the leaf hook hands the engine for ``grad`` arriving at ``owner`` (None: the engine adds it
+    to ``current``, the ``.grad``)."""
+    if current is not None:
+        return _add_to_grad(owner, current, grad)
+    if run.create_graph:
+        return _ops.mul(grad, 1)   # keeps the graph; views made in backward lose edges
+    if not _obeys_layout(grad, owner) or grad.storage_offset():
+        return _copy_in_layout(grad, owner)
+    view = grad.view(grad.shape)
+    run.pending.append((ref, view))
+    return view
+
+
+class _ArrivedGrad:
+    """A leaf's gradient arriving during backward, as a grad-ready hook sees it (``register_grad_ready_hook``).
+
+    ``out`` is what the leaf hook hands the engine: the tensor the engine keeps as ``.grad``, or None
+    where the engine adds the arriving gradient to ``.grad`` itself (after the hook)."""
+    __slots__ = ("owner", "current", "grad", "out")
+
+    def __init__(self, owner, current, grad, out):
+        self.owner, self.current, self.grad, self.out = owner, current, grad, out
+
+    def value(self):
+        """The mindspore tensor ``.grad`` holds once this gradient is accumulated, computed now: where the
+        engine would add, the add is made here and the engine keeps its result (the engine's add, moved)."""
+        if self.out is None:
+            self.out = _ops.add(self.current, self.grad)
+            P.set_grad(self.owner, None)   # the engine then keeps ``out``, adding nothing
+        return self.out
+
+    def keep(self, t):
+        """Have the engine keep the mindspore tensor ``t`` (the value of ``value()``, e.g. written into a
+        bucket of DDP) as ``.grad`` instead."""
+        P.set_grad(self.owner, None)
+        self.out = t
 
 
 # MindSpore's engine needs this hook on every leaf requiring grad (see above). Measured on CPU; GPU and
@@ -225,6 +263,23 @@ def _run_post_accumulate_hooks(refs, create_graph=False):
                 raise RuntimeError("Tensor post accumulate grad hooks should return None.")
     finally:
         P.set_grad_enabled(enabled)
+
+
+def register_grad_ready_hook(tensor, hook):
+    """mstorch's own: ``hook(arrived)`` runs inside the backward pass, as soon as the accumulated gradient of
+    the leaf ``tensor`` is known (torch's DDP reducer hooks its AccumulateGrad node for this: a
+    post-accumulate-grad hook runs only once backward has finished here). ``arrived`` is an
+    ``_ArrivedGrad``. Not called by ``autograd.grad``, which accumulates nothing."""
+    t = tensor._ms
+    if P.is_leaf(t) and P.requires_grad(t) and not P.has_leaf_hook(t):
+        P.set_requires_grad(t, True)   # a leaf made outside mstorch (a native Cell's Parameter) gets the leaf hook
+    if not P.is_leaf(t) or not P.has_leaf_hook(t):
+        # the leaf hook runs these: a leaf requiring grad has it on every device (NEEDS_LEAF_HOOK)
+        raise RuntimeError("grad-ready hooks need a leaf tensor that requires grad, with mstorch's leaf hook")
+    hooks = P.grad_ready_hooks(t, create=True)
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    return handle
 
 
 def register_post_accumulate_grad_hook(tensor, hook):

@@ -10,13 +10,14 @@ and written into ``.grad`` in place. As in torch:
   small first bucket (``_DEFAULT_FIRST_BUCKET_BYTES``) and ``bucket_cap_mb`` after it. With
   ``find_unused_parameters=True`` (and not ``static_graph``) the buckets are fixed at construction:
   registration order cut at the caps, reduced last bucket first;
-- a gradient is "ready" in its parameter's post-accumulate-grad hook; the end of the backward pass is a
-  callback queued on the autograd engine, where parameters that got no gradient are marked ready
-  (``find_unused_parameters``), the buckets are awaited and ``.grad`` written.
-
-mstorch's engine runs post-accumulate-grad hooks when the backward pass has finished, not as each
-leaf is accumulated: bucket reductions start one after another at the end of backward, overlapping each
-other and the copies into ``.grad``, not the backward computation (docs/known-differences.md).
+- a gradient is "ready" when it reaches its parameter during backward (a grad-ready hook on the
+  engine's leaf hook, autograd/hooks.py, where torch hooks the parameter's AccumulateGrad node): its
+  accumulated value is copied (divided by the world size) into its bucket there, and a bucket whose
+  gradients are all in is handed to the all-reduce (or the comm hook) at once, while backward goes on
+  through the earlier layers (on CPU under blocking launch MindSpore's engine finishes the all-reduce
+  inside that call: docs/known-differences.md); the end of the backward pass is a callback queued on the autograd engine,
+  where parameters that got no gradient are marked ready (``find_unused_parameters``), the buckets are
+  awaited and ``.grad`` written.
 """
 import weakref
 
@@ -25,7 +26,7 @@ import numpy as np
 from .. import _ms_private as P
 from .._dtype import int32
 from .._functions import cat, empty_like, tensor, zeros
-from .._tensor import Tensor, strided_host_view
+from .._tensor import Tensor, beside, strided_host_view
 from ..autograd.grad_mode import no_grad
 from ..autograd import hooks as _autograd_hooks
 from ..futures import Future
@@ -179,9 +180,13 @@ class _Bucket:
         self.pieces = self.views = None
         if as_views:
             # gradient_as_bucket_view: the buffer exists from the start; each gradient is a view of it
-            self.buffer = zeros(sum(self.sizes), dtype=self.dtype)
-            self.pieces = list(self.buffer.split(self.sizes))
+            self.allocate()
             self.views = [piece.view(params[i].shape) for piece, i in zip(self.pieces, indices)]
+
+    def allocate(self):
+        if self.buffer is None:
+            self.buffer = zeros(sum(self.sizes), dtype=self.dtype)
+            self.pieces = list(self.buffer.split(self.sizes))     # each parameter's slice, flat
 
 
 def _aliases(a, b):
@@ -268,15 +273,16 @@ class Reducer:
         self._forward_work = None     # join: counts the ranks still training (divide_by_initial_world_size=False)
         self._as_views = gradient_as_bucket_view
         self._set_buckets(bucket_indices)
-        self._handles = [p.register_post_accumulate_grad_hook(self._hook_for(i)) for i, p in enumerate(self._params)]
+        self._handles = [_autograd_hooks.register_grad_ready_hook(p, self._hook_for(i))
+                         for i, p in enumerate(self._params)]
 
     # --- buckets -------------------------------------------------------------------------------
     def _set_buckets(self, bucket_indices):
         self._buckets = [_Bucket(b, indices, self._params, self._as_views) for b, indices in enumerate(bucket_indices)]
-        self._bucket_of = [0] * len(self._params)
+        self._slot_of = [(0, 0)] * len(self._params)     # parameter index -> (bucket, position in it)
         for bucket in self._buckets:
-            for i in bucket.params:
-                self._bucket_of[i] = bucket.index
+            for k, i in enumerate(bucket.params):
+                self._slot_of[i] = (bucket.index, k)
         if self._as_views:
             # gradients that exist already (or views of the buckets before a rebuild) move into the buckets
             with no_grad():
@@ -349,13 +355,15 @@ class Reducer:
         # do nothing), as torch's reducer removes its hooks when destroyed
         ref = weakref.ref(self)
 
-        def hook(param):
+        def hook(arrived):
             reducer = ref()
             if reducer is not None:
-                reducer._autograd_hook(index)
+                reducer._autograd_hook(index, arrived)
         return hook
 
-    def _autograd_hook(self, index):
+    def _autograd_hook(self, index, arrived):
+        """The gradient of parameter ``index`` arrived during backward (``arrived``: autograd/hooks.py's
+        ``_ArrivedGrad``); under ``no_sync`` the engine just accumulates it."""
         if self._find_unused or self._static_first:
             self._local_used[index] = True     # also under no_sync: used once before the synced step counts
         if not self._expect_hooks:
@@ -375,47 +383,49 @@ class Reducer:
             self._hooks_left[index] -= 1
             if self._hooks_left[index] > 0:
                 return
-        self._mark_ready(index)
+        self._mark_ready(index, arrived)
 
-    def _mark_ready(self, index):
+    def _mark_ready(self, index, arrived=None):
+        """Parameter ``index``'s gradient is final: the one arriving in backward, or (``arrived`` None, at
+        the end of backward) its ``.grad``. It goes into its bucket, and the buckets whose gradients are
+        all in are launched."""
         if self._ready[index]:
             raise _marked_twice(index)
         self._ready[index] = True
         self._require_finalize = True
-        b = self._bucket_of[index]
+        b, k = self._slot_of[index]
+        self._into_bucket(self._buckets[b], k, arrived)
         self._pending[b] -= 1
         # buckets are launched in order on every rank, whatever order their gradients arrive in
         while self._next_bucket < len(self._buckets) and self._pending[self._next_bucket] == 0:
             self._launch(self._buckets[self._next_bucket])
             self._next_bucket += 1
 
-    def _flat_gradients(self, bucket):
-        if self._as_views:
-            return self._gradients_into_views(bucket)
-        if bucket.buffer is None:
-            bucket.buffer = zeros(sum(bucket.sizes), dtype=bucket.dtype)
-        # torch's built-in reduction (no hook) sums gradients already divided by the world size
-        scale = None if self._comm_hook is not None else 1.0 / self._divide_by()
-        _flatten_into(bucket.buffer, [self._params[i].grad for i in bucket.params], bucket.sizes, scale)
-        return bucket.buffer
-
-    def _gradients_into_views(self, bucket):
-        """gradient_as_bucket_view: a gradient that is its bucket view already (autograd accumulated into
-        it) is divided in place; another one (a new ``.grad``, after ``zero_grad(set_to_none=True)``) is
-        copied into its view, which becomes its ``.grad``; a missing one leaves zeros. As torch's
-        reducer, the built-in reduction divides by the world size here, a comm hook gets the sums."""
+    def _into_bucket(self, bucket, k, arrived):
+        """torch's ``mark_variable_ready_dense``: the gradient of the bucket's ``k``-th parameter into its
+        slice of the bucket, divided by the world size for the built-in reduction (a comm hook gets the
+        sums). A missing gradient leaves zeros. With gradient_as_bucket_view the slice's view becomes the
+        ``.grad``: a gradient that is the view already (autograd accumulated into it) is divided in place;
+        another one (a new ``.grad``, after ``zero_grad(set_to_none=True)``) is copied into it."""
+        p = self._params[bucket.params[k]]
         divisor = None if self._comm_hook is not None else self._divide_by()
-        for i, piece, view in zip(bucket.params, bucket.pieces, bucket.views):
-            p = self._params[i]
-            if p.grad is None:
+        scale = None if divisor is None else 1.0 / divisor
+        bucket.allocate()
+        piece = bucket.pieces[k]
+        with no_grad():
+            grad = p.grad if arrived is None else beside(p, arrived.value())
+            if grad is None:
                 piece.zero_()
-            elif _aliases(p.grad, view):
+            elif self._as_views and arrived is None and _aliases(grad, bucket.views[k]):
                 if divisor is not None:
-                    view.div_(divisor)
+                    bucket.views[k].div_(divisor)
             else:
-                _flatten_into(piece, [p.grad], [piece.numel()], None if divisor is None else 1.0 / divisor)
-                p.grad = view
-        return bucket.buffer
+                _flatten_into(piece, [grad], [piece.numel()], scale)
+                if self._as_views:
+                    if arrived is None:
+                        p.grad = bucket.views[k]
+                    else:
+                        arrived.keep(bucket.views[k]._ms)   # the engine keeps the view as .grad
 
     def _divide_by(self):
         if self._forward_work is not None:
@@ -423,11 +433,11 @@ class Reducer:
             return self._forward_work.result()[0].item()
         return self._pg.size()
 
-    def _launch(self, bucket, buffer=None):
+    def _launch(self, bucket):
+        """All-reduce the bucket (or hand it to the comm hook) now, asynchronously; awaited at the end of
+        backward."""
         with no_grad():
-            if buffer is None:
-                buffer = self._flat_gradients(bucket)
-            self._futures[bucket.index] = self._run_comm_hook(self._grad_bucket(bucket, buffer))
+            self._futures[bucket.index] = self._run_comm_hook(self._grad_bucket(bucket, bucket.buffer))
 
     def _grad_bucket(self, bucket, buffer):
         params = [self._params[i] for i in bucket.params]
