@@ -87,6 +87,7 @@ OPS = [
     OpInfo("put", samples=[
         S(rand(2, 3), np.array([0, -1]), rand(2, seed=1)), S(rand(2, 3), np.array([[1], [4]]), rand(2, 1, seed=1)),
         S(rand(2, 3), np.array([0, 0, 5]), rand(3, seed=1), accumulate=True),
+        S(rand(3), np.array([], dtype=np.int64), rand(0)),
         S(lambda T: T.tensor(rand(3, 2)).t(), np.array([1, 2]), rand(2, seed=1)),
         E(rand(2, 3), np.array([6]), rand(1)), E(rand(2, 3), np.array([-7]), rand(1)),
         E(rand(2, 3), np.array([0, 1]), rand(1)), E(rand(2, 3), np.array([0.]), rand(1)),

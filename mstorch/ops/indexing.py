@@ -434,12 +434,15 @@ def index_put(input, indices, values, accumulate=False):
     positions = _positions(t, key, adv)
     v = _fit(cast(v, t.dtype), positions.shape, True)
     if not accumulate:
-        return wrap(scatter_positions(grad_source(t), positions, v))
-    flat = t.reshape(-1)
-    if positions.size:
-        idx, vals = positions.reshape(-1, 1), v.reshape(-1)
-        flat = _kern(lambda f: ops.tensor_scatter_add(f, idx, cast(vals, f.dtype)), flat)
-    return wrap(solid(flat.reshape(t.shape)))
+        r = scatter_positions(grad_source(t), positions, v)
+    else:
+        flat = t.reshape(-1)
+        if positions.size:
+            idx, vals = positions.reshape(-1, 1), v.reshape(-1)
+            flat = _kern(lambda f: ops.tensor_scatter_add(f, idx, cast(vals, f.dtype)), flat)
+        r = solid(flat.reshape(t.shape))
+    # empty values that need gradients: torch's backward reaches them (an empty gradient, not None)
+    return wrap(ops._linked(r, values._ms) if not values._ms.size else r)
 
 
 # --- masked_fill / where ---------------------------------------------------------------------------
