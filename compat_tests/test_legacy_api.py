@@ -106,3 +106,20 @@ def test_stateless_functional_call():
                                                        (T.tensor([[1., 2.]]),))
         return out, [(x.category.__name__, str(x.message)) for x in w]
     check(fn)
+
+
+@pytest.mark.parametrize("src", [
+    "x.clone().map_(T.tensor([1., 2, 3]), lambda a, b: a + b)", "x.clone().map_(T.tensor([1, 2, 3]), lambda a, b: a + b)",
+    "x.clone().map_(T.ones(2, 1), lambda a, b: a * b + 1)", "x.clone().map_(T.ones(4), lambda a, b: a)",
+    "x.clone().map2_(T.ones(3), T.ones(2, 1) * 2, lambda a, b, c: a + b * c)",
+    "T.tensor([True, False]).apply_(lambda v: not v)", "T.ones(2, requires_grad=True).map_(T.ones(2), lambda a, b: a)",
+    "x.clone().apply_(lambda v: None)", "x.clone().apply_(lambda v: 2 ** 70)", "T.arange(3).apply_(lambda v: 2 ** 70)",
+    "x.clone().map_(x, lambda a, b: 'z')", "T.tensor([1 + 2j]).apply_(lambda v: v * 2)", "T.zeros(0).apply_(lambda v: v)",
+    "x.clone().t().apply_(lambda v: v + 1)", "(lambda y: (y.t().apply_(lambda v: v + 10), y)[1])(x.clone())",
+    "x.clone().apply_(lambda v: 1.0 if type(v) is float else 0.0)", "T.arange(3).apply_(lambda v: 1 if type(v) is int else 0)",
+    "T.arange(3).apply_(lambda v: v * 1.7)", "(lambda y: y.apply_(lambda v: v) is y)(x.clone())",
+])
+def test_python_callables_per_element(src):
+    raises = any(k in src for k in ("requires_grad", "None", "'z'", "ones(4)", "arange(3).apply_(lambda v: 2",
+                                    "tensor([1, 2, 3])"))
+    check(lambda T: eval(src, {"T": T, "x": T.arange(6.).reshape(2, 3)}), raises=raises)

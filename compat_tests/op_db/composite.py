@@ -1,5 +1,5 @@
 """Samples for block_diag, diagflat, adjoint, ravel, cov, corrcoef, _grouped_mm, _softmax_backward_data, put,
-index_reduce, nonzero_static, resize, resize_as, gradient
+index_reduce, nonzero_static, resize, resize_as, gradient, apply_, map_, map2_
 (mstorch/ops/composite.py)."""
 import numpy as np
 
@@ -120,4 +120,12 @@ OPS = [
         E(rand(1)), E(rand(2), edge_order=2), E(rand(5), edge_order=3), E(rand(5), spacing=[1., 2.]),
         E(rand(2, 3), dim=[0, 0]), E(rand(2, 3), dim=[0, 1], spacing=[1.]),
         E(rand(3), coords=np.array([[0., 1, 3]]))]),
+    # Python callables per element (the callable is fixed by ``call``; more cases: test_legacy_api.py)
+    OpInfo("apply_", function=False, grad=False, call=lambda T, a: a.clone().apply_(lambda v: v * 2 + 1),
+           samples=[S(rand(2, 3)), S(np.arange(4)), S(np.array([True, False]))]),
+    OpInfo("map_", function=False, grad=False, call=lambda T, a, b: a.clone().map_(b, lambda u, v: u * v - 1),
+           samples=[S(rand(2, 3), rand(3, seed=1)), S(rand(2, 3), rand(2, 1, seed=1)), E(rand(2, 3), rand(4))]),
+    OpInfo("map2_", function=False, grad=False,
+           call=lambda T, a, b, c: a.clone().map2_(b, c, lambda u, v, w: u + v * w),
+           samples=[S(rand(2, 3), rand(3, seed=1), rand(2, 1, seed=2)), E(rand(2, 3), rand(3), np.arange(3))]),
 ]

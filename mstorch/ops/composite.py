@@ -533,3 +533,52 @@ def _gradient_along(f, d, step, edge_order):
             first = (-1.5 * at(0, 1) + 2 * at(1, 2) - 0.5 * at(2, 3)) / step
             last = (0.5 * at(-3, -2) - 2 * at(-2, -1) + 1.5 * at(-1, None)) / step
     return cat([first, center, last], d)
+
+
+# --- Python callables over the elements (torch's CPU-only apply_ / map_ / map2_) ----------------------------
+
+def _python_value(r, dtype):
+    """A callable's result as a value of ``dtype`` (torch's conversions and errors)."""
+    if dtype.is_complex:
+        if not isinstance(r, (int, float, complex, np.number)):
+            raise TypeError(f"must be real number, not {type(r).__name__}")
+        return complex(r)
+    if not isinstance(r, (int, float, np.number)):   # (bool is an int)
+        raise TypeError(f"must be real number, not {type(r).__name__}")
+    if dtype.is_floating_point:
+        return float(r)
+    if dtype == D.bool_:
+        return bool(r)
+    r = int(r)
+    if not -2 ** 63 <= r < 2 ** 63:
+        raise ValueError("Overflow when unpacking long long")
+    return r
+
+
+def _map_elements(name, input, others, fn):
+    if input.requires_grad:
+        raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use var.detach().{name}() instead.")
+    from .creation import _LEGACY_NAMES
+    for arg, other in zip(("'other'",) if len(others) == 1 else ("argument 'x'", "argument 'y'"), others):
+        if other.dtype != input.dtype:
+            raise TypeError(f"{name}: expected {_LEGACY_NAMES.get(input.dtype, input.dtype)} for {arg} (got "
+                            f"{_LEGACY_NAMES.get(other.dtype, other.dtype)})")
+    columns = [input.reshape(-1).tolist()] + [o.expand(input.shape).reshape(-1).tolist() for o in others]
+    values = [_python_value(fn(*args), input.dtype) for args in zip(*columns)]
+    return input.copy_(PUBLIC["tensor"](values, dtype=input.dtype).reshape(input.shape))
+
+
+@register("apply_", family=F, namespace="Tensor", raw=True)
+def apply_(input, callable):
+    """Each element replaced by ``callable(element)``, in place (row-major order; views write through)."""
+    return _map_elements("apply_", input, (), callable)
+
+
+@register("map_", family=F, namespace="Tensor", raw=True)
+def map_(input, tensor, callable):
+    return _map_elements("map_", input, (tensor,), callable)
+
+
+@register("map2_", family=F, namespace="Tensor", raw=True)
+def map2_(input, x, y, callable):
+    return _map_elements("map2_", input, (x, y), callable)
