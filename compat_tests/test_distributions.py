@@ -248,6 +248,6 @@ def test_float64_samples():
 
 def test_missing_distribution_is_named():
     import mstorch
-    with pytest.raises(AttributeError, match="torch.distributions.Cauchy"):
-        mstorch.distributions.Cauchy  # noqa: B018
-    assert not hasattr(mstorch.distributions, "Laplace") and hasattr(__import__("torch").distributions, "Laplace")
+    with pytest.raises(AttributeError, match="torch.distributions.LKJCholesky"):
+        mstorch.distributions.LKJCholesky  # noqa: B018
+    assert not hasattr(mstorch.distributions, "LKJCholesky") and hasattr(__import__("torch").distributions, "LKJCholesky")
