@@ -354,3 +354,66 @@ def test_constraint_registry_errors_and_register():
             return T.distributions.SoftplusTransform()
         return repr(reg(C.positive)), repr(reg(C.greater_than(3.0)))
     check(fn)
+
+
+# --- kl_divergence between the families ---------------------------------------------------------------------
+
+def _kl_family(T):
+    """One distribution per family over a batch of 3 (each several times where supports decide inf)."""
+    D = T.distributions
+    t = lambda a: T.tensor(np.asarray(a, np.float32))  # noqa: E731
+    return {
+        "Normal": D.Normal(t([0.1, -0.5, 0.3]), t([0.8, 1.5, 0.4])),
+        "Uniform": D.Uniform(t([0.1, 0.2, 0.05]), t([0.7, 0.9, 0.5])),
+        "Uniform_wide": D.Uniform(t([-1.0, 0.5, 1.2]), t([0.7, 2.0, 3.0])),
+        "Exponential": D.Exponential(t([0.5, 1.5, 3.0])),
+        "Gamma": D.Gamma(t([0.7, 2.0, 5.0]), t([1.2, 0.5, 2.0])),
+        "Beta": D.Beta(t([0.7, 2.0, 5.0]), t([1.2, 0.5, 2.0])),
+        "Laplace": D.Laplace(t([0.2, -0.4, 1.0]), t([0.6, 1.1, 2.0])),
+        "Gumbel": D.Gumbel(t([0.2, -0.4, 1.0]), t([0.6, 1.1, 2.0])),
+        "Pareto": D.Pareto(t([0.5, 1.0, 2.0]), t([0.8, 1.5, 3.5])),
+        "Pareto_small": D.Pareto(t([0.3, 0.2, 0.1]), t([2.5, 3.0, 1.5])),
+        "Cauchy": D.Cauchy(t([0.1, -0.5, 0.3]), t([0.8, 1.5, 0.4])),
+        "HalfNormal": D.HalfNormal(t([0.8, 1.5, 0.4])),
+        "LogNormal": D.LogNormal(t([0.1, -0.5, 0.3]), t([0.8, 1.5, 0.4])),
+        "Poisson": D.Poisson(t([0.5, 2.0, 7.0])),
+        "Bernoulli": D.Bernoulli(t([0.2, 0.5, 0.9])),
+        "Geometric": D.Geometric(t([0.2, 0.5, 0.9])),
+        "Binomial": D.Binomial(t([5.0, 6.0, 7.0]), t([0.2, 0.5, 0.9])),
+        "Binomial_fewer": D.Binomial(t([5.0, 4.0, 7.0]), t([0.3, 0.4, 0.6])),
+        "Dirichlet": D.Dirichlet(t([[0.5, 1.0, 2.0], [3.0, 0.7, 1.1], [1.0, 1.0, 1.0]])),
+        "Independent": D.Independent(D.Normal(t([[0.1, 0.2, 0.3]]), t([[1.0, 2.0, 0.5]])), 1),
+        "Independent2": D.Independent(D.Normal(t([[0.0, 0.4, 0.3]]), t([[1.5, 1.0, 0.7]])), 1),
+    }
+
+
+KL_NAMES = list(_kl_family(__import__("torch")))
+
+
+@pytest.mark.parametrize("p", KL_NAMES)
+def test_kl_divergence_pairs(p):
+    def fn(T):
+        fam = _kl_family(T)
+        out = {}
+        for q in KL_NAMES:
+            try:
+                out[q] = T.distributions.kl_divergence(fam[p], fam[q])
+            except (NotImplementedError, ValueError, RuntimeError) as exc:
+                out[q] = type(exc).__name__
+        return out
+    check(fn, rtol=2e-5, atol=2e-5)
+
+
+def test_kl_divergence_gradients():
+    def fn(T):
+        D = T.distributions
+        a = _t(T, positive(3, seed=1) + 0.5, grad=True)
+        b = _t(T, rand(3, seed=2), grad=True)
+        pairs = [(D.Exponential(a), D.Gamma(a + 1, a)), (D.Laplace(b, a), D.Normal(b * 2, a)),
+                 (D.Pareto(a, a + 3), D.Exponential(a)), (D.Poisson(a), D.Poisson(a * 2)),
+                 (D.Cauchy(b, a), D.Cauchy(0.0, 1.0)), (D.Geometric(a / 4), D.Geometric(0.5))]
+        total = sum(D.kl_divergence(p, q).sum() for p, q in pairs)
+        return total, T.autograd.grad(total, [a, b])
+    check(fn, rtol=1e-5, atol=1e-5)
+    check_message(lambda T: T.distributions.kl_divergence(T.distributions.Binomial(3, T.tensor([0.5])),
+                                                          T.distributions.Binomial(5, T.tensor([0.5]))))
