@@ -15,19 +15,25 @@ from .categorical import Categorical
 from .cauchy import Cauchy
 from .chi2 import Chi2
 from .constraint_registry import biject_to, transform_to
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .fishersnedecor import FisherSnedecor
 from .gamma import Gamma
+from .generalized_pareto import GeneralizedPareto
 from .geometric import Geometric
 from .gumbel import Gumbel
 from .half_cauchy import HalfCauchy
 from .half_normal import HalfNormal
 from .independent import Independent
+from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
+from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
 from .log_normal import LogNormal
+from .logistic_normal import LogisticNormal
 from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
@@ -48,14 +54,16 @@ from .transforms import (AbsTransform, AffineTransform, CatTransform, ComposeTra
 from .uniform import Uniform
 from .weibull import Weibull
 from .wishart import Wishart  # noqa: F401  (constructing it raises)
-from . import (beta, binomial, categorical, cauchy, chi2, constraint_registry, dirichlet, exponential,  # noqa: F401
-               gamma, geometric, gumbel, half_cauchy, half_normal, laplace, log_normal, mixture_same_family,
+from . import (beta, binomial, categorical, cauchy, chi2, constraint_registry, continuous_bernoulli,  # noqa: F401
+               dirichlet, exponential, fishersnedecor, gamma, generalized_pareto, geometric, inverse_gamma, kumaraswamy,
+               logistic_normal, gumbel, half_cauchy, half_normal, laplace, log_normal, mixture_same_family,
                multinomial, multivariate_normal, pareto, poisson, relaxed_categorical, transforms, weibull)
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "CatTransform", "Categorical", "Cauchy",
-           "Chi2", "ComposeTransform", "CorrCholeskyTransform", "CumulativeDistributionTransform", "Dirichlet",
-           "Distribution", "ExpTransform", "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel",
-           "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform", "Laplace", "LogNormal",
+           "Chi2", "ComposeTransform", "ContinuousBernoulli", "CorrCholeskyTransform", "CumulativeDistributionTransform", "Dirichlet",
+           "Distribution", "ExpTransform", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma",
+           "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform",
+           "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal",
            "LowerCholeskyTransform", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial",
            "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson",
            "PositiveDefiniteTransform", "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical",
@@ -64,8 +72,7 @@ __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "
            "Weibull", "Wishart", "biject_to", "constraints", "identity_transform", "kl_divergence", "register_kl",
            "transform_to"]
 
-_NOT_PROVIDED = frozenset("""ContinuousBernoulli FisherSnedecor GeneralizedPareto InverseGamma Kumaraswamy LKJCholesky
-LogisticNormal LowRankMultivariateNormal VonMises""".split())
+_NOT_PROVIDED = frozenset("""LKJCholesky LowRankMultivariateNormal VonMises""".split())
 
 
 def __getattr__(name):

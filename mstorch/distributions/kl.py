@@ -10,6 +10,7 @@ from .beta import Beta
 from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
@@ -175,6 +176,7 @@ def _kl_uniform_uniform(p, q):
 
 
 @register_kl(Normal, Beta)
+@register_kl(Normal, ContinuousBernoulli)
 @register_kl(Normal, Exponential)
 @register_kl(Normal, Gamma)
 @register_kl(Normal, Pareto)
@@ -347,6 +349,7 @@ def _kl_beta_uniform(p, q):
 
 
 @register_kl(Exponential, Beta)
+@register_kl(Exponential, ContinuousBernoulli)
 @register_kl(Exponential, Pareto)
 @register_kl(Exponential, Uniform)
 def _kl_exponential_infinity(p, q):
@@ -382,6 +385,7 @@ def _kl_exponential_normal(p, q):
 
 
 @register_kl(Gamma, Beta)
+@register_kl(Gamma, ContinuousBernoulli)
 @register_kl(Gamma, Pareto)
 @register_kl(Gamma, Uniform)
 def _kl_gamma_infinity(p, q):
@@ -415,6 +419,7 @@ def _kl_gamma_normal(p, q):
 
 
 @register_kl(Gumbel, Beta)
+@register_kl(Gumbel, ContinuousBernoulli)
 @register_kl(Gumbel, Exponential)
 @register_kl(Gumbel, Gamma)
 @register_kl(Gumbel, Pareto)
@@ -433,6 +438,7 @@ def _kl_gumbel_normal(p, q):
 
 
 @register_kl(Laplace, Beta)
+@register_kl(Laplace, ContinuousBernoulli)
 @register_kl(Laplace, Exponential)
 @register_kl(Laplace, Gamma)
 @register_kl(Laplace, Pareto)
@@ -475,6 +481,7 @@ def _kl_normal_laplace(p, q):
 
 
 @register_kl(Pareto, Beta)
+@register_kl(Pareto, ContinuousBernoulli)
 @register_kl(Pareto, Uniform)
 def _kl_pareto_infinity(p, q):
     return _infinite_like(p.scale)
@@ -572,3 +579,51 @@ def _kl_cauchy_cauchy(p, q):
     t1 = ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log()
     t2 = (4 * p.scale * q.scale).log()
     return t1 - t2
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = p._cont_bern_log_norm() + fn.log1p(-p.probs)
+    t3 = -q._cont_bern_log_norm() - fn.log1p(-q.probs)
+    return t1 + t2 + t3
+
+
+def _kl_to_continuous_bernoulli(p, q):
+    """-H(p) - E_p[log q], E_p[log q] = mean * logits + log(1 - probs) + log C(probs)."""
+    return -p.entropy() - p.mean * q.logits - fn.log1p(-q.probs) - q._cont_bern_log_norm()
+
+
+register_kl(Beta, ContinuousBernoulli)(_kl_to_continuous_bernoulli)
+
+
+@register_kl(ContinuousBernoulli, Pareto)
+def _kl_continuous_bernoulli_infinity(p, q):
+    return _infinite_like(p.probs)
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_continuous_bernoulli_exponential(p, q):
+    return -p.entropy() - fn.log(q.rate) + q.rate * p.mean
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_continuous_bernoulli_normal(p, q):
+    t1 = -p.entropy()
+    t2 = 0.5 * (math.log(2.0 * math.pi) + fn.square(q.loc / q.scale)) + fn.log(q.scale)
+    t3 = (p.variance + fn.square(p.mean) - 2.0 * q.loc * p.mean) / (2.0 * fn.square(q.scale))
+    return t1 + t2 + t3
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    outside = fn.max(fn.ge(q.low, p.support.lower_bound), fn.le(q.high, p.support.upper_bound))
+    return fn.where(outside, fn.ones_like(result) * inf, result)
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_continuous_bernoulli(p, q):
+    result = _kl_to_continuous_bernoulli(p, q)
+    outside = fn.max(fn.ge(p.high, q.support.upper_bound), fn.le(p.low, q.support.lower_bound))
+    return fn.where(outside, fn.ones_like(result) * inf, result)
