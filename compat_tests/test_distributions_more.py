@@ -446,3 +446,35 @@ def test_kl_divergence_gradients():
     check(fn, rtol=1e-5, atol=1e-5)
     check_message(lambda T: T.distributions.kl_divergence(T.distributions.Binomial(3, T.tensor([0.5])),
                                                           T.distributions.Binomial(5, T.tensor([0.5]))))
+
+
+def test_lowrank_multivariate_normal():
+    def fn(T):
+        D = T.distributions
+        loc = _t(T, rand(2, 3, seed=1), grad=True)
+        w = _t(T, rand(2, 3, 2, seed=2), grad=True)
+        diag = _t(T, positive(3, seed=3) + 0.5, grad=True)
+        d = D.LowRankMultivariateNormal(loc, w, diag)
+        T.manual_seed(5)
+        s = d.rsample((4,))
+        value = _t(T, rand(4, 2, 3, seed=4))
+        lp = d.log_prob(value)
+        mvn = D.MultivariateNormal(_t(T, rand(3, seed=6)), scale_tril=_t(T, np.tril(rand(3, 3, seed=7)) + 3 * np.eye(3)))
+        q = D.LowRankMultivariateNormal(_t(T, rand(3, seed=8)), _t(T, rand(3, 1, seed=9)), _t(T, positive(3, seed=10)))
+        kls = [D.kl_divergence(d, q), D.kl_divergence(d, mvn), D.kl_divergence(mvn, d), D.kl_divergence(q, d)]
+        loss = s.sum() + lp.sum() + d.entropy().sum() + sum(k.sum() for k in kls)
+        grads = T.autograd.grad(loss, [loc, w, diag])
+        return [s, lp, d.entropy(), d.mean, d.mode, d.variance, d.scale_tril, d.covariance_matrix, d.precision_matrix,
+                kls, grads, tuple(d.batch_shape), tuple(d.event_shape), tuple(d.expand((5, 2)).sample().shape),
+                repr(d.support), T.rand(2)]
+    check(fn, rtol=2e-5, atol=2e-5)
+    D = lambda T: T.distributions  # noqa: E731
+    check_message(lambda T: D(T).LowRankMultivariateNormal(T.tensor(0.0), T.ones(1, 1), T.ones(1)))
+    check_message(lambda T: D(T).LowRankMultivariateNormal(T.zeros(3), T.ones(3), T.ones(3)))
+    check_message(lambda T: D(T).LowRankMultivariateNormal(T.zeros(3), T.ones(2, 1), T.ones(3)))
+    check_message(lambda T: D(T).LowRankMultivariateNormal(T.zeros(3), T.ones(3, 1), T.ones(2)))
+    check_message(lambda T: D(T).LowRankMultivariateNormal(T.zeros(2, 3), T.ones(4, 3, 1), T.ones(3)))
+    check_message(lambda T: D(T).kl_divergence(D(T).LowRankMultivariateNormal(T.zeros(3), T.ones(3, 1), T.ones(3)),
+                                               D(T).LowRankMultivariateNormal(T.zeros(2), T.ones(2, 1), T.ones(2))))
+    check_message(lambda T: D(T).kl_divergence(D(T).MultivariateNormal(T.zeros(2), T.eye(2)),
+                                               D(T).LowRankMultivariateNormal(T.zeros(3), T.ones(3, 1), T.ones(3))))

@@ -34,6 +34,7 @@ from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
@@ -56,14 +57,14 @@ from .weibull import Weibull
 from .wishart import Wishart  # noqa: F401  (constructing it raises)
 from . import (beta, binomial, categorical, cauchy, chi2, constraint_registry, continuous_bernoulli,  # noqa: F401
                dirichlet, exponential, fishersnedecor, gamma, generalized_pareto, geometric, inverse_gamma, kumaraswamy,
-               logistic_normal, gumbel, half_cauchy, half_normal, laplace, log_normal, mixture_same_family,
+               logistic_normal, lowrank_multivariate_normal, gumbel, half_cauchy, half_normal, laplace, log_normal, mixture_same_family,
                multinomial, multivariate_normal, pareto, poisson, relaxed_categorical, transforms, weibull)
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "CatTransform", "Categorical", "Cauchy",
            "Chi2", "ComposeTransform", "ContinuousBernoulli", "CorrCholeskyTransform", "CumulativeDistributionTransform", "Dirichlet",
            "Distribution", "ExpTransform", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma",
            "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform",
-           "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal",
+           "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal",
            "LowerCholeskyTransform", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial",
            "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson",
            "PositiveDefiniteTransform", "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical",
@@ -72,7 +73,7 @@ __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "
            "Weibull", "Wishart", "biject_to", "constraints", "identity_transform", "kl_divergence", "register_kl",
            "transform_to"]
 
-_NOT_PROVIDED = frozenset("""LKJCholesky LowRankMultivariateNormal VonMises""".split())
+_NOT_PROVIDED = frozenset("""LKJCholesky VonMises""".split())
 
 
 def __getattr__(name):

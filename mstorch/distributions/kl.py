@@ -21,6 +21,8 @@ from .gumbel import Gumbel
 from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
+from .lowrank_multivariate_normal import (LowRankMultivariateNormal, _batch_lowrank_logdet,
+                                          _batch_lowrank_mahalanobis, _batch_trace_xxt)
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
@@ -150,10 +152,7 @@ def _kl_normal_normal(p, q):
 def _kl_multivariatenormal_multivariatenormal(p, q):
     # KL = log|L_q| - log|L_p| + (tr(S_q^-1 S_p) + |L_q^-1 (mu_q - mu_p)|^2 - n) / 2, every term from the
     # Cholesky factors: tr(S_q^-1 S_p) is the squared Frobenius norm of L_q^-1 L_p
-    if p.event_shape != q.event_shape:
-        # (torch's message, with the indentation of its source line inside it)
-        raise ValueError("KL-divergence between two Multivariate Normals with" + " " * 26 +
-                         "different event shapes cannot be computed")
+    _check_event_shapes(p, q, "Multivariate Normals")
     lp, lq = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
     half_log_det = (lq.diagonal(dim1=-2, dim2=-1).log().sum(-1) - lp.diagonal(dim1=-2, dim2=-1).log().sum(-1))
     n = p.event_shape[0]
@@ -627,3 +626,59 @@ def _kl_uniform_continuous_bernoulli(p, q):
     result = _kl_to_continuous_bernoulli(p, q)
     outside = fn.max(fn.ge(p.high, q.support.upper_bound), fn.le(p.low, q.support.lower_bound))
     return fn.where(outside, fn.ones_like(result) * inf, result)
+
+
+def _check_event_shapes(p, q, what):
+    if p.event_shape != q.event_shape:
+        # (torch's message, with the indentation of its source line inside it)
+        raise ValueError(f"KL-divergence between two {what} with" + " " * 26 + "different event shapes cannot be computed")
+
+
+def _lowrank_q_terms(p, q):
+    """The terms of KL(p || q) that involve q's low-rank covariance: log det(S_q), the Mahalanobis distance of
+    the means, and A = C_q^-1 W_q^T D_q^-1 (for the trace term)."""
+    w, d, cap = q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, q._capacitance_tril
+    logdet = _batch_lowrank_logdet(w, d, cap)
+    mahalanobis = _batch_lowrank_mahalanobis(w, d, q.loc - p.loc, cap)
+    a = linalg.solve_triangular(cap, w.mT / d.unsqueeze(-2), upper=False)
+    return logdet, mahalanobis, a
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrankmultivariatenormal_lowrankmultivariatenormal(p, q):
+    _check_event_shapes(p, q, "Low Rank Multivariate Normals")
+    logdet_q, term3, a = _lowrank_q_terms(p, q)
+    term1 = logdet_q - _batch_lowrank_logdet(p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag,
+                                             p._capacitance_tril)
+    # tr(S_q^-1 S_p) with S_q^-1 = D_q^-1 - A^T A
+    term21 = (p._unbroadcasted_cov_diag / q._unbroadcasted_cov_diag).sum(-1)
+    term22 = _batch_trace_xxt(p._unbroadcasted_cov_factor * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+    term23 = _batch_trace_xxt(a * p._unbroadcasted_cov_diag.sqrt().unsqueeze(-2))
+    term24 = _batch_trace_xxt(a.matmul(p._unbroadcasted_cov_factor))
+    return 0.5 * (term1 + term21 + term22 - term23 - term24 + term3 - p.event_shape[0])
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_multivariatenormal_lowrankmultivariatenormal(p, q):
+    _check_event_shapes(p, q, "(Low Rank) Multivariate Normals")
+    logdet_q, term3, a = _lowrank_q_terms(p, q)
+    term1 = logdet_q - 2 * p._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+    term21 = _batch_trace_xxt(p._unbroadcasted_scale_tril * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+    term22 = _batch_trace_xxt(a.matmul(p._unbroadcasted_scale_tril))
+    return 0.5 * (term1 + term21 - term22 + term3 - p.event_shape[0])
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrankmultivariatenormal_multivariatenormal(p, q):
+    _check_event_shapes(p, q, "(Low Rank) Multivariate Normals")
+    term1 = (2 * q._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+             - _batch_lowrank_logdet(p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag, p._capacitance_tril))
+    term3 = _batch_mahalanobis(q._unbroadcasted_scale_tril, q.loc - p.loc)
+    batch = broadcast_shapes(q._unbroadcasted_scale_tril.shape[:-2], p._unbroadcasted_cov_factor.shape[:-2])
+    n = p.event_shape[0]
+    q_scale_tril = q._unbroadcasted_scale_tril.expand(batch + (n, n))
+    p_cov_factor = p._unbroadcasted_cov_factor.expand(batch + (n, p.cov_factor.size(-1)))
+    p_cov_diag = fn.diag_embed(p._unbroadcasted_cov_diag.sqrt()).expand(batch + (n, n))
+    term21 = _batch_trace_xxt(linalg.solve_triangular(q_scale_tril, p_cov_factor, upper=False))
+    term22 = _batch_trace_xxt(linalg.solve_triangular(q_scale_tril, p_cov_diag, upper=False))
+    return 0.5 * (term1 + term21 + term22 + term3 - p.event_shape[0])
