@@ -478,3 +478,21 @@ def test_lowrank_multivariate_normal():
                                                D(T).LowRankMultivariateNormal(T.zeros(2), T.ones(2, 1), T.ones(2))))
     check_message(lambda T: D(T).kl_divergence(D(T).MultivariateNormal(T.zeros(2), T.eye(2)),
                                                D(T).LowRankMultivariateNormal(T.zeros(3), T.ones(3, 1), T.ones(3))))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_von_mises(dtype):
+    def fn(T):
+        D = T.distributions
+        loc = _t(T, rand(2, 3, seed=1), dtype, grad=True)
+        kappa = _t(T, [[0.5, 2.0, 10.0], [1e-6, 4.0, 0.1]], dtype, grad=True)
+        d = D.VonMises(loc, kappa)
+        T.manual_seed(11)
+        s = d.sample((5,))
+        lp = d.log_prob(_t(T, rand(4, 2, 3, seed=2), dtype))
+        grads = T.autograd.grad(lp.sum() + d.variance.sum(), [loc, kappa])
+        return [s, lp, d.mean, d.mode, d.variance, grads, tuple(d.batch_shape), tuple(d.expand((4, 2, 3)).batch_shape),
+                d.expand((4, 2, 3)).sample().shape, d.has_rsample, repr(d.support), T.rand(2)]
+    # the sampler's cos/acos/log come from MindSpore (a few ulp from torch's): accept decisions agree here
+    check(fn, rtol=1e-5, atol=1e-5)
+    check_message(lambda T: T.distributions.VonMises(0.0, -1.0))

@@ -53,12 +53,13 @@ from .transforms import (AbsTransform, AffineTransform, CatTransform, ComposeTra
                          SoftmaxTransform, SoftplusTransform, StackTransform, StickBreakingTransform, TanhTransform,
                          Transform, identity_transform)
 from .uniform import Uniform
+from .von_mises import VonMises
 from .weibull import Weibull
 from .wishart import Wishart  # noqa: F401  (constructing it raises)
 from . import (beta, binomial, categorical, cauchy, chi2, constraint_registry, continuous_bernoulli,  # noqa: F401
                dirichlet, exponential, fishersnedecor, gamma, generalized_pareto, geometric, inverse_gamma, kumaraswamy,
                logistic_normal, lowrank_multivariate_normal, gumbel, half_cauchy, half_normal, laplace, log_normal, mixture_same_family,
-               multinomial, multivariate_normal, pareto, poisson, relaxed_categorical, transforms, weibull)
+               multinomial, multivariate_normal, pareto, poisson, relaxed_categorical, transforms, von_mises, weibull)
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "CatTransform", "Categorical", "Cauchy",
            "Chi2", "ComposeTransform", "ContinuousBernoulli", "CorrCholeskyTransform", "CumulativeDistributionTransform", "Dirichlet",
@@ -70,10 +71,10 @@ __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "
            "PositiveDefiniteTransform", "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical",
            "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StackTransform",
            "StickBreakingTransform", "StudentT", "TanhTransform", "Transform", "TransformedDistribution", "Uniform",
-           "Weibull", "Wishart", "biject_to", "constraints", "identity_transform", "kl_divergence", "register_kl",
+           "VonMises", "Weibull", "Wishart", "biject_to", "constraints", "identity_transform", "kl_divergence", "register_kl",
            "transform_to"]
 
-_NOT_PROVIDED = frozenset("""LKJCholesky VonMises""".split())
+_NOT_PROVIDED = frozenset(["LKJCholesky"])
 
 
 def __getattr__(name):
