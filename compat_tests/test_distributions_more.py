@@ -496,3 +496,22 @@ def test_von_mises(dtype):
     # the sampler's cos/acos/log come from MindSpore (a few ulp from torch's): accept decisions agree here
     check(fn, rtol=1e-5, atol=1e-5)
     check_message(lambda T: T.distributions.VonMises(0.0, -1.0))
+
+
+def test_lkj_cholesky():
+    def fn(T):
+        D = T.distributions
+        conc = _t(T, [0.5, 1.0, 3.0], grad=True)
+        d = D.LKJCholesky(4, conc)
+        T.manual_seed(6)
+        s = d.sample((2,))
+        lp = d.log_prob(s)
+        grad = T.autograd.grad(lp.sum(), conc)
+        scalar = D.LKJCholesky(3, 2.0)
+        return [s, lp, grad, tuple(d.batch_shape), tuple(d.event_shape), d.support.check(s),
+                scalar.sample().shape, scalar.log_prob(scalar.sample((3,))), tuple(d.expand((2, 3)).sample().shape),
+                repr(d.support), T.rand(2)]
+    check(fn, rtol=1e-5, atol=1e-5)
+    check_message(lambda T: T.distributions.LKJCholesky(1, 1.0))
+    check_message(lambda T: T.distributions.LKJCholesky(3, -1.0))
+    check_message(lambda T: T.distributions.LKJCholesky(3, 1.0).log_prob(T.ones(3, 3)))

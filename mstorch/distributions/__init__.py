@@ -4,8 +4,8 @@ registry. Samplers draw from mstorch.random, which reproduces torch's CPU stream
 StudentT and NegativeBinomial through torch's own gamma sampler, Poisson and Binomial through torch's, value for
 value; gamma samples carry no gradient to the concentration).
 
-Distributions torch has and mstorch does not raise an AttributeError naming them when accessed
-(``from torch.distributions import X`` is an ImportError, as for any missing name).
+Every public name of torch 2.13's ``torch.distributions`` is here; ``Wishart`` refuses on construction (see
+docs/known-differences.md).
 """
 from . import constraints
 from .bernoulli import Bernoulli
@@ -32,6 +32,7 @@ from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
 from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
@@ -58,27 +59,18 @@ from .weibull import Weibull
 from .wishart import Wishart  # noqa: F401  (constructing it raises)
 from . import (beta, binomial, categorical, cauchy, chi2, constraint_registry, continuous_bernoulli,  # noqa: F401
                dirichlet, exponential, fishersnedecor, gamma, generalized_pareto, geometric, inverse_gamma, kumaraswamy,
-               logistic_normal, lowrank_multivariate_normal, gumbel, half_cauchy, half_normal, laplace, log_normal, mixture_same_family,
+               lkj_cholesky, logistic_normal, lowrank_multivariate_normal, gumbel, half_cauchy, half_normal, laplace, log_normal, mixture_same_family,
                multinomial, multivariate_normal, pareto, poisson, relaxed_categorical, transforms, von_mises, weibull)
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "CatTransform", "Categorical", "Cauchy",
            "Chi2", "ComposeTransform", "ContinuousBernoulli", "CorrCholeskyTransform", "CumulativeDistributionTransform", "Dirichlet",
            "Distribution", "ExpTransform", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma",
            "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform",
-           "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal",
+           "InverseGamma", "Kumaraswamy", "LKJCholesky", "Laplace", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal",
            "LowerCholeskyTransform", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial",
            "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson",
            "PositiveDefiniteTransform", "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical",
            "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StackTransform",
            "StickBreakingTransform", "StudentT", "TanhTransform", "Transform", "TransformedDistribution", "Uniform",
-           "VonMises", "Weibull", "Wishart", "biject_to", "constraints", "identity_transform", "kl_divergence", "register_kl",
+           "VonMises", "Weibull", "Wishart", "biject_to", "identity_transform", "kl_divergence", "register_kl",
            "transform_to"]
-
-_NOT_PROVIDED = frozenset(["LKJCholesky"])
-
-
-def __getattr__(name):
-    if name in _NOT_PROVIDED:
-        raise AttributeError(f"mstorch does not provide torch.distributions.{name} (mstorch.distributions has "
-                             f"{', '.join(__all__)})")
-    raise AttributeError(f"module 'mstorch.distributions' has no attribute '{name}'")
