@@ -21,6 +21,9 @@ pytestmark = pytest.mark.filterwarnings("ignore")   # deprecated APIs warn alike
 
 # APIs whose examples are not run: not cheap, or not runnable as written (torch fails on them too).
 SKIP = {
+    "torch.distributions.Multinomial": "torch's own example raises: log_prob of 100-draw counts under total_count=1",
+    "torch.distributions.Poisson": "torch's own example (an xdoctest SKIP there) samples a Long rate, which "
+                                   "poisson_cpu refuses",
     "torch.narrow_copy": "its example narrows a sparse COO tensor (mstorch's sparse tensors have no narrow)",
     # not cheap: tens of millions of elements, or MindSpore's CPU conv/pool kernels on 3-D volumes
     "torch.nn.CircularPad3d": "not cheap: pads a 16x3x8x320x480 input (59M elements)",
@@ -113,6 +116,7 @@ CONTEXT = {
     "torch.utils.data.Sampler": "from typing import Iterator, List",
     "torch.utils.data.default_collate": "from collections import namedtuple",
     "torch.utils.data.default_convert": "from collections import namedtuple",
+    "torch.distributions.MixtureSameFamily": "import torch.distributions as D",
 }
 
 # (rtol, atol) where a different but equally valid summation order shows (the op tests' float32 sums).

@@ -28,7 +28,7 @@ from ._random.exact import (_CAPABILITY, _set_cpu_capability, bf16_round, to_hos
 from ._random.boxmuller import normal, normal_raw_scalar  # noqa: F401
 from ._random.kernels import (uniform, random_from_to, random_full64, random_default, bernoulli_scalar,  # noqa: F401
                               bernoulli_tensor, exponential, cauchy, log_normal, geometric,
-                              multinomial_with_replacement, poisson, standard_gamma)
+                              multinomial_with_replacement, poisson, standard_gamma, binomial)
 from ._random.perm import randperm  # noqa: F401
 from ._random import native as _native
 

@@ -310,23 +310,11 @@ def multinomial_with_replacement(gen, probs, n_sample):
 
 def poisson(gen, lam):
     """sample_poisson for each rate in ``lam`` (float64, flat): a data-dependent number of draws."""
-    saved = gen._bg.state
-    buf, pos, used = [], 0, 0
+    uni, finish = _uniform_reader(gen)
     out = np.empty(lam.size, f64)
-
-    def uni():
-        nonlocal buf, pos, used
-        if pos == len(buf):
-            buf, pos = gen._unif_f64(256).tolist(), 0
-        pos += 1
-        used += 1
-        return buf[pos - 1]
-
     for idx, lmb in enumerate(lam.tolist()):
         out[idx] = _poisson_one(lmb, uni)
-    gen._bg.state = saved         # give back the draws read ahead but not consumed
-    if used:
-        gen._u64(used)
+    finish()
     return out
 
 
@@ -360,6 +348,129 @@ def _poisson_one(lmb, uni):
             x += 1
         else:
             return x
+
+
+# Stirling's series remainder log(k!) - (k + 1/2) log(k + 1) + (k + 1) - log(sqrt(2 pi)), tabulated for k < 10
+_STIRLING_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
+                  0.0166446911898211, 0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
+                  0.00925546218271273, 0.00833056343336287)
+
+
+def _stirling_tail(k):
+    if k < len(_STIRLING_TAIL):
+        return _STIRLING_TAIL[int(k)]
+    kp1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+
+
+_LOG1PF = None
+
+
+def _log1p_scalar(x, single):
+    """std::log1p of a float32 (glibc's log1pf, loaded once) or of a double."""
+    global _LOG1PF
+    if not single:
+        return math.log1p(x)
+    if _LOG1PF is None:
+        import ctypes
+        import ctypes.util
+        f = ctypes.CDLL(ctypes.util.find_library("m")).log1pf
+        f.restype, f.argtypes = ctypes.c_float, (ctypes.c_float,)
+        _LOG1PF = f
+    return _LOG1PF(float(x))
+
+
+def _binomial_inversion(count, prob, uni, single):
+    """Count the geometric waiting times that fit in ``count`` trials (small count * prob)."""
+    logprob = _log1p_scalar(-prob, single)
+    geom_sum, num_geom = 0.0, 0
+    while True:
+        geom_sum += math.ceil(_MATH["log"](uni()) / logprob)
+        if geom_sum > count:
+            return num_geom
+        num_geom += 1
+
+
+def _btrs(count, prob, uni, single):
+    """Hormann's transformed rejection with squeeze (BTRS), with ATen's deviation (the log taken of the
+    rescaled v, not of v). ``count``, ``prob``: the kernel's scalar_t values (NumPy float32 when ``single``),
+    so the products it forms in scalar_t round as torch's; the coefficients are doubles."""
+    stddev = float(np.sqrt(count * prob * (1 - prob)))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * float(prob)
+    c = float(count * prob) + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = float(prob / (1 - prob))
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = float(np.floor((count + 1) * prob))
+    n = float(count)
+    while True:
+        u = uni() - 0.5
+        v = uni()
+        us = 0.5 - abs(u)
+        k = math.floor((2 * a / us + b) * u + c)
+        if single:
+            k = float(np.float32(k))
+        if k < 0 or k > n:
+            continue
+        if us >= 0.07 and v <= v_r:
+            return k
+        v = _MATH["log"](v * alpha / (a / (us * us) + b))
+        upperbound = ((m + 0.5) * _MATH["log"]((m + 1) / (r * (n - m + 1)))
+                      + (n + 1) * _MATH["log"]((n - m + 1) / (n - k + 1))
+                      + (k + 0.5) * _MATH["log"](r * (n - k + 1) / (k + 1))
+                      + _stirling_tail(m) + _stirling_tail(n - m) - _stirling_tail(k) - _stirling_tail(n - k))
+        if v <= upperbound:
+            return k
+
+
+def _binomial_one(count, prob, uni, single):
+    if count <= 0.0 or prob <= 0.0:
+        return 0.0
+    if prob >= 1.0:
+        return float(count)
+    if prob <= 0.5:
+        if count * prob >= 10.0:
+            return _btrs(count, prob, uni, single)
+        return _binomial_inversion(count, prob, uni, single)
+    if prob > 0.5:
+        qprob = 1 - prob    # (scalar_t arithmetic)
+        if count * qprob >= 10.0:
+            return float(count - _btrs(count, qprob, uni, single))
+        return float(count - _binomial_inversion(count, qprob, uni, single))
+    return math.nan
+
+
+def binomial(gen, count, prob, single):
+    """ATen's sample_binomial for each (count, prob) pair (flat arrays of the tensor's dtype), on the
+    generator's uniform_real_distribution<double> draws: a data-dependent number of draws per element."""
+    uni, finish = _uniform_reader(gen)
+    out = np.empty(count.size, f64)
+    to = np.float32 if single else float
+    for idx, (n, p) in enumerate(zip(count.tolist(), prob.tolist())):
+        out[idx] = _binomial_one(to(n), to(p), uni, single)
+    finish()
+    return out
+
+
+def _uniform_reader(gen):
+    """A function drawing the generator's doubles one at a time (read ahead in blocks), and one to call at
+    the end that leaves the generator advanced by exactly the draws taken."""
+    saved = gen._bg.state
+    state = {"buf": [], "pos": 0, "used": 0}
+
+    def uni():
+        if state["pos"] == len(state["buf"]):
+            state["buf"], state["pos"] = gen._unif_f64(256).tolist(), 0
+        state["pos"] += 1
+        state["used"] += 1
+        return state["buf"][state["pos"] - 1]
+
+    def finish():
+        gen._bg.state = saved        # give back the draws read ahead but not consumed
+        if state["used"]:
+            gen._u64(state["used"])
+    return uni, finish
 
 
 _ONE_THIRD_F = float(np.float32(1.0) / np.float32(3.0))

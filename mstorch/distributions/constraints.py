@@ -5,8 +5,9 @@ Each constraint's ``check(value)`` returns a bool tensor; reprs and singletons a
 from .. import _dtype as D
 from .. import _functions as fn
 from .. import linalg
+from .._finfo import finfo
 
-__all__ = ["Constraint", "boolean", "cat", "dependent", "dependent_property", "greater_than",
+__all__ = ["Constraint", "MixtureSameFamilyConstraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property", "greater_than",
            "greater_than_eq", "independent", "integer_interval", "interval", "half_open_interval",
            "is_dependent", "less_than", "lower_cholesky", "lower_triangular", "multinomial", "nonnegative",
            "nonnegative_integer", "one_hot", "positive", "positive_definite", "positive_integer",
@@ -105,6 +106,35 @@ class _IndependentConstraint(Constraint):
 
     def __repr__(self):
         return f"{self.__class__.__name__[1:]}({repr(self.base_constraint)}, {self.reinterpreted_batch_ndims})"
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """Mirrors torch.distributions.constraints.MixtureSameFamilyConstraint: the component's support checked with
+    the component dimension added back, all components required."""
+
+    def __init__(self, base_constraint):
+        if not isinstance(base_constraint, Constraint):
+            raise AssertionError(f"base_constraint must be a Constraint, got {type(base_constraint).__name__}")
+        self.base_constraint = base_constraint
+        super().__init__()
+
+    @property
+    def is_discrete(self):
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self):
+        return self.base_constraint.event_dim
+
+    def check(self, value):
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        if value.dim() < self.event_dim:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
+        keep = value.dim() - self.event_dim
+        return result.reshape(result.shape[:keep] + (-1,)).all(-1)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}({repr(self.base_constraint)})"
 
 
 class _Boolean(Constraint):
@@ -251,6 +281,18 @@ class _LowerCholesky(Constraint):
         return lower & positive_diagonal
 
 
+class _CorrCholesky(Constraint):
+    """Lower Cholesky factors of correlation matrices: rows of unit norm (within 10 * n * eps)."""
+
+    event_dim = 2
+
+    def check(self, value):
+        tol = finfo(value.dtype).eps * value.size(-1) * 10
+        row_norm = linalg.norm(value.detach(), dim=-1)
+        unit_row_norm = (row_norm - 1.0).abs().le(tol).all(dim=-1)
+        return _LowerCholesky().check(value) & unit_row_norm
+
+
 class _Square(Constraint):
     event_dim = 2
 
@@ -354,6 +396,7 @@ half_open_interval = _HalfOpenInterval
 simplex = _Simplex()
 lower_triangular = _LowerTriangular()
 lower_cholesky = _LowerCholesky()
+corr_cholesky = _CorrCholesky()
 square = _Square()
 symmetric = _Symmetric()
 positive_semidefinite = _PositiveSemidefinite()

@@ -153,6 +153,17 @@ class Distribution:
                 f"the support ({repr(support)}) of the distribution {repr(self)}, but found invalid "
                 f"values:\n{value}")
 
+    def _expand_params(self, cls, batch_shape, names, _instance=None):
+        """``expand`` for a distribution whose state is the tensors ``names`` of its batch shape: a ``cls`` (or
+        ``_instance``) holding them expanded, validation as this one's."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = Size(batch_shape)
+        for name in names:
+            setattr(new, name, getattr(self, name).expand(batch_shape))
+        super(cls, new).__init__(batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def _get_checked_instance(self, cls, _instance=None):
         if _instance is None and type(self).__init__ != cls.__init__:
             raise NotImplementedError(

@@ -6,14 +6,31 @@ from functools import total_ordering
 from .. import _functions as fn
 from .. import autograd
 from .bernoulli import Bernoulli
+from .beta import Beta
+from .binomial import Binomial
 from .categorical import Categorical
+from .cauchy import Cauchy
+from .continuous_bernoulli import ContinuousBernoulli
+from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
+from .exponential import Exponential
+from .gamma import Gamma
+from .geometric import Geometric
+from .gumbel import Gumbel
+from .half_normal import HalfNormal
+from .independent import Independent
+from .laplace import Laplace
+from .lowrank_multivariate_normal import (LowRankMultivariateNormal, _batch_lowrank_logdet,
+                                          _batch_lowrank_mahalanobis, _batch_trace_xxt)
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .pareto import Pareto
+from .poisson import Poisson
+from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
-from .utils import _sum_rightmost
+from .utils import _sum_rightmost, euler_constant
 from ..nn.functional import softplus
 from .. import linalg
 from .._size import broadcast_shapes
@@ -135,10 +152,7 @@ def _kl_normal_normal(p, q):
 def _kl_multivariatenormal_multivariatenormal(p, q):
     # KL = log|L_q| - log|L_p| + (tr(S_q^-1 S_p) + |L_q^-1 (mu_q - mu_p)|^2 - n) / 2, every term from the
     # Cholesky factors: tr(S_q^-1 S_p) is the squared Frobenius norm of L_q^-1 L_p
-    if p.event_shape != q.event_shape:
-        # (torch's message, with the indentation of its source line inside it)
-        raise ValueError("KL-divergence between two Multivariate Normals with" + " " * 26 +
-                         "different event shapes cannot be computed")
+    _check_event_shapes(p, q, "Multivariate Normals")
     lp, lq = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
     half_log_det = (lq.diagonal(dim1=-2, dim2=-1).log().sum(-1) - lp.diagonal(dim1=-2, dim2=-1).log().sum(-1))
     n = p.event_shape[0]
@@ -160,6 +174,11 @@ def _kl_uniform_uniform(p, q):
     return result
 
 
+@register_kl(Normal, Beta)
+@register_kl(Normal, ContinuousBernoulli)
+@register_kl(Normal, Exponential)
+@register_kl(Normal, Gamma)
+@register_kl(Normal, Pareto)
 @register_kl(Normal, Uniform)
 def _kl_normal_infinity(p, q):
     return _infinite_like(p.loc)
@@ -172,3 +191,494 @@ def _kl_uniform_normal(p, q):
     t2 = common_term.pow(2) / 12
     t3 = ((p.high + p.low - 2 * q.loc) / 2).pow(2)
     return t1 + 0.5 * (t2 + t3) / q.scale.pow(2)
+
+
+# --- closed forms between torch's other families (torch's registrations; a support that q does not cover
+# gives inf) ------------------------------------------------------------------------------------------------
+
+def _x_log_x(t):
+    return t * t.log()
+
+
+def _set_inf(result, where):
+    result[where] = inf
+    return result
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p, q):
+    sum_p = p.concentration1 + p.concentration0
+    sum_q = q.concentration1 + q.concentration0
+    t1 = q.concentration1.lgamma() + q.concentration0.lgamma() + sum_p.lgamma()
+    t2 = p.concentration1.lgamma() + p.concentration0.lgamma() + sum_q.lgamma()
+    t3 = (p.concentration1 - q.concentration1) * fn.digamma(p.concentration1)
+    t4 = (p.concentration0 - q.concentration0) * fn.digamma(p.concentration0)
+    t5 = (sum_q - sum_p) * fn.digamma(sum_p)
+    return t1 - t2 + t3 + t4 + t5
+
+
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p, q):
+    if (p.total_count < q.total_count).any():
+        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count is not implemented")
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
+    more = p.total_count > q.total_count
+    kl[more] = _infinite_like(kl[more])
+    return kl
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p, q):
+    sum_p = p.concentration.sum(-1)
+    sum_q = q.concentration.sum(-1)
+    t1 = sum_p.lgamma() - sum_q.lgamma()
+    t2 = (p.concentration.lgamma() - q.concentration.lgamma()).sum(-1)
+    t3 = p.concentration - q.concentration
+    t4 = p.concentration.digamma() - sum_p.digamma().unsqueeze(-1)
+    return t1 - t2 + (t3 * t4).sum(-1)
+
+
+@register_kl(Exponential, Exponential)
+def _kl_exponential_exponential(p, q):
+    rate_ratio = q.rate / p.rate
+    return -rate_ratio.log() + rate_ratio - 1
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p, q):
+    t1 = q.concentration * (p.rate / q.rate).log()
+    t2 = fn.lgamma(q.concentration) - fn.lgamma(p.concentration)
+    t3 = (p.concentration - q.concentration) * fn.digamma(p.concentration)
+    t4 = (q.rate - p.rate) * (p.concentration / p.rate)
+    return t1 + t2 + t3 + t4
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p, q):
+    ct1 = p.scale / q.scale
+    ct2 = q.loc / q.scale
+    ct3 = p.loc / q.scale
+    t1 = -ct1.log() - ct2 + ct3
+    t2 = ct1 * euler_constant
+    t3 = fn.exp(ct2 + (1 + ct1).lgamma() - ct3)
+    return t1 + t2 + t3 - (1 + euler_constant)
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p, q):
+    return -p.entropy() - fn.log1p(-q.probs) / p.probs - q.logits
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p, q):
+    return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(Laplace, Laplace)
+def _kl_laplace_laplace(p, q):
+    scale_ratio = p.scale / q.scale
+    loc_abs_diff = (p.loc - q.loc).abs()
+    return -scale_ratio.log() + loc_abs_diff / q.scale + scale_ratio * fn.exp(-loc_abs_diff / p.scale) - 1
+
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p, q):
+    scale_ratio = p.scale / q.scale
+    alpha_ratio = q.alpha / p.alpha
+    result = q.alpha * scale_ratio.log() - alpha_ratio.log() + alpha_ratio - 1
+    return _set_inf(result, p.support.lower_bound < q.support.lower_bound)
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p, q):
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+
+
+@register_kl(TransformedDistribution, TransformedDistribution)
+def _kl_transformed_transformed(p, q):
+    if p.transforms != q.transforms:
+        raise NotImplementedError
+    if p.event_shape != q.event_shape:
+        raise NotImplementedError
+    return kl_divergence(p.base_dist, q.base_dist)
+
+
+@register_kl(Bernoulli, Poisson)
+def _kl_bernoulli_poisson(p, q):
+    return -p.entropy() - (p.probs * q.rate.log() - q.rate)
+
+
+@register_kl(Beta, Pareto)
+def _kl_beta_infinity(p, q):
+    return _infinite_like(p.concentration1)
+
+
+@register_kl(Beta, Exponential)
+def _kl_beta_exponential(p, q):
+    return -p.entropy() - q.rate.log() + q.rate * (p.concentration1 / (p.concentration1 + p.concentration0))
+
+
+@register_kl(Beta, Gamma)
+def _kl_beta_gamma(p, q):
+    total = p.concentration1 + p.concentration0
+    t1 = -p.entropy()
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (q.concentration - 1) * (p.concentration1.digamma() - total.digamma())
+    t4 = q.rate * p.concentration1 / total
+    return t1 + t2 - t3 + t4
+
+
+@register_kl(Beta, Normal)
+def _kl_beta_normal(p, q):
+    total = p.concentration1 + p.concentration0
+    mean = p.concentration1 / total
+    var_normal = q.scale.pow(2)
+    t1 = -p.entropy()
+    t2 = 0.5 * (var_normal * 2 * math.pi).log()
+    t3 = (mean * (1 - mean) / (total + 1) + mean.pow(2)) * 0.5   # E[x^2] / 2
+    t4 = q.loc * mean
+    t5 = q.loc.pow(2) * 0.5
+    return t1 + t2 + (t3 - t4 + t5) / var_normal
+
+
+@register_kl(Beta, Uniform)
+def _kl_beta_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    return _set_inf(result, (q.low > p.support.lower_bound) | (q.high < p.support.upper_bound))
+
+
+@register_kl(Exponential, Beta)
+@register_kl(Exponential, ContinuousBernoulli)
+@register_kl(Exponential, Pareto)
+@register_kl(Exponential, Uniform)
+def _kl_exponential_infinity(p, q):
+    return _infinite_like(p.rate)
+
+
+@register_kl(Exponential, Gamma)
+def _kl_exponential_gamma(p, q):
+    ratio = q.rate / p.rate
+    t1 = -q.concentration * fn.log(ratio)
+    return t1 + ratio + q.concentration.lgamma() + q.concentration * euler_constant - (1 + euler_constant)
+
+
+@register_kl(Exponential, Gumbel)
+def _kl_exponential_gumbel(p, q):
+    scale_rate_prod = p.rate * q.scale
+    loc_scale_ratio = q.loc / q.scale
+    t1 = scale_rate_prod.log() - 1
+    t2 = fn.exp(loc_scale_ratio) * scale_rate_prod / (scale_rate_prod + 1)
+    t3 = scale_rate_prod.reciprocal()
+    return t1 - loc_scale_ratio + t2 + t3
+
+
+@register_kl(Exponential, Normal)
+def _kl_exponential_normal(p, q):
+    var_normal = q.scale.pow(2)
+    rate_sqr = p.rate.pow(2)
+    t1 = 0.5 * fn.log(rate_sqr * var_normal * 2 * math.pi)
+    t2 = rate_sqr.reciprocal()
+    t3 = q.loc / p.rate
+    t4 = q.loc.pow(2) * 0.5
+    return t1 - 1 + (t2 - t3 + t4) / var_normal
+
+
+@register_kl(Gamma, Beta)
+@register_kl(Gamma, ContinuousBernoulli)
+@register_kl(Gamma, Pareto)
+@register_kl(Gamma, Uniform)
+def _kl_gamma_infinity(p, q):
+    return _infinite_like(p.concentration)
+
+
+@register_kl(Gamma, Exponential)
+def _kl_gamma_exponential(p, q):
+    return -p.entropy() - q.rate.log() + q.rate * p.concentration / p.rate
+
+
+@register_kl(Gamma, Gumbel)
+def _kl_gamma_gumbel(p, q):
+    beta_scale_prod = p.rate * q.scale
+    loc_scale_ratio = q.loc / q.scale
+    t1 = (p.concentration - 1) * p.concentration.digamma() - p.concentration.lgamma() - p.concentration
+    t2 = beta_scale_prod.log() + p.concentration / beta_scale_prod
+    t3 = fn.exp(loc_scale_ratio) * (1 + beta_scale_prod.reciprocal()).pow(-p.concentration) - loc_scale_ratio
+    return t1 + t2 + t3
+
+
+@register_kl(Gamma, Normal)
+def _kl_gamma_normal(p, q):
+    var_normal = q.scale.pow(2)
+    beta_sqr = p.rate.pow(2)
+    t1 = 0.5 * fn.log(beta_sqr * var_normal * 2 * math.pi) - p.concentration - p.concentration.lgamma()
+    t2 = 0.5 * (p.concentration.pow(2) + p.concentration) / beta_sqr
+    t3 = q.loc * p.concentration / p.rate
+    t4 = 0.5 * q.loc.pow(2)
+    return t1 + (p.concentration - 1) * p.concentration.digamma() + (t2 - t3 + t4) / var_normal
+
+
+@register_kl(Gumbel, Beta)
+@register_kl(Gumbel, ContinuousBernoulli)
+@register_kl(Gumbel, Exponential)
+@register_kl(Gumbel, Gamma)
+@register_kl(Gumbel, Pareto)
+@register_kl(Gumbel, Uniform)
+def _kl_gumbel_infinity(p, q):
+    return _infinite_like(p.loc)
+
+
+@register_kl(Gumbel, Normal)
+def _kl_gumbel_normal(p, q):
+    param_ratio = p.scale / q.scale
+    t1 = (param_ratio / math.sqrt(2 * math.pi)).log()
+    t2 = (math.pi * param_ratio * 0.5).pow(2) / 3
+    t3 = ((p.loc + p.scale * euler_constant - q.loc) / q.scale).pow(2) * 0.5
+    return -t1 + t2 + t3 - (euler_constant + 1)
+
+
+@register_kl(Laplace, Beta)
+@register_kl(Laplace, ContinuousBernoulli)
+@register_kl(Laplace, Exponential)
+@register_kl(Laplace, Gamma)
+@register_kl(Laplace, Pareto)
+@register_kl(Laplace, Uniform)
+def _kl_laplace_infinity(p, q):
+    return _infinite_like(p.loc)
+
+
+@register_kl(Laplace, Normal)
+def _kl_laplace_normal(p, q):
+    var_normal = q.scale.pow(2)
+    scale_sqr_var_ratio = p.scale.pow(2) / var_normal
+    t1 = 0.5 * fn.log(2 * scale_sqr_var_ratio / math.pi)
+    t2 = 0.5 * p.loc.pow(2)
+    t3 = p.loc * q.loc
+    t4 = 0.5 * q.loc.pow(2)
+    return -t1 + scale_sqr_var_ratio + (t2 - t3 + t4) / var_normal - 1
+
+
+@register_kl(Normal, Gumbel)
+def _kl_normal_gumbel(p, q):
+    mean_scale_ratio = p.loc / q.scale
+    var_scale_sqr_ratio = (p.scale / q.scale).pow(2)
+    loc_scale_ratio = q.loc / q.scale
+    t1 = var_scale_sqr_ratio.log() * 0.5
+    t2 = mean_scale_ratio - loc_scale_ratio
+    t3 = fn.exp(-mean_scale_ratio + 0.5 * var_scale_sqr_ratio + loc_scale_ratio)
+    return -t1 + t2 + t3 - (0.5 * (1 + math.log(2 * math.pi)))
+
+
+@register_kl(Normal, Laplace)
+def _kl_normal_laplace(p, q):
+    loc_diff = p.loc - q.loc
+    scale_ratio = p.scale / q.scale
+    loc_diff_scale_ratio = loc_diff / p.scale
+    t1 = fn.log(scale_ratio)
+    t2 = math.sqrt(2 / math.pi) * p.scale * fn.exp(-0.5 * loc_diff_scale_ratio.pow(2))
+    t3 = loc_diff * fn.erf(math.sqrt(0.5) * loc_diff_scale_ratio)
+    return -t1 + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
+
+
+@register_kl(Pareto, Beta)
+@register_kl(Pareto, ContinuousBernoulli)
+@register_kl(Pareto, Uniform)
+def _kl_pareto_infinity(p, q):
+    return _infinite_like(p.scale)
+
+
+@register_kl(Pareto, Exponential)
+def _kl_pareto_exponential(p, q):
+    scale_rate_prod = p.scale * q.rate
+    t1 = (p.alpha / scale_rate_prod).log()
+    t2 = p.alpha.reciprocal()
+    t3 = p.alpha * scale_rate_prod / (p.alpha - 1)
+    return _set_inf(t1 - t2 + t3 - 1, p.alpha <= 1)
+
+
+@register_kl(Pareto, Gamma)
+def _kl_pareto_gamma(p, q):
+    common_term = p.scale.log() + p.alpha.reciprocal()
+    t1 = p.alpha.log() - common_term
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (1 - q.concentration) * common_term
+    t4 = q.rate * p.alpha * p.scale / (p.alpha - 1)
+    return _set_inf(t1 + t2 + t3 + t4 - 1, p.alpha <= 1)
+
+
+@register_kl(Pareto, Normal)
+def _kl_pareto_normal(p, q):
+    var_normal = 2 * q.scale.pow(2)
+    common_term = p.scale / (p.alpha - 1)
+    t1 = (math.sqrt(2 * math.pi) * q.scale * p.alpha / p.scale).log()
+    t2 = p.alpha.reciprocal()
+    t3 = p.alpha * common_term.pow(2) / (p.alpha - 2)
+    t4 = (p.alpha * common_term - q.loc).pow(2)
+    return _set_inf(t1 - t2 + (t3 + t4) / var_normal - 1, p.alpha <= 2)
+
+
+@register_kl(Poisson, Bernoulli)
+@register_kl(Poisson, Binomial)
+def _kl_poisson_infinity(p, q):
+    return _infinite_like(p.rate)
+
+
+@register_kl(Uniform, Beta)
+def _kl_uniform_beta(p, q):
+    width = p.high - p.low
+    t1 = fn.log(width)
+    t2 = (q.concentration1 - 1) * (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    t3 = (q.concentration0 - 1) * (_x_log_x(1 - p.high) - _x_log_x(1 - p.low) + width) / width
+    t4 = q.concentration1.lgamma() + q.concentration0.lgamma() - (q.concentration1 + q.concentration0).lgamma()
+    return _set_inf(t3 + t4 - t1 - t2, (p.high > q.support.upper_bound) | (p.low < q.support.lower_bound))
+
+
+@register_kl(Uniform, Exponential)
+def _kl_uniform_exponential(p, q):
+    result = q.rate * (p.high + p.low) / 2 - ((p.high - p.low) * q.rate).log()
+    return _set_inf(result, p.low < q.support.lower_bound)
+
+
+@register_kl(Uniform, Gamma)
+def _kl_uniform_gamma(p, q):
+    width = p.high - p.low
+    t1 = width.log()
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (1 - q.concentration) * (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    t4 = q.rate * (p.high + p.low) / 2
+    return _set_inf(-t1 + t2 + t3 + t4, p.low < q.support.lower_bound)
+
+
+@register_kl(Uniform, Gumbel)
+def _kl_uniform_gumbel(p, q):
+    common_term = q.scale / (p.high - p.low)
+    high_loc_diff = (p.high - q.loc) / q.scale
+    low_loc_diff = (p.low - q.loc) / q.scale
+    t1 = common_term.log() + 0.5 * (high_loc_diff + low_loc_diff)
+    t2 = common_term * (fn.exp(-high_loc_diff) - fn.exp(-low_loc_diff))
+    return t1 - t2
+
+
+@register_kl(Uniform, Pareto)
+def _kl_uniform_pareto(p, q):
+    width = p.high - p.low
+    t1 = (q.alpha * q.scale.pow(q.alpha) * width).log()
+    t2 = (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
+    return _set_inf(t2 * (q.alpha + 1) - t1, p.low < q.support.lower_bound)
+
+
+@register_kl(Independent, Independent)
+def _kl_independent_independent(p, q):
+    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
+        raise NotImplementedError
+    return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
+
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p, q):
+    t1 = ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log()
+    t2 = (4 * p.scale * q.scale).log()
+    return t1 - t2
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = p._cont_bern_log_norm() + fn.log1p(-p.probs)
+    t3 = -q._cont_bern_log_norm() - fn.log1p(-q.probs)
+    return t1 + t2 + t3
+
+
+def _kl_to_continuous_bernoulli(p, q):
+    """-H(p) - E_p[log q], E_p[log q] = mean * logits + log(1 - probs) + log C(probs)."""
+    return -p.entropy() - p.mean * q.logits - fn.log1p(-q.probs) - q._cont_bern_log_norm()
+
+
+register_kl(Beta, ContinuousBernoulli)(_kl_to_continuous_bernoulli)
+
+
+@register_kl(ContinuousBernoulli, Pareto)
+def _kl_continuous_bernoulli_infinity(p, q):
+    return _infinite_like(p.probs)
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_continuous_bernoulli_exponential(p, q):
+    return -p.entropy() - fn.log(q.rate) + q.rate * p.mean
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_continuous_bernoulli_normal(p, q):
+    t1 = -p.entropy()
+    t2 = 0.5 * (math.log(2.0 * math.pi) + fn.square(q.loc / q.scale)) + fn.log(q.scale)
+    t3 = (p.variance + fn.square(p.mean) - 2.0 * q.loc * p.mean) / (2.0 * fn.square(q.scale))
+    return t1 + t2 + t3
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    outside = fn.max(fn.ge(q.low, p.support.lower_bound), fn.le(q.high, p.support.upper_bound))
+    return fn.where(outside, fn.ones_like(result) * inf, result)
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_continuous_bernoulli(p, q):
+    result = _kl_to_continuous_bernoulli(p, q)
+    outside = fn.max(fn.ge(p.high, q.support.upper_bound), fn.le(p.low, q.support.lower_bound))
+    return fn.where(outside, fn.ones_like(result) * inf, result)
+
+
+def _check_event_shapes(p, q, what):
+    if p.event_shape != q.event_shape:
+        # (torch's message, with the indentation of its source line inside it)
+        raise ValueError(f"KL-divergence between two {what} with" + " " * 26 + "different event shapes cannot be computed")
+
+
+def _lowrank_q_terms(p, q):
+    """The terms of KL(p || q) that involve q's low-rank covariance: log det(S_q), the Mahalanobis distance of
+    the means, and A = C_q^-1 W_q^T D_q^-1 (for the trace term)."""
+    w, d, cap = q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, q._capacitance_tril
+    logdet = _batch_lowrank_logdet(w, d, cap)
+    mahalanobis = _batch_lowrank_mahalanobis(w, d, q.loc - p.loc, cap)
+    a = linalg.solve_triangular(cap, w.mT / d.unsqueeze(-2), upper=False)
+    return logdet, mahalanobis, a
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrankmultivariatenormal_lowrankmultivariatenormal(p, q):
+    _check_event_shapes(p, q, "Low Rank Multivariate Normals")
+    logdet_q, term3, a = _lowrank_q_terms(p, q)
+    term1 = logdet_q - _batch_lowrank_logdet(p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag,
+                                             p._capacitance_tril)
+    # tr(S_q^-1 S_p) with S_q^-1 = D_q^-1 - A^T A
+    term21 = (p._unbroadcasted_cov_diag / q._unbroadcasted_cov_diag).sum(-1)
+    term22 = _batch_trace_xxt(p._unbroadcasted_cov_factor * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+    term23 = _batch_trace_xxt(a * p._unbroadcasted_cov_diag.sqrt().unsqueeze(-2))
+    term24 = _batch_trace_xxt(a.matmul(p._unbroadcasted_cov_factor))
+    return 0.5 * (term1 + term21 + term22 - term23 - term24 + term3 - p.event_shape[0])
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_multivariatenormal_lowrankmultivariatenormal(p, q):
+    _check_event_shapes(p, q, "(Low Rank) Multivariate Normals")
+    logdet_q, term3, a = _lowrank_q_terms(p, q)
+    term1 = logdet_q - 2 * p._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+    term21 = _batch_trace_xxt(p._unbroadcasted_scale_tril * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+    term22 = _batch_trace_xxt(a.matmul(p._unbroadcasted_scale_tril))
+    return 0.5 * (term1 + term21 - term22 + term3 - p.event_shape[0])
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrankmultivariatenormal_multivariatenormal(p, q):
+    _check_event_shapes(p, q, "(Low Rank) Multivariate Normals")
+    term1 = (2 * q._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+             - _batch_lowrank_logdet(p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag, p._capacitance_tril))
+    term3 = _batch_mahalanobis(q._unbroadcasted_scale_tril, q.loc - p.loc)
+    batch = broadcast_shapes(q._unbroadcasted_scale_tril.shape[:-2], p._unbroadcasted_cov_factor.shape[:-2])
+    n = p.event_shape[0]
+    q_scale_tril = q._unbroadcasted_scale_tril.expand(batch + (n, n))
+    p_cov_factor = p._unbroadcasted_cov_factor.expand(batch + (n, p.cov_factor.size(-1)))
+    p_cov_diag = fn.diag_embed(p._unbroadcasted_cov_diag.sqrt()).expand(batch + (n, n))
+    term21 = _batch_trace_xxt(linalg.solve_triangular(q_scale_tril, p_cov_factor, upper=False))
+    term22 = _batch_trace_xxt(linalg.solve_triangular(q_scale_tril, p_cov_diag, upper=False))
+    return 0.5 * (term1 + term21 + term22 + term3 - p.event_shape[0])

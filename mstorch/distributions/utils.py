@@ -4,13 +4,15 @@ from functools import update_wrapper
 from .. import _dtype as D
 from .. import _functions as fn
 from .._finfo import finfo
+from .._size import Size
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from ..nn import functional as F
 
 euler_constant = 0.57721566490153286060
 
-__all__ = ["broadcast_all", "logits_to_probs", "clamp_probs", "probs_to_logits", "lazy_property"]
+__all__ = ["broadcast_all", "logits_to_probs", "clamp_probs", "probs_to_logits", "lazy_property",
+           "tril_matrix_to_vec", "vec_to_tril_matrix"]
 
 _Number = (int, float, bool)
 
@@ -25,6 +27,12 @@ def broadcast_all(*values):
         dtype = next((v.dtype for v in values if isinstance(v, Tensor)), D.get_default_dtype())
         values = [v if isinstance(v, Tensor) else fn.tensor(v, dtype=dtype) for v in values]
     return fn.broadcast_tensors(*values)
+
+
+def _params_batch_shape(given, first):
+    """The batch shape torch gives a distribution built from the parameters ``given``: empty when all were
+    numbers, else the broadcast shape (``first``, one of the broadcast tensors)."""
+    return Size() if all(isinstance(v, _Number) for v in given) else first.size()
 
 
 def _standard_normal(shape, dtype, device):
@@ -53,6 +61,33 @@ def probs_to_logits(probs, is_binary=False):
     if is_binary:
         return fn.log(ps_clamped) - fn.log1p(-ps_clamped)
     return fn.log(ps_clamped)
+
+
+def _tril_mask(n, diag, device):
+    arange = fn.arange(n, device=device)
+    return arange < arange.view(-1, 1) + (diag + 1)
+
+
+def tril_matrix_to_vec(mat, diag=0):
+    """Mirrors torch.distributions.utils.tril_matrix_to_vec: the lower triangle (from diagonal ``diag``) read
+    row by row."""
+    n = mat.shape[-1]
+    if diag < -n or diag >= n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    return mat[..., _tril_mask(n, diag, mat.device)]
+
+
+def vec_to_tril_matrix(vec, diag=0):
+    """Mirrors torch.distributions.utils.vec_to_tril_matrix, the inverse of ``tril_matrix_to_vec``."""
+    # n solves n(n+1)/2 + diag terms = len(vec) for the triangle below diagonal ``diag``
+    n = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * vec.shape[-1] + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    if round(n) - n > finfo(vec.dtype).eps:
+        raise ValueError(f"The size of last dimension is {vec.shape[-1]} which cannot be expressed as "
+                         "the lower triangular part of a square D x D matrix.")
+    n = round(n)
+    mat = vec.new_zeros(vec.shape[:-1] + (n, n))
+    mat[..., _tril_mask(n, diag, vec.device)] = vec
+    return mat
 
 
 class lazy_property:

@@ -802,6 +802,25 @@ def poisson(input, generator=None):
     return _new(R.to_host(R.poisson(gen, lam), dt), dt, tuple(input._ms.shape), None, False, input.device)
 
 
+@register("binomial", family=F, namespace="torch", raw=True)
+def binomial(count, prob, generator=None):
+    """torch.binomial: ATen's CPU sampler (BTRS for count * min(p, 1 - p) >= 10, else inversion) on torch's
+    generator stream, value for value."""
+    gen = R._check_generator(generator)
+    dt = count.dtype
+    if not dt.is_floating_point:
+        raise ValueError(f"binomial only supports floating-point dtypes for count, got: {scalar_type_name(dt)}")
+    if dt not in (D.float32, D.float64):
+        raise _not_impl("binomial_cpu", dt)
+    if prob.dtype is not dt:
+        raise RuntimeError(f"Found dtype {scalar_type_name(prob.dtype)} but expected {scalar_type_name(dt)}")
+    shape = np.broadcast_shapes(tuple(count._ms.shape), tuple(prob._ms.shape))
+    n = np.broadcast_to(_host(count), shape).ravel()
+    p = np.broadcast_to(_host(prob), shape).ravel()
+    s = R.binomial(gen, n, p, dt is D.float32)
+    return _new(s.astype(dt._np), dt, shape, None, False, count.device)
+
+
 # --- gamma and Dirichlet samples (Beta and Dirichlet sample through these) ------------------------------------
 
 def _gamma_input(input, name):
