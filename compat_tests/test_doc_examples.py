@@ -25,6 +25,10 @@ SKIP = {
     "torch.distributions.Poisson": "torch's own example (an xdoctest SKIP there) samples a Long rate, which "
                                    "poisson_cpu refuses",
     "torch.narrow_copy": "its example narrows a sparse COO tensor (mstorch's sparse tensors have no narrow)",
+    "torch.empty_permuted": "its example compares with torch.empty(memory_format=torch.channels_last), whose strides "
+                            "mstorch does not reproduce (docs/known-differences.md: memory formats)",
+    "torch.nn.utils.skip_init": "its example shows the uninitialized parameters skip_init leaves "
+                                "(compat_tests/test_legacy_api.py covers skip_init)",
     # not cheap: tens of millions of elements, or MindSpore's CPU conv/pool kernels on 3-D volumes
     "torch.nn.CircularPad3d": "not cheap: pads a 16x3x8x320x480 input (59M elements)",
     "torch.nn.ReplicationPad3d": "not cheap: pads a 16x3x8x320x480 input (59M elements)",
