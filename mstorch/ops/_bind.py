@@ -382,6 +382,7 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
     complex_refused = _complex_refusal(name)
     out_sets_dtype = name in _OUT_SETS_DTYPE
     out_needs_tensor_self = name in _OUT_NEEDS_TENSOR_SELF
+    out_precheck = _OUT_PRECHECKS.get(name)
 
     def fn(*args, **kwargs):
         if INTERCEPT:
@@ -408,6 +409,8 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
                                             f"{type(args[pos - 1]).__name__}")
                 if out is not None and name in _OUT_NEEDS_DIM and len(args) < 2 and kwargs.get("dim") is None:
                     _refuse_out_without_dim(name)   # (torch's argument parser: before the op runs)
+                if out_precheck is not None and isinstance(out, Tensor):
+                    out_precheck(args, out)   # (torch's check of out= before its kernel's dtype check)
                 if out_sets_dtype and isinstance(out, Tensor) and kwargs.get("dtype") is None:
                     kwargs["dtype"] = out.dtype   # these compute in out's dtype, as with dtype=out.dtype
             elif refuse_out and "out" in kwargs:   # (and np.sum(t) -> t.sum(out=None) fails as in torch)
@@ -505,6 +508,31 @@ def _check_torch_kernel(name, no_kernel, args, kwargs):
     raise NotImplementedError(f"\"{kernel}\" not implemented for '{_D.SCALAR_TYPE_NAMES[first.dtype]}'")
 
 
+def _histc_out(args, out):
+    from .random import _CPP_NAMES
+    if args and isinstance(args[0], Tensor) and out.dtype is not args[0].dtype:
+        raise RuntimeError(f"torch.histogram: input tensor and hist tensor should have the same dtype, but got "
+                           f"input {_CPP_NAMES.get(args[0].dtype, args[0].dtype)} and hist "
+                           f"{_CPP_NAMES.get(out.dtype, out.dtype)}")
+
+
+_COMPLEX_OF = {_D.float16: "ComplexHalf", _D.float32: "ComplexFloat", _D.float64: "ComplexDouble"}
+
+
+def _complex_parts_out(args, out):
+    """complex/polar: out= must be the complex dtype of the (valid) parts, checked before the kernel."""
+    if len(args) < 2 or not all(isinstance(a, Tensor) for a in args[:2]) or args[0].dtype is not args[1].dtype:
+        return
+    want = _COMPLEX_OF.get(args[0].dtype)
+    if want is not None and _D.SCALAR_TYPE_NAMES.get(out.dtype) != want:
+        raise RuntimeError(f"Expected object of scalar type {want} but got scalar type "
+                           f"{_D.SCALAR_TYPE_NAMES.get(out.dtype, out.dtype)} for argument 'out'")
+
+
+# out= checks torch makes before the kernel's own dtype checks, per op
+_OUT_PRECHECKS = {"histc": _histc_out, "complex": _complex_parts_out, "polar": _complex_parts_out}
+
+
 def _refuse_out_without_dim(name):
     if name in ("median", "nanmedian"):   # (one signature with out=: torch names the missing argument)
         raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
@@ -516,6 +544,8 @@ def _check_out(opdef, out, r, args, kwargs, factory=False):
     """Refuse an ``out=`` torch refuses, before anything is written."""
     name = opdef.name
     if isinstance(r, (tuple, list)):
+        if name == "nonzero":   # (as_tuple=True)
+            raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
         if not isinstance(out, (tuple, list)):
             raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
         for o, x in zip(out, r):
@@ -530,7 +560,14 @@ def _check_out(opdef, out, r, args, kwargs, factory=False):
                            f"({_D.SCALAR_TYPE_NAMES.get(out.dtype, out.dtype)})")
     if factory:     # (without dtype= a factory makes out's dtype)
         return
-    if opdef.out == "exact":
+    if opdef.out == "exact" and name == "abs" and args and isinstance(args[0], Tensor) and args[0].dtype.is_complex:
+        # torch's abs of a complex input writes into the input's own dtype, or casts into a real out
+        if out.dtype.is_complex:
+            if out.dtype is not args[0].dtype:
+                raise RuntimeError(f"Found dtype {_D.SCALAR_TYPE_NAMES.get(out.dtype, out.dtype)} but expected "
+                                   f"{_D.SCALAR_TYPE_NAMES.get(args[0].dtype, args[0].dtype)}")
+            return
+    elif opdef.out == "exact":
         raise RuntimeError(f"Found dtype {_D.SCALAR_TYPE_NAMES.get(out.dtype, out.dtype)} but expected "
                            f"{_D.SCALAR_TYPE_NAMES.get(r.dtype, r.dtype)}")
     if r.dtype._cat > out.dtype._cat:

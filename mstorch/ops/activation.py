@@ -103,13 +103,14 @@ def hardshrink(input, lambd=0.5):
 @register("prelu", family=A, namespace=("torch", "Tensor", "nn.functional"))
 def prelu(input, weight):
     _need_tensor("prelu", weight, 2, "weight")
-    _float_only(input, "prelu_cpu")
-    if weight.ndim > 1:
-        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
+    # (torch's order: the parameter count, the weight's rank, then the kernel's dtype)
     channels = input.shape[1] if input.ndim >= 2 else 1
     if weight.size != 1 and weight.size != channels:
         raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
                            f"{weight.size} and channel size = {channels}.")
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
+    _float_only(input, "prelu_cpu")
     w = weight
     if weight.size != 1 and input.ndim > 2:
         w = weight.reshape((channels,) + (1,) * (input.ndim - 2))

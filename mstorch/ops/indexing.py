@@ -524,6 +524,23 @@ def _check_range(index, size, dim, err=None):
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
 
 
+def check_select_range(index, shape, d):
+    """torch's CPU index_select range checks: a matrix or more that is empty, or selected along dim 1, goes
+    through a path whose check is a RuntimeError naming the first bad index; otherwise an IndexError."""
+    size = shape[d] if shape else 1
+    if len(shape) > 1 and index.size and size == 0:    # (torch's check before the range check)
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
+    if len(shape) > 1 and (d == 1 or 0 in shape):
+        if index.size == 0 or not kernels.CHECK_INDICES:
+            return
+        a = read_host(index).reshape(-1)
+        bad = np.flatnonzero((a < 0) | (a >= size))
+        if bad.size:
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={a[bad[0]]} axis_dim={size}")
+        return
+    _check_range(index, size, d, IndexError("index out of range in self"))
+
+
 def _check_gather_shapes(input, index, src, d, name):
     if index.size == 0:   # torch checks no shape of an empty index (nothing is read or written)
         return
@@ -712,10 +729,7 @@ def _check_vector(index, name):
 def index_select(input, dim, index):
     d = wrap_dim(dim, input.ndim)
     _check_vector(index, "index_select")
-    size = input.shape[d] if input.ndim else 1
-    if size == 0 and index.size:    # (torch's check before the range check)
-        raise RuntimeError("index_select(): self indexing axis dim should be positive")
-    _check_range(index, size, d, IndexError("index out of range in self"))
+    check_select_range(index, tuple(input.shape), d)
     if input.ndim == 0:
         return fresh(input) if index.size else empty_from(input, (0,))
     if index.size == 0:

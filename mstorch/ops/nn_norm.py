@@ -19,7 +19,7 @@ from .._tensor import wrap, scalar_type_name
 from .._cast import cast
 from ._helpers import graph_inputs
 from ._registry import register
-from ._helpers import dtype_of, scalar_tensor
+from ._helpers import dtype_of, scalar_tensor, wrap_dim, wrap_size_dim
 from ..autograd._higher_order import record_own_backward, recompute_as, Recompute
 
 F = "nn.norm"
@@ -316,11 +316,18 @@ _EPS = {ms.float32: 1.1920928955078125e-07, ms.float64: 2.220446049250313e-16}
 
 # --- group norm ------------------------------------------------------------------------------------
 
-@register("group_norm", family=F, namespace=("torch", "nn.functional"))
+@register("nn.functional.group_norm", family=F, namespace="nn.functional")
+def f_group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    if input.ndim < 2:   # (F.group_norm checks the rank in Python)
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
+    return group_norm(input, num_groups, weight, bias, eps)
+
+
+@register("group_norm", family=F, namespace="torch")
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
     shape = tuple(input.shape)
-    if input.ndim < 2:
-        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
+    wrap_size_dim(0, input.ndim)   # (torch.group_norm reads size(0) and size(1) first)
+    wrap_dim(1, input.ndim)
     c = shape[1]
     _verify_batch_size([shape[0] * c // num_groups, num_groups] + list(shape[2:]))
     if c % num_groups:

@@ -461,18 +461,21 @@ def trace(input):
 @register("cross", family=F, out="exact")
 def cross(input, other, dim=None):
     shape = _broadcast_batch(input.shape, other.shape)
-    if input.dtype != other.dtype:
-        _scalar_type_msg(input, other)
-    _no_bool(input, "cross")
     if dim is None:
         dim = next((i for i, s in enumerate(shape) if s == 3), None)
         if dim is None:
             raise RuntimeError("no dimension of size 3 in input")
-    dim = wrap_dim(dim, len(shape))
+    given, dim = dim, wrap_dim(dim, len(shape))
     if input.shape[dim - len(shape) + input.ndim] != 3 or other.shape[dim - len(shape) + other.ndim] != 3:
-        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+        raise RuntimeError(f"linalg.cross: inputs dimension {given} must have length 3. Got "
                            f"{input.shape[dim - len(shape) + input.ndim]} and "
                            f"{other.shape[dim - len(shape) + other.ndim]}")
+    # (torch: the shapes, then the kernel's dispatch on the input's dtype, then the other's dtype)
+    _no_bool(input, "cross")
+    if input.dtype != other.dtype:
+        _scalar_type_msg(input, other)
+    if 0 in shape:   # (MindSpore's slicing backward fails on an empty selection)
+        return ops.zeros(tuple(shape), input.dtype)
     a, b = ops.broadcast_to(input, shape), ops.broadcast_to(other, shape)
     if a.dtype == _bf16:
         return cast(cross(cast(a, _f32), cast(b, _f32), dim), _bf16)

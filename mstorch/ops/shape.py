@@ -674,6 +674,10 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if dim is None:
         input = input.reshape(-1)
         dim = 0
+    elif input.ndim == 0:   # (torch reads size(dim), or unsqueezes at dim + 1, of the 0-d input)
+        if isinstance(repeats, ms.Tensor):
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but got {wrap_dim(dim, 0) + 1})")
     d = wrap_dim(dim, input.ndim)
     n = input.shape[d] if input.ndim else 1
     if isinstance(repeats, ms.Tensor):

@@ -1,0 +1,108 @@
+"""Regression tests against torch for the differential fuzzer's loud classes (issue 18), second round: another
+exception type than torch's, or one side raising where the other returns. Grouped by root cause: torch's
+check order (argument and out= checks before the kernel's dtype dispatch), index checks of torch's other
+kernel paths, empty inputs torch answers without a kernel, and in-place receivers."""
+import pytest
+
+from harness import check
+from test_fuzz_regressions5 import _run, _same_error
+
+
+def _same_value(src, **kw):
+    check(_run(src), **kw)
+
+
+# --- torch's argument (and out=) checks come before its kernel's dtype dispatch --------------------------
+
+CHECKS_BEFORE_DTYPE_DISPATCH = [
+    # ctc_loss: the lengths' dtypes
+    "F.ctc_loss(T.ones(2, 5, dtype=T.complex64), T.tensor([2.], dtype=T.float16), T.tensor(-2.9, dtype=T.float16),"
+    " T.tensor(-0.9, dtype=T.float16), reduction='none')",
+    # prelu: the parameter count, then the weight's rank
+    "T.zeros((0, 3), dtype=T.bool).t().prelu(T.zeros((3, 0), dtype=T.bool))",
+    "T.prelu(T.ones(2, 3, dtype=T.bool), T.ones(2, 2, dtype=T.bool))",
+    "T.prelu(T.ones(2, 3, dtype=T.bool), T.ones(3, dtype=T.bool))",
+    # complex/polar: out= must be the parts' complex dtype
+    "T.polar(T.tensor(0.78, dtype=T.float16), T.tensor(0.70, dtype=T.float16), out=T.zeros(0, dtype=T.float16))",
+    "T.polar(T.ones(2), T.ones(2), out=T.zeros(0, dtype=T.complex128))",
+    "T.complex(T.ones(2), T.ones(2, dtype=T.float64), out=T.zeros(0, dtype=T.complex64))",
+    # cross: the shapes, the input's dtype, then the other's
+    "T.cross(T.tensor([[False]]), T.zeros((0, 1), dtype=T.bool), dim=-1)",
+    "T.cross(T.ones(2, 3, dtype=T.int64), T.ones(2, 3, dtype=T.bool), dim=-1)",
+    "T.cross(T.ones(2, 3, dtype=T.bool), T.ones(2, 3, dtype=T.int64), dim=-1)",
+    # histogram: the weight's checks first, except the min/max of int bins without a range
+    "T.histogram(T.zeros((0,), dtype=T.complex64), 6, weight=T.ones(40, dtype=T.float64), density=True)",
+    "T.histogram(T.zeros((3,), dtype=T.complex64), 6, weight=T.ones(3, dtype=T.float64), density=True)",
+    "T.histogram(T.zeros((3,), dtype=T.complex64), 6, range=(0., 1.))",
+    "T.histogram(T.zeros((3,), dtype=T.int64), T.zeros(3, dtype=T.int64))",
+    "T.histc(T.ones(3, dtype=T.float16), 3, out=T.zeros(0))",
+    "T.histc(T.ones(3, dtype=T.int64), 3, out=T.zeros(0))",
+    # margin_ranking_loss: torch's own subtraction and negation of bool tensors
+    "F.margin_ranking_loss(T.tensor([[False, True], [False, False]]), T.zeros(2, 2, dtype=T.bool),"
+    " T.zeros(2, 2, dtype=T.bool), 0.5, reduction='none')",
+    "F.margin_ranking_loss(T.ones(3), T.ones(3), T.ones(3, dtype=T.bool))",
+    "F.margin_ranking_loss(T.ones(3, dtype=T.bool), T.ones(3), T.ones(3))",
+    # multi_margin_loss: the weight's size, the input's dtype, the target's and weight's dtypes, the range
+    "F.multi_margin_loss(T.tensor([[2.859375, 6e-08]], dtype=T.float16).expand(5, 2), T.tensor([0, 2, 2, 3, 0]), 1,"
+    " 1.0, T.tensor([0.5, 1.0, 2.0, 0.25, 1.5]))",
+    "F.multi_margin_loss(T.ones(4, 5), T.tensor([4, 3, 3, 0], dtype=T.uint8), 2)",
+    "F.multi_margin_loss(T.ones(4, 5), T.tensor([4, 3, 3, 0]), 2, weight=T.ones(5, dtype=T.float64))",
+    "F.multi_margin_loss(T.ones(4, 5, dtype=T.float16), T.tensor([4, 9, 3, 0]))",
+    # no half kernel for multilabel_margin_loss
+    "F.multilabel_margin_loss(T.ones(4, 5, dtype=T.float16), -T.ones(4, 5, dtype=T.int64), reduction='sum')",
+    "T.abs(T.tensor(1j), out=T.zeros(0, dtype=T.complex128))",
+    "T.nonzero(T.tensor(-9), as_tuple=True, out=T.zeros(0, dtype=T.int64))",
+]
+
+
+# --- torch's other index paths: their exception types and words -------------------------------------------
+
+INDEX_PATHS_AS_TORCH = [
+    "T.index_select(T.ones(2, 1, dtype=T.float16), -1, T.tensor([2, -1, 0, -3, 0, 1])[::2])",   # dim 1
+    "T.index_select(T.ones(3, 2, 4).permute(2, 0, 1), 1, T.tensor([9]))",
+    "T.index_select(T.ones(3, 2, 4), 2, T.tensor([9]))",
+    "T.index_select(T.ones(0, 3), 0, T.tensor([9]))",
+    "T.index_select(T.ones(3, 0), 0, T.tensor([9]))",                                          # empty self
+    "T.index_select(T.ones(0), 0, T.tensor([9]))",
+    "F.embedding(T.tensor([2, 2, 5], dtype=T.int32), T.zeros((1, 0)))",
+    "F.embedding(T.tensor([2, 2, 5], dtype=T.int32), T.zeros((0, 3)))",
+    "F.embedding(T.tensor([2, 2, 5], dtype=T.int32), T.zeros((2, 3)))",
+    "T.zeros((2, 0)).kthvalue(3)",
+    "T.zeros((0,)).kthvalue(1)",
+    "T.repeat_interleave(T.tensor(0.2), T.tensor([2]), 0)",
+    "T.repeat_interleave(T.tensor(0.2), 2, -1)",
+    "T.repeat_interleave(T.tensor(0.2), 2, -2)",
+    "T.group_norm(T.tensor(-0.7), 2, T.tensor(-0.4))",      # torch.group_norm reads size(0), size(1)
+    "T.group_norm(T.ones(3), 2)",
+    "F.group_norm(T.ones(3), 2)",
+    "F.nll_loss(T.tensor([1.774, -0.34, -0.252, 3.211]), T.tensor([-100, -100, -100, -100]))",
+]
+
+
+RETURNS_AS_TORCH = [
+    "T.histogram(T.ones(3), 3, weight=T.ones(3))",
+    "T.abs(T.tensor(1j), out=T.zeros(0, dtype=T.complex64))",
+    "T.abs(T.tensor(1j), out=T.zeros(0, dtype=T.float64))",
+    "T.repeat_interleave(T.tensor(0.2), 2)",
+    "T.group_norm(T.ones(2, 4, 3), 2)",
+]
+
+
+def test_cross_of_empty_backward():
+    def fn(T):
+        x0 = T.zeros((3, 0), requires_grad=True)
+        x1 = T.zeros((4, 0), requires_grad=True)
+        r = T.cross(x0, x1[1:])
+        r.sum().backward()
+        return r, x0.grad, x1.grad
+    check(fn)
+
+
+@pytest.mark.parametrize("src", CHECKS_BEFORE_DTYPE_DISPATCH + INDEX_PATHS_AS_TORCH)
+def test_raises_as_torch(src):
+    _same_error(src)
+
+
+@pytest.mark.parametrize("src", RETURNS_AS_TORCH)
+def test_returns_as_torch(src):
+    _same_value(src)
