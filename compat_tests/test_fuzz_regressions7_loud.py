@@ -79,6 +79,56 @@ INDEX_PATHS_AS_TORCH = [
 ]
 
 
+# --- empty inputs torch answers without the kernel it lacks for their dtype ----------------------------------
+
+EMPTY_WITHOUT_KERNEL = [
+    "F.log_softmax(T.zeros(0, 4, dtype=T.int32), 1)",
+    "T.log_softmax(T.zeros(0, 4, dtype=T.int32), 1)",
+    "F.softmax(T.zeros(0, 4, dtype=T.int32), 1)",
+    "T.zeros(0, 4, dtype=T.int32).log_softmax(0)",
+    "F.log_softmax(T.zeros(0, dtype=T.bool), 0)",
+    "T.normal(1.5, T.zeros(0, dtype=T.int64))",
+    "T.normal(T.zeros(0, dtype=T.int64), 1.5)",
+    "T.normal(0., 1., (0,), dtype=T.int64)",
+    "T.randn(0, dtype=T.int64)",
+    "T.zeros(0, dtype=T.int64).normal_()",
+    "T.zeros(0, 5, dtype=T.bool).mm(T.zeros(5, 0, dtype=T.bool))",
+    "T.zeros(2, 0, dtype=T.bool).mm(T.zeros(0, 3, dtype=T.bool))",
+    "T.zeros(2, 0, dtype=T.bool).matmul(T.zeros(0, 3, dtype=T.bool))",
+    "T.zeros(1, 2, 0, dtype=T.bool).bmm(T.zeros(1, 0, 3, dtype=T.bool))",
+    "T.zeros(1, 0, 2, dtype=T.bool).bmm(T.zeros(1, 2, 3, dtype=T.bool))",
+    "T.cdist(T.zeros((3, 0), dtype=T.float16).t(), T.ones(3, 3, dtype=T.float16), p=inf)",
+    "T.cdist(T.zeros(2, 0, dtype=T.float16), T.ones(3, 0, dtype=T.float16))",
+    "T.cdist(T.zeros(2, 3, dtype=T.float16), T.ones(0, 3, dtype=T.float16))",
+    "T.linalg.lu_factor(T.zeros(0, 2, dtype=T.uint8))",
+    "T.linalg.lu_factor(T.zeros(0, 2, dtype=T.float16))",
+    "T.linalg.lu_factor(T.zeros(2, 0, dtype=T.int64))",
+    "T.linalg.lu(T.zeros(0, 2, dtype=T.int64))",
+]
+
+NOT_EMPTY_STILL_REFUSED = [
+    "T.normal(1.5, T.zeros(2, dtype=T.int64))",
+    "T.zeros(2, 4, dtype=T.bool).mm(T.zeros(4, 3, dtype=T.bool))",
+    "T.cdist(T.zeros(2, 3, dtype=T.float16), T.ones(2, 3, dtype=T.float16))",
+    "T.linalg.lu_factor(T.zeros(2, 2, dtype=T.int64))",
+    "F.softmax(T.zeros(1, 4, dtype=T.int32), 1)",
+]
+
+# weighted regression losses are composed by torch in Python: no loss kernel, the weight promotes
+WEIGHTED_LOSSES = [
+    "F.mse_loss(T.tensor([[-3], [9], [-3]]).expand(3, 4), T.tensor([[-9, -9, -2, 0], [2, 5, 5, -2], [-3, -5, 2, -9]]),"
+    " reduction='sum', weight=T.ones(3, 4))",
+    "F.mse_loss(T.tensor([[-3], [9], [-3]]), T.tensor([[-9], [2], [-3]]), reduction='none', weight=T.ones(3, 1))",
+    "F.mse_loss(T.tensor([[-3], [9], [-3]]), T.tensor([[-9], [2], [-3]]), weight=T.ones(3, 1))",
+    "F.l1_loss(T.tensor([[-3], [9], [-3]]), T.tensor([[-9], [2], [-3]]), weight=T.ones(3, 1))",
+]
+
+# complex LU: its triangular parts taken without a complex Tril/Triu kernel
+COMPLEX_LU = [
+    "T.linalg.lu(T.tensor([[1j, 2, 3], [4, 5j, 6]]))",
+    "T.linalg.lu(T.tensor([[1j, 2], [4, 5j], [1, 1 + 1j]], dtype=T.complex128))",
+]
+
 RETURNS_AS_TORCH = [
     "T.histogram(T.ones(3), 3, weight=T.ones(3))",
     "T.abs(T.tensor(1j), out=T.zeros(0, dtype=T.complex64))",
@@ -98,11 +148,11 @@ def test_cross_of_empty_backward():
     check(fn)
 
 
-@pytest.mark.parametrize("src", CHECKS_BEFORE_DTYPE_DISPATCH + INDEX_PATHS_AS_TORCH)
+@pytest.mark.parametrize("src", CHECKS_BEFORE_DTYPE_DISPATCH + INDEX_PATHS_AS_TORCH + NOT_EMPTY_STILL_REFUSED)
 def test_raises_as_torch(src):
     _same_error(src)
 
 
-@pytest.mark.parametrize("src", RETURNS_AS_TORCH)
+@pytest.mark.parametrize("src", RETURNS_AS_TORCH + EMPTY_WITHOUT_KERNEL + WEIGHTED_LOSSES + COMPLEX_LU)
 def test_returns_as_torch(src):
     _same_value(src)

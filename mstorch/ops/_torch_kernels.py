@@ -192,4 +192,5 @@ COMPLEX_REFUSED = {
 # empty input of those dtypes is computed, not refused (probed on torch 2.13).
 NOT_REACHED_WHEN_EMPTY = frozenset((
     "linalg.svd", "linalg.svdvals", "linalg.cholesky", "linalg.det", "det", "linalg.cond", "linalg.eigh",
-    "linalg.eigvalsh", "cummax", "cummin", "pdist", "local_response_norm"))
+    "linalg.eigvalsh", "cummax", "cummin", "pdist", "local_response_norm", "softmax", "log_softmax",
+    "nn.functional.softmax", "nn.functional.log_softmax", "special.softmax", "special.log_softmax"))

@@ -631,9 +631,15 @@ def _ones(x):
 
 # --- regression losses ------------------------------------------------------------------------------
 
-def _weighted(err, weight, input, mode):
+def _check_weight_size(weight, input):
     if tuple(weight.shape) != tuple(input.shape):
         raise ValueError("Weights and input must have the same size.")
+
+
+def _weighted(err, weight, input, mode):
+    """torch's weighted regression losses: composed in Python (no loss kernel), the weight promoting."""
+    _check_weight_size(weight, input)
+    err, weight, _ = promote(err, weight)
     err = ops.mul(err, weight)
     if mode == "mean":
         return ops.div(ops.sum(err), ops.sum(weight))
@@ -645,7 +651,9 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     _warn_size(input, target)
     mode = _mode(reduction, size_average, reduce)
     x, t = _pair(input, target)
-    if mode == "mean" and dtype_of(x)._cat < D._FLOAT:
+    if weight is not None:
+        _check_weight_size(weight, input)
+    elif mode == "mean" and dtype_of(x)._cat < D._FLOAT:
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {_tname(x)}")
     err = ops.abs(ops.sub(x, t))
@@ -661,10 +669,11 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     _warn_size(input, target)
     mode = _mode(reduction, size_average, reduce)
     x, t = _pair(input, target)
+    if weight is not None:
+        _check_weight_size(weight, input)
+        return _weighted(ops.square(ops.sub(x, t)), weight, input, mode)
     _real_float_only(x, "mse_cpu")
     err = ops.square(ops.sub(x, t))
-    if weight is not None:
-        return _weighted(err, weight, input, mode)
     return _reduce(err, mode)
 
 
@@ -701,6 +710,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _warn_size(input, target)
     mode = _mode(reduction)
     x, t = _pair(input, target)
+    if weight is not None:
+        _check_weight_size(weight, input)
     _fits_input(x, input)
     _real_float_only(x, "huber_cpu")
     d = ops.sub(x, t)
@@ -715,8 +726,6 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         # torch's kernel writes into a tensor like the input: computed in the common dtype, stored in input's
         loss = cast(loss, input.dtype)
     if weight is not None:
-        if tuple(weight.shape) != tuple(input.shape):
-            raise ValueError("Weights and input must have the same size.")
         loss = ops.mul(loss, weight)
     return _reduce(loss, mode)
 
