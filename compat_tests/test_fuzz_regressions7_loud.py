@@ -129,6 +129,60 @@ COMPLEX_LU = [
     "T.linalg.lu(T.tensor([[1j, 2], [4, 5j], [1, 1 + 1j]], dtype=T.complex128))",
 ]
 
+# --- torch's own check order for index_put and index_fill_ ---------------------------------------------
+
+INDEX_WRITES_AS_TORCH = [
+    # the value's shape is checked before the indices' range
+    "T.index_put(T.ones(1, 5), (T.tensor([2, 0]),), T.ones(3, 5))",
+    "T.index_put(T.ones(1, 5), (T.tensor([2, 0]),), T.ones(2, 5))",
+    "(lambda x: x.__setitem__(T.tensor([2, 0]), T.ones(3, 5)))(T.ones(1, 5))",
+    # an empty self viewed as index.numel() rows: torch's storage error, or nothing (no range check)
+    "(lambda x: (x.t().index_fill_(0, T.tensor([0, 2]), 2.5), x))(T.zeros((3, 0)))",
+    "T.zeros(0, 3).index_fill_(0, T.tensor([0, 2]), 2.5)",
+    "T.zeros(3, 0).index_fill_(1, T.tensor([0, 5]), 2.5)",
+    "T.zeros(0).index_fill(0, T.tensor([0, 5]), 2.5)",
+    "T.zeros(2, 3).index_fill_(0, T.tensor([0, 5]), 2.5)",
+]
+
+INDEX_WRITES_RETURN = [
+    "T.zeros(3, 0).index_fill_(0, T.tensor([0, 5]), 2.5)",
+    "T.zeros(2, 3).index_fill_(0, T.tensor([0, 1]), 2.5)",
+    "T.index_put(T.ones(3, 5), (T.tensor([2, 0]),), T.ones(2, 5))",
+]
+
+# --- in-place writes torch lets into an expanded receiver; views as another dtype -------------------------
+
+EXPANDED_RECEIVER_WRITES = [
+    "T.threshold_(T.tensor([[-0.3, 3.6, 5.0]]).expand(2, 3), 0.5, -1.0)",
+    "F.threshold_(T.tensor([[-0.3, 3.6, 5.0]]).expand(2, 3), 0.5, -1.0)",
+    "(lambda b: (F.threshold(b.expand(2, 3), 0.5, -1.0, True), b))(T.tensor([[-0.3, 3.6, 5.0]]))",
+    "(lambda b: (b.expand(2, 3).conj_physical_(), b))(T.tensor([[-0.3, 3.6, 5.0]]))",
+    "T.conj_physical_(T.tensor([[-0.3, 3.6, 5.0]]).expand(2, 3))",
+]
+
+EXPANDED_RECEIVER_REFUSED = [
+    "T.tensor([[1j, 2]]).expand(2, 2).conj_physical_()",
+    "T.relu_(T.tensor([[-0.3, 3.6, 5.0]]).expand(2, 3))",
+    "T.ones(1).expand(2).addmv_(T.ones(2, 0), T.ones(0))",
+]
+
+VIEW_DTYPE_LAYOUT = [
+    "T.zeros(3, 3, dtype=T.int8).view(T.int32)",
+    "T.zeros(3, 4, dtype=T.int8).t().view(T.int32)",
+    "T.zeros(3, 8, dtype=T.int8)[:, 1:5].view(T.int32)",
+    "T.zeros(3, 8, dtype=T.int8)[:, ::2].view(T.int32)",
+    "T.zeros(3, 6, dtype=T.int8)[:, :4].view(T.int32)",
+    "T.zeros(3, 2, dtype=T.int32).t().view(T.int8)",
+    "T.zeros(3, 1, dtype=T.int32).expand(3, 4).view(T.int8)",
+    "T.view_copy(T.tensor([[-2], [-2], [5]], dtype=T.int8).expand(3, 4), T.int32, out=T.zeros(0, dtype=T.int8))",
+]
+
+VIEW_DTYPE_RETURNS = [
+    "T.zeros(3, 1, dtype=T.int32).expand(3, 4).view(T.float32)",
+    "T.ones(3, 8, dtype=T.int8).view(T.int32)",
+    "T.ones(3, 2, dtype=T.int32).view(T.int16)",
+]
+
 RETURNS_AS_TORCH = [
     "T.histogram(T.ones(3), 3, weight=T.ones(3))",
     "T.abs(T.tensor(1j), out=T.zeros(0, dtype=T.complex64))",
@@ -148,11 +202,13 @@ def test_cross_of_empty_backward():
     check(fn)
 
 
-@pytest.mark.parametrize("src", CHECKS_BEFORE_DTYPE_DISPATCH + INDEX_PATHS_AS_TORCH + NOT_EMPTY_STILL_REFUSED)
+@pytest.mark.parametrize("src", CHECKS_BEFORE_DTYPE_DISPATCH + INDEX_PATHS_AS_TORCH + NOT_EMPTY_STILL_REFUSED
+                         + INDEX_WRITES_AS_TORCH + EXPANDED_RECEIVER_REFUSED + VIEW_DTYPE_LAYOUT)
 def test_raises_as_torch(src):
     _same_error(src)
 
 
-@pytest.mark.parametrize("src", RETURNS_AS_TORCH + EMPTY_WITHOUT_KERNEL + WEIGHTED_LOSSES + COMPLEX_LU)
+@pytest.mark.parametrize("src", RETURNS_AS_TORCH + EMPTY_WITHOUT_KERNEL + WEIGHTED_LOSSES + COMPLEX_LU
+                         + INDEX_WRITES_RETURN + EXPANDED_RECEIVER_WRITES + VIEW_DTYPE_RETURNS)
 def test_returns_as_torch(src):
     _same_value(src)

@@ -20,7 +20,7 @@ from .._sparse_tensor import SparseOperand, sparse_call, sparse_inplace
 from . import _autocast, _trace
 from .. import overrides as _overrides
 from ._registry import METHOD, OPS, PUBLIC, SUB_NAMESPACES
-from ._views import check_no_overlap as _check_no_overlap, fresh
+from ._views import check_no_overlap as _check_no_overlap, fresh, repeated_writes as _repeated_writes
 from . import _msops
 from ._helpers import result_type as _result_type
 
@@ -634,6 +634,9 @@ def _make_inplace(fn, name):
             # place and backward fails with "modified by an inplace operation" (torch's CopySlices keeps
             # the old value). A differentiable copy is what the op reads and saves.
             src = wrap(fresh(self._ms))
+        if name == "conj_physical_" and not self.dtype.is_complex:   # (torch writes a real one unchanged,
+            with _repeated_writes():                                  # an expanded receiver included)
+                return self._write(fn(src)._ms)
         try:
             r = fn(src, *args, **kwargs)
         except NotImplementedError:

@@ -25,6 +25,7 @@ from .._cast import NP_BF16
 from .._tensor import Tensor
 from ..autograd._higher_order import record_own_backward
 from ._helpers import dtype_of, scalar_tensor, wrap_dim, cast
+from ._views import repeated_writes
 from .comparison import inplace_function
 from .pointwise import register, _not_impl, _need_tensor, _expm1
 
@@ -40,7 +41,11 @@ def _inplace_function(method):
         if not isinstance(input, Tensor):
             raise TypeError(f"{method}(): argument 'input' (position 1) must be Tensor, not "
                             f"{type(input).__name__}")
-        return input._write(_IMPLS[impl](input._ms, *args, **kwargs))
+        r = _IMPLS[impl](input._ms, *args, **kwargs)
+        if impl == "threshold":   # (torch's threshold_ writes an expanded receiver)
+            with repeated_writes():
+                return input._write(r)
+        return input._write(r)
     fn.__name__ = method
     return fn
 

@@ -70,12 +70,26 @@ def _view_dtype(self, dtype):
     if src.itemsize != dtype.itemsize:
         if not shape:
             raise RuntimeError("self.dim() cannot be 0 if self.element_size() != dtype.element_size()")
-        if (shape[-1] * src.itemsize) % dtype.itemsize:
-            raise RuntimeError(
-                "self.size(-1) must be divisible by " + str(dtype.itemsize // max(src.itemsize, 1) or 1) +
-                " to view " + repr(src) + " as " + repr(dtype) + " (different element sizes), but got "
-                + str(shape[-1]))
+        _check_view_dtype_layout(self, shape, src, dtype)
     return make_view(self, bitcast(self._ms, dtype), *dtype_pair(src, dtype))
+
+
+def _check_view_dtype_layout(self, shape, src, dtype):
+    """torch's checks of a view as a dtype of another element size, in its order: the last dim (its size
+    when elements merge) and its stride, then the storage offset and the other strides (when they merge)."""
+    what = f" to view {D.SCALAR_TYPE_NAMES[src]} as {D.SCALAR_TYPE_NAMES[dtype]} (different element sizes), but got "
+    ratio = dtype.itemsize // src.itemsize
+    if ratio > 1 and shape[-1] % ratio:
+        raise RuntimeError(f"self.size(-1) must be divisible by {ratio}{what}{shape[-1]}")
+    strides = self.stride()
+    if strides[-1] != 1:
+        raise RuntimeError(f"self.stride(-1) must be 1{what}{strides[-1]}")
+    if ratio > 1:
+        if self.storage_offset() % ratio:
+            raise RuntimeError(f"self.storage_offset() must be divisible by {ratio}{what}{self.storage_offset()}")
+        for i, st in enumerate(strides[:-1]):
+            if st % ratio:
+                raise RuntimeError(f"self.stride({i}) must be divisible by {ratio}{what}{st}")
 
 
 @register("reshape", family=F, raw=True)
