@@ -183,6 +183,75 @@ VIEW_DTYPE_RETURNS = [
     "T.ones(3, 2, dtype=T.int32).view(T.int16)",
 ]
 
+# --- empty inputs of the nn functions: torch's output sizes without a kernel ------------------------------
+
+EMPTY_NN_RETURNS = [
+    "T.conv_transpose2d(T.zeros((0, 2, 1, 2)), T.ones(2, 2, 1, 2), None, (2, 1), (1, 2), (1, 0), 1, (2, 3))",
+    "T.conv1d(T.zeros((2, 0, 1), dtype=T.float64), T.zeros((2, 0, 2), dtype=T.float64).permute(2, 1, 0),"
+    " T.tensor([0.01, 0.702], dtype=T.float64), padding=1)",
+    "F.conv2d(T.zeros(2, 0, 3, 3), T.zeros(4, 0, 2, 2), T.ones(4))",      # no channels in: none out
+    "F.conv2d(T.zeros(0, 2, 3, 3), T.ones(4, 2, 2, 2))",
+    "F.conv2d(T.zeros(2, 0, 3, 3, dtype=T.int64), T.zeros(4, 0, 2, 2, dtype=T.int64))",
+    "T.conv_transpose3d(T.zeros((0, 2, 1, 1, 2), dtype=T.float16), T.ones(2, 2, 2, 2, 2, dtype=T.float16), None,"
+    " (1, 2, 2), (1, 0, 1), 0, 1, (2, 1, 1))",
+    "F.conv_tbc(T.zeros((3, 0, 4), dtype=T.float16)[1:], T.zeros((0, 4, 1), dtype=T.float16),"
+    " T.tensor([1.1796875], dtype=T.float16))",
+    "F.pad(T.zeros((0, 3), dtype=T.float64), [1, 3], mode='circular')",
+    "F.pad(T.zeros(0, 0, 3), [1, 1], mode='circular')",
+    "F.pad(T.zeros(0, 2, 3), [1, 1], mode='replicate')",
+    "F.unfold(T.ones(0, 2, 3, 3), 2, padding=(0, 1))",
+    "F.grid_sample(T.zeros((0, 2, 2, 3), dtype=T.float16), T.zeros((0, 3, 2, 2), dtype=T.float16), 'nearest',"
+    " 'reflection', True)",
+    "F.grid_sample(T.zeros(0, 2, 2, 3, dtype=T.int64), T.zeros(0, 3, 2, 2, dtype=T.int64), align_corners=True)",
+    "F.grid_sample(T.zeros(1, 0, 2, 3), T.zeros(1, 3, 2, 2), align_corners=True)",
+    "F.instance_norm(T.zeros(0, 4, 3))",
+    # complex and bool im2col/col2im (torch has kernels for them)
+    "F.unfold(T.arange(18.).reshape(1, 2, 3, 3) * (1 + 2j), 2)",
+    "F.unfold(T.arange(18).reshape(1, 2, 3, 3) > 8, 2)",
+    "F.fold(T.arange(32.).reshape(1, 8, 4) * (1 - 1j), 3, 2)",
+    "F.fold(T.arange(32).reshape(1, 8, 4) % 3 == 0, 3, 2)",
+]
+
+EMPTY_NN_REFUSED = [
+    "F.conv_transpose1d(T.zeros(0, 2, 1), T.zeros(2, 2, 1), stride=1, padding=3)",
+    "F.conv_transpose2d(T.zeros(2, 0, 3, 3), T.zeros(0, 4, 2, 2))",
+    "F.conv1d(T.zeros(2, 0, 1), T.zeros(2, 0, 2))",
+    "F.pad(T.zeros(2, 0, 3), [1, 1], mode='reflect')",
+    "F.pad(T.zeros(0, 3), [1, 1], mode='replicate')",
+    "F.grid_sample(T.zeros(1, 2, 0, 3), T.zeros(1, 3, 2, 2), align_corners=True)",
+    "F.unfold(T.ones(1, 2, 3, 3, dtype=T.int64), 2)",
+]
+
+
+@pytest.mark.parametrize("make", [
+    "lambda x, w: T.conv_transpose2d(x, w, None, (2, 1), (1, 2), (1, 0), 1, (2, 3))",
+    "lambda x, w: F.conv2d(x, w.permute(1, 0, 2, 3)[:, :0], padding=1)",
+])
+def test_empty_conv_gradients(make):
+    def fn(T):
+        F = T.nn.functional
+        x = T.zeros((0, 2, 1, 2), requires_grad=True)
+        w = T.tensor([[[[-0.7, 0.9]], [[-0.1, -1.0]]], [[[1.4, 0.5]], [[-0.6, -0.1]]]], requires_grad=True)
+        r = eval(make, {"T": T, "F": F})(x if "transpose" in make else T.zeros((2, 0, 1, 2), requires_grad=True), w)
+        r.sum().backward()
+        return r, w.grad
+    check(fn)
+
+
+@pytest.mark.parametrize("src", [
+    "lambda x: F.pad(x, [1, 3], mode='circular')",
+    "lambda x: F.unfold(x.reshape(0, 3, 1, 1).expand(0, 3, 3, 3), 2, padding=(0, 1))",
+    "lambda x: F.instance_norm(x.reshape(0, 3, 1).expand(0, 3, 4))",
+])
+def test_empty_nn_gradients(src):
+    def fn(T):
+        x = T.zeros((0, 3), dtype=T.float64, requires_grad=True)
+        r = eval(src, {"T": T, "F": T.nn.functional})(x)
+        r.sum().backward()
+        return r, x.grad
+    check(fn)
+
+
 RETURNS_AS_TORCH = [
     "T.histogram(T.ones(3), 3, weight=T.ones(3))",
     "T.abs(T.tensor(1j), out=T.zeros(0, dtype=T.complex64))",
@@ -203,12 +272,12 @@ def test_cross_of_empty_backward():
 
 
 @pytest.mark.parametrize("src", CHECKS_BEFORE_DTYPE_DISPATCH + INDEX_PATHS_AS_TORCH + NOT_EMPTY_STILL_REFUSED
-                         + INDEX_WRITES_AS_TORCH + EXPANDED_RECEIVER_REFUSED + VIEW_DTYPE_LAYOUT)
+                         + INDEX_WRITES_AS_TORCH + EXPANDED_RECEIVER_REFUSED + VIEW_DTYPE_LAYOUT + EMPTY_NN_REFUSED)
 def test_raises_as_torch(src):
     _same_error(src)
 
 
 @pytest.mark.parametrize("src", RETURNS_AS_TORCH + EMPTY_WITHOUT_KERNEL + WEIGHTED_LOSSES + COMPLEX_LU
-                         + INDEX_WRITES_RETURN + EXPANDED_RECEIVER_WRITES + VIEW_DTYPE_RETURNS)
+                         + INDEX_WRITES_RETURN + EXPANDED_RECEIVER_WRITES + VIEW_DTYPE_RETURNS + EMPTY_NN_RETURNS)
 def test_returns_as_torch(src):
     _same_value(src)

@@ -223,6 +223,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     elif running_mean is None or running_var is None:
         raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
     n, c = shape[0], shape[1]
+    if input._ms.size == 0:   # (MindSpore's batch norm faults on no channels): empty, on the input's graph
+        return wrap(ops._linked(ops.zeros(shape, input._ms.dtype), input._ms))
 
     def rep(t):
         return None if t is None else wrap(ops.tile(t._ms, (n,)))
