@@ -554,6 +554,10 @@ def _check_out(opdef, out, r, args, kwargs, factory=False):
         return
     if not isinstance(out, Tensor) or not isinstance(r, Tensor) or out.dtype is r.dtype:
         return
+    if opdef.family == "view_copy" and name.endswith("_copy"):   # (torch's generated *_copy out= check)
+        from .random import _CPP_NAMES
+        raise RuntimeError(f"Expected out tensor to have dtype {_CPP_NAMES.get(r.dtype, r.dtype)}, but got "
+                           f"{_CPP_NAMES.get(out.dtype, out.dtype)} instead")
     want = kwargs.get("dtype")
     if want is not None and want is not out.dtype:
         raise RuntimeError(f"dtype {_D.SCALAR_TYPE_NAMES.get(want, want)} does not match dtype of out parameter "

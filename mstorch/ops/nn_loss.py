@@ -948,6 +948,8 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if weight is not None and weight.size != C:
         raise RuntimeError(f"inconsistent weight size, expected {C} but got {list(weight.shape)}")
     _no_grad_weight(weight, "multi_margin_loss")
+    if N == 0:   # (torch's kernel is not reached: no dtype is checked)
+        return _reduce(ops.zeros((0,), input.dtype), mode)
     # torch's kernel: the input's dtype dispatch, then the target's and the weight's dtypes, then the range
     if input.dtype in _HALF:
         _not_impl("multi_margin_loss_cpu_kernel", input)

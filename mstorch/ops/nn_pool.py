@@ -455,6 +455,10 @@ def _adaptive_empty(x, size, unbatched):
 def _adaptive_avg(input, output_size, n):
     fn = f"adaptive_avg_pool{n}d"
     size = _adaptive_size(input, output_size, n, fn)
+    if input.size == 0 and all(s == 1 for s in size) and input.ndim in (n + 1, n + 2) \
+            and dtype_of(input).is_floating_point:
+        # torch computes an output of ones as a mean over the pooled dims, without its emptiness check
+        return ops.mean(input, tuple(range(input.ndim - n, input.ndim)), keep_dims=True)
     x, unbatched = _adaptive_input(input, n, fn, "avg")
     if x.size == 0 or 0 in size:
         return _adaptive_empty(x, size, unbatched)

@@ -388,12 +388,62 @@ def inner(input, other):
     return out.reshape(tuple(input.shape[:-1]) + tuple(other.shape[:-1]))
 
 
+def _strides(t, n):
+    st = tuple(t.stride()) if t.ndim else ()
+    return (0,) * (n - len(st)) + st
+
+
+def _kron_product_views(sa, sb, st_a, st_b):
+    """Whether torch's kron can view its product as the result: torch multiplies a (a0, 1, a1, 1, ...) view
+    of ``input`` by a (1, b0, 1, b1, ...) view of ``other``; the product's memory follows the operands'
+    stride order (TensorIterator's dimension sort), and merging each pair of dims back is a view that fails
+    when that order interleaves them (a permuted operand)."""
+    shape, strides = [], ([], [])
+    for i in range(len(sa)):
+        shape += [sa[i], sb[i]]
+        strides[0].extend((st_a[i] if sa[i] > 1 else 0, 0))   # (a broadcast dim: stride 0)
+        strides[1].extend((0, st_b[i] if sb[i] > 1 else 0))
+    if 0 in shape:
+        return True
+    nd = len(shape)
+
+    def should_swap(d0, d1):
+        for st in strides:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(nd - 1, -1, -1))   # perm[0]: the fastest-moving dim
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    out, step = [0] * nd, 1
+    for d in perm:
+        out[d], step = step, step * shape[d]
+    return all(shape[2 * i] == 1 or shape[2 * i + 1] == 1 or out[2 * i] == out[2 * i + 1] * shape[2 * i + 1]
+               for i in range(len(sa)))
+
+
 @register("kron", family=F, out=True)
 def kron(input, other):
+    n = max(input.ndim, other.ndim)
+    sa = (1,) * (n - input.ndim) + tuple(input.shape)
+    sb = (1,) * (n - other.ndim) + tuple(other.shape)
+    if not _kron_product_views(sa, sb, _strides(input, n), _strides(other, n)):
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
+                           "spans across two contiguous subspaces). Use .reshape(...) instead.")
     a, b, _ = promote(input, other)
-    n = max(a.ndim, b.ndim)
-    sa = (1,) * (n - a.ndim) + tuple(a.shape)
-    sb = (1,) * (n - b.ndim) + tuple(b.shape)
     # interleave: a as (a0, 1, a1, 1, ...) times b as (1, b0, 1, b1, ...)
     ea = a.reshape(tuple(x for s in sa for x in (s, 1)))
     eb = b.reshape(tuple(x for s in sb for x in (1, s)))
