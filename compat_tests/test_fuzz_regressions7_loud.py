@@ -252,6 +252,36 @@ def test_empty_nn_gradients(src):
     check(fn)
 
 
+# --- out= of the *_copy ops, kron's final view, pools and losses of empty inputs ------------------------
+
+MORE_RAISES = [
+    "T.view_copy(T.ones(2, 4), T.int32, out=T.zeros(0))",
+    "T.view_copy(T.ones(2, 4), (8,), out=T.zeros(0, dtype=T.float64))",
+    "T.transpose_copy(T.ones(2, 4), 0, 1, out=T.zeros(0, dtype=T.float64))",
+    "T.tensor([[[0.34, 1.01], [-0.88, 0.]], [[0.13, -0.69], [1.02, -0.45]]]).permute(2, 1, 0).kron(T.ones(4))",
+    "T.kron(T.ones(2, 3).t(), T.ones(2))",
+    "T.kron(T.ones(2), T.ones(2, 3).t())",
+    "T.kron(T.ones(4, 3, 2).permute(0, 2, 1), T.ones(2, 2))",
+    "T.kron(T.ones(4, 3, 2).permute(1, 0, 2), T.ones(2, 2))",
+    "T.kron(T.ones(3, 2), T.ones(2, 3).t())",
+    "F.adaptive_avg_pool2d(T.zeros((1, 3, 0, 1)), 2)",
+    "F.adaptive_max_pool2d(T.zeros((1, 3, 0, 1)), 1)",
+]
+
+MORE_RETURNS = [
+    "T.view_copy(T.ones(2, 4), (8,), out=T.zeros(0))",
+    "T.kron(T.ones(2, 3), T.ones(2, 2))",
+    "T.kron(T.ones(2, 3)[:, ::2], T.ones(2, 2))",
+    "T.kron(T.ones(2, 3).t(), T.ones(2, 3).t())",
+    "T.kron(T.ones(2, 3).t(), T.ones(1, 1))",
+    "T.kron(T.ones(2, 1).expand(2, 3), T.ones(2, 2))",
+    "F.adaptive_avg_pool2d(T.zeros((1, 3, 0, 1)), 1)",
+    "F.adaptive_avg_pool1d(T.zeros((1, 3, 0)), 1)",
+    "F.adaptive_avg_pool3d(T.zeros((1, 3, 0, 1, 1)), 1)",
+    "F.multi_margin_loss(T.zeros(0, 1), T.zeros(0, dtype=T.int16), reduction='sum')",
+    "F.multi_margin_loss(T.zeros(0, 1), T.zeros(0, dtype=T.int16), reduction='none')",
+]
+
 RETURNS_AS_TORCH = [
     "T.histogram(T.ones(3), 3, weight=T.ones(3))",
     "T.abs(T.tensor(1j), out=T.zeros(0, dtype=T.complex64))",
@@ -272,12 +302,14 @@ def test_cross_of_empty_backward():
 
 
 @pytest.mark.parametrize("src", CHECKS_BEFORE_DTYPE_DISPATCH + INDEX_PATHS_AS_TORCH + NOT_EMPTY_STILL_REFUSED
-                         + INDEX_WRITES_AS_TORCH + EXPANDED_RECEIVER_REFUSED + VIEW_DTYPE_LAYOUT + EMPTY_NN_REFUSED)
+                         + INDEX_WRITES_AS_TORCH + EXPANDED_RECEIVER_REFUSED + VIEW_DTYPE_LAYOUT + EMPTY_NN_REFUSED
+                         + MORE_RAISES)
 def test_raises_as_torch(src):
     _same_error(src)
 
 
 @pytest.mark.parametrize("src", RETURNS_AS_TORCH + EMPTY_WITHOUT_KERNEL + WEIGHTED_LOSSES + COMPLEX_LU
-                         + INDEX_WRITES_RETURN + EXPANDED_RECEIVER_WRITES + VIEW_DTYPE_RETURNS + EMPTY_NN_RETURNS)
+                         + INDEX_WRITES_RETURN + EXPANDED_RECEIVER_WRITES + VIEW_DTYPE_RETURNS + EMPTY_NN_RETURNS
+                         + MORE_RETURNS)
 def test_returns_as_torch(src):
     _same_value(src)
