@@ -268,7 +268,30 @@ MORE_RAISES = [
     "F.adaptive_max_pool2d(T.zeros((1, 3, 0, 1)), 1)",
 ]
 
+MORE_ORDER_RAISES = [
+    "F.linear(T.zeros(3), T.zeros(2, 2, 3), T.zeros(2))",        # torch transposes the weight first
+    "F.linear(T.zeros(2, 3), T.zeros(1, 2, 3))",
+    "F.linear(T.zeros(2, 3, dtype=T.float64), T.zeros(2, 2, 3))",
+    "T.rms_norm(T.tensor([1.128, -0.499], dtype=T.float64), [3, 5])",
+    "F.rms_norm(T.ones(2, 3), [1, 2, 3])",
+    "T.rms_norm(T.ones(3), [2, 3], weight=T.ones(3))",
+    "T.mvlgamma(T.tensor([[True, False]]), 2)",
+    "T.mvlgamma(T.tensor([True]), 0)",
+    "T.group_norm(T.ones(3, 2), 4, T.ones(3, 2), T.ones(3, 2), 0.001)",
+    "F.group_norm(T.ones(1, 4), 4)",
+    "T.std(T.tensor([[32752.0, -6e-08], [-65504.0, -0.0]], dtype=T.float16), False, out=T.zeros(0, dtype=T.float16))",
+    "T.var(T.ones(2, 3), False, out=T.zeros(0))",
+    "T.linalg.solve_triangular(T.zeros((4, 3, 0), dtype=T.bfloat16), T.zeros((4, 3, 0), dtype=T.bfloat16), upper=True)",
+    "T.linalg.solve_triangular(T.zeros(3, 0, dtype=T.int64), T.zeros(3, 0, dtype=T.int64), upper=True)",
+    "T.linalg.solve_triangular(T.zeros(3, 3, dtype=T.bfloat16), T.zeros(2, 2, dtype=T.bfloat16), upper=True)",
+    "T.linalg.solve_triangular(T.zeros(3, 3, dtype=T.bfloat16), T.zeros(3, 2), upper=True)",
+    "F.conv_transpose2d(T.zeros((0, 2, 0, 1)), T.zeros((3, 2, 0, 2))[1:], None, (2, 1), (1, 2), (1, 0), 1, (2, 3))",
+    "F.conv_transpose2d(T.zeros(0, 2, 3, 3), T.zeros(2, 0, 2, 2))",
+]
+
 MORE_RETURNS = [
+    "T.group_norm(T.ones(1, 4), 4)",
+    "T.std(T.ones(2, 3), 1, out=T.zeros(0))",
     "T.view_copy(T.ones(2, 4), (8,), out=T.zeros(0))",
     "T.kron(T.ones(2, 3), T.ones(2, 2))",
     "T.kron(T.ones(2, 3)[:, ::2], T.ones(2, 2))",
@@ -303,7 +326,7 @@ def test_cross_of_empty_backward():
 
 @pytest.mark.parametrize("src", CHECKS_BEFORE_DTYPE_DISPATCH + INDEX_PATHS_AS_TORCH + NOT_EMPTY_STILL_REFUSED
                          + INDEX_WRITES_AS_TORCH + EXPANDED_RECEIVER_REFUSED + VIEW_DTYPE_LAYOUT + EMPTY_NN_REFUSED
-                         + MORE_RAISES)
+                         + MORE_RAISES + MORE_ORDER_RAISES)
 def test_raises_as_torch(src):
     _same_error(src)
 

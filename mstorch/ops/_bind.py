@@ -407,6 +407,10 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
                         if len(args) >= pos and not isinstance(args[pos - 1], Tensor):
                             raise TypeError(f"where(): argument '{arg}' (position {pos}) must be Tensor, not "
                                             f"{type(args[pos - 1]).__name__}")
+                if out is not None and name in ("std", "var") and len(args) == 2 and isinstance(args[1], bool):
+                    # (the (Tensor input, bool unbiased) overload has no out=)
+                    raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, bool, "
+                                    "out=Tensor), but expected one of:")
                 if out is not None and name in _OUT_NEEDS_DIM and len(args) < 2 and kwargs.get("dim") is None:
                     _refuse_out_without_dim(name)   # (torch's argument parser: before the op runs)
                 if out_precheck is not None and isinstance(out, Tensor):

@@ -323,6 +323,8 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
            for s, st, p, d, k, op in zip(input.shape[2:], stride, padding, dilation, kernel, output_padding)]
     lead = [1] if n == 1 else []   # torch runs 1-d convolutions as 2-d ones of height 1
     if input.size == 0:   # torch answers an empty input without a backend: an output size of 0 is no error
+        if weight.size == 0:   # (its empty path reads the weight's first element)
+            raise IndexError("select(): index 0 out of range for tensor of size [0] at dimension 0")
         shape = [input.shape[0], cout] + lead + out
         bad = next((i for i, o in enumerate(shape) if o < 0), None)
         if bad is not None:

@@ -251,6 +251,8 @@ def _check_normalized(input, normalized_shape, weight, bias, star="*, "):
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
                                f"{list(t.shape)} and normalized_shape = {list(ns)}")
     shape = tuple(input.shape)
+    if star == "*" and len(shape) < len(ns):   # (rms_norm's own rank check)
+        raise ValueError(f"Input tensor must have at least {len(ns)} dimensions, but got {len(shape)}")
     if len(shape) < len(ns) or shape[len(shape) - len(ns):] != ns:
         inner = ", ".join(str(s) for s in ns)
         raise RuntimeError(f"Given normalized_shape={list(ns)}, expected input with shape [{star}{inner}], but "
@@ -320,8 +322,10 @@ _EPS = {ms.float32: 1.1920928955078125e-07, ms.float64: 2.220446049250313e-16}
 
 @register("nn.functional.group_norm", family=F, namespace="nn.functional")
 def f_group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
-    if input.ndim < 2:   # (F.group_norm checks the rank in Python)
+    if input.ndim < 2:   # (F.group_norm checks the rank and the batch in Python)
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
+    shape = tuple(input.shape)
+    _verify_batch_size([shape[0] * shape[1] // num_groups, num_groups] + list(shape[2:]))
     return group_norm(input, num_groups, weight, bias, eps)
 
 
@@ -331,7 +335,6 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enable
     wrap_size_dim(0, input.ndim)   # (torch.group_norm reads size(0) and size(1) first)
     wrap_dim(1, input.ndim)
     c = shape[1]
-    _verify_batch_size([shape[0] * c // num_groups, num_groups] + list(shape[2:]))
     if c % num_groups:
         raise RuntimeError("Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {list(shape)} and num_groups={num_groups}")
