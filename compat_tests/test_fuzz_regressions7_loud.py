@@ -289,6 +289,48 @@ MORE_ORDER_RAISES = [
     "F.conv_transpose2d(T.zeros(0, 2, 3, 3), T.zeros(2, 0, 2, 2))",
 ]
 
+LATER_RAISES = [
+    # cross_entropy's log_softmax of the input's own dtype (not the one promoted with probability targets)
+    "F.cross_entropy(T.tensor([[5, -1, 2], [2, -3, -5]], dtype=T.int8), T.ones(2, 3, dtype=T.float16))",
+    "F.cross_entropy(T.tensor([[[5, -1], [2, 0]]], dtype=T.int8), T.ones(1, 2, 2))",
+    # lp pools: an integer norm keeps the integer input (no average-pool kernel), a float one does not
+    "F.lp_pool1d(T.ones(1, 2, 4, dtype=T.uint8), 2, 2)",
+    "F.lp_pool2d(T.ones(1, 2, 4, 4, dtype=T.complex64), 2.0, 2)",
+    "F.lp_pool3d(T.ones(1, 2, 4, 4, 4, dtype=T.float16), 2.0, 2)",
+    "F.lp_pool3d(T.ones(1, 2, 4, 4, 4, dtype=T.int8), 2, 2)",
+    "T.take_along_dim(T.arange(12.).reshape(3, 4), T.tensor([50]))",
+]
+
+LATER_RETURNS = [
+    "F.lp_pool1d(T.ones(1, 2, 4, dtype=T.uint8), 2.0, 2)",
+    "F.lp_pool2d(T.ones(1, 2, 4, 4, dtype=T.uint8), 2.0, (3, 2), ceil_mode=True)",
+    "F.lp_pool2d(T.ones(1, 2, 4, 4, dtype=T.int16), 2.0, 2)",
+    "F.lp_pool3d(T.ones(1, 2, 4, 4, 4, dtype=T.int8), 2.0, 2)",
+    # take_along_dim wraps its indices along dim (Python's modulo), unchecked
+    "T.take_along_dim(T.arange(12.).reshape(3, 4), T.tensor([[-9223372036854775808, 9223372036854775807, 7, -7]]), 0)",
+    "T.take_along_dim(T.arange(12.).reshape(3, 4), T.tensor([[-1, 0, 0, 0]]), 1)",
+]
+
+
+def test_take_along_dim_wrapped_gradient():
+    def fn(T):
+        x = T.arange(12.).reshape(3, 4).requires_grad_()
+        r = T.take_along_dim(x, T.tensor([[5, -1, 7, -7]]), 0)
+        r.sum().backward()
+        return r, x.grad
+    check(fn)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_block_diag_of_no_rows_gradient(dtype):
+    def fn(T):
+        x = T.tensor([[0.0, 0.0]], dtype=getattr(T, dtype), requires_grad=True)
+        r = T.block_diag(x.expand(0, 2))
+        r.sum().backward()
+        return r, x.grad
+    check(fn)
+
+
 MORE_RETURNS = [
     "T.group_norm(T.ones(1, 4), 4)",
     "T.std(T.ones(2, 3), 1, out=T.zeros(0))",
@@ -326,13 +368,13 @@ def test_cross_of_empty_backward():
 
 @pytest.mark.parametrize("src", CHECKS_BEFORE_DTYPE_DISPATCH + INDEX_PATHS_AS_TORCH + NOT_EMPTY_STILL_REFUSED
                          + INDEX_WRITES_AS_TORCH + EXPANDED_RECEIVER_REFUSED + VIEW_DTYPE_LAYOUT + EMPTY_NN_REFUSED
-                         + MORE_RAISES + MORE_ORDER_RAISES)
+                         + MORE_RAISES + MORE_ORDER_RAISES + LATER_RAISES)
 def test_raises_as_torch(src):
     _same_error(src)
 
 
 @pytest.mark.parametrize("src", RETURNS_AS_TORCH + EMPTY_WITHOUT_KERNEL + WEIGHTED_LOSSES + COMPLEX_LU
                          + INDEX_WRITES_RETURN + EXPANDED_RECEIVER_WRITES + VIEW_DTYPE_RETURNS + EMPTY_NN_RETURNS
-                         + MORE_RETURNS)
+                         + MORE_RETURNS + LATER_RETURNS)
 def test_returns_as_torch(src):
     _same_value(src)

@@ -42,7 +42,7 @@ def block_diag(*tensors):
         else:   # MindSpore's pad has no kernel for empty input; an empty block still joins the graph
             pieces.append(PUBLIC["cat"]((PUBLIC["zeros"](0, c, dtype=dtype), m, PUBLIC["zeros"](0, cols - c - m.shape[1], dtype=dtype)), 1))
         c += m.shape[1]
-    return PUBLIC["cat"](pieces, 0) if rows else PUBLIC["zeros"](0, cols, dtype=dtype)
+    return PUBLIC["cat"](pieces, 0)   # (no rows: the empty blocks keep the result on their graph)
 
 
 @register("diagflat", family=F, raw=True)

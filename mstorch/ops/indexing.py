@@ -1023,6 +1023,10 @@ def take_along_dim(input, indices, dim=None):
     xb[d], ib[d] = input.shape[d], indices.shape[d]
     x = ops.broadcast_to(input, tuple(xb)) if tuple(xb) != tuple(input.shape) else input
     i = ops.broadcast_to(indices, tuple(ib)) if tuple(ib) != tuple(indices.shape) else indices
+    size = input.shape[d]
+    if size and i.size:   # torch wraps the indices along ``dim`` (Python's modulo), unchecked
+        i = ms.Tensor(read_host(i) % size) if kernels.HOST_WORKAROUNDS else \
+            ops.floor_mod(i, ms.Tensor(size, ms.int64))
     return gather(x, d, i)
 
 

@@ -426,8 +426,9 @@ def _cross_entropy_prob(input, target, weight, mode, ignore_index, smoothing, C)
                            f"classes but got weight tensor of shape: {list(weight.shape)}")
     if smoothing > 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {smoothing:g}")
+    # (torch's log_softmax of the input itself: its dtype, not the one promoted with the target)
+    _float_only(input, "log_softmax_lastdim_kernel_impl" if input.ndim <= 2 else "log_softmax_kernel_impl")
     x, t, _ = promote(input, target)
-    _float_only(x, "log_softmax_lastdim_kernel_impl")
     if smoothing > 0:
         t = ops.add(ops.mul(t, _c(1 - smoothing, t)), _c(smoothing / C, t))
     if weight is not None:
