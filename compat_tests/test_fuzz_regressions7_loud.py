@@ -331,6 +331,28 @@ def test_block_diag_of_no_rows_gradient(dtype):
     check(fn)
 
 
+EMPTY_LSTSQ = [
+    "T.linalg.lstsq(T.zeros(1, 0, 3, 3), T.zeros(1, 0, 3, 3), driver='gels')",
+    "T.linalg.lstsq(T.zeros(2, 0), T.zeros(2, 0), driver='gels')",
+    "T.linalg.lstsq(T.zeros(0, 2), T.zeros(0, 3))",
+    "T.linalg.lstsq(T.zeros(2, 3), T.zeros(2, 0))",
+    "T.linalg.lstsq(T.zeros(3, 0), T.zeros(3, 2), driver='gelsd')",
+    "T.linalg.lstsq(T.zeros(3, 0), T.zeros(3, 2), driver='gels')",
+    "T.linalg.lstsq(T.zeros(0, 2), T.zeros(0), driver='gelss')",
+]
+
+
+@pytest.mark.parametrize("shapes", [((2, 0), (2, 0)), ((0, 2), (0, 3))])
+def test_empty_lstsq_gradients(shapes):
+    def fn(T):
+        a = T.zeros(shapes[0], requires_grad=True)
+        b = T.zeros(shapes[1], requires_grad=True)
+        r = T.linalg.lstsq(a, b)
+        r[0].sum().backward()
+        return r[0], a.grad, b.grad
+    check(fn)
+
+
 MORE_RETURNS = [
     "T.group_norm(T.ones(1, 4), 4)",
     "T.std(T.ones(2, 3), 1, out=T.zeros(0))",
@@ -375,6 +397,6 @@ def test_raises_as_torch(src):
 
 @pytest.mark.parametrize("src", RETURNS_AS_TORCH + EMPTY_WITHOUT_KERNEL + WEIGHTED_LOSSES + COMPLEX_LU
                          + INDEX_WRITES_RETURN + EXPANDED_RECEIVER_WRITES + VIEW_DTYPE_RETURNS + EMPTY_NN_RETURNS
-                         + MORE_RETURNS + LATER_RETURNS)
+                         + MORE_RETURNS + LATER_RETURNS + EMPTY_LSTSQ)
 def test_returns_as_torch(src):
     _same_value(src)

@@ -710,8 +710,13 @@ def lstsq(A, B, rcond=None, *, driver=None):
         rtol = _EPS[A.dtype] * max(m, n)
     else:
         rtol = rcond
-    a = host_array(A)
-    if a is not None and not needs_grad(B):
+    a = host_array(A) if A.size and b.size else None
+    if A.size == 0 or b.size == 0:   # (no SVD kernel for empty input): a zero solution, no singular value
+        batch = tuple(np.broadcast_shapes(tuple(A.shape[:-2]), tuple(b.shape[:-2])))
+        x = ops._empty_product(A, b, batch + (n, b.shape[-1]))
+        s = ops.zeros(batch + (min(m, n),), _real(A.dtype))
+        keep = ops.zeros(batch + (min(m, n),), ms.bool_)
+    elif a is not None and not needs_grad(B):
         s, keep, x = _lstsq_host(a, read_host(b), rtol, A)
     else:
         s, u, v = svd_parts(A, "linalg.lstsq")
