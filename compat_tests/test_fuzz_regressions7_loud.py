@@ -400,3 +400,34 @@ def test_raises_as_torch(src):
                          + MORE_RETURNS + LATER_RETURNS + EMPTY_LSTSQ)
 def test_returns_as_torch(src):
     _same_value(src)
+
+
+# --- backward-only errors and nodes: half gammainc's missing derivative, bfloat16 nextafter ---------------
+
+def test_half_gammainc_input_derivative_refused():
+    def fn(T):
+        x = T.tensor([[3.0625, 3.0], [3.8, 3.0]], dtype=T.float16, requires_grad=True)
+        y = T.tensor([[2.2, 1.8]], dtype=T.float16, requires_grad=True)
+        T.special.gammainc(x, y.expand(2, 2)).sum().backward()
+    check(fn, raises=True)
+
+
+def test_half_gammainc_other_derivative():
+    def fn(T):
+        y = T.tensor([[2.2, 1.8]], dtype=T.float16, requires_grad=True)
+        r = T.special.gammainc(T.tensor([[3.0625, 3.0]], dtype=T.float16), y)
+        r.sum().backward()
+        return r, y.grad
+    check(fn, rtol=2e-2, atol=1e-3)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float32"])
+def test_nextafter_backward_and_node_name(dtype):
+    def fn(T):
+        dt = getattr(T, dtype)
+        a = T.tensor([-0.5, 1.5, 2.0], dtype=dt, requires_grad=True)
+        b = T.tensor([1., -1., 2.0], dtype=dt, requires_grad=True)
+        r = T.nextafter(a, b)
+        r.sum().backward()
+        return r, a.grad, b.grad, r.grad_fn.name()
+    check(fn)
