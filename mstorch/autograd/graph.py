@@ -76,6 +76,8 @@ class _FreedFunctionNode(Node):
 def _function_node_name(cls):
     """A user's autograd.Function ``Exp`` names its node ``ExpBackward``; mstorch's own nodes (ops with
     a backward of their own) are MindSpore Function classes named as torch's node, e.g. ``LinalgPinvBackward0``."""
+    if not isinstance(cls, type):   # (a freed node may keep the Function's instance)
+        cls = type(cls)
     return cls.__name__ if issubclass(cls, P.FunctionBase) else cls.__name__ + "Backward"
 
     @property

@@ -20,7 +20,7 @@ from .._sparse_tensor import SparseOperand, sparse_call, sparse_inplace
 from . import _autocast, _trace
 from .. import overrides as _overrides
 from ._registry import METHOD, OPS, PUBLIC, SUB_NAMESPACES, TOP
-from ._views import check_no_overlap as _check_no_overlap, fresh
+from ._views import check_no_overlap as _check_no_overlap, fresh, repeated_writes as _repeated_writes
 from . import _msops
 from ._helpers import result_type as _result_type
 
@@ -382,6 +382,7 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
     complex_refused = _complex_refusal(name)
     out_sets_dtype = opdef.out == "dtype"
     out_check = _out_overload_check(opdef, impl) if has_out and opdef.out_requires else None
+    out_precheck = opdef.out_check if has_out else None
 
     def fn(*args, **kwargs):
         if INTERCEPT:
@@ -399,6 +400,8 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
                     raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
                 if out is not None and out_check is not None:
                     out_check(args, kwargs)   # (torch's argument parser: before the op runs)
+                if out_precheck is not None and isinstance(out, Tensor):
+                    out_precheck(args, out)   # (torch's check of out= before its kernel's dtype check)
                 if out_sets_dtype and isinstance(out, Tensor) and kwargs.get("dtype") is None:
                     kwargs["dtype"] = out.dtype   # these compute in out's dtype, as with dtype=out.dtype
             elif refuse_out and "out" in kwargs:   # (and np.sum(t) -> t.sum(out=None) fails as in torch)
@@ -505,6 +508,10 @@ def _out_overload_check(opdef, impl):
             got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
             raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}, out=Tensor), "
                             "but expected one of:")
+        if "no_bool_unbiased" in requires and len(args) == 2 and isinstance(args[1], bool):
+            # (the (Tensor input, bool unbiased) overload has no out=)
+            raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, bool, out=Tensor), "
+                            "but expected one of:")
         if "tensors" in requires:
             for pos, (arg, pname) in enumerate(zip(args, params), 1):
                 if not isinstance(arg, Tensor):
@@ -517,6 +524,8 @@ def _check_out(opdef, out, r, args, kwargs, factory=False):
     """Refuse an ``out=`` torch refuses, before anything is written."""
     name = opdef.name
     if isinstance(r, (tuple, list)):
+        if name == "nonzero":   # (as_tuple=True)
+            raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
         if not isinstance(out, (tuple, list)):
             raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
         for o, x in zip(out, r):
@@ -525,13 +534,24 @@ def _check_out(opdef, out, r, args, kwargs, factory=False):
         return
     if not isinstance(out, Tensor) or not isinstance(r, Tensor) or out.dtype is r.dtype:
         return
+    if opdef.family == "view_copy" and name.endswith("_copy"):   # (torch's generated *_copy out= check)
+        from .random import _CPP_NAMES
+        raise RuntimeError(f"Expected out tensor to have dtype {_CPP_NAMES.get(r.dtype, r.dtype)}, but got "
+                           f"{_CPP_NAMES.get(out.dtype, out.dtype)} instead")
     want = kwargs.get("dtype")
     if want is not None and want is not out.dtype:
         raise RuntimeError(f"dtype {_D.SCALAR_TYPE_NAMES.get(want, want)} does not match dtype of out parameter "
                            f"({_D.SCALAR_TYPE_NAMES.get(out.dtype, out.dtype)})")
     if factory:     # (without dtype= a factory makes out's dtype)
         return
-    if opdef.out == "exact":
+    if opdef.out == "exact" and name == "abs" and args and isinstance(args[0], Tensor) and args[0].dtype.is_complex:
+        # torch's abs of a complex input writes into the input's own dtype, or casts into a real out
+        if out.dtype.is_complex:
+            if out.dtype is not args[0].dtype:
+                raise RuntimeError(f"Found dtype {_D.SCALAR_TYPE_NAMES.get(out.dtype, out.dtype)} but expected "
+                                   f"{_D.SCALAR_TYPE_NAMES.get(args[0].dtype, args[0].dtype)}")
+            return
+    elif opdef.out == "exact":
         raise RuntimeError(f"Found dtype {_D.SCALAR_TYPE_NAMES.get(out.dtype, out.dtype)} but expected "
                            f"{_D.SCALAR_TYPE_NAMES.get(r.dtype, r.dtype)}")
     if r.dtype._cat > out.dtype._cat:
@@ -598,6 +618,9 @@ def _make_inplace(fn, name):
             # place and backward fails with "modified by an inplace operation" (torch's CopySlices keeps
             # the old value). A differentiable copy is what the op reads and saves.
             src = wrap(fresh(self._ms))
+        if name == "conj_physical_" and not self.dtype.is_complex:   # (torch writes a real one unchanged,
+            with _repeated_writes():                                  # an expanded receiver included)
+                return self._write(fn(src)._ms)
         try:
             r = fn(src, *args, **kwargs)
         except NotImplementedError:

@@ -45,8 +45,11 @@ class OpDef:
     out: bool | str = False
     # what torch's argument parser requires of a call with out= (its out= overload is narrower than the
     # function): "dim" (a dim argument), "tensor_self" (the first operand a Tensor, not a Number),
-    # "tensors" (every positional operand a Tensor); checked before the op runs, with torch's message
+    # "tensors" (every positional operand a Tensor), "no_bool_unbiased" (not the (Tensor, bool unbiased)
+    # overload); checked before the op runs, with torch's message
     out_requires: tuple = ()
+    # a check of ``out`` itself that torch makes before the kernel's own dtype checks: fn(args, out)
+    out_check: Callable | None = None
     raw: bool = False            # impl takes mstorch objects, unwrapped by itself
     note: str = ""               # a known difference from torch, shown in docs/coverage.md
     aliases: tuple = ()          # other torch names for the same op (e.g. "absolute" for "abs")
@@ -101,14 +104,15 @@ def register_sparse(*names):
 
 
 _OUT_KINDS = (False, True, "exact", "tuple", "dtype")
-_OUT_REQUIRES = ("dim", "tensor_self", "tensors")
+_OUT_REQUIRES = ("dim", "tensor_self", "tensors", "no_bool_unbiased")
 
 
-def register(name, *, family, namespace=(TOP, METHOD), inplace=None, out=False, out_requires=(), raw=False,
-             note="", aliases=(), differentiable=True):
+def register(name, *, family, namespace=(TOP, METHOD), inplace=None, out=False, out_requires=(), out_check=None,
+             raw=False, note="", aliases=(), differentiable=True):
     namespace = (namespace,) if isinstance(namespace, str) else tuple(namespace)
     out_requires = (out_requires,) if isinstance(out_requires, str) else tuple(out_requires)
-    if out not in _OUT_KINDS or any(r not in _OUT_REQUIRES for r in out_requires) or (out_requires and not out):
+    if out not in _OUT_KINDS or any(r not in _OUT_REQUIRES for r in out_requires) or \
+            ((out_requires or out_check) and not out):
         raise ValueError(f"op {name!r}: bad out={out!r} / out_requires={out_requires!r}")
     unknown = [n for n in namespace if n not in NAMESPACES]
     prefix = name.rpartition(".")[0]
@@ -119,7 +123,7 @@ def register(name, *, family, namespace=(TOP, METHOD), inplace=None, out=False, 
         if name in OPS:
             raise RuntimeError(f"op {name!r} registered twice")
         opdef = OpDef(name=name, family=family, impl=fn, namespace=namespace, inplace=inplace,
-                      out=out, out_requires=out_requires, raw=raw, note=note, aliases=tuple(aliases), differentiable=differentiable)
+                      out=out, out_requires=out_requires, out_check=out_check, raw=raw, note=note, aliases=tuple(aliases), differentiable=differentiable)
         OPS[name] = opdef
         return opdef
     return deco

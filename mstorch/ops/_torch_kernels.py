@@ -54,6 +54,7 @@ NO_KERNEL = {'abs': ('abs_cpu', ('bool',)),
  'gelu': ('GeluKernelImpl', ('bool', 'complex64', 'int16', 'int32', 'int64', 'int8', 'uint8')),
  'glu': ('glu_cpu', ('bool', 'complex64', 'int16', 'int32', 'int64', 'int8', 'uint8')),
  'group_norm': ('GroupNormKernelImpl', ('bool', 'complex64', 'int16', 'int32', 'int64', 'int8', 'uint8')),
+ 'nn.functional.group_norm': ('GroupNormKernelImpl', ('bool', 'complex64', 'int16', 'int32', 'int64', 'int8', 'uint8')),
  'gt': ('gt_cpu', ('complex64',)),
  'hardshrink': ('hardshrink_cpu', ('bool', 'complex64', 'int16', 'int32', 'int64', 'int8', 'uint8')),
  'hardsigmoid': ('hardsigmoid_cpu', ('bool', 'complex64', 'int16', 'int32', 'int64', 'int8', 'uint8')),
@@ -82,9 +83,6 @@ NO_KERNEL = {'abs': ('abs_cpu', ('bool',)),
  'logcumsumexp': ('logcumsumexp_out_cpu', ('bool', 'int16', 'int32', 'int64', 'int8', 'uint8')),
  'logit': ('logit_cpu', ('complex64',)),
  'logsigmoid': ('log_sigmoid_cpu', ('bool', 'complex64', 'int16', 'int32', 'int64', 'int8', 'uint8')),
- 'lp_pool1d': ('avg_pool2d', ('complex64', 'int16', 'int32', 'int8', 'uint8')),
- 'lp_pool2d': ('avg_pool2d', ('complex64', 'int16', 'int32', 'int8', 'uint8')),
- 'lp_pool3d': ('avg_pool3d_out_frame', ('bfloat16', 'complex64', 'float16', 'int16', 'int32', 'int8', 'uint8')),
  'lt': ('lt_cpu', ('complex64',)),
  'max': ('max_all', ('complex64',)),
  'max_pool1d_with_indices': ('max_pool2d', ('bool', 'complex64')),
@@ -191,4 +189,5 @@ COMPLEX_REFUSED = {
 # empty input of those dtypes is computed, not refused (probed on torch 2.13).
 NOT_REACHED_WHEN_EMPTY = frozenset((
     "linalg.svd", "linalg.svdvals", "linalg.cholesky", "linalg.det", "det", "linalg.cond", "linalg.eigh",
-    "linalg.eigvalsh", "cummax", "cummin", "pdist", "local_response_norm"))
+    "linalg.eigvalsh", "cummax", "cummin", "pdist", "local_response_norm", "softmax", "log_softmax",
+    "nn.functional.softmax", "nn.functional.log_softmax", "special.softmax", "special.log_softmax"))

@@ -8,6 +8,7 @@ records on each view its base, a ``writeback(base_ms, view_value) -> new base va
 ``x.view(-1)[3] = 5``) writes the whole base, then re-derives the view from it: values and autograd
 then follow torch (the view's history goes through the base, like torch's CopySlices).
 """
+import contextlib
 import math
 
 import mindspore as ms
@@ -286,6 +287,20 @@ def check_no_overlap(t):
         _overlap_error()
 
 
+# set while an op that torch lets write repeated elements writes back (threshold_, a real conj_physical_):
+# elementwise and idempotent, so every copy of an element gets the same value
+_REPEATED_WRITES = [False]
+
+
+@contextlib.contextmanager
+def repeated_writes():
+    _REPEATED_WRITES[0] = True
+    try:
+        yield
+    finally:
+        _REPEATED_WRITES[0] = False
+
+
 def expand_pair(pre, shape, expanded):
     """expand/broadcast_to (``pre``: the base's shape with leading 1s): writing is only defined when no
     element is repeated, as in torch."""
@@ -293,7 +308,11 @@ def expand_pair(pre, shape, expanded):
         if 0 in shape:      # no element: nothing repeats (torch writes) and nothing changes
             return fresh(base_ms)
         if expanded:
-            _overlap_error()
+            if not _REPEATED_WRITES[0]:
+                _overlap_error()
+            for d, (p, n) in enumerate(zip(pre, shape)):   # the copies hold one value: keep the first
+                if p == 1 and n > 1:
+                    new = ops.narrow(new, d, 0, 1)
         return new.reshape(base_ms.shape)
 
     def derive(base_ms):

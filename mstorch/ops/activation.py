@@ -25,6 +25,7 @@ from .._cast import NP_BF16
 from .._tensor import Tensor
 from ..autograd._higher_order import record_own_backward
 from ._helpers import dtype_of, scalar_tensor, wrap_dim, cast
+from ._views import repeated_writes
 from .comparison import inplace_function
 from .pointwise import register, _not_impl, _need_tensor, _expm1
 
@@ -40,7 +41,11 @@ def _inplace_function(method):
         if not isinstance(input, Tensor):
             raise TypeError(f"{method}(): argument 'input' (position 1) must be Tensor, not "
                             f"{type(input).__name__}")
-        return input._write(_IMPLS[impl](input._ms, *args, **kwargs))
+        r = _IMPLS[impl](input._ms, *args, **kwargs)
+        if impl == "threshold":   # (torch's threshold_ writes an expanded receiver)
+            with repeated_writes():
+                return input._write(r)
+        return input._write(r)
     fn.__name__ = method
     return fn
 
@@ -103,13 +108,14 @@ def hardshrink(input, lambd=0.5):
 @register("prelu", family=A, namespace=("torch", "Tensor", "nn.functional"))
 def prelu(input, weight):
     _need_tensor("prelu", weight, 2, "weight")
-    _float_only(input, "prelu_cpu")
-    if weight.ndim > 1:
-        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
+    # (torch's order: the parameter count, the weight's rank, then the kernel's dtype)
     channels = input.shape[1] if input.ndim >= 2 else 1
     if weight.size != 1 and weight.size != channels:
         raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
                            f"{weight.size} and channel size = {channels}.")
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
+    _float_only(input, "prelu_cpu")
     w = weight
     if weight.size != 1 and input.ndim > 2:
         w = weight.reshape((channels,) + (1,) * (input.ndim - 2))
@@ -126,7 +132,7 @@ def _softmax_input(name, input, dim, dtype):
     axis = wrap_dim(dim, input.ndim)
     if dtype is not None:
         input = cast(input, dtype._ms)
-    elif dtype_of(input)._cat < D._FLOAT:
+    elif dtype_of(input)._cat < D._FLOAT and input.size:   # (empty: torch answers without its kernel)
         last = axis == input.ndim - 1 or input.ndim == 0
         _not_impl(f"{name}{'_lastdim' if last else ''}_kernel_impl", input)
     return input, axis

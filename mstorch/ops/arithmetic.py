@@ -625,7 +625,7 @@ def _np_nextafter(x, y, bf16):
     return np.where(np.isnan(x) | np.isnan(y), np.float32(np.nan), r)
 
 
-class _HostNextafter(P.FunctionBase):
+class NextafterBackward0(P.FunctionBase):
     """nextafter's host value with torch's gradients: ``grad`` for ``input`` where it differs from ``other``
     (zero where they are equal), zeros for ``other``."""
 
@@ -637,7 +637,11 @@ class _HostNextafter(P.FunctionBase):
     @staticmethod
     def backward(node, g):
         a, b = node.saved_tensors
-        kept = ops.where(ops.not_equal(a, b), g, ops.zeros_like(g))
+        if a.dtype is _bf16:   # (no bfloat16 NotEqual/Select kernels: in float32, exact)
+            kept = cast(ops.where(ops.not_equal(cast(a, _f32), cast(b, _f32)), cast(g, _f32),
+                                  ops.zeros(g.shape, _f32)), _bf16)
+        else:
+            kept = ops.where(ops.not_equal(a, b), g, ops.zeros_like(g))
         return _sum_to(kept, a.shape), ops.zeros(b.shape, g.dtype)
 
 
@@ -652,7 +656,9 @@ def nextafter(a, b):
     if a.dtype in _COMPLEX:
         _not_impl("nextafter_cpu", a)
     if P.grad_enabled() and (P.requires_grad(a) or P.requires_grad(b)):
-        return _HostNextafter.apply(a, b)
+        out = NextafterBackward0.apply(a, b)
+        P.set_function_of_output(out, NextafterBackward0)   # grad_fn keeps its name after backward frees it
+        return out
     return _nextafter_value(a, b)
 
 

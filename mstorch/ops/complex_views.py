@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _ms_private as P
-from .._tensor import host_view, scalar_type_name
+from .._tensor import Tensor, host_view, scalar_type_name
 from . import _msops as ops
 from . import _kernels as kernels
 from ._registry import register
@@ -115,13 +115,26 @@ def _from_parts(re, im):
     return _make_complex(re, im)
 
 
-@register("complex", family=F, namespace="torch", out=True)
+_COMPLEX_OF = {D.float16: "ComplexHalf", D.float32: "ComplexFloat", D.float64: "ComplexDouble"}
+
+
+def _complex_parts_out(args, out):
+    """complex/polar: out= must be the complex dtype of the (valid) parts, checked before the kernel."""
+    if len(args) < 2 or not all(isinstance(a, Tensor) for a in args[:2]) or args[0].dtype is not args[1].dtype:
+        return
+    want = _COMPLEX_OF.get(args[0].dtype)
+    if want is not None and D.SCALAR_TYPE_NAMES.get(out.dtype) != want:
+        raise RuntimeError(f"Expected object of scalar type {want} but got scalar type "
+                           f"{D.SCALAR_TYPE_NAMES.get(out.dtype, out.dtype)} for argument 'out'")
+
+
+@register("complex", family=F, namespace="torch", out=True, out_check=_complex_parts_out)
 def complex(real, imag):
     _parts_check("complex", real, imag)
     return _from_parts(real, imag)
 
 
-@register("polar", family=F, namespace="torch", out=True)
+@register("polar", family=F, namespace="torch", out=True, out_check=_complex_parts_out)
 def polar(abs, angle):
     _parts_check("polar", abs, angle)
     return _from_parts(ops.mul(abs, ops.cos(angle)), ops.mul(abs, ops.sin(angle)))

@@ -35,7 +35,6 @@ def block_diag(*tensors):
     dtype = mats[0].dtype
     for m in mats[1:]:
         dtype = D.promote_types(dtype, m.dtype)
-    rows = sum(m.shape[0] for m in mats)
     cols = sum(m.shape[1] for m in mats)
     pieces, c = [], 0
     for m in mats:
@@ -44,9 +43,10 @@ def block_diag(*tensors):
         if m.shape[0]:
             pieces.append(PUBLIC["nn.functional.pad"](m, (c, cols - c - m.shape[1])))
         else:   # MindSpore's pad has no kernel for empty input; an empty block still joins the graph
-            pieces.append(PUBLIC["cat"]((PUBLIC["zeros"](0, c, dtype=dtype), m, PUBLIC["zeros"](0, cols - c - m.shape[1], dtype=dtype)), 1))
+            pieces.append(PUBLIC["cat"]((PUBLIC["zeros"](0, c, dtype=dtype), m,
+                                         PUBLIC["zeros"](0, cols - c - m.shape[1], dtype=dtype)), 1))
         c += m.shape[1]
-    return PUBLIC["cat"](pieces, 0) if rows else PUBLIC["zeros"](0, cols, dtype=dtype)
+    return PUBLIC["cat"](pieces, 0)   # (no rows: the empty blocks keep the result on their graph)
 
 
 @register("diagflat", family=F, raw=True)

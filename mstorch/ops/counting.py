@@ -14,7 +14,7 @@ import numpy as np
 
 from .._runtime import read_host
 from .. import _dtype as D
-from .._tensor import scalar_type_name
+from .._tensor import Tensor, scalar_type_name
 from ._argerr import invalid_args
 from ._helpers import dtype_of, result_type, cast
 from ._registry import register
@@ -48,6 +48,9 @@ def _cfmt(v):
     return f"{v:g}"
 
 
+_NAMES = {**_CPP_NAMES, D.complex64: "c10::complex<float>", D.complex128: "c10::complex<double>"}
+
+
 def _not_implemented(kernel, t):
     return NotImplementedError(f'"{kernel}" not implemented for \'{scalar_type_name(dtype_of(t))}\'')
 
@@ -64,7 +67,15 @@ def _in_range(x, lo, hi):
 
 # --- histc -----------------------------------------------------------------------------------------
 
-@register("histc", family=F, out=True)
+def _histc_out(args, out):
+    """torch's check of histc's out= (before the kernel's dtype check): the input's own dtype."""
+    if args and isinstance(args[0], Tensor) and out.dtype is not args[0].dtype:
+        raise RuntimeError(f"torch.histogram: input tensor and hist tensor should have the same dtype, but got "
+                           f"input {_CPP_NAMES.get(args[0].dtype, args[0].dtype)} and hist "
+                           f"{_CPP_NAMES.get(out.dtype, out.dtype)}")
+
+
+@register("histc", family=F, out=True, out_check=_histc_out)
 def histc(input, bins=100, min=0, max=0):
     dt = dtype_of(input)
     if not dt.is_floating_point:
@@ -113,8 +124,9 @@ def _histogram_range(x, range, dt):
 @register("histogram", family=F)
 def histogram(input, bins, *, range=None, weight=None, density=False):
     dt = dtype_of(input)
-    if dt not in (D.float32, D.float64):
-        raise _not_implemented("histogramdd", input)
+    # torch's kernel has floating dtypes only; its argument checks come first, except for the input's
+    # min and max (with int bins, no range and a non-empty input), whose dispatch refuses before them
+    no_kernel = dt not in (D.float32, D.float64)
     x = read_host(input).reshape(-1)
     if isinstance(bins, ms.Tensor):
         if bins.ndim != 1:
@@ -123,7 +135,7 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
         if bins.dtype != input.dtype:
             raise RuntimeError(
                 "torch.histogramdd: input tensor and bins tensors should have the same dtype, but got input "
-                f"with dtype {_CPP_NAMES[dt]} and bins for dimension 0 with dtype {_CPP_NAMES[dtype_of(bins)]}")
+                f"with dtype {_NAMES[dt]} and bins for dimension 0 with dtype {_NAMES[dtype_of(bins)]}")
         edges = read_host(bins)
         _check_bins(edges.size - 1)
     else:
@@ -133,20 +145,24 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
                 "Tensor input, int bins = 100, *, tuple of floats range = None, Tensor weight = None, "
                 "bool density = False"))
         _check_bins(bins)
-        lo, hi = _histogram_range(x, range, dt)
-        edges = _round_to(_linspace_values(lo, hi, bins + 1, dt), dt).astype(dt._np)
+        if no_kernel and range is None and x.size:
+            raise _not_implemented("histogramdd", input)
+        lo, hi = _histogram_range(x.real if dt.is_complex else x, range, dt)
+        edges = None if no_kernel else _round_to(_linspace_values(lo, hi, bins + 1, dt), dt).astype(dt._np)
     w = None
     if weight is not None:
         if weight.dtype != input.dtype:
             raise RuntimeError(
                 "torch.histogramdd: if weight tensor is provided, input tensor and weight tensor should have "
-                f"the same dtype, but got input({_CPP_NAMES[dt]}), and weight({_CPP_NAMES[dtype_of(weight)]})")
+                f"the same dtype, but got input({_NAMES[dt]}), and weight({_NAMES[dtype_of(weight)]})")
         if tuple(weight.shape) != tuple(input.shape):
             raise RuntimeError(
                 "torch.histogramdd: if weight tensor is provided it should have the same shape as the input "
                 f"tensor excluding its innermost dimension, but got input with shape {list(input.shape) + [1]} "
                 f"and weight with shape {list(weight.shape)}")
         w = read_host(weight).reshape(-1)
+    if no_kernel:
+        raise _not_implemented("histogram_cpu", input)
     nbins = edges.size - 1
     hist = np.zeros(nbins, dt._np)
     if nbins > 0:

@@ -5,6 +5,8 @@ advanced part (integer/bool tensors, lists, Python bools) then indexes that view
 slices left, where MindSpore's NumPy rule for where advanced dims go is torch's rule. (Taking ints
 first is what torch does and what makes ``x[0, :, [1, 2]]`` differ from NumPy.)
 """
+import math
+
 import numpy as np
 import mindspore as ms
 from .._runtime import read_host
@@ -203,16 +205,17 @@ def _is_noop(key):
     return all(k == _ALL for k in key)
 
 
-def _advanced(r, adv):
+def _advanced(r, adv, range_errors=None):
     """Index ``r`` (the basic result) with its advanced indices. Torch's rule: the indexed dims are
     replaced by the broadcast index shape, in place when they are adjacent, in front otherwise.
-    Indices are read on the host (torch checks their range too) and become one Gather."""
+    Indices are read on the host (torch checks their range too) and become one Gather. With a list
+    ``range_errors``, an index out of range is collected there (the result then only has the right shape)."""
     adv = [(pos, cast(t, ms.bool_) if t.dtype == ms.uint8 else t) for pos, t in adv]
     if len(adv) == 1 and adv[0][0] == 0 and adv[0][1].dtype == ms.bool_ and adv[0][1].ndim == r.ndim:
         return _kern(ops.masked_select, r, adv[0][1])
     if kernels.CHECK_INDICES or any(t.dtype == ms.bool_ for _, t in adv):
         # (a mask's nonzero positions decide the result's shape: torch's CUDA indexing syncs for them too)
-        linear, dims = _linear_index_host(r, adv)
+        linear, dims = _linear_index_host(r, adv, range_errors)
     else:
         linear, dims = _linear_index_kernels(r, adv)
     sizes = [r.shape[d] for d in dims]
@@ -228,6 +231,8 @@ def _advanced(r, adv):
         axis, out_shape = 0, bshape + tuple(shape[d] for d in rest)
     if linear.size == 0 or 0 in out_shape:
         return empty_from(r, out_shape)
+    if range_errors:
+        return ops.zeros(out_shape, r.dtype)
     if isinstance(linear, np.ndarray):
         return _kern(ops.gather, src, ms.Tensor(linear.reshape(-1)), axis).reshape(out_shape)
     try:
@@ -260,7 +265,7 @@ def _linear_index_kernels(r, adv):
     return linear, [pos for pos, _ in adv]
 
 
-def _linear_index_host(r, adv):
+def _linear_index_host(r, adv, range_errors=None):
     """Indices read on the host (range-checked, masks expanded to their positions): one linear index."""
     arrays, dims = [], []
     for pos, t in adv:
@@ -272,7 +277,11 @@ def _linear_index_host(r, adv):
             size = r.shape[pos]
             if a.size and (a.min() < -size or a.max() >= size):
                 bad = a[(a < -size) | (a >= size)]
-                raise IndexError(f"index {bad.flat[0]} is out of bounds for dimension {pos} with size {size}")
+                err = IndexError(f"index {bad.flat[0]} is out of bounds for dimension {pos} with size {size}")
+                if range_errors is None:
+                    raise err
+                range_errors.append(err)
+                a = np.zeros_like(a)
             arrays.append(a)
             dims.append(pos)
     try:
@@ -384,7 +393,11 @@ def setitem(self, index, value):
         return
     if isinstance(value, Tensor) and v.dtype != t.dtype:
         _index_put_dtype_error(self, value)
-    positions = _positions(t, key, adv)
+    range_errors = []
+    positions = _positions(t, key, adv, range_errors)
+    if range_errors:   # (torch's kernel checks the indices' range after the value's shape)
+        _fit(v, positions.shape, True)
+        raise range_errors[0]
     if positions.size == 0 and P.requires_grad(v) and P.grad_enabled():
         # nothing is written, but torch keeps the value in the graph (its gradient is zeros); an empty
         # slice of it does that (the gradient of a broadcast to an empty shape is wrong in MindSpore)
@@ -395,12 +408,12 @@ def setitem(self, index, value):
     self._write(scatter_positions(grad_source(t), positions, v), check_cast=False)
 
 
-def _positions(t, key, adv):
+def _positions(t, key, adv, range_errors=None):
     """The flat positions of the elements ``t[key][adv]`` selects (torch's rule), read off an arange."""
     positions = ops.arange(t.size, dtype=ms.int64).reshape(t.shape)
     if not _is_noop(key):
         positions = BasicIndex(t.shape, key).read(positions)
-    return _advanced(positions, adv) if adv else positions
+    return _advanced(positions, adv, range_errors) if adv else positions
 
 
 def _index_put_dtype_error(dst, src):
@@ -431,8 +444,11 @@ def index_put(input, indices, values, accumulate=False):
                    and _is_noop(key) and not accumulate)
     if v.dtype != t.dtype and not masked_fill:
         _index_put_dtype_error(input, values)
-    positions = _positions(t, key, adv)
+    range_errors = []
+    positions = _positions(t, key, adv, range_errors)
     v = _fit(cast(v, t.dtype), positions.shape, True)
+    if range_errors:   # (torch's kernel checks the indices' range after the value's shape)
+        raise range_errors[0]
     if not accumulate:
         r = scatter_positions(grad_source(t), positions, v)
     else:
@@ -525,6 +541,23 @@ def _check_range(index, size, dim, err=None):
         if err is not None:
             raise err
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+
+
+def check_select_range(index, shape, d):
+    """torch's CPU index_select range checks: a matrix or more that is empty, or selected along dim 1, goes
+    through a path whose check is a RuntimeError naming the first bad index; otherwise an IndexError."""
+    size = shape[d] if shape else 1
+    if len(shape) > 1 and index.size and size == 0:    # (torch's check before the range check)
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
+    if len(shape) > 1 and (d == 1 or 0 in shape):
+        if index.size == 0 or not kernels.CHECK_INDICES:
+            return
+        a = read_host(index).reshape(-1)
+        bad = np.flatnonzero((a < 0) | (a >= size))
+        if bad.size:
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={a[bad[0]]} axis_dim={size}")
+        return
+    _check_range(index, size, d, IndexError("index out of range in self"))
 
 
 def _check_gather_shapes(input, index, src, d, name):
@@ -715,10 +748,7 @@ def _check_vector(index, name):
 def index_select(input, dim, index):
     d = wrap_dim(dim, input.ndim)
     _check_vector(index, "index_select")
-    size = input.shape[d] if input.ndim else 1
-    if size == 0 and index.size:    # (torch's check before the range check)
-        raise RuntimeError("index_select(): self indexing axis dim should be positive")
-    _check_range(index, size, d, IndexError("index out of range in self"))
+    check_select_range(index, tuple(input.shape), d)
     if input.ndim == 0:
         return fresh(input) if index.size else empty_from(input, (0,))
     if index.size == 0:
@@ -823,6 +853,23 @@ def index_copy(input, dim, index, source):
     return _along_front(input, source, d, index, "index_copy_", ops.tensor_scatter_update, IndexError)
 
 
+def _index_fill_empty(input, d, n):
+    """torch's kernel views an empty self as ``n`` rows along ``d`` (stride 0) without checking the indices:
+    a view that needs memory the empty storage lacks fails (none is needed if another size is 0)."""
+    sizes = list(input.shape)
+    sizes[d] = n
+    if not math.prod(sizes):
+        return
+    strides, step = [0] * len(sizes), 1
+    for k in range(len(sizes) - 1, -1, -1):
+        strides[k], step = step, step * max(input.shape[k], 1)
+    strides[d] = 0
+    item = dtype_of(input).itemsize
+    need = (sum((s - 1) * st for s, st in zip(sizes, strides)) + 1) * item
+    raise RuntimeError(f"setStorage: sizes {sizes}, strides {strides}, storage offset 0, and itemsize {item} "
+                       f"requiring a storage size of {need} are out of bounds for storage of size 0")
+
+
 @register("index_fill", family=F, inplace="index_fill_")
 def index_fill(input, dim, index, value):
     d = wrap_dim(dim, input.ndim)
@@ -831,11 +878,6 @@ def index_fill(input, dim, index, value):
     if index.ndim > 1:
         raise RuntimeError("Index has to be a vector/scalar")
     size = input.shape[d] if input.ndim else 1
-    if index.size and kernels.CHECK_INDICES:
-        a = read_host(index)
-        if a.min() < -size or a.max() >= size:
-            bad = a.min() if a.min() < -size else a.max()
-            raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {size}")
     if isinstance(value, ms.Tensor):
         if value.ndim:
             raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
@@ -844,7 +886,14 @@ def index_fill(input, dim, index, value):
     else:
         v = ms.Tensor(int(value) if isinstance(value, float) and dtype_of(input)._cat < D._FLOAT else value,
                       input.dtype)
-    if index.size == 0:
+    if input.size == 0 and index.size:
+        _index_fill_empty(input, d, index.size)
+    if index.size and input.size and kernels.CHECK_INDICES:
+        a = read_host(index)
+        if a.min() < -size or a.max() >= size:
+            bad = a.min() if a.min() < -size else a.max()
+            raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {size}")
+    if index.size == 0 or input.size == 0:
         return fresh(input)
     idx = index.reshape(-1)
     idx = ops.where(idx < 0, idx + size, idx)
@@ -977,6 +1026,10 @@ def take_along_dim(input, indices, dim=None):
     xb[d], ib[d] = input.shape[d], indices.shape[d]
     x = ops.broadcast_to(input, tuple(xb)) if tuple(xb) != tuple(input.shape) else input
     i = ops.broadcast_to(indices, tuple(ib)) if tuple(ib) != tuple(indices.shape) else indices
+    size = input.shape[d]
+    if size and i.size:   # torch wraps the indices along ``dim`` (Python's modulo), unchecked
+        i = ms.Tensor(read_host(i) % size) if kernels.HOST_WORKAROUNDS else \
+            ops.floor_mod(i, ms.Tensor(size, ms.int64))
     return gather(x, d, i)
 
 

@@ -583,16 +583,20 @@ def solve_triangular(A, B, *, upper=None, left=True, unitriangular=False):
     for t, arg in ((A, "A"), (B, "B")):
         if t.ndim < 2:
             raise RuntimeError(f"linalg.solve_triangular: The input tensor {arg} must have at least 2 dimensions.")
-    need_lapack_dtype(A, "triangular_solve_cpu")
-    if A.dtype != B.dtype:
-        raise RuntimeError(f"linalg.solve_triangular: Expected A and B to have the same dtype, but found A of type "
-                           f"{_scalar_name(A)} and B of type {_scalar_name(B)} instead")
-    check_matrix(A, "linalg.solve_triangular", square=True)
+    # (torch's order: the shapes, then the kernel's dtype, then the dtypes' agreement)
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.solve_triangular: A must be batches of square matrices, but they are "
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
     k = B.shape[-2] if left else B.shape[-1]
     if A.shape[-1] != k:
         eq = "AX = B" if left else "XA = B"
         raise RuntimeError(f"linalg.solve_triangular: Incompatible shapes of A and B for the equation {eq} "
                            f"({A.shape[-2]}x{A.shape[-1]} and {B.shape[-2]}x{B.shape[-1]})")
+    need_lapack_dtype(A, "triangular_solve_cpu")
+    if A.dtype != B.dtype:
+        raise RuntimeError(f"linalg.solve_triangular: Expected A and B to have the same dtype, but found A of type "
+                           f"{_scalar_name(A)} and B of type {_scalar_name(B)} instead")
+    check_matrix(A, "linalg.solve_triangular", square=True)
     return trsolve(A, B, upper, left, unitriangular)
 
 
@@ -706,8 +710,13 @@ def lstsq(A, B, rcond=None, *, driver=None):
         rtol = _EPS[A.dtype] * max(m, n)
     else:
         rtol = rcond
-    a = host_array(A)
-    if a is not None and not needs_grad(B):
+    a = host_array(A) if A.size and b.size else None
+    if A.size == 0 or b.size == 0:   # (no SVD kernel for empty input): a zero solution, no singular value
+        batch = tuple(np.broadcast_shapes(tuple(A.shape[:-2]), tuple(b.shape[:-2])))
+        x = ops._empty_product(A, b, batch + (n, b.shape[-1]))
+        s = ops.zeros(batch + (min(m, n),), _real(A.dtype))
+        keep = ops.zeros(batch + (min(m, n),), ms.bool_)
+    elif a is not None and not needs_grad(B):
         s, keep, x = _lstsq_host(a, read_host(b), rtol, A)
     else:
         s, u, v = svd_parts(A, "linalg.lstsq")

@@ -31,7 +31,7 @@ from ._registry import OPS, PUBLIC, register
 from . import activation as _top
 from .pointwise import _not_impl, tanh_accurate
 from .reduction import vector_norm
-from ._views import check_no_overlap, grad_source
+from ._views import check_no_overlap, grad_source, repeated_writes
 from ..autograd._higher_order import recompute_as
 
 F = "nn.activation"
@@ -110,7 +110,8 @@ def f_threshold(input, threshold, value, inplace=False):
         r = cast(ops.where(ops.less_equal(xf, scalar_tensor(threshold, D.float32)), v, xf), _bf16)
     else:
         r = ops.where(ops.less_equal(x, _c(threshold, x)), _c(value, x), x)
-    return _done(input, r, inplace)
+    with repeated_writes():   # (torch's threshold_ writes an expanded receiver)
+        return _done(input, r, inplace)
 
 
 @register("nn.functional.sigmoid", family=F, namespace="nn.functional")

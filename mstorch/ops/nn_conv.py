@@ -152,6 +152,12 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, name, torch
         raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
                            f"Kernel size: ({' x '.join(map(str, eff))}). Kernel size can't be greater than "
                            f"actual input size")
+    if input.size == 0:   # torch answers an empty input without a backend: zeros of the output's size (no
+        # output channels when the weight is empty too, as torch's empty path gives)
+        out = [(p - e) // st + 1 for p, e, st in zip(padded, eff, stride)]
+        c = weight.shape[0] if weight.size or not torch_checks else 0
+        y = _empty_output(input, weight, bias, (input.shape[0], c) + tuple(out))
+        return y.squeeze(0) if unbatched else y
     if any(lo != hi for lo, hi in pairs):
         if not _WARNED_SAME[0]:
             _WARNED_SAME[0] = True
@@ -161,6 +167,12 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, name, torch
         pairs = [(0, 0)] * n
     out = _conv_run(input, weight, bias, stride, tuple(lo for lo, _ in pairs), dilation, groups, n)
     return out.squeeze(0) if unbatched else out
+
+
+def _empty_output(input, weight, bias, shape):
+    """Zeros of the output's shape for an empty input, on the graph of every operand (zero gradients)."""
+    y = ops._empty_product(input, weight, shape)
+    return y if bias is None else ops._empty_product(y, bias, shape)
 
 
 def _conv_run(x, w, b, stride, pad, dilation, groups, n):
@@ -292,6 +304,9 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
                  for a, v in zip(axes, seq)]
         raise RuntimeError("output padding must be smaller than either stride or dilation, but got "
                            + " ".join(parts))
+    if weight.shape[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                           f"weight of size {_sizes(weight)} instead")
     if weight.shape[0] % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
                            f"but got weight of size [{_sizes(weight)}] instead")
@@ -306,8 +321,17 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     kernel = tuple(weight.shape[2:])
     out = [(s - 1) * st - 2 * p + d * (k - 1) + op + 1
            for s, st, p, d, k, op in zip(input.shape[2:], stride, padding, dilation, kernel, output_padding)]
+    lead = [1] if n == 1 else []   # torch runs 1-d convolutions as 2-d ones of height 1
+    if input.size == 0:   # torch answers an empty input without a backend: an output size of 0 is no error
+        if weight.size == 0:   # (its empty path reads the weight's first element)
+            raise IndexError("select(): index 0 out of range for tensor of size [0] at dimension 0")
+        shape = [input.shape[0], cout] + lead + out
+        bad = next((i for i, o in enumerate(shape) if o < 0), None)
+        if bad is not None:
+            raise RuntimeError(f"invalid shape dimension {shape[bad]} at index {bad} of shape {shape}")
+        y = _empty_output(input, weight, bias, (input.shape[0], cout) + tuple(out))
+        return y.squeeze(0) if unbatched else y
     if any(o <= 0 for o in out):
-        lead = [1] if n == 1 else []   # torch runs 1-d convolutions as 2-d ones of height 1
         raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, lead + list(input.shape[2:])))}). "
                            f"Calculated output size per channel: ({' x '.join(map(str, lead + out))}). "
                            f"Output size is too small")

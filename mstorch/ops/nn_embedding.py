@@ -93,6 +93,11 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     # not on the device path unless MSTORCH_CHECK_INDICES=1), and for max_norm / scale_grad_by_freq
     host = _host(idx) if kernels.CHECK_INDICES or max_norm is not None or scale_grad_by_freq else None
     if host is not None and host.size and (host.min() < 0 or host.max() >= n):
+        bad = host.reshape(-1)[np.flatnonzero((host.reshape(-1) < 0) | (host.reshape(-1) >= n))[0]]
+        if n == 0:   # (torch's index_select of an empty weight: another path, other checks)
+            raise RuntimeError("index_select(): self indexing axis dim should be positive")
+        if w.size == 0:
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={n}")
         raise IndexError("index out of range in self")
     if max_norm is not None:
         _renorm_(weight, host.reshape(-1), max_norm, norm_type)

@@ -16,6 +16,8 @@ def linear(input, weight, bias=None):
     if input.ndim == 0 or weight.ndim == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.ndim}D and "
                            f"{weight.ndim}D")
+    if weight.ndim > 2:   # (torch transposes the weight first)
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {weight.ndim}D")
     if input.dtype != weight.dtype or bias is not None and input.ndim == 2 and bias.dtype != weight.dtype:
         _dtype_error(input, weight, bias)
     if weight.ndim == 1:   # torch: input @ weight (+ bias), a vector product over input's last dim

@@ -27,6 +27,7 @@ from ._helpers import dtype_of, promote, scalar_tensor, cast, wrap_size_dim
 from ._views import infer_size
 from ._registry import OPS, register
 from .pointwise import _not_impl
+from .arithmetic import _sub_bool_error, neg
 from ..autograd._higher_order import record_own_backward, recompute_as, own_backward
 from .indexing import gather_elements
 from .activation import softmax_kernel
@@ -196,7 +197,7 @@ def _check_class_target(input, target, weight, C):
         if target.ndim > 1:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
         if input.ndim == 1 and target.ndim == 1 and target.shape[0] != 1:
-            raise RuntimeError(f"Expected target to be 0D when input is 1D, but got target.dim ={target.ndim}")
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}")
     elif input.ndim == 4:
         if target.ndim != 3:
             raise RuntimeError("only batches of spatial targets supported (3D tensors) but got targets of "
@@ -425,8 +426,9 @@ def _cross_entropy_prob(input, target, weight, mode, ignore_index, smoothing, C)
                            f"classes but got weight tensor of shape: {list(weight.shape)}")
     if smoothing > 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {smoothing:g}")
+    # (torch's log_softmax of the input itself: its dtype, not the one promoted with the target)
+    _float_only(input, "log_softmax_lastdim_kernel_impl" if input.ndim <= 2 else "log_softmax_kernel_impl")
     x, t, _ = promote(input, target)
-    _float_only(x, "log_softmax_lastdim_kernel_impl")
     if smoothing > 0:
         t = ops.add(ops.mul(t, _c(1 - smoothing, t)), _c(smoothing / C, t))
     if weight is not None:
@@ -630,9 +632,15 @@ def _ones(x):
 
 # --- regression losses ------------------------------------------------------------------------------
 
-def _weighted(err, weight, input, mode):
+def _check_weight_size(weight, input):
     if tuple(weight.shape) != tuple(input.shape):
         raise ValueError("Weights and input must have the same size.")
+
+
+def _weighted(err, weight, input, mode):
+    """torch's weighted regression losses: composed in Python (no loss kernel), the weight promoting."""
+    _check_weight_size(weight, input)
+    err, weight, _ = promote(err, weight)
     err = ops.mul(err, weight)
     if mode == "mean":
         return ops.div(ops.sum(err), ops.sum(weight))
@@ -644,7 +652,9 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     _warn_size(input, target)
     mode = _mode(reduction, size_average, reduce)
     x, t = _pair(input, target)
-    if mode == "mean" and dtype_of(x)._cat < D._FLOAT:
+    if weight is not None:
+        _check_weight_size(weight, input)
+    elif mode == "mean" and dtype_of(x)._cat < D._FLOAT:
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {_tname(x)}")
     err = ops.abs(ops.sub(x, t))
@@ -660,10 +670,11 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     _warn_size(input, target)
     mode = _mode(reduction, size_average, reduce)
     x, t = _pair(input, target)
+    if weight is not None:
+        _check_weight_size(weight, input)
+        return _weighted(ops.square(ops.sub(x, t)), weight, input, mode)
     _real_float_only(x, "mse_cpu")
     err = ops.square(ops.sub(x, t))
-    if weight is not None:
-        return _weighted(err, weight, input, mode)
     return _reduce(err, mode)
 
 
@@ -700,6 +711,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _warn_size(input, target)
     mode = _mode(reduction)
     x, t = _pair(input, target)
+    if weight is not None:
+        _check_weight_size(weight, input)
     _fits_input(x, input)
     _real_float_only(x, "huber_cpu")
     d = ops.sub(x, t)
@@ -714,8 +727,6 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         # torch's kernel writes into a tensor like the input: computed in the common dtype, stored in input's
         loss = cast(loss, input.dtype)
     if weight is not None:
-        if tuple(weight.shape) != tuple(input.shape):
-            raise ValueError("Weights and input must have the same size.")
         loss = ops.mul(loss, weight)
     return _reduce(loss, mode)
 
@@ -808,6 +819,10 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
                            f"input1: {_size(input1)}, input2: {_size(input2)}, target: {_size(target)} ")
     # torch computes (-target * (input1 - input2) + margin).clamp_min_(0): its broadcasting and messages
     infer_size(tuple(target.shape), infer_size(tuple(input1.shape), tuple(input2.shape)))
+    if input1.dtype == ms.bool_ or input2.dtype == ms.bool_:
+        _sub_bool_error(input1, input2)
+    if target.dtype == ms.bool_:
+        neg(target)   # (torch's refusal of -target)
     a, b, _ = promote(input1, input2)
     d, t, _ = promote(ops.sub(a, b), target)
     # the margin takes part in type promotion (a float margin makes an integer loss float, not truncated)
@@ -931,13 +946,22 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise RuntimeError("multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
                            f"samples (batch size). Expected target size [{N}], but got {list(target.shape)}. Input "
                            f"has shape {list(input.shape)}.")
+    if weight is not None and weight.size != C:
+        raise RuntimeError(f"inconsistent weight size, expected {C} but got {list(weight.shape)}")
     _no_grad_weight(weight, "multi_margin_loss")
+    if N == 0:   # (torch's kernel is not reached: no dtype is checked)
+        return _reduce(ops.zeros((0,), input.dtype), mode)
+    # torch's kernel: the input's dtype dispatch, then the target's and the weight's dtypes, then the range
     if input.dtype in _HALF:
         _not_impl("multi_margin_loss_cpu_kernel", input)
+    _float_only(x, "multi_margin_loss_cpu_kernel")
+    if target.dtype != ms.int64:
+        raise RuntimeError(f"expected scalar type Long but found {_tname(target)}")
+    if weight is not None and weight.dtype != input.dtype:
+        raise RuntimeError(f"expected scalar type {_tname(input)} but found {_tname(weight)}")
     tn = read_host(target).reshape(-1).astype(np.int64)
     if ((tn < 0) | (tn >= C)).any():
         raise RuntimeError("target out of range")
-    _float_only(x, "multi_margin_loss_cpu_kernel")
     xu = _upcast(x)
     xy = gather_elements(xu, 1, ms.Tensor(tn.reshape(-1, 1)))
     z = ops.add(ops.sub(_c(margin, xu), xy), xu)
@@ -979,6 +1003,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
                 raise RuntimeError("argument #2 'target' is out of range")
             counts[n, j] += 1
             is_target[n, j] = True
+    if input.dtype in _HALF:   # (torch's CPU kernel has no half types)
+        _not_impl("multilabel_margin_loss_forward_out_frame", input)
     _float_only(x, "multilabel_margin_loss_forward_out_frame")
     xu = _upcast(x)
     pairs = ms.Tensor((counts[:, :, None] * ~is_target[:, None, :]).astype(dtype_of(xu)._np))
@@ -1004,6 +1030,9 @@ def _lengths(v, name, n):
 @register("ctc_loss", family=F, namespace="nn.functional")
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
     mode = _mode(reduction)
+    for name, v in (("input_lengths", input_lengths), ("target_lengths", target_lengths)):
+        if isinstance(v, ms.Tensor) and dtype_of(v)._cat != D._INT:
+            raise RuntimeError(f"{name} must be integral")   # (torch's check before the kernel's dtype)
     batched = log_probs.ndim == 3
     lp = log_probs if batched else log_probs.expand_dims(1)
     T, N, C = lp.shape

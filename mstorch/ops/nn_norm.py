@@ -19,7 +19,7 @@ from .._tensor import wrap, scalar_type_name
 from .._cast import cast
 from ._helpers import graph_inputs
 from ._registry import register
-from ._helpers import dtype_of, scalar_tensor
+from ._helpers import dtype_of, scalar_tensor, wrap_dim, wrap_size_dim
 from ..autograd._higher_order import record_own_backward, recompute_as, Recompute
 
 F = "nn.norm"
@@ -223,6 +223,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     elif running_mean is None or running_var is None:
         raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
     n, c = shape[0], shape[1]
+    if input._ms.size == 0:   # (MindSpore's batch norm faults on no channels): empty, on the input's graph
+        return wrap(ops._linked(ops.zeros(shape, input._ms.dtype), input._ms))
 
     def rep(t):
         return None if t is None else wrap(ops.tile(t._ms, (n,)))
@@ -249,6 +251,8 @@ def _check_normalized(input, normalized_shape, weight, bias, star="*, "):
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
                                f"{list(t.shape)} and normalized_shape = {list(ns)}")
     shape = tuple(input.shape)
+    if star == "*" and len(shape) < len(ns):   # (rms_norm's own rank check)
+        raise ValueError(f"Input tensor must have at least {len(ns)} dimensions, but got {len(shape)}")
     if len(shape) < len(ns) or shape[len(shape) - len(ns):] != ns:
         inner = ", ".join(str(s) for s in ns)
         raise RuntimeError(f"Given normalized_shape={list(ns)}, expected input with shape [{star}{inner}], but "
@@ -316,13 +320,21 @@ _EPS = {ms.float32: 1.1920928955078125e-07, ms.float64: 2.220446049250313e-16}
 
 # --- group norm ------------------------------------------------------------------------------------
 
-@register("group_norm", family=F, namespace=("torch", "nn.functional"))
+@register("nn.functional.group_norm", family=F, namespace="nn.functional")
+def f_group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    if input.ndim < 2:   # (F.group_norm checks the rank and the batch in Python)
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
+    shape = tuple(input.shape)
+    _verify_batch_size([shape[0] * shape[1] // num_groups, num_groups] + list(shape[2:]))
+    return group_norm(input, num_groups, weight, bias, eps)
+
+
+@register("group_norm", family=F, namespace="torch")
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
     shape = tuple(input.shape)
-    if input.ndim < 2:
-        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
+    wrap_size_dim(0, input.ndim)   # (torch.group_norm reads size(0) and size(1) first)
+    wrap_dim(1, input.ndim)
     c = shape[1]
-    _verify_batch_size([shape[0] * c // num_groups, num_groups] + list(shape[2:]))
     if c % num_groups:
         raise RuntimeError("Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {list(shape)} and num_groups={num_groups}")

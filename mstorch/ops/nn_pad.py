@@ -58,20 +58,25 @@ def pad(input, pad, mode="constant", value=None):
     kind = "reflection" if mode == "reflect" else "replication"
     if input.dtype == ms.bool_ and mode != "circular":
         raise NotImplementedError(f"\"{kind}_pad{k}d\" not implemented for 'Bool'")
+    if mode != "circular" and 0 in input.shape[input.ndim - k - 1:]:   # (only a batch dim may be empty)
+        raise RuntimeError(f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size "
+                           f"and other non-zero dimensions for input, but got: {list(input.shape)}")
     for dim, lo, hi in dims:
         size = input.shape[dim]
         if mode == "reflect" and (lo >= size or hi >= size):
             raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input "
                                f"dimension, but got: padding ({lo}, {hi}) at dimension {dim} of input "
                                f"{list(input.shape)}")
-        if mode == "replicate" and size == 0:
-            raise RuntimeError(f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size "
-                               f"and other non-zero dimensions for input, but got: {list(input.shape)}")
         if mode == "circular" and (lo > size or hi > size):
             raise RuntimeError("Padding value causes wrapping around more than once.")
         if size + lo + hi < 0 or mode != "circular" and size + lo + hi <= 0:
             raise RuntimeError(f"input (W: {size}) is too small. Calculated output W: {size + lo + hi}")
     dt = input.dtype
+    if input.size == 0:   # (MindSpore's pad kernel refuses an empty output; nothing to gather)
+        shape = list(input.shape)
+        for dim, lo, hi in dims:
+            shape[dim] += lo + hi
+        return ops.zeros(tuple(shape), dt)
     x = cast(input, ms.float32) if dt == ms.bfloat16 else cast(input, ms.uint8) if dt == ms.bool_ else input
     if mode == "circular" and any(lo < 0 or hi < 0 for _, lo, hi in dims):
         # torch crops first, then wraps around the cropped tensor

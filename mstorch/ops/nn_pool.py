@@ -18,6 +18,7 @@ from mindspore.ops import operations as PO
 
 from . import _kernels as kernels
 from .. import _ms_private as _P
+from .. import _dtype as D
 from ..autograd._higher_order import recompute_as
 from ._helpers import dtype_of, cast, wrap_size_dim
 from ._registry import register
@@ -455,6 +456,10 @@ def _adaptive_empty(x, size, unbatched):
 def _adaptive_avg(input, output_size, n):
     fn = f"adaptive_avg_pool{n}d"
     size = _adaptive_size(input, output_size, n, fn)
+    if input.size == 0 and all(s == 1 for s in size) and input.ndim in (n + 1, n + 2) \
+            and dtype_of(input).is_floating_point:
+        # torch computes an output of ones as a mean over the pooled dims, without its emptiness check
+        return ops.mean(input, tuple(range(input.ndim - n, input.ndim)), keep_dims=True)
     x, unbatched = _adaptive_input(input, n, fn, "avg")
     if x.size == 0 or 0 in size:
         return _adaptive_empty(x, size, unbatched)
@@ -588,12 +593,22 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
 
 # --- power-average pooling (torch's own composition, so gradients agree) ------------------------
 
+_LP_NO_KERNEL = (ms.uint8, ms.int8, ms.int16, ms.int32, ms.complex64, ms.complex128)
+
+
 def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, n):
     k = _pool_tuple(kernel_size, n, f"lp_pool{n}d", "kernel_size")
     if norm_type == _INF:
         return _max_pool(ops.abs(input), kernel_size, stride, 0, 1, ceil_mode, False, n)
     if norm_type == -_INF:
         return ops.neg(_max_pool(ops.neg(ops.abs(input)), kernel_size, stride, 0, 1, ceil_mode, False, n))
+    if isinstance(norm_type, float) and dtype_of(input)._cat < D._FLOAT:
+        # torch's input.pow(norm_type): a float exponent makes an integer input floating before the pool
+        input = cast(input, D.get_default_dtype()._ms)
+    refused = _LP_NO_KERNEL + ((ms.float16, ms.bfloat16) if n == 3 else ())
+    if input.dtype in refused:   # (torch's average pool of the powers has no kernel for these)
+        raise NotImplementedError(f"\"{'avg_pool2d' if n < 3 else 'avg_pool3d_out_frame'}\" not implemented for "
+                                  f"'{_name(input)}'")
     out = _avg_pool(ops.pow(input, norm_type), kernel_size, stride, 0, ceil_mode, True, None, n)
     # MindSpore's CPU ReLU maps NaN to 0 where torch's keeps it (a negative input to a fractional power)
     out = ops.where(ops.isnan(out), out, ops.mul(ops.sign(out), ops.relu(ops.abs(out))))

@@ -318,10 +318,17 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if input.shape[0] != grid.shape[0]:
         raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got input with "
                            f"sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
+    for i, size in enumerate(input.shape[2:], 2):
+        if size == 0:
+            raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial dimensions, but input has "
+                               f"sizes {list(input.shape)} with dimension {i} being empty")
     if mode == "bicubic" and n != 2:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     if input.dtype != grid.dtype:
         raise RuntimeError(f"expected scalar type {_name(input)} but found {_name(grid)}")
+    out_shape = tuple(input.shape[:2]) + tuple(grid.shape[1:-1])
+    if 0 in out_shape:   # (torch's kernel is not reached)
+        return ops.zeros(out_shape, input.dtype)
     if not dtype_of(input).is_floating_point:
         raise NotImplementedError(f"\"grid_sampler_{n}d_cpu_kernel_impl\" not implemented for '{_name(input)}'")
     dt = input.dtype
@@ -516,7 +523,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
         raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
                            f"dimensions for input, but got: {list(input.shape)}")
     _check_fold_args(kernel, dilation, padding, stride)
-    if not dtype_of(input).is_floating_point:
+    if not _fold_dtype(input):
         raise NotImplementedError(f"\"im2col_out_cpu\" not implemented for '{_name(input)}'")
     spatial = input.shape[-2:]
     blocks = _blocks(spatial, kernel, dilation, padding, stride)
@@ -525,14 +532,30 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
                            f"padding={padding}, calculated shape of the array of sliding blocks as {tuple(blocks)}, "
                            f"but its components must be at least one.")
     x = input if input.ndim == 4 else input.expand_dims(0)
-    dt = x.dtype
-    if dt == ms.bfloat16:
-        x = cast(x, ms.float32)
-    out = ops.unfold(x, kernel, dilation, padding, stride)
-    out = out.reshape(out.shape[0], out.shape[1], -1)
-    if out.dtype != dt:
-        out = cast(out, dt)
+    if x.shape[0] == 0:   # (MindSpore's Im2Col refuses an empty batch)
+        out = ops.zeros((0, x.shape[1] * kernel[0] * kernel[1], blocks[0] * blocks[1]), x.dtype)
+    else:
+        out = _in_kernel_dtype(lambda v: ops.unfold(v, kernel, dilation, padding, stride), x)
+        out = out.reshape(out.shape[0], out.shape[1], -1)
     return out if input.ndim == 4 else out.squeeze(0)
+
+
+def _fold_dtype(t):
+    """torch's im2col/col2im CPU kernels: floating, complex and bool (not integers)."""
+    d = dtype_of(t)
+    return d.is_floating_point or d.is_complex or t.dtype == ms.bool_
+
+
+def _in_kernel_dtype(fn, x):
+    """``fn`` (a float kernel) on ``x``: complex by its real and imaginary parts, bool and bfloat16 through
+    float32 (bool summed where blocks overlap: any True is True)."""
+    dt = x.dtype
+    if dt in (ms.complex64, ms.complex128):
+        return ops.Complex()(fn(ops.real(x)), fn(ops.imag(x)))
+    if dt in (ms.bfloat16, ms.bool_):
+        r = fn(cast(x, ms.float32))
+        return ops.not_equal(r, 0) if dt == ms.bool_ else cast(r, dt)
+    return fn(x)
 
 
 @register("fold", family=F, namespace="nn.functional")
@@ -556,15 +579,11 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
                            f"padding={padding}, stride={stride}, expected size of input's dimension 2 to match the "
                            f"calculated number of sliding blocks {blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, "
                            f"but got input.size(2)={input.shape[-1]}.")
-    if not dtype_of(input).is_floating_point:
+    if not _fold_dtype(input):
         raise NotImplementedError(f"\"col2im_out_cpu\" not implemented for '{_name(input)}'")
     x = input if input.ndim == 3 else input.expand_dims(0)
-    dt = x.dtype
-    if dt == ms.bfloat16:
-        x = cast(x, ms.float32)
-    out = ops.fold(x, ms.Tensor(output_size, ms.int32), kernel, dilation, padding, stride)
-    if out.dtype != dt:
-        out = cast(out, dt)
+    size = ms.Tensor(output_size, ms.int32)
+    out = _in_kernel_dtype(lambda v: ops.fold(v, size, kernel, dilation, padding, stride), x)
     return out if input.ndim == 3 else out.squeeze(0)
 
 

@@ -272,6 +272,8 @@ def polygamma(n, input):
 
 @register("mvlgamma", family=F, inplace="mvlgamma_", out=True)
 def mvlgamma(input, p):
+    if input.dtype == ms.bool_:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     x = float_result(input)

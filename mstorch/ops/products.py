@@ -157,7 +157,8 @@ def matmul(input, other):
     if a.ndim == 1 and b.ndim == 1:
         return dot(a, b)
     _same_dtype_mm(a, b)
-    _no_bool(a, "addmm_impl_cpu_")
+    if a.size and b.size:   # (torch answers an empty product without its kernel)
+        _no_bool(a, "addmm_impl_cpu_")
     if a.ndim <= 2 and b.ndim <= 2:
         if b.ndim == 1:
             _check_mv(a, b)
@@ -181,7 +182,8 @@ def mm(input, mat2):
     if mat2.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
     _same_dtype_mm(input, mat2)
-    _no_bool(input, "addmm_impl_cpu_")
+    if input.size and mat2.size:   # (torch answers an empty product without its kernel)
+        _no_bool(input, "addmm_impl_cpu_")
     _check_mm_shapes(input, mat2)
     return _mm(input, mat2)
 
@@ -195,7 +197,8 @@ def bmm(input, mat2):
     _check_bmm_shapes(input, mat2)
     if input.dtype != mat2.dtype:
         _scalar_type_msg(input, mat2)
-    _no_bool(input, "bmm")
+    if input.size and mat2.size:   # (torch answers an empty product without its kernel)
+        _no_bool(input, "bmm")
     return _mm(input, mat2)
 
 
@@ -385,12 +388,62 @@ def inner(input, other):
     return out.reshape(tuple(input.shape[:-1]) + tuple(other.shape[:-1]))
 
 
+def _strides(t, n):
+    st = tuple(t.stride()) if t.ndim else ()
+    return (0,) * (n - len(st)) + st
+
+
+def _kron_product_views(sa, sb, st_a, st_b):
+    """Whether torch's kron can view its product as the result: torch multiplies a (a0, 1, a1, 1, ...) view
+    of ``input`` by a (1, b0, 1, b1, ...) view of ``other``; the product's memory follows the operands'
+    stride order (TensorIterator's dimension sort), and merging each pair of dims back is a view that fails
+    when that order interleaves them (a permuted operand)."""
+    shape, strides = [], ([], [])
+    for i in range(len(sa)):
+        shape += [sa[i], sb[i]]
+        strides[0].extend((st_a[i] if sa[i] > 1 else 0, 0))   # (a broadcast dim: stride 0)
+        strides[1].extend((0, st_b[i] if sb[i] > 1 else 0))
+    if 0 in shape:
+        return True
+    nd = len(shape)
+
+    def should_swap(d0, d1):
+        for st in strides:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(nd - 1, -1, -1))   # perm[0]: the fastest-moving dim
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    out, step = [0] * nd, 1
+    for d in perm:
+        out[d], step = step, step * shape[d]
+    return all(shape[2 * i] == 1 or shape[2 * i + 1] == 1 or out[2 * i] == out[2 * i + 1] * shape[2 * i + 1]
+               for i in range(len(sa)))
+
+
 @register("kron", family=F, out=True)
 def kron(input, other):
+    n = max(input.ndim, other.ndim)
+    sa = (1,) * (n - input.ndim) + tuple(input.shape)
+    sb = (1,) * (n - other.ndim) + tuple(other.shape)
+    if not _kron_product_views(sa, sb, _strides(input, n), _strides(other, n)):
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
+                           "spans across two contiguous subspaces). Use .reshape(...) instead.")
     a, b, _ = promote(input, other)
-    n = max(a.ndim, b.ndim)
-    sa = (1,) * (n - a.ndim) + tuple(a.shape)
-    sb = (1,) * (n - b.ndim) + tuple(b.shape)
     # interleave: a as (a0, 1, a1, 1, ...) times b as (1, b0, 1, b1, ...)
     ea = a.reshape(tuple(x for s in sa for x in (s, 1)))
     eb = b.reshape(tuple(x for s in sb for x in (1, s)))
@@ -461,18 +514,21 @@ def trace(input):
 @register("cross", family=F, out="exact")
 def cross(input, other, dim=None):
     shape = _broadcast_batch(input.shape, other.shape)
-    if input.dtype != other.dtype:
-        _scalar_type_msg(input, other)
-    _no_bool(input, "cross")
     if dim is None:
         dim = next((i for i, s in enumerate(shape) if s == 3), None)
         if dim is None:
             raise RuntimeError("no dimension of size 3 in input")
-    dim = wrap_dim(dim, len(shape))
+    given, dim = dim, wrap_dim(dim, len(shape))
     if input.shape[dim - len(shape) + input.ndim] != 3 or other.shape[dim - len(shape) + other.ndim] != 3:
-        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+        raise RuntimeError(f"linalg.cross: inputs dimension {given} must have length 3. Got "
                            f"{input.shape[dim - len(shape) + input.ndim]} and "
                            f"{other.shape[dim - len(shape) + other.ndim]}")
+    # (torch: the shapes, then the kernel's dispatch on the input's dtype, then the other's dtype)
+    _no_bool(input, "cross")
+    if input.dtype != other.dtype:
+        _scalar_type_msg(input, other)
+    if 0 in shape:   # (MindSpore's slicing backward fails on an empty selection)
+        return ops.zeros(tuple(shape), input.dtype)
     a, b = ops.broadcast_to(input, shape), ops.broadcast_to(other, shape)
     if a.dtype == _bf16:
         return cast(cross(cast(a, _f32), cast(b, _f32), dim), _bf16)
@@ -496,7 +552,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
                            f"{x2.shape[-1]}")
     if x1.dtype != x2.dtype:
         _scalar_type_msg(x1, x2)
-    if x1.dtype in (ms.float16, _bf16):
+    if x1.dtype in (ms.float16, _bf16) and x1.size and x2.size:   # (an empty input never reaches it)
         raise NotImplementedError(f"\"cdist\" not implemented for '{_scalar_name(x1)}'")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")

@@ -251,7 +251,8 @@ def normal_(self, mean=0, std=1, *, generator=None):
     gen = R._check_generator(generator) if self._dev is None else None
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
-    _float_only(self.dtype, "normal_kernel_cpu")
+    if self.numel():   # (torch's kernel is not reached for an empty tensor)
+        _float_only(self.dtype, "normal_kernel_cpu")
     if self._dev is not None:
         return _device_fill(self, generator, "normal", float(mean), float(std))
     # torch's vectorised normal_fill needs a contiguous tensor; otherwise one draw per element
@@ -519,7 +520,8 @@ def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, 
     gen = R._check_generator(generator) if place is None else None
     shape = size_args(size)
     dt = _factory_dtype(dtype, out)
-    _float_only(dt, "normal_kernel_cpu")
+    if math.prod(shape):   # (torch's kernel is not reached for an empty result)
+        _float_only(dt, "normal_kernel_cpu")
     if out is None and _on_meta(device):
         return _meta_tensor(shape, dt, requires_grad)
     if place is not None:
@@ -667,7 +669,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         dt = _factory_dtype(dtype, out)
         if std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(float(std))}")
-        _float_only(dt, "normal_kernel_cpu")
+        if math.prod(shape):   # (torch's kernel is not reached for an empty result)
+            _float_only(dt, "normal_kernel_cpu")
         if place is not None:
             v = _device_draw(_device_generator(generator, place), "normal", shape, _draw_dtype(dt), float(mean),
                              float(std))
@@ -683,9 +686,10 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     elif std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(float(std))}")
     dt = out.dtype if out is not None else (mean.dtype if mt else std.dtype)
-    _float_only(dt, "normal_kernel_cpu")
     mshape = tuple(mean._ms.shape) if mt else ()
     shape = _broadcast(mshape, tuple(std._ms.shape)) if st else mshape
+    if math.prod(shape):   # (torch's kernel is not reached for an empty result)
+        _float_only(dt, "normal_kernel_cpu")
     if place is not None:   # std * N(0, 1) + mean, in the draw dtype
         wide = _draw_dtype(dt)
         v = _device_draw(_device_generator(generator, place), "normal", shape, wide)

@@ -554,12 +554,12 @@ def _var_mean(input, axes, c, keepdim, root=False):
     return var, m
 
 
-@register("var", family=F, out=True)
+@register("var", family=F, out=True, out_requires="no_bool_unbiased")
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _var_mean(input, *_var_args("var", input, dim, unbiased, keepdim, correction))[0]
 
 
-@register("std", family=F, out=True)
+@register("std", family=F, out=True, out_requires="no_bool_unbiased")
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _var_mean(input, *_var_args("std", input, dim, unbiased, keepdim, correction), root=True)[0]
 

@@ -70,12 +70,26 @@ def _view_dtype(self, dtype):
     if src.itemsize != dtype.itemsize:
         if not shape:
             raise RuntimeError("self.dim() cannot be 0 if self.element_size() != dtype.element_size()")
-        if (shape[-1] * src.itemsize) % dtype.itemsize:
-            raise RuntimeError(
-                "self.size(-1) must be divisible by " + str(dtype.itemsize // max(src.itemsize, 1) or 1) +
-                " to view " + repr(src) + " as " + repr(dtype) + " (different element sizes), but got "
-                + str(shape[-1]))
+        _check_view_dtype_layout(self, shape, src, dtype)
     return make_view(self, bitcast(self._ms, dtype), *dtype_pair(src, dtype))
+
+
+def _check_view_dtype_layout(self, shape, src, dtype):
+    """torch's checks of a view as a dtype of another element size, in its order: the last dim (its size
+    when elements merge) and its stride, then the storage offset and the other strides (when they merge)."""
+    what = f" to view {D.SCALAR_TYPE_NAMES[src]} as {D.SCALAR_TYPE_NAMES[dtype]} (different element sizes), but got "
+    ratio = dtype.itemsize // src.itemsize
+    if ratio > 1 and shape[-1] % ratio:
+        raise RuntimeError(f"self.size(-1) must be divisible by {ratio}{what}{shape[-1]}")
+    strides = self.stride()
+    if strides[-1] != 1:
+        raise RuntimeError(f"self.stride(-1) must be 1{what}{strides[-1]}")
+    if ratio > 1:
+        if self.storage_offset() % ratio:
+            raise RuntimeError(f"self.storage_offset() must be divisible by {ratio}{what}{self.storage_offset()}")
+        for i, st in enumerate(strides[:-1]):
+            if st % ratio:
+                raise RuntimeError(f"self.stride({i}) must be divisible by {ratio}{what}{st}")
 
 
 @register("reshape", family=F, raw=True)
@@ -674,6 +688,10 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if dim is None:
         input = input.reshape(-1)
         dim = 0
+    elif input.ndim == 0:   # (torch reads size(dim), or unsqueezes at dim + 1, of the 0-d input)
+        if isinstance(repeats, ms.Tensor):
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but got {wrap_dim(dim, 0) + 1})")
     d = wrap_dim(dim, input.ndim)
     n = input.shape[d] if input.ndim else 1
     if isinstance(repeats, ms.Tensor):

@@ -125,6 +125,8 @@ def _select(values, idx, d, pos, keepdim, rt, dt):
 def kthvalue(input, k, dim=-1, keepdim=False):
     d = wrap_dim(dim, input.ndim)
     n = input.shape[d] if input.ndim else 1
+    if n == 0:   # (torch's reduction-dim check comes first)
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if input.ndim == 0:

@@ -223,11 +223,12 @@ def _binary_float(name, fn, no_grad_first=None, float_kernel=None):
         if float_kernel and not (rt.is_floating_point or rt.is_complex):
             raise NotImplementedError(f"\"{float_kernel}\" not implemented for '{scalar_type_name(rt)}'")
         a, b = _float_operands(a, b, rt)
+        run = fn
         if a.dtype in (ms.bfloat16, ms.float16):   # (Igamma/Igammac have no half kernels; torch's round once)
-            return cast(fn(cast(a, ms.float32), cast(b, ms.float32)), a.dtype)
+            run = (lambda x, y: cast(fn(cast(x, ms.float32), cast(y, ms.float32)), x.dtype))
         if no_grad_first and needs_grad(a):   # torch has no derivative for this argument: backward raises
-            return _no_derivative(no_grad_first, fn)(a, b)
-        return fn(a, b)
+            return _no_derivative(no_grad_first, run)(a, b)
+        return run(a, b)
     impl.__name__ = name
     register(f"special.{name}", family=F, namespace="special", out=True)(impl)
 
