@@ -115,14 +115,14 @@ def _from_parts(re, im):
     return _make_complex(re, im)
 
 
-_COMPLEX_OF = {D.float16: "ComplexHalf", D.float32: "ComplexFloat", D.float64: "ComplexDouble"}
+_COMPLEX_NAME_OF = {D.float16: "ComplexHalf", D.float32: "ComplexFloat", D.float64: "ComplexDouble"}
 
 
 def _complex_parts_out(args, out):
     """complex/polar: out= must be the complex dtype of the (valid) parts, checked before the kernel."""
     if len(args) < 2 or not all(isinstance(a, Tensor) for a in args[:2]) or args[0].dtype is not args[1].dtype:
         return
-    want = _COMPLEX_OF.get(args[0].dtype)
+    want = _COMPLEX_NAME_OF.get(args[0].dtype)
     if want is not None and D.SCALAR_TYPE_NAMES.get(out.dtype) != want:
         raise RuntimeError(f"Expected object of scalar type {want} but got scalar type "
                            f"{D.SCALAR_TYPE_NAMES.get(out.dtype, out.dtype)} for argument 'out'")
