@@ -142,7 +142,9 @@ def needs_grad(t):
 def empty_result(input, shape, value=0):
     """The result of reducing over no elements (or of an empty output), ``value`` everywhere: made
     by hand because MindSpore's kernels leave it uninitialised, and kept on the input's autograd graph
-    as torch's is."""
+    as torch's is. A NaN for complex results is (nan, nan), torch's 0 / 0."""
+    if isinstance(value, float) and value != value and input.dtype in (ms.complex64, ms.complex128):
+        value = complex(value, value)
     z = ops.full(shape, value, dtype=input.dtype) if shape.count(0) == 0 else ops.zeros(shape, input.dtype)
     if not needs_grad(input):
         return z
@@ -716,7 +718,31 @@ def _no_bool_scan(name, dtype):
 def cumsum(input, dim, *, dtype=None):
     _no_bool_scan("cumsum", dtype)
     x, d, out_dt = _cum_input(input, dim, dtype)
+    if x is not input and input.size and needs_grad(input) and _FROM_MS[input.dtype]._cat == D._FLOAT:
+        out = CumsumBackward0.apply(input, x, d, out_dt)
+        P.set_function_of_output(out, CumsumBackward0)   # grad_fn's name after backward frees the node
+        return out
     return _cum_run(ops.cumsum, x, d, input, out_dt)
+
+
+class CumsumBackward0(P.FunctionBase):   # (the class names the node, as torch's)
+    """cumsum(x, dtype=) of a float x in another dtype: torch casts the gradient to x's dtype before its
+    reverse scan (the gradient of a float64 x summed in float32 is a float64 sum of the float32 gradient);
+    MindSpore's Cast backward would round the scanned gradient to the result's dtype."""
+
+    @staticmethod
+    def forward(node, input, x, d, out_dt):
+        node.d, node.in_dt = d, input.dtype
+        return _cum_run(ops.cumsum, x, d, input, out_dt)
+
+    @staticmethod
+    def backward(node, g):
+        g = cast(g, node.in_dt)
+        if node.in_dt in _CUM_ACC:
+            g = cast(g, _CUM_ACC[node.in_dt])
+        flat = g.reshape(1) if g.ndim == 0 else g
+        gx = ops.flip(ops.cumsum(ops.flip(flat, (node.d,)), node.d), (node.d,)).reshape(g.shape)
+        return cast(gx, node.in_dt), None, None, None
 
 
 @register("cumprod", family=F, out=True)
