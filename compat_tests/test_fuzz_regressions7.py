@@ -188,3 +188,54 @@ def test_kl_div_target_grad_at_zero():
     _same(_grad("x = T.tensor([[0.5, -0.3, 1.2], [1.64, 0.43, -inf]], requires_grad=True); "
                 "t = T.tensor([[0.0, 0.4, 0.6], [0.5, 0.9, 0.0]], requires_grad=True)",
                 "F.kl_div(x, t, reduction='none')", "x,t"))
+
+
+# --- grid_sample: the grid's gradient is 0 on a clipped border; NaN clips to 0 -------------------------
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("mode", ["'bilinear', 'border', True", "'bilinear', 'reflection', True",
+                                  "'bilinear', 'reflection', False", "'bicubic', 'border', True",
+                                  "'nearest', 'border', False"])
+def test_grid_sample_border_grad(dtype, mode):
+    _same(f"x = T.arange(12.).reshape(1, 1, 3, 4).to(T.{dtype}).requires_grad_(); "
+          "g = T.tensor([[[[1.0, -1.0], [0.3, 1.0], [-1.0, 0.5], [1.2, -1.3], [0.25, 0.3333333]]]], "
+          f"dtype=T.{dtype}, requires_grad=True); r = F.grid_sample(x, g, {mode}); "
+          f"(r * T.tensor([1., 2, 3, 4, 5], dtype=T.{dtype}).reshape(r.shape)).sum().backward(); "
+          "out = (r, x.grad, g.grad)", rtol=1e-4 if dtype == "float32" else 1e-9, atol=1e-5)
+
+
+@pytest.mark.parametrize("padding", ["border", "reflection"])
+def test_grid_sample_nan_coordinate_clips_to_zero(padding):
+    _same(f"out = F.grid_sample(T.arange(12.).reshape(1, 1, 3, 4), T.tensor([[[[nan, 0.2], [0.5, nan]]]]), "
+          f"'bilinear', '{padding}', False)")
+
+
+# --- logcumsumexp accumulates pairwise (no shift by the whole dim's maximum) ---------------------------
+
+@pytest.mark.parametrize("src", [
+    "out = T.logcumsumexp(T.tensor([-100., 100., 3.]), 0)",
+    "out = T.logcumsumexp(T.tensor([[[[0.8, 1.6, -1.7, nan], [-0.7, 1.0, 1e+30, -0.0]], "
+    "[[1e+30, -0.1, 0.2, -0.8], [1.6, -0.3, 1.5, nan]]]]), -1)",
+    "out = T.logcumsumexp(T.tensor([[0.3, -inf, 2, inf, 1, -inf], [-inf, -inf, 1, 2, 3, 4]]), 1)",
+    "x = T.linspace(-3, 3, 105, dtype=T.float64).reshape(3, 7, 5).sin().mul(50).requires_grad_(); "
+    "r = T.logcumsumexp(x, 1); (r * T.linspace(0, 1, 105, dtype=T.float64).reshape(3, 7, 5)).sum().backward(); "
+    "out = (r, x.grad)",
+    "out = T.logcumsumexp(T.tensor([1.5, -2, 60000], dtype=T.float16), 0)",
+    "out = T.logcumsumexp(T.tensor(1.5), 0)",
+])
+def test_logcumsumexp_wide_range(src):
+    _same(src)
+
+
+# --- block_diag: torch's result_type (0-d blocks promote only across categories) ------------------------
+
+@pytest.mark.parametrize("src", [
+    "out = T.block_diag(T.tensor([[0.51171875, 1.3203125]], dtype=T.bfloat16), T.tensor(3.0))",
+    "out = T.block_diag(T.ones(2, dtype=T.bool), T.tensor(3, dtype=T.int8), T.tensor([[1, 2]], dtype=T.uint8))",
+    "out = T.block_diag(T.tensor(1, dtype=T.int8), T.tensor(2., dtype=T.float16))",
+    "out = T.block_diag(T.ones(1, 2, dtype=T.int64), T.tensor(3., dtype=T.float64))",
+    "x = T.tensor([[1., 2]], dtype=T.float16, requires_grad=True); r = T.block_diag(x, T.tensor(3.)); "
+    "r.sum().backward(); out = (r, x.grad)",
+])
+def test_block_diag_dtype(src):
+    _same(src)

@@ -810,11 +810,23 @@ def logcumsumexp(input, dim):
     d = wrap_dim(dim, x.ndim)
     if x.size == 0:
         return x.copy()
-    m = ops.stop_gradient(ops.amax(x, (d,) if x.ndim else (), True))
-    m = ops.where(ops.isinf(m), const(0, m.dtype), m)
-    xs = (x - m).reshape(1) if x.ndim == 0 else x - m
-    r = ops.log(ops.cumsum(ops.exp(xs), d)) + m
-    return r.reshape(()) if x.ndim == 0 else r
+    if x.ndim == 0:
+        return x.copy()
+    if _FROM_MS[x.dtype]._cat == D._COMPLEX:
+        m = ops.stop_gradient(ops.amax(x, (d,), True))
+        m = ops.where(ops.isinf(m), const(0, m.dtype), m)
+        return ops.log(ops.cumsum(ops.exp(x - m), d)) + m
+    # a scan of logaddexp over shifted copies (Hillis-Steele, log2(n) steps), as torch accumulates
+    # log(exp(a) + exp(b)) element by element: one shift by the whole dim's maximum would underflow the
+    # earlier terms (logcumsumexp([-100, 100]) gave -inf first)
+    n, step = x.shape[d], 1
+    add = OPS["logaddexp"]
+    while step < n:
+        pad_shape = tuple(step if i == d else s for i, s in enumerate(x.shape))
+        shifted = ops.concat([ops.full(pad_shape, -math.inf, dtype=x.dtype), ops.narrow(x, d, 0, n - step)], d)
+        x = add(x, shifted)
+        step *= 2
+    return x
 
 
 @register("diff", family=F, out=True)
