@@ -6,22 +6,15 @@ import math
 import pytest
 
 from harness import check
+from test_fuzz_regressions6 import _same
 
 nan, inf = math.nan, math.inf
 F64 = {"rtol": 1e-12, "atol": 1e-14}     # float64 results where the bug was a float32 step
 
 
-def _same(src, **kw):
-    def fn(T):
-        env = {"T": T, "F": T.nn.functional, "nan": nan, "inf": inf}
-        exec(src, env)  # noqa: S102
-        return env["out"]
-    check(fn, **kw)
-
-
 def _grad(setup, expr, leaves="x"):
     """``setup`` makes the ``leaves`` (requiring grad); ``expr`` of them is weighted, summed and
-    differentiated."""
+    differentiated (several leaves, unlike test_fuzz_regressions6's)."""
     return (f"{setup}; r = {expr}; (r * T.linspace(-1, 2, r.numel()).reshape(r.shape).to(r.dtype)).sum()"
             f".backward(); out = (r, {', '.join(l + '.grad' for l in leaves.split(','))})")
 
