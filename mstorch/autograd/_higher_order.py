@@ -59,7 +59,8 @@ _REDUCTIONS = {"SumExt": False, "ReduceSum": False, "MeanExt": True, "ReduceMean
 # mstorch's own autograd Functions whose backward is written in differentiable ops (verified)
 _OWN_FUNCTIONS = frozenset(("LinalgCholeskyBackward0", "LinalgCholeskyExBackward0", "LinalgLuFactorExBackward0",
                             "LinalgEighBackward0", "LinalgPinvBackward0",
-                            "LinalgQrBackward0", "LinalgSolveExBackward0", "_HostRemainder",
+                            "LinalgQrBackward0", "LinalgSolveExBackward0", "FmodBackward0", "RemainderBackward0",
+                            "CumsumBackward0", "XlogyBackward0", "SpecialXlog1PyBackward0",
                             "AddmmBackward0", "MmBackward0", "GeluBackward0",
                             "ScaledDotProductAttentionBackward0", "_BF16Read",
                             "LinalgSvdBackward0", "CholeskyInverseBackward0", "CholeskySolveBackward0", "IgammaBackward0",

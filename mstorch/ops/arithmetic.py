@@ -243,7 +243,8 @@ def _host_operands(a, b):
 
 
 def _host_result(v, like):
-    return cast(ms.Tensor(np.ascontiguousarray(v)), like.dtype)
+    # np.ascontiguousarray makes a 0-d result 1-d: keep its shape
+    return cast(ms.Tensor(np.ascontiguousarray(v).reshape(np.shape(v))), like.dtype)
 
 
 def _np_fmod(x, y):
@@ -293,9 +294,17 @@ class _HostRemainder(P.FunctionBase):
         return _sum_to(g, a.shape), _sum_to(ops.neg(ops.mul(g, q)), b.shape), None, None
 
 
+# named as torch's nodes; the name stays on the output for grad_fn after backward frees the node
+_HOST_REMAINDER_NODES = {f: type(name, (_HostRemainder,), {})
+                         for f, name in ((_np_fmod, "FmodBackward0"), (_np_remainder, "RemainderBackward0"))}
+
+
 def _host_remainder(a, b, np_fn, round_fn):
     if P.grad_enabled() and (P.requires_grad(a) or P.requires_grad(b)):
-        return _HostRemainder.apply(a, b, np_fn, round_fn)
+        cls = _HOST_REMAINDER_NODES[np_fn]
+        out = cls.apply(a, b, np_fn, round_fn)
+        P.set_function_of_output(out, cls)
+        return out
     x, y = _host_operands(a, b)
     with np.errstate(all="ignore"):
         return _host_result(np_fn(x, y), a)
@@ -682,11 +691,44 @@ def xlogy(input, other):
     return x_log(a, b, ops.log, 0)
 
 
-def x_log(a, b, log_fn, pole):
-    """``a * log_fn(b)`` as torch's xlogy (pole 0) / xlog1py (pole -1): 0 where a == 0 unless b is NaN.
-    Where a == 0 and log_fn(b) is not finite (b <= pole or b = inf) b + 1 stands in for b, so the product
-    is 0 and a's gradient is 0 there (torch's masked_fill); elsewhere a's gradient is log_fn(b), also at
-    a == 0 (torch's), and b's is a / b."""
+def x_log(a, b, log_fn, pole, node_name="XlogyBackward0"):
+    """``a * log_fn(b)`` as torch's xlogy (pole 0) / xlog1py (pole -1): 0 where a == 0 unless b is NaN,
+    with torch's gradients (_XLogNode)."""
+    if P.grad_enabled() and (P.requires_grad(a) or P.requires_grad(b)):
+        cls = _XLOG_NODES[node_name]
+        out = cls.apply(a, b, log_fn, pole)
+        P.set_function_of_output(out, cls)
+        return out
+    return _x_log_value(a, b, log_fn, pole)
+
+
+class _XLogNode(P.FunctionBase):
+    """torch's gradients of xlogy / xlog1py: a's is log_fn(b), 0 where a == 0 and b <= pole (log(inf)
+    = inf at a == 0 too); b's is a / (b - pole), NaN at a == b - pole == 0. Composing them from
+    ``where`` would give 0 at those points."""
+
+    @staticmethod
+    def forward(node, a, b, log_fn, pole):
+        node.log_fn, node.pole = log_fn, pole
+        node.save_for_backward(a, b)
+        return _x_log_value(a, b, log_fn, pole)
+
+    @staticmethod
+    def backward(node, g):
+        a, b = node.saved_tensors
+        d = dtype_of(a)
+        masked = ops.logical_and(ops.equal(a, scalar_tensor(0, d)), ops.le(b, scalar_tensor(node.pole, d)))
+        ga = ops.where(masked, ops.zeros_like(g), ops.mul(g, node.log_fn(b)))
+        shifted = b if node.pole == 0 else ops.sub(b, scalar_tensor(node.pole, d))
+        gb = ops.mul(g, _true_div(a, shifted))   # IEEE signs: 3 / -0.0 is -inf
+        return _sum_to(ga, a.shape), _sum_to(gb, b.shape), None, None
+
+
+_XLOG_NODES = {name: type(name, (_XLogNode,), {}) for name in ("XlogyBackward0", "SpecialXlog1PyBackward0")}
+
+
+def _x_log_value(a, b, log_fn, pole):
+    # where a == 0 and log_fn(b) is not finite (b <= pole or b = inf), b + 1 stands in for b: the product is 0
     d = dtype_of(a)
     zero_a = ops.equal(a, scalar_tensor(0, d))
     unsafe = ops.logical_and(zero_a, ops.logical_or(ops.le(b, scalar_tensor(pole, d)), ops.isinf(b)))

@@ -32,9 +32,9 @@ def block_diag(*tensors):
         mats.append(t.reshape(1, 1) if t.dim() == 0 else t.reshape(1, -1) if t.dim() == 1 else t)
     if not mats:
         return PUBLIC["empty"](1, 0)
-    dtype = mats[0].dtype
-    for m in mats[1:]:
-        dtype = D.promote_types(dtype, m.dtype)
+    # torch's result_type: a 0-d block promotes only across categories (bfloat16 with a 0-d float32 stays
+    # bfloat16)
+    dtype = D.result_type_parts([t.dtype for t in tensors if t.dim()], [t.dtype for t in tensors if not t.dim()], [])
     cols = sum(m.shape[1] for m in mats)
     pieces, c = [], 0
     for m in mats:

@@ -23,7 +23,7 @@ from ..autograd._higher_order import own_backward
 from .._warnings import warn_once
 from .products import _broadcast_batch, _mm, _CPP, matmul, cross as _cross
 from .arithmetic import _sum_to
-from .linalg_decomp import _real, pinv, mH, LinAlgError, host_array, host_result, check_matrix, eye_like, mT, svdvals_ms, _node
+from .linalg_decomp import _real, pinv, mH, LinAlgError, host_array, host_result, check_matrix, eye_like, mT, svdvals_ms, _node, trsolve
 from .shape import diagonal as _diagonal
 
 
@@ -705,21 +705,37 @@ def cholesky_solve(input, input2, upper=False):
         raise NotImplementedError(f"\"cholesky_solve_cpu\" not implemented for '{_scalar_name(input)}'")
     # torch's LAPACK call reads one triangle of the factor, and its gradient treats the factor as a full
     # matrix in A = L L^H (or U^H U): the factor's value is its triangle, its gradient passes to all of it
-    if needs_grad(input2) and input.dtype in (ms.float32, ms.float64):
+    if (needs_grad(input) or needs_grad(input2)) and input.dtype in (ms.float32, ms.float64):
         return _cholesky_solve_nodes[bool(upper)](input, input2)
-    return solve(_gram(input2, upper), input)
+    return _potrs(input, input2, upper)
+
+
+def _potrs(b, factor, upper, recorded=False):
+    """A^-1 B for A = L L^H (U^H U) as LAPACK's potrs computes it: two triangular solves with the factor.
+    Forming A first squares the condition number (3e-4 relative off torch for ill-conditioned float32
+    factors) and overflows for entries near the float limit."""
+    if upper:
+        x = trsolve(factor, trsolve(mH(factor), b, False), True)
+    else:
+        x = trsolve(mH(factor), trsolve(factor, b, False), True)
+    if recorded and (needs_grad(factor) or needs_grad(b)):
+        # the backward under create_graph: torch differentiates the factor as a full matrix
+        # in A = L L^H, where the triangular solves would mask its other triangle; the value stays potrs'
+        ref = solve(_gram(factor, upper), b)
+        x = ops.add(ops.stop_gradient(x), ops.sub(ref, ops.stop_gradient(ref)))
+    return x
 
 
 def _cholesky_solve_node(upper):
     # torch's backward: gB = A^-1 gX (A from the triangle), and the factor's gradient multiplies the whole
     # input, not its triangle: -F (gB X^H + X gB^H) for U^H U, -(gB X^H + X gB^H) F for L L^H
     def fwd(b, factor):
-        x = solve(_gram(factor, upper), b)
+        x = _potrs(b, factor, upper)
         return x, (b, factor, x)
 
     def bwd(saved, g):
         b, factor, x = saved
-        gb = solve(_gram(factor, upper), g)
+        gb = _potrs(g, factor, upper, recorded=True)
         common = _mm(gb, mH(x))
         common = ops.add(common, mH(common))
         gf = ops.neg(_mm(factor, common) if upper else _mm(common, factor))

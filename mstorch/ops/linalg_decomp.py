@@ -51,7 +51,8 @@ def host_array(t):
 
 def host_result(x, like):
     """A host array as a tensor of ``like``'s dtype (a tensor's, or a NumPy type)."""
-    return ms.Tensor(np.ascontiguousarray(x).astype(dtype_of(like)._np if isinstance(like, ms.Tensor) else like))
+    x = np.ascontiguousarray(x).reshape(np.shape(x))   # ascontiguousarray makes 0-d arrays 1-d
+    return ms.Tensor(x.astype(dtype_of(like)._np if isinstance(like, ms.Tensor) else like))
 
 
 def host_svd(a, compute_uv, full_matrices=False, name="linalg.svd"):

@@ -26,7 +26,7 @@ from .._tensor import scalar_type_name
 from ._helpers import dtype_of, promote, scalar_tensor, cast, wrap_size_dim
 from ._views import infer_size
 from ._registry import OPS, register
-from .pointwise import _not_impl
+from .pointwise import _not_impl, _log1p
 from .arithmetic import _sub_bool_error, neg
 from ..autograd._higher_order import record_own_backward, recompute_as, own_backward
 from .indexing import gather_elements
@@ -866,8 +866,18 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     if shape != tuple(input.shape):
         raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the broadcast shape {list(shape)}")
     _float_only(x, "soft_margin_loss")
-    out = _reduce(_in_float(lambda v, w: _SOFTPLUS(ops.neg(ops.mul(w, v))), x, t), mode)
+    # torch's formula log1p(exp(-y x)) as written (it overflows to inf where softplus would not), each
+    # step rounded to a half dtype as torch's composite kernels round it
+    z = _half_step(ops.mul, ops.neg(x), t)
+    out = _reduce(_half_step(_log1p, _half_step(ops.exp, z)), mode)
     return out if out.dtype == input.dtype else cast(out, input.dtype)
+
+
+def _half_step(fn, *args):
+    """One pointwise step: computed in float32 and rounded back for a half dtype."""
+    if args[0].dtype in _HALF:
+        return cast(fn(*(cast(a, _f32) for a in args)), args[0].dtype)
+    return fn(*args)
 
 
 def _in_float(fn, x, *rest):
@@ -1006,12 +1016,16 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     if input.dtype in _HALF:   # (torch's CPU kernel has no half types)
         _not_impl("multilabel_margin_loss_forward_out_frame", input)
     _float_only(x, "multilabel_margin_loss_forward_out_frame")
+    if x.dtype in _HALF and x.size:   # torch's CPU kernel has no half types (not reached when empty)
+        _not_impl("multilabel_margin_loss_forward_out_frame", x)
     xu = _upcast(x)
     pairs = ms.Tensor((counts[:, :, None] * ~is_target[:, None, :]).astype(dtype_of(xu)._np))
     # z[n, j, i] = 1 - (x[n, j] - x[n, i]) for target j and non-target i, counted when z > 0
     z = ops.add(ops.sub(_c(1, xu), xu.expand_dims(2)), xu.expand_dims(1))
     h = ops.where(ops.greater(z, _c(0, z)), z, _c(0, z))
-    loss = ops.div(ops.sum(ops.mul(h, pairs), (1, 2)), _c(C, xu))
+    # only the counted pairs: an infinite z elsewhere would give 0 * inf = nan
+    h = ops.where(ops.greater(pairs, _c(0, pairs)), ops.mul(h, pairs), _c(0, z))
+    loss = ops.div(ops.sum(h, (1, 2)), _c(C, xu))
     if input.ndim < 2:
         loss = loss.reshape(())
     out = _reduce(loss, mode)

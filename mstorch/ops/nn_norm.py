@@ -393,5 +393,9 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     total = padded[:, 0:c]
     for j in range(1, size):
         total = total + padded[:, j:j + c]
+    if total.dtype == ms.float64:
+        # MindSpore rounds a Python float operand of a float64 tensor to float32 (0.1 -> 0.10000000149)
+        f64 = D._FROM_MS[ms.float64]
+        alpha, k, beta = (scalar_tensor(float(v), f64) for v in (alpha, k, beta))
     div = ops.pow(total / size * alpha + k, beta)
     return input / div

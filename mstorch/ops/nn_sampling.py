@@ -356,12 +356,21 @@ def _reflect(x, twice_low, twice_high):
     return ops.where(even, extra + low, span - extra + low)
 
 
+def _clip(coord, size):
+    """clamp(coord, 0, size - 1) whose gradient is torch's: 0 where the coordinate is clipped or on a
+    border (torch counts the borders out of bounds; the clamp's gradient passes there)."""
+    inside = ops.logical_and(coord > 0, coord < size - 1)
+    # (NaN clips to 0, as torch's clamp_min(0, x) operand order makes it)
+    clipped = ops.clamp(ops.where(ops.isnan(coord), ops.zeros_like(coord), coord), 0, size - 1)
+    return ops.where(inside, coord, ops.stop_gradient(clipped))
+
+
 def _source(coord, size, padding_mode, align_corners):
     if padding_mode == "border":
-        return ops.clamp(coord, 0, size - 1)
+        return _clip(coord, size)
     if padding_mode == "reflection":
         coord = _reflect(coord, 0, 2 * (size - 1)) if align_corners else _reflect(coord, -1, 2 * size - 1)
-        return ops.clamp(coord, 0, size - 1)
+        return _clip(coord, size)
     return coord
 
 

@@ -508,6 +508,10 @@ def trace(input):
         return cast(ops.sum(cast(d, _f32)), _bf16)
     if dtype_of(input)._cat == D._INT:
         d = cast(d, ms.int64)   # torch sums integers in int64
+        if d.size:
+            # wrapping around on overflow as torch's: MindSpore's int64 ReduceSum saturates (through
+            # double), its CumSum adds in int64
+            return ops.cumsum(d, 0)[-1]
     return ops.sum(d)
 
 

@@ -149,7 +149,9 @@ def needs_grad(t):
 def empty_result(input, shape, value=0):
     """The result of reducing over no elements (or of an empty output), ``value`` everywhere: made
     by hand because MindSpore's kernels leave it uninitialised, and kept on the input's autograd graph
-    as torch's is."""
+    as torch's is. A NaN for complex results is (nan, nan), torch's 0 / 0."""
+    if isinstance(value, float) and value != value and input.dtype in (ms.complex64, ms.complex128):
+        value = complex(value, value)
     z = ops.full(shape, value, dtype=input.dtype) if shape.count(0) == 0 else ops.zeros(shape, input.dtype)
     if not needs_grad(input):
         return z
@@ -723,7 +725,31 @@ def _no_bool_scan(name, dtype):
 def cumsum(input, dim, *, dtype=None):
     _no_bool_scan("cumsum", dtype)
     x, d, out_dt = _cum_input(input, dim, dtype)
+    if x is not input and input.size and needs_grad(input) and _FROM_MS[input.dtype]._cat == D._FLOAT:
+        out = CumsumBackward0.apply(input, x, d, out_dt)
+        P.set_function_of_output(out, CumsumBackward0)   # grad_fn's name after backward frees the node
+        return out
     return _cum_run(ops.cumsum, x, d, input, out_dt)
+
+
+class CumsumBackward0(P.FunctionBase):   # (the class names the node, as torch's)
+    """cumsum(x, dtype=) of a float x in another dtype: torch casts the gradient to x's dtype before its
+    reverse scan (the gradient of a float64 x summed in float32 is a float64 sum of the float32 gradient);
+    MindSpore's Cast backward would round the scanned gradient to the result's dtype."""
+
+    @staticmethod
+    def forward(node, input, x, d, out_dt):
+        node.d, node.in_dt = d, input.dtype
+        return _cum_run(ops.cumsum, x, d, input, out_dt)
+
+    @staticmethod
+    def backward(node, g):
+        g = cast(g, node.in_dt)
+        if node.in_dt in _CUM_ACC:
+            g = cast(g, _CUM_ACC[node.in_dt])
+        flat = g.reshape(1) if g.ndim == 0 else g
+        gx = ops.flip(ops.cumsum(ops.flip(flat, (node.d,)), node.d), (node.d,)).reshape(g.shape)
+        return cast(gx, node.in_dt), None, None, None
 
 
 @register("cumprod", family=F, out="dtype")
@@ -791,11 +817,23 @@ def logcumsumexp(input, dim):
     d = wrap_dim(dim, x.ndim)
     if x.size == 0:
         return x.copy()
-    m = ops.stop_gradient(ops.amax(x, (d,) if x.ndim else (), True))
-    m = ops.where(ops.isinf(m), const(0, m.dtype), m)
-    xs = (x - m).reshape(1) if x.ndim == 0 else x - m
-    r = ops.log(ops.cumsum(ops.exp(xs), d)) + m
-    return r.reshape(()) if x.ndim == 0 else r
+    if x.ndim == 0:
+        return x.copy()
+    if _FROM_MS[x.dtype]._cat == D._COMPLEX:
+        m = ops.stop_gradient(ops.amax(x, (d,), True))
+        m = ops.where(ops.isinf(m), const(0, m.dtype), m)
+        return ops.log(ops.cumsum(ops.exp(x - m), d)) + m
+    # a scan of logaddexp over shifted copies (Hillis-Steele, log2(n) steps), as torch accumulates
+    # log(exp(a) + exp(b)) element by element: one shift by the whole dim's maximum would underflow the
+    # earlier terms (logcumsumexp([-100, 100]) gave -inf first)
+    n, step = x.shape[d], 1
+    add = OPS["logaddexp"]
+    while step < n:
+        pad_shape = tuple(step if i == d else s for i, s in enumerate(x.shape))
+        shifted = ops.concat([ops.full(pad_shape, -math.inf, dtype=x.dtype), ops.narrow(x, d, 0, n - step)], d)
+        x = add(x, shifted)
+        step *= 2
+    return x
 
 
 @register("diff", family=F, out=True)

@@ -234,7 +234,7 @@ def _binary_float(name, fn, no_grad_first=None, float_kernel=None):
 
 
 def _xlog1py(a, b):
-    return x_log(a, b, _log1p, -1)
+    return x_log(a, b, _log1p, -1, "SpecialXlog1PyBackward0")
 
 
 _binary_float("xlog1py", _xlog1py)
