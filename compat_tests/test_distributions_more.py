@@ -515,3 +515,32 @@ def test_lkj_cholesky():
     check_message(lambda T: T.distributions.LKJCholesky(1, 1.0))
     check_message(lambda T: T.distributions.LKJCholesky(3, -1.0))
     check_message(lambda T: T.distributions.LKJCholesky(3, 1.0).log_prob(T.ones(3, 3)))
+
+
+@pytest.mark.parametrize("param", ["covariance_matrix", "precision_matrix", "scale_tril"])
+def test_wishart(param):
+    def fn(T):
+        D = T.distributions
+        a = rand(2, 3, 3, seed=1)
+        tril = T.tensor(np.tril(a, -1) + np.eye(3) * (1.0 + positive(2, 3, seed=2))[..., None], requires_grad=True)
+        mat = {"scale_tril": tril, "covariance_matrix": tril @ tril.mT,
+               "precision_matrix": T.linalg.inv(tril @ tril.mT)}[param]
+        df = T.tensor([4.0, 6.5])
+        d = D.Wishart(df, **{param: mat})
+        T.manual_seed(3)
+        import warnings
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            s = d.sample((2,))   # (torch's rsample cannot be differentiated: it rewrites a saved mask in place)
+        lp = d.log_prob(s)
+        loss = lp.sum() + d.entropy().sum() + d.mean.sum()
+        grad = T.autograd.grad(loss, tril)
+        scalar = D.Wishart(5, covariance_matrix=T.eye(2))
+        return [s, lp, d.entropy(), d.mean, d.mode, d.variance, d.scale_tril, d.covariance_matrix,
+                d.precision_matrix, grad, [str(w.message) for w in caught], tuple(d.batch_shape),
+                tuple(d.event_shape), scalar.sample().shape, tuple(d.expand((4, 2)).sample().shape),
+                D.kl_divergence(d, D.Wishart(df + 1, **{param: mat})), T.rand(2)]
+    check(fn, rtol=1e-4, atol=1e-4)
+    check_message(lambda T: T.distributions.Wishart(1.0, covariance_matrix=T.eye(3)))
+    check_message(lambda T: T.distributions.Wishart(4.0, T.eye(3), scale_tril=T.eye(3)))
+    check_message(lambda T: T.distributions.Wishart(4.0, covariance_matrix=T.ones(3)))

@@ -150,7 +150,6 @@ UNSPECIFIED = {
 
 # Examples where mstorch differs from torch today: strict expected failures (each with its reason).
 XFAIL = {
-    "torch.distributions.Wishart": "refused by name: its sampler draws torch's Gamma stream (docs/known-differences.md)",
     "torch.conj": "no lazy conjugate bit: conj() returns a resolved tensor, is_conj() is False "
                   "(docs/known-differences.md)",
     "torch.resolve_conj": "no lazy conjugate bit (docs/known-differences.md)",

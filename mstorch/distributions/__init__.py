@@ -4,8 +4,7 @@ registry. Samplers draw from mstorch.random, which reproduces torch's CPU stream
 StudentT and NegativeBinomial through torch's own gamma sampler, Poisson and Binomial through torch's, value for
 value; gamma samples carry no gradient to the concentration).
 
-Every public name of torch 2.13's ``torch.distributions`` is here; ``Wishart`` refuses on construction (see
-docs/known-differences.md).
+Every public name of torch 2.13's ``torch.distributions`` is here.
 """
 from . import constraints
 from .bernoulli import Bernoulli
@@ -56,11 +55,12 @@ from .transforms import (AbsTransform, AffineTransform, CatTransform, ComposeTra
 from .uniform import Uniform
 from .von_mises import VonMises
 from .weibull import Weibull
-from .wishart import Wishart  # noqa: F401  (constructing it raises)
+from .wishart import Wishart
 from . import (beta, binomial, categorical, cauchy, chi2, constraint_registry, continuous_bernoulli,  # noqa: F401
                dirichlet, exponential, fishersnedecor, gamma, generalized_pareto, geometric, inverse_gamma, kumaraswamy,
                lkj_cholesky, logistic_normal, lowrank_multivariate_normal, gumbel, half_cauchy, half_normal, laplace, log_normal, mixture_same_family,
-               multinomial, multivariate_normal, pareto, poisson, relaxed_categorical, transforms, von_mises, weibull)
+               multinomial, multivariate_normal, pareto, poisson, relaxed_categorical, transforms, von_mises, weibull,
+               wishart)
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "CatTransform", "Categorical", "Cauchy",
            "Chi2", "ComposeTransform", "ContinuousBernoulli", "CorrCholeskyTransform", "CumulativeDistributionTransform", "Dirichlet",

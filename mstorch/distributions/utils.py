@@ -112,9 +112,9 @@ class _lazy_property_and_property(lazy_property, property):
         property.__init__(self, wrapped)
 
 
-class BinaryParams:
-    """The parameter of a distribution given by a success probability or its logit (Bernoulli, NegativeBinomial,
-    LogitRelaxedBernoulli): the one given is stored (and is ``_param``), the other derived when first read."""
+class BinaryProbsLogits:
+    """A success probability or its logit: the one given is stored, the other derived when first read
+    (Geometric; BinaryParams adds the ``_param`` bookkeeping)."""
 
     @lazy_property
     def logits(self):
@@ -123,6 +123,12 @@ class BinaryParams:
     @lazy_property
     def probs(self):
         return logits_to_probs(self.logits, is_binary=True)
+
+
+class BinaryParams(BinaryProbsLogits):
+    """The parameter of a distribution given by a success probability or its logit (Bernoulli, NegativeBinomial,
+    LogitRelaxedBernoulli, Binomial): the one given is stored (and is ``_param``), the other derived when first
+    read."""
 
     @property
     def param_shape(self):
