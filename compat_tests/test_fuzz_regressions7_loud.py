@@ -431,3 +431,18 @@ def test_nextafter_backward_and_node_name(dtype):
         r.sum().backward()
         return r, a.grad, b.grad, r.grad_fn.name()
     check(fn)
+
+
+# --- the kernel's dtype refused after the shape checks (conv, lp pools) -----------------------------------
+
+@pytest.mark.parametrize("src", [
+    "F.lp_pool1d(T.tensor(complex(0.757, -0.11)), 2, 3, 2, True)",
+    "F.conv_transpose3d(T.ones(1, 3, 1, 1, 3, dtype=T.complex64), T.zeros((3, 0, 3, 3, 1), dtype=T.complex64)"
+    ".expand(3, 0, 3, 3, 3), stride=3, output_padding=(2, 1, 0))",
+    "F.conv_transpose2d(T.zeros(1, 2, 3, 3), T.zeros(2, 0, 2, 2))",
+    "F.conv_transpose1d(T.zeros(1, 2, 3), T.zeros(2, 0, 2))",
+    "F.conv2d(T.ones(1, 2, 3, 3, dtype=T.bool), T.ones(2, 2, 4, 4, dtype=T.bool))",
+    "F.conv2d(T.ones(1, 2, 3, 3, dtype=T.bool), T.ones(2, 2, 2, 2, dtype=T.bool))",
+])
+def test_kernel_dtype_after_shape_checks(src):
+    _same_error(src)

@@ -91,6 +91,10 @@ def _check_common(input, weight, bias, stride, padding, dilation, groups, n):
         raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
+
+
+def _check_kernel_dtype(input, n):
+    """After the argument and shape checks (torch's order): the dtypes there is no kernel for."""
     if dtype_of(input).is_complex:
         raise NotImplementedError(f"mstorch: conv{n}d / conv_transpose{n}d on complex tensors is not supported "
                                   f"(no complex convolution kernel on this backend)")
@@ -152,6 +156,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, name, torch
         raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
                            f"Kernel size: ({' x '.join(map(str, eff))}). Kernel size can't be greater than "
                            f"actual input size")
+    _check_kernel_dtype(input, n)
     if input.size == 0:   # torch answers an empty input without a backend: zeros of the output's size (no
         # output channels when the weight is empty too, as torch's empty path gives)
         out = [(p - e) // st + 1 for p, e, st in zip(padded, eff, stride)]
@@ -318,6 +323,13 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     if bias is not None and (bias.ndim != 1 or bias.shape[0] != cout):
         raise RuntimeError(f"Given transposed=1, weight of size {_sizes(weight)}, expected bias to be "
                            f"1-dimensional with {cout} elements, but got bias of size {_sizes(bias)} instead")
+    if weight.size == 0 and input.size:   # (torch's transposed kernels' shape check)
+        if n == 3:
+            raise RuntimeError("non-empty 5D (n_output_plane x n_input_plane x kernel_depth x kernel_height x "
+                               f"kernel_width) tensor expected for weight, but got: {_sizes(weight)}")
+        w = _sizes(weight)
+        raise RuntimeError(f"non-empty 2D or 4D weight tensor expected, but got: {w[:2] + [1] + w[2:] if n == 1 else w}")
+    _check_kernel_dtype(input, n)
     kernel = tuple(weight.shape[2:])
     out = [(s - 1) * st - 2 * p + d * (k - 1) + op + 1
            for s, st, p, d, k, op in zip(input.shape[2:], stride, padding, dilation, kernel, output_padding)]

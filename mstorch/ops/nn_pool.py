@@ -606,7 +606,8 @@ def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, n):
         # torch's input.pow(norm_type): a float exponent makes an integer input floating before the pool
         input = cast(input, D.get_default_dtype()._ms)
     refused = _LP_NO_KERNEL + ((ms.float16, ms.bfloat16) if n == 3 else ())
-    if input.dtype in refused:   # (torch's average pool of the powers has no kernel for these)
+    if input.dtype in refused and input.ndim in (n + 1, n + 2):   # (torch's average pool of the powers has no
+        # kernel for these; a wrong rank is its error first)
         raise NotImplementedError(f"\"{'avg_pool2d' if n < 3 else 'avg_pool3d_out_frame'}\" not implemented for "
                                   f"'{_name(input)}'")
     out = _avg_pool(ops.pow(input, norm_type), kernel_size, stride, 0, ceil_mode, True, None, n)
