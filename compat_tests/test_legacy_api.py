@@ -123,3 +123,22 @@ def test_python_callables_per_element(src):
     raises = any(k in src for k in ("requires_grad", "None", "'z'", "ones(4)", "arange(3).apply_(lambda v: 2",
                                     "tensor([1, 2, 3])"))
     check(lambda T: eval(src, {"T": T, "x": T.arange(6.).reshape(2, 3)}), raises=raises)
+
+
+def test_module_load_new_empty_strided_const_data_ptr():
+    def fn(T):
+        x = T.arange(6.).reshape(2, 3)
+        out = [x.const_data_ptr() == x.data_ptr(), x.new_empty_strided((2, 2), (1, 2)).stride(),
+               x.new_empty_strided((2, 2), (1, 2), dtype=T.int32).dtype, x.new_empty_strided((2, 2), (1, 2)).dtype]
+        y = T.zeros(2, 3)
+        r = y.module_load(x)
+        out += [r is y, r.data_ptr() == y.data_ptr(), y, r.requires_grad]
+        p = T.nn.Parameter(T.zeros(2, 3))
+        with T.no_grad():
+            r = p.module_load(x)
+        out += [type(r).__name__, r.requires_grad]
+        r = p.module_load(x, assign=True)
+        out += [type(r).__name__, r is x, r.data_ptr() == x.data_ptr()]
+        return out
+    check(fn)
+    check(lambda T: T.nn.Parameter(T.zeros(2)).module_load(T.ones(2)), raises=True)

@@ -215,6 +215,8 @@ class Tensor:
     def data_ptr(self):
         return int(self._ms.data_ptr())
 
+    const_data_ptr = data_ptr   # (torch's read-only twin of data_ptr: the same address)
+
     def untyped_storage(self):
         """torch's Tensor.untyped_storage: a view answers with its base's storage."""
         from .storage import UntypedStorage

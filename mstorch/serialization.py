@@ -489,5 +489,11 @@ def get_unsafe_globals_in_checkpoint(f):
 # --- Tensor members owned here (installed on Tensor by mstorch/_install.py) ---------------------------------
 
 
-TENSOR_MEMBERS = {"__reduce_ex__": lambda self, protocol: reduce_tensor(self)}
+def _module_load(self, other, assign=False):
+    """Tensor.module_load: what ``Module.load_state_dict`` puts in place of this parameter or buffer (torch's
+    default: ``other`` itself with ``assign=True``, else this tensor with ``other`` copied in), detached."""
+    return other.detach() if assign else self.copy_(other).detach()
+
+
+TENSOR_MEMBERS = {"__reduce_ex__": lambda self, protocol: reduce_tensor(self), "module_load": _module_load}
 PARAMETER_MEMBERS = {"__reduce_ex__": lambda self, protocol: reduce_parameter(self)}

@@ -956,6 +956,12 @@ def _new_empty(self, *size, dtype=None, device=None, requires_grad=False):
                   requires_grad=requires_grad)
 
 
+def _new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False, layout=None,
+                       pin_memory=False):
+    return empty_strided(size, stride, dtype=dtype or self.dtype, device=self.device if device is None else device,
+                         requires_grad=requires_grad)
+
+
 def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
               pin_memory=False):
     return full(size, fill_value, dtype=dtype or self.dtype, device=self.device if device is None else device,
@@ -964,4 +970,5 @@ def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=
 
 TENSOR_MEMBERS = {"__new__": staticmethod(_tensor_new), "__array_wrap__": _array_wrap,
                   "new_tensor": _new_tensor, "new_zeros": _new_zeros, "new_ones": _new_ones,
-                  "new_empty": _new_empty, "new_full": _new_full, "new": _tensor_new_method}
+                  "new_empty": _new_empty, "new_full": _new_full, "new": _tensor_new_method,
+                  "new_empty_strided": _new_empty_strided}
