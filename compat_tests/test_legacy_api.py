@@ -142,3 +142,7 @@ def test_module_load_new_empty_strided_const_data_ptr():
         return out
     check(fn)
     check(lambda T: T.nn.Parameter(T.zeros(2)).module_load(T.ones(2)), raises=True)
+
+
+def test_grad_scaler_at_top_level():
+    check(lambda T: (T.GradScaler is T.amp.GradScaler, T.GradScaler("cpu").get_scale()))

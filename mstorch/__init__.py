@@ -136,7 +136,7 @@ from ._foreach import FOREACH as _FOREACH  # noqa: E402
 globals().update(_FOREACH)   # torch._foreach_add, _foreach_mul_, ... (mstorch/_foreach.py)
 from . import distributions  # noqa: E402,F401
 from . import amp, cpu  # noqa: E402,F401
-from .amp import autocast  # noqa: E402,F401
+from .amp import autocast, GradScaler  # noqa: E402,F401
 from .amp.autocast_mode import (get_autocast_dtype, set_autocast_dtype, is_autocast_enabled,  # noqa: E402,F401
                                 set_autocast_enabled, is_autocast_cache_enabled, set_autocast_cache_enabled,
                                 autocast_increment_nesting, autocast_decrement_nesting, clear_autocast_cache,
