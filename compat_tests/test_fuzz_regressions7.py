@@ -232,3 +232,13 @@ def test_logcumsumexp_wide_range(src):
 ])
 def test_block_diag_dtype(src):
     _same(src)
+
+
+# --- an empty integer sum is int64, as a non-empty one ---------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int32"])
+def test_empty_integer_sum_dtype(dtype):
+    _same(f"out = F.hinge_embedding_loss(T.zeros((0, 0), dtype=T.{dtype}).t(), T.zeros((0, 0), dtype=T.{dtype}), "
+          "reduction='sum')")
+    _same(f"out = (T.zeros(0, 2, dtype=T.{dtype}).sum(), T.zeros(0, 2, dtype=T.{dtype}).sum(0), "
+          f"F.l1_loss(T.zeros(0, dtype=T.{dtype}), T.zeros(0, dtype=T.{dtype}), reduction='sum'))")

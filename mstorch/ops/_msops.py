@@ -78,6 +78,8 @@ def _filled(input, shape, value, dtype=None):
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):    # noqa: A001 - MindSpore's name
     if input.size == 0:
+        if dtype is None and input.dtype not in _F_NAN:
+            dtype = _mindspore.int64   # as the kernel's own result: integers and bools sum in int64
         return _filled(input, _reduced_shape(input.shape, dim, keepdim), 0, dtype)
     r = _ms.sum(input, dim, keepdim, dtype=dtype)
     return r if keepdim else _with_dims(r, input, dim, False)
