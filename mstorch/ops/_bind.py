@@ -5,6 +5,7 @@ op's implementation, wrap the result. MindSpore's own
 exceptions are re-raised as torch's exception types with the first, readable line of the message.
 """
 import inspect
+import warnings
 import re
 import threading
 from threading import get_ident as _get_ident
@@ -569,6 +570,12 @@ def write_out(out, r):
         out._write(r._ms)
     else:
         out._check_inplace()
+        if out._ms.size:
+            warnings.warn(f"An output with one or more elements was resized since it had shape {list(out._ms.shape)}, "
+                          f"which does not match the required output shape {list(r._ms.shape)}. This behavior is "
+                          "deprecated, and in a future PyTorch release outputs will not be resized unless they have "
+                          "zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, to zero "
+                          "elements with t.resize_(0).", UserWarning, stacklevel=3)
         out._ms = _cast(r._ms, out._ms.dtype)
     return out
 
