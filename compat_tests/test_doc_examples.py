@@ -137,7 +137,7 @@ TOLERANCE = {
 
 # Statements making uninitialized tensors: only shape and dtype are compared, and the tensors they bind
 # are zeroed in both runs, so that what follows is defined.
-UNINITIALIZED = r"\bempty(_like|_strided)?\(|\bnew_empty\("
+UNINITIALIZED = r"\bempty(_like|_strided)?\(|\bnew_empty(_strided)?\("
 
 # Statements whose values torch leaves unspecified: only shape and dtype are compared.
 UNSPECIFIED = {

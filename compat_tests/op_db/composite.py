@@ -93,8 +93,10 @@ OPS = [
         E(rand(2, 3), np.array([0, 1]), rand(1)), E(rand(2, 3), np.array([0.]), rand(1)),
         E(rand(2, 3), np.array([0]), np.array([1]))]),
     OpInfo("index_reduce", function=False, samples=[
-        S(rand(2, 3), 0, np.array([0, 0]), rand(2, 3, seed=1), "prod"),
+        # (mean first: the double-backward sweep takes the first sample, and a prod's double backward goes through
+        # MindSpore's UnsortedSegmentProd, refused: docs/known-differences.md)
         S(rand(2, 3), 1, np.array([0, 2, 0]), rand(2, 3, seed=1), "mean", include_self=False),
+        S(rand(2, 3), 0, np.array([0, 0]), rand(2, 3, seed=1), "prod"),
         S(rand(2, 3), 0, np.array([1]), rand(1, 3, seed=1), "amax"), S(rand(2, 3), -1, np.array([1]), rand(2, 1, seed=1),
                                                                       "amin", include_self=False),
         S(np.arange(4), 0, np.array([0, 0]), np.array([3, 4]), "mean"),
