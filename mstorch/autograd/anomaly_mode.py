@@ -13,26 +13,26 @@ import warnings
 from mindspore import ops as _ops
 
 # (torch keeps one process-wide switch pair, not one per thread)
-_state = {"enabled": False, "check_nan": True}
+STATE = {"enabled": False, "check_nan": True}
 
 
 def is_anomaly_enabled():
     """Mirrors torch.is_anomaly_enabled."""
-    return _state["enabled"]
+    return STATE["enabled"]
 
 
 def is_anomaly_check_nan_enabled():
     """Mirrors torch.is_anomaly_check_nan_enabled."""
-    return _state["check_nan"]
+    return STATE["check_nan"]
 
 
 def set_anomaly_enabled(enabled, check_nan=True):
     """Mirrors torch.set_anomaly_enabled."""
-    _state["enabled"], _state["check_nan"] = bool(enabled), bool(check_nan)
+    STATE["enabled"], STATE["check_nan"] = bool(enabled), bool(check_nan)
 
 
 def _checking():
-    return _state["enabled"] and _state["check_nan"]
+    return STATE["enabled"] and STATE["check_nan"]
 
 
 def _has_nan(ms_tensor):
@@ -62,9 +62,9 @@ class detect_anomaly:
     """Mirrors torch.autograd.detect_anomaly (a context manager)."""
 
     def __init__(self, check_nan=True):
-        self.prev = _state["enabled"]
+        self.prev = STATE["enabled"]
         self.check_nan = check_nan
-        self.prev_check_nan = _state["check_nan"]
+        self.prev_check_nan = STATE["check_nan"]
         warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime and should only "
                       "be enabled for debugging.", stacklevel=2)
 
@@ -80,8 +80,8 @@ class set_detect_anomaly:
     when used as a context manager."""
 
     def __init__(self, mode, check_nan=True):
-        self.prev = _state["enabled"]
-        self.prev_check_nan = _state["check_nan"]
+        self.prev = STATE["enabled"]
+        self.prev_check_nan = STATE["check_nan"]
         set_anomaly_enabled(mode, check_nan)
 
     def __enter__(self):
