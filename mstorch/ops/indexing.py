@@ -611,20 +611,6 @@ def gather(input, dim, index, *, sparse_grad=False):
     return gather_elements(_crop(input, shape), d, index)
 
 
-def _linear_positions(input, d, index):
-    """Flat positions in ``input`` that scatter along ``d`` writes for each element of ``index``."""
-    strides = [1] * input.ndim
-    for k in range(input.ndim - 2, -1, -1):
-        strides[k] = strides[k + 1] * input.shape[k + 1]
-    pos = index * strides[d]
-    for k in range(input.ndim):
-        if k != d and index.shape[k] > 1:
-            shape = [1] * input.ndim
-            shape[k] = index.shape[k]
-            pos = pos + (ops.arange(index.shape[k], dtype=ms.int64) * strides[k]).reshape(shape)
-    return pos.reshape(-1)
-
-
 def _scatter_prep(input, dim, index, src, name):
     d = wrap_dim(dim, input.ndim)
     _check_long(index, name)
@@ -663,7 +649,7 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     if reduce == "add":
         return _scatter_elements(input, index, src, d, "add")
     if reduce == "multiply":
-        pos = _linear_positions(input, d, index)
+        pos = ops.flat_positions(input.shape, d, index)
         prod = ops.unsorted_segment_prod(src.reshape(-1), pos, input.size).reshape(input.shape)
         return ops.mul(input, prod)
     raise RuntimeError("reduce argument must be either add or multiply.")
@@ -697,7 +683,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     wide = input.dtype in (ms.bfloat16, ms.bool_)
     x = cast(input, ms.float32) if wide else input
     s = cast(src, x.dtype)
-    pos = _linear_positions(input, d, index)
+    pos = ops.flat_positions(input.shape, d, index)
     n = input.size
     flat_x, flat_s = x.reshape(-1), s.reshape(-1)
     count = ops.unsorted_segment_sum(ops.ones(pos.shape, ms.int64), pos, n)
@@ -793,17 +779,8 @@ def _along_front(input, source, d, index, name, kernel, err=RuntimeError, check=
     else:
         out = kernel(x, idx, s)
         if kernel is ops.tensor_scatter_add:
-            own_backward(out, _index_add_backward, idx)
+            own_backward(out, ops.tensor_scatter_add_backward, idx)
     return solid(ops.movedim(out, 0, d)) if d else out
-
-
-def _index_add_backward(node, grad_outputs, idx):
-    # for double backward (MindSpore's TensorScatterAdd backward is not recorded completely): the
-    # gradient itself for the input, its rows at the indices for the source
-    g = grad_outputs[0]
-    if g is None:
-        return (None,)
-    return (g, None, ops.gather(g, idx.reshape(-1), 0))
 
 
 @register("index_add", family=F, inplace="index_add_", out="exact")
