@@ -29,7 +29,7 @@ from ._registry import OPS, register
 from .pointwise import _not_impl, _log1p
 from .arithmetic import _sub_bool_error, neg
 from ..autograd._higher_order import record_own_backward, recompute_as, own_backward
-from .indexing import gather_elements
+from .scatter_gather import gather_elements
 from .activation import softmax_kernel
 
 F = "nn.loss"
