@@ -1,0 +1,28 @@
+"""torch names the libraries call (not at import): the parser behind ``.to()`` (accelerate), torch.xpu on a
+machine without XPU (accelerate, transformers), the TorchScript fuser flags (timm), shape_as_tensor
+(torchvision), torch.backends.fp32_precision (transformers)."""
+import pytest
+
+from harness import check_as_torch as check  # value and error cases side by side: as torch does
+
+
+@pytest.mark.parametrize("case", [
+    ((), {}), (("cpu",), {}), (("float16",), {}), (("cpu", "float64", True), {}), (("TENSOR",), {}),
+    ((), {"dtype": "float32", "copy": True}), ((), {"copy": False}), ((), {"memory_format": "channels_last"}),
+    (("DEVICE",), {"dtype": "half", "non_blocking": True}), ((1,), {}), (("cuda",), {}), (("meta",), {}),
+    (("foo",), {}), ((3.0,), {}), ((True,), {}), ((), {"bad": 1}), (("cpu", None), {}), ((None,), {}),
+    (("cpu", "float64", True, False), {}), (("float64", False, True), {}), (("float64",), {"non_blocking": True}),
+    (("cpu",), {"non_blocking": 1}), (("TENSOR", True), {})])
+def test_parse_to(case):
+    """torch._C._nn._parse_to (accelerate's big_modeling reads the device of a .to() call with it)."""
+    args, kwargs = case
+
+    def arg(T, a):
+        if a == "TENSOR":
+            return T.zeros(2, dtype=T.int8)
+        if a == "DEVICE":
+            return T.device("cpu")
+        if isinstance(a, str) and hasattr(T, a) and a not in ("cpu", "cuda", "meta"):
+            return getattr(T, a)
+        return a
+    check(lambda T: T._C._nn._parse_to(*[arg(T, a) for a in args], **{k: arg(T, v) for k, v in kwargs.items()}))
