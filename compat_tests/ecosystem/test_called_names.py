@@ -26,3 +26,16 @@ def test_parse_to(case):
             return getattr(T, a)
         return a
     check(lambda T: T._C._nn._parse_to(*[arg(T, a) for a in args], **{k: arg(T, v) for k, v in kwargs.items()}))
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.xpu.get_rng_state(), lambda T: T.xpu.get_rng_state_all(), lambda T: T.xpu.mem_get_info(),
+    lambda T: T.xpu.mem_get_info("cpu"), lambda T: T.xpu.set_rng_state(T.ByteTensor(2)),
+    lambda T: T.xpu.set_rng_state(5), lambda T: T.xpu.set_rng_state_all([T.ByteTensor(2)]),
+    lambda T: T.xpu.set_rng_state_all(5), lambda T: T.xpu.is_current_stream_capturing(),
+    lambda T: [(d.idx, d.prev_idx) for d in (T.xpu.device(0), T.xpu.device(-1), T.xpu.device(None),
+                                             T.xpu.device("xpu:1"))],
+    lambda T: T.xpu.device("cpu"), lambda T: T.xpu.device(T.device("cpu")), lambda T: T.xpu.device(0).__enter__()])
+def test_xpu_without_xpu(call):
+    """torch.xpu as torch's CPU build answers it (accelerate saves and restores every device's RNG state)."""
+    check(call)
