@@ -156,3 +156,68 @@ def _positional_copy(args):
 class _nn:  # noqa: N801 - torch._C._nn, the module of the nn bindings
     """torch._C._nn: the one function of it libraries call from Python."""
     _parse_to = staticmethod(_parse_to)
+
+
+# TorchScript's executor and fuser switches. mstorch has no TorchScript graphs (torch.jit.script returns the
+# Python function), so nothing reads them: they are kept as state and answer as torch's CPU build does
+# (timm's set_jit_fuser sets them and reads them back).
+_JIT = {"profiling_executor": True, "profiling_mode": True, "fuse_cpu": False, "texpr": True, "nvfuser": False}
+
+
+def _jit_flag(name, signature, value):
+    # pybind11's bool argument takes None and what has a __bool__ (numbers, NumPy scalars), not str or list
+    if value is not None and not hasattr(type(value), "__bool__"):
+        raise TypeError(f"{name}(): incompatible function arguments. The following argument types are supported:\n"
+                        f"    1. {signature}\n\nInvoked with: {value!r}")
+    return bool(value)
+
+
+def _jit_set_profiling_executor(flag):
+    previous, _JIT["profiling_executor"] = _JIT["profiling_executor"], _jit_flag(
+        "_jit_set_profiling_executor", "(arg0: bool) -> bool", flag)
+    return previous
+
+
+def _jit_set_profiling_mode(flag):
+    previous, _JIT["profiling_mode"] = _JIT["profiling_mode"], _jit_flag(
+        "_jit_set_profiling_mode", "(arg0: bool) -> bool", flag)
+    return previous
+
+
+def _jit_override_can_fuse_on_cpu(flag):
+    _JIT["fuse_cpu"] = _jit_flag("_jit_override_can_fuse_on_cpu", "(arg0: bool) -> None", flag)
+
+
+def _jit_override_can_fuse_on_gpu(flag):
+    """Recorded nowhere: a build without CUDA never fuses on a GPU (torch's CPU build answers False after it)."""
+    _jit_flag("_jit_override_can_fuse_on_gpu", "(arg0: bool) -> None", flag)
+
+
+def _jit_can_fuse_on_cpu():
+    return _JIT["fuse_cpu"]
+
+
+def _jit_can_fuse_on_gpu():
+    return False
+
+
+def _jit_set_texpr_fuser_enabled(flag):
+    _JIT["texpr"] = _jit_flag("_jit_set_texpr_fuser_enabled", "(arg0: bool) -> None", flag)
+
+
+def _jit_texpr_fuser_enabled():
+    return _JIT["texpr"]
+
+
+def _jit_set_nvfuser_enabled(flag):
+    """Deprecated in torch and a no-op there too (it logs a C++ warning)."""
+    _jit_flag("_jit_set_nvfuser_enabled", "(arg0: bool) -> bool", flag)
+
+
+def _jit_nvfuser_enabled():
+    return None     # what torch's stub answers since nvfuser left TorchScript
+
+
+def _jit_set_nvfuser_guard_mode(flag):
+    """Deprecated in torch and a no-op there too."""
+    _jit_flag("_jit_set_nvfuser_guard_mode", "(arg0: bool) -> bool", flag)

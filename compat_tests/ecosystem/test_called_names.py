@@ -39,3 +39,26 @@ def test_parse_to(case):
 def test_xpu_without_xpu(call):
     """torch.xpu as torch's CPU build answers it (accelerate saves and restores every device's RNG state)."""
     check(call)
+
+
+def test_jit_fuser_flags():
+    """The TorchScript fuser switches timm's set_jit_fuser turns (kept as state; mstorch has no TorchScript):
+    setters return what torch returns (the previous value or None), getters read them back, bad arguments raise
+    TypeError."""
+    def fn(T):
+        C = T._C
+        out = [C._jit_set_profiling_executor(True), C._jit_set_profiling_executor(False),
+               C._jit_set_profiling_executor(True), C._jit_set_profiling_mode(True), C._jit_set_profiling_mode(None),
+               C._jit_set_profiling_mode(2.5), C._jit_can_fuse_on_cpu(), C._jit_can_fuse_on_gpu(),
+               C._jit_override_can_fuse_on_cpu(True), C._jit_can_fuse_on_cpu(), C._jit_override_can_fuse_on_cpu(False),
+               C._jit_can_fuse_on_cpu(), C._jit_override_can_fuse_on_gpu(True), C._jit_can_fuse_on_gpu(),
+               C._jit_override_can_fuse_on_gpu(False), C._jit_set_texpr_fuser_enabled(False),
+               C._jit_texpr_fuser_enabled(), C._jit_set_texpr_fuser_enabled(True), C._jit_texpr_fuser_enabled(),
+               C._jit_set_nvfuser_enabled(True), C._jit_nvfuser_enabled(), C._jit_set_nvfuser_guard_mode(True)]
+        C._jit_set_profiling_mode(True)
+        return out
+    check(fn)
+    for bad in ("a", [1]):
+        check(lambda T: T._C._jit_set_profiling_executor(bad))
+        check(lambda T: T._C._jit_override_can_fuse_on_cpu(bad))
+    check(lambda T: T._C._jit_set_texpr_fuser_enabled())
