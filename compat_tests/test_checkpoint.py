@@ -243,3 +243,68 @@ def test_identity_integer_outputs_nesting_and_retain_graph(reentrant):
     check(fn, rtol=1e-5, atol=1e-6)   # MindSpore's CPU exp is a few ulp from torch's
     check_message(lambda T: T.utils.checkpoint.checkpoint(lambda a: a.view(5), T.ones(3, requires_grad=True),
                                                            use_reentrant=reentrant))
+
+
+def _wrapper_mod(T):
+    import importlib
+    return importlib.import_module(T.__name__ + ".distributed.algorithms._checkpoint.checkpoint_wrapper")
+
+
+@pytest.mark.parametrize("impl", ["NO_REENTRANT", "REENTRANT"])
+@pytest.mark.parametrize("how", ["apply_check_fn", "apply_policy", "wrap_root", "offload"])
+def test_checkpoint_wrapper(impl, how):
+    """torch.distributed.algorithms._checkpoint.checkpoint_wrapper (accelerate's activation checkpointing): the
+    wrapped model gives torch's values, gradients, module names, state_dict keys (the wrapper's prefix hidden) and
+    loads a plain model's state_dict."""
+    import functools
+
+    def fn(T):
+        cw = _wrapper_mod(T)
+        model = _model(T, 5, p=0.0)
+        wrapper = functools.partial(cw.checkpoint_wrapper, checkpoint_impl=getattr(cw.CheckpointImpl, impl))
+        if how == "apply_check_fn":
+            cw.apply_activation_checkpointing(model, checkpoint_wrapper_fn=wrapper,
+                                              check_fn=lambda m: isinstance(m, T.nn.Linear))
+        elif how == "apply_policy":
+            policy = T.distributed.fsdp.wrap.ModuleWrapPolicy({T.nn.Linear})
+            cw.apply_activation_checkpointing(model, checkpoint_wrapper_fn=wrapper, auto_wrap_policy=policy)
+        elif how == "wrap_root":
+            model = wrapper(model)
+        else:
+            cw.apply_activation_checkpointing(model, checkpoint_wrapper_fn=cw.offload_wrapper,
+                                              check_fn=lambda m: isinstance(m, T.nn.Linear))
+        x = T.randn(4, 5, requires_grad=True)
+        out = model(x)
+        out.sum().backward()
+        plain = _model(T, 9, p=0.0)
+        plain.load_state_dict(model.state_dict())      # the keys are the unwrapped model's
+        model.load_state_dict(plain.state_dict())      # and load back into the wrapped one
+        return (out, _grads(model, x), [n for n, _ in model.named_modules()], [n for n, _ in model.named_parameters()],
+                list(model.state_dict()), repr(model), plain(x))
+    check(fn, **EXACT)
+
+
+def test_checkpoint_wrapper_keywords_and_attributes():
+    """REENTRANT with keyword arguments packs them behind the positional ones; attributes and indexing reach the
+    wrapped module; a bad policy raises torch's ValueError."""
+    def fn(T):
+        cw = _wrapper_mod(T)
+
+        class M(T.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = T.nn.Linear(3, 3)
+                self.tag = "m"
+
+            def forward(self, x, scale=1.0, *, shift=None):
+                return self.lin(x) * scale + (0 if shift is None else shift)
+        T.manual_seed(0)
+        w = cw.checkpoint_wrapper(M(), cw.CheckpointImpl.REENTRANT)
+        x = T.randn(2, 3, requires_grad=True)
+        y = w(x, scale=2.0, shift=T.ones(3))
+        y.sum().backward()
+        seq = cw.checkpoint_wrapper(T.nn.Sequential(T.nn.Linear(2, 2)))
+        return y, x.grad, w.tag, type(seq[0]).__name__, [c.name for c in cw.CheckpointImpl]
+    check(fn, **EXACT)
+    check(lambda T: _wrapper_mod(T).apply_activation_checkpointing(T.nn.Linear(2, 2), auto_wrap_policy=3),
+          raises=True)

@@ -107,3 +107,38 @@ def test_torchrun_arguments():
         run.msrun_argv(run.parse_args(["--nnodes=1:4", "train.py"]))
     with pytest.raises(ValueError, match="max-restarts"):
         run.msrun_argv(run.parse_args(["--max-restarts=3", "train.py"]))
+
+
+def _elastic_worker(namespace, scale):
+    """A worker of elastic_launch: what torchrun's environment says, and an all_reduce over the workers."""
+    import importlib
+    T = importlib.import_module(namespace)
+    env = {k: os.environ.get(k) for k in ("RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK")}
+    if scale < 0:
+        raise ValueError("worker failed on purpose")
+    T.distributed.init_process_group("gloo")
+    t = T.tensor([float(T.distributed.get_rank() + 1)]) * scale
+    T.distributed.all_reduce(t)
+    T.distributed.destroy_process_group()
+    return env, t.tolist()
+
+
+@pytest.mark.parametrize("namespace", ["torch", "mstorch"])
+def test_elastic_launch_function(namespace):
+    """torch.distributed.launcher.api.elastic_launch (accelerate's notebook_launcher) with a Python function:
+    {rank: return value}, torchrun's environment in each worker; a worker's exception raises ChildFailedError."""
+    import importlib
+    api = importlib.import_module(namespace + ".distributed.launcher.api")
+    errors = importlib.import_module(namespace + ".distributed.elastic.multiprocessing.errors")
+    config = api.LaunchConfig(min_nodes=1, max_nodes=1, nproc_per_node=2, rdzv_backend="static",
+                              rdzv_endpoint=f"127.0.0.1:{free_port()}", rdzv_configs={"rank": 0}, max_restarts=0,
+                              start_method="fork")
+    assert config.rdzv_configs == {"rank": 0, "timeout": 900} and config.shutdown_timeout == 30
+    out = api.elastic_launch(config, _elastic_worker)(namespace, 2.0)
+    assert out == {r: ({"RANK": str(r), "LOCAL_RANK": str(r), "WORLD_SIZE": "2", "LOCAL_WORLD_SIZE": "2",
+                        "GROUP_RANK": "0"}, [6.0]) for r in (0, 1)}
+    config = api.LaunchConfig(min_nodes=1, max_nodes=1, nproc_per_node=2, rdzv_backend="static",
+                              rdzv_endpoint=f"127.0.0.1:{free_port()}", rdzv_configs={"rank": 0}, max_restarts=0,
+                              start_method="fork")
+    with pytest.raises(errors.ChildFailedError, match="_elastic_worker FAILED"):
+        api.elastic_launch(config, _elastic_worker)(namespace, -1.0)

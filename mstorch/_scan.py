@@ -13,6 +13,7 @@ import collections
 import html
 import os
 import sys
+import types
 
 SUPPORTED, DIFFERENT, MISSING = "supported", "supported with differences", "missing"
 
@@ -175,6 +176,13 @@ def _resolve(parts):
                 nxt = importlib.import_module(f"{obj.__name__}.{p}")
             except ImportError:
                 nxt = absent
+        if nxt is absent and not isinstance(obj, types.ModuleType):
+            # ``from torch.multiprocessing.spawn import X``: the package attribute is a function, the import
+            # statement reads the submodule of the same name
+            try:
+                nxt = getattr(importlib.import_module("mstorch." + ".".join(parts[1:i])), p, absent)
+            except ImportError:
+                pass
         if nxt is absent:
             return None, i
         obj = nxt

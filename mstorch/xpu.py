@@ -74,3 +74,56 @@ def manual_seed_all(seed):
 
 def is_bf16_supported(including_emulation=True):
     return False
+
+
+def mem_get_info(device=None):
+    _lazy_init()
+
+
+def get_rng_state(device="xpu"):
+    _lazy_init()
+
+
+def get_rng_state_all():
+    """No XPU devices: no states."""
+    return []
+
+
+def set_rng_state(new_state, device="xpu"):
+    """Queued until XPU initialises, which it never does without XPU (torch copies the state first)."""
+    new_state.clone()
+
+
+def set_rng_state_all(new_states):
+    for state in new_states:
+        set_rng_state(state)
+
+
+def is_current_stream_capturing():
+    # torch's CPU build reaches a placeholder of its XPU binding
+    raise RuntimeError("Tried to instantiate dummy base class _xpu_isCurrentStreamCapturing")
+
+
+def _index(device):
+    """torch._utils._get_device_index for XPU: an int as is, ``xpu[:n]`` its index, another device type fails."""
+    if device is None or isinstance(device, int):
+        return device
+    from ._device import device as _device_cls
+    d = _device_cls(device) if isinstance(device, str) else device
+    if d.type != "xpu":
+        raise ValueError(f"Expected a xpu device, but got: {d}")
+    return d.index
+
+
+class device:  # noqa: N801 - torch's name
+    """torch.xpu.device(idx): entering it selects an XPU device, which a build without XPU cannot."""
+
+    def __init__(self, device):
+        self.idx = _index(device)
+        self.prev_idx = -1
+
+    def __enter__(self):
+        raise NotImplementedError("PyTorch was compiled without XPU support")
+
+    def __exit__(self, *exc):
+        return False

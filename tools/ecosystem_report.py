@@ -23,6 +23,7 @@ import json
 import os
 import pathlib
 import sys
+import types
 import warnings
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -61,6 +62,13 @@ def _in_torch(name):
             try:
                 nxt = importlib.import_module(".".join(parts[:i + 1]))
             except Exception:  # noqa: BLE001 - any failure to import means torch has no such module here
+                nxt = absent
+        if nxt is absent and not isinstance(obj, types.ModuleType):
+            # ``from torch.multiprocessing.spawn import X``: the import statement reads the submodule that a
+            # package attribute of the same name (a function) hides
+            try:
+                nxt = attr(importlib.import_module(".".join(parts[:i])), p)
+            except Exception:  # noqa: BLE001 - no such module
                 nxt = absent
         if nxt is absent:
             return False

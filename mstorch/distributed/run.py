@@ -12,7 +12,7 @@ import os
 import runpy
 import sys
 
-__all__ = ["main", "parse_args", "get_args_parser"]
+__all__ = ["main", "run", "parse_args", "get_args_parser"]
 
 # what msrun runs in each process: its scheduler process serves MindSpore's cluster without importing
 # mstorch; a worker sets torchrun's environment and runs the script (``_worker``)
@@ -99,7 +99,18 @@ def msrun_argv(args):
 def main(args=None):
     """torchrun: start the workers through msrun's process manager and wait for them."""
     argv = sys.argv[1:] if args is None else list(args)
-    msrun = msrun_argv(parse_args(argv))
+    try:
+        run(parse_args(argv))
+    except RuntimeError as e:         # a worker failed: msrun stopped the others
+        print(f"mstorch's torchrun: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def run(args):
+    """torch.distributed.run.run: launch the workers ``args`` (parsed by ``get_args_parser()``) describe and
+    wait for them; a failed worker raises (msrun's RuntimeError, after it stopped the others)."""
+    msrun = msrun_argv(args)
     # msrun starts its workers as ``python ...``: this interpreter
     here = os.path.dirname(sys.executable)
     os.environ["PATH"] = here + os.pathsep + os.environ.get("PATH", "")
@@ -109,12 +120,7 @@ def main(args=None):
         parsed = msrun_run.get_args()
     finally:
         sys.argv = saved
-    try:
-        msrun_run.run(parsed)
-    except RuntimeError as e:         # a worker failed: msrun stopped the others
-        print(f"mstorch's torchrun: {e}", file=sys.stderr)
-        return 1
-    return 0
+    msrun_run.run(parsed)
 
 
 def _worker(argv):

@@ -102,6 +102,24 @@ def reshape(input, *shape):
     return wrap(r)   # torch copies when strides do not allow a view
 
 
+@register("_shape_as_tensor", family=F, namespace="torch")
+def _shape_as_tensor(input):
+    """torch._shape_as_tensor (torch.onnx.operators.shape_as_tensor): the shape as an int64 tensor."""
+    if not isinstance(input, ms.Tensor):
+        raise TypeError(f"_shape_as_tensor(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    return ms.Tensor(np.array(input.shape, dtype=np.int64))
+
+
+@register("_reshape_from_tensor", family=F, namespace="torch", raw=True)
+def _reshape_from_tensor(input, shape):
+    """torch._reshape_from_tensor (torch.onnx.operators.reshape_from_tensor_shape): reshape to a 1-D shape tensor's
+    values."""
+    if not isinstance(shape, Tensor):
+        raise TypeError("_reshape_from_tensor(): argument 'shape' (position 2) must be Tensor, not "
+                        f"{type(shape).__name__}")
+    return reshape(input, tuple(int(v) for v in shape.tolist()))
+
+
 @register("view_as", family=F, namespace="Tensor", raw=True)
 def view_as(self, other):
     return view(self, tuple(other._ms.shape))

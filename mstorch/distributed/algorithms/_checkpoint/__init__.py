@@ -1,0 +1,1 @@
+"""torch.distributed.algorithms._checkpoint: module wrappers for activation checkpointing and offloading."""

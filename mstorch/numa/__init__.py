@@ -1,0 +1,1 @@
+"""torch.numa: NUMA binding options for launched workers."""
