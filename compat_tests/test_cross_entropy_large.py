@@ -13,7 +13,7 @@ import mstorch
 from harness import check_grad
 
 N = 3
-CLASSES = [4096, 5000, 50257]   # 4096: the largest size on the dense-label kernel (ops/nn_loss.py)
+CLASSES = [4096, 5000, 50257]   # 4096: the largest size on the dense-label kernel (ops/nn_loss_class.py)
 
 
 def _inputs(C, n=N, seed=0):

@@ -18,7 +18,7 @@ from .._tensor import Tensor, scalar_type_name
 from ._argerr import invalid_args
 from ._helpers import dtype_of, result_type, cast
 from ._registry import register
-from .creation import _linspace_values, _round_to
+from .ranges import _linspace_values, _round_to
 from .random import _CPP_NAMES
 from .reduction import return_type
 

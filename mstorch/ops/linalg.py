@@ -16,7 +16,8 @@ from .. import _dtype as D
 from ._helpers import dtype_of, wrap_dim, wrap_dims, _scalar_name, cast
 from ._views import fresh
 from ._registry import register
-from .reduction import return_type, needs_grad, vector_norm as _vector_norm_math, amax, amin, _out_shape, _cumprod_scan
+from .reduction import return_type, needs_grad, vector_norm as _vector_norm_math, amax, amin, _out_shape
+from .scans import _cumprod_scan
 from .arithmetic import abs as _abs
 from .. import _ms_private as P
 from ..autograd._higher_order import own_backward

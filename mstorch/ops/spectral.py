@@ -15,7 +15,8 @@ import numpy as np
 from .. import _dtype as D
 from .._warnings import warn_once
 from ._argerr import type_name
-from .creation import _finish, _host_to_ms, _round_to
+from .creation import _finish, _host_to_ms
+from .ranges import _round_to
 from .random import _CPP_NAMES
 from ._registry import PUBLIC, register
 

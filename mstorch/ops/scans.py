@@ -1,0 +1,196 @@
+"""Cumulative ops (cumsum, cumprod, cummax/cummin, logcumsumexp, their in-place forms) and diff.
+
+MindSpore's CumSum/CumProd accumulate in the input's dtype; torch accumulates float32 in float64 and half
+types in float32 (``_CUM_ACC``), bool and integer scans promote to int64, and the empty or 0-d cases
+MindSpore's kernels refuse are answered by hand.
+"""
+import math
+
+import mindspore as ms
+from . import _msops as ops
+
+from .. import _dtype as D
+from .. import _ms_private as P
+from ._helpers import wrap_dim, result_type, cast
+from ._registry import register, OPS
+from .reduction import (F, _FROM_MS, _acc_dtype, _back, as_int64, comparable, const, empty_result, is_float,
+                        needs_grad, return_type)
+
+cummax_rt = return_type("cummax", ("values", "indices"))
+cummin_rt = return_type("cummin", ("values", "indices"))
+
+
+def _cum_input(input, dim, dtype):
+    d = wrap_dim(dim, input.ndim)
+    out_dt = _acc_dtype(input, dtype)
+    x = cast(input, out_dt) if input.dtype != out_dt else input
+    if x.dtype == ms.bfloat16:
+        x = cast(x, ms.float32)
+    return (x.reshape(1) if x.ndim == 0 else x), d, out_dt
+
+
+# torch's CPU scans accumulate in the wider type (double for float32, float for the half types)
+_CUM_ACC = {ms.float32: ms.float64, ms.float16: ms.float32, ms.complex64: ms.complex128}
+
+
+def _cum_run(fn, x, d, input, out_dt):
+    if x.size == 0:                  # MindSpore's kernels fail on empty input
+        return cast(x, out_dt) if x.dtype != out_dt else x.copy()
+    if out_dt in _CUM_ACC:   # (bfloat16 is float32 already)
+        x = cast(x, _CUM_ACC[out_dt])
+    return _cum_finish(fn(x, d), input, out_dt)
+
+
+def _cum_finish(r, input, out_dt):
+    if input.ndim == 0:
+        r = r.reshape(())
+    return r if r.dtype == out_dt else cast(r, out_dt)
+
+
+def _no_bool_scan(name, dtype):
+    if dtype is D.bool_:   # torch's scan kernels have no bool variant (a bool input scans in int64)
+        raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+
+
+@register("cumsum", family=F, out="dtype")
+def cumsum(input, dim, *, dtype=None):
+    _no_bool_scan("cumsum", dtype)
+    x, d, out_dt = _cum_input(input, dim, dtype)
+    if x is not input and input.size and needs_grad(input) and _FROM_MS[input.dtype]._cat == D._FLOAT:
+        out = CumsumBackward0.apply(input, x, d, out_dt)
+        P.set_function_of_output(out, CumsumBackward0)   # grad_fn's name after backward frees the node
+        return out
+    return _cum_run(ops.cumsum, x, d, input, out_dt)
+
+
+class CumsumBackward0(P.FunctionBase):   # (the class names the node, as torch's)
+    """cumsum(x, dtype=) of a float x in another dtype: torch casts the gradient to x's dtype before its
+    reverse scan (the gradient of a float64 x summed in float32 is a float64 sum of the float32 gradient);
+    MindSpore's Cast backward would round the scanned gradient to the result's dtype."""
+
+    @staticmethod
+    def forward(node, input, x, d, out_dt):
+        node.d, node.in_dt = d, input.dtype
+        return _cum_run(ops.cumsum, x, d, input, out_dt)
+
+    @staticmethod
+    def backward(node, g):
+        g = cast(g, node.in_dt)
+        if node.in_dt in _CUM_ACC:
+            g = cast(g, _CUM_ACC[node.in_dt])
+        flat = g.reshape(1) if g.ndim == 0 else g
+        gx = ops.flip(ops.cumsum(ops.flip(flat, (node.d,)), node.d), (node.d,)).reshape(g.shape)
+        return cast(gx, node.in_dt), None, None, None
+
+
+@register("cumprod", family=F, out="dtype")
+def cumprod(input, dim, *, dtype=None):
+    _no_bool_scan("cumprod", dtype)
+    x, d, out_dt = _cum_input(input, dim, dtype)
+    return _cum_run(_cumprod_scan if needs_grad(x) else ops.cumprod, x, d, input, out_dt)
+
+
+def _cum_inplace(name, fn):
+    # hand-written rather than the generic in-place form: torch computes in the receiver's dtype and
+    # refuses a different dtype= (the generic form would cast the result back silently)
+    def impl(self, dim, *, dtype=None):
+        if dtype is not None and dtype is not self.dtype:
+            from .arithmetic import _c_name
+            raise RuntimeError(f"Bad in-place call: input tensor dtype {_c_name(self.dtype)} and output tensor dtype "
+                               f"{_c_name(dtype)} should match")
+        if self.dtype is D.bool_:
+            raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+        return self._write(fn(self._ms, dim, dtype=self.dtype))
+    impl.__name__ = name + "_"
+    return register(name + "_", family=F, namespace="Tensor", raw=True)(impl)
+
+
+def _cumprod_scan(x, d):
+    """cumprod as log2(n) multiplications of shifted copies (Hillis-Steele): its autograd is exact when
+    the input holds zeros, where MindSpore's CumProd gradient divides by them and gives nan."""
+    n = x.shape[d]
+    out, s = x, 1
+    while s < n:
+        shape = list(x.shape)
+        shape[d] = s
+        shifted = ops.cat((ops.ones(tuple(shape), x.dtype), ops.narrow(out, d, 0, n - s)), d)
+        out = out * shifted
+        s *= 2
+    return out
+
+
+def _cum_extreme(name, fn, rt):
+    def impl(input, dim):
+        d = wrap_dim(dim, input.ndim)
+        if input.ndim == 0:
+            return rt(input.copy(), ops.zeros((), ms.int64))
+        if input.size == 0:
+            return rt(input.copy(), ops.zeros(input.shape, ms.int64))
+        x, dt = comparable(input)
+        values, idx = fn(x, d)
+        idx = as_int64(idx)
+        if needs_grad(input):     # CumMax's own gradient needs a scatter kernel the CPU lacks
+            values = ops.gather_elements(x, d, idx)
+        return rt(_back(values, dt), idx)
+    impl.__name__ = name
+    return register(name, family=F, out="tuple")(impl)
+
+
+cumsum_ = _cum_inplace("cumsum", cumsum)
+cumprod_ = _cum_inplace("cumprod", cumprod)
+cummax = _cum_extreme("cummax", ops.cummax, cummax_rt)
+cummin = _cum_extreme("cummin", ops.cummin, cummin_rt)
+
+
+@register("logcumsumexp", family=F, out="exact")
+def logcumsumexp(input, dim):
+    x = input if is_float(input) else cast(input, D.get_default_dtype()._ms)
+    d = wrap_dim(dim, x.ndim)
+    if x.size == 0:
+        return x.copy()
+    if x.ndim == 0:
+        return x.copy()
+    if _FROM_MS[x.dtype]._cat == D._COMPLEX:
+        m = ops.stop_gradient(ops.amax(x, (d,), True))
+        m = ops.where(ops.isinf(m), const(0, m.dtype), m)
+        return ops.log(ops.cumsum(ops.exp(x - m), d)) + m
+    # a scan of logaddexp over shifted copies (Hillis-Steele, log2(n) steps), as torch accumulates
+    # log(exp(a) + exp(b)) element by element: one shift by the whole dim's maximum would underflow the
+    # earlier terms (logcumsumexp([-100, 100]) gave -inf first)
+    n, step = x.shape[d], 1
+    add = OPS["logaddexp"]
+    while step < n:
+        pad_shape = tuple(step if i == d else s for i, s in enumerate(x.shape))
+        shifted = ops.concat([ops.full(pad_shape, -math.inf, dtype=x.dtype), ops.narrow(x, d, 0, n - step)], d)
+        x = add(x, shifted)
+        step *= 2
+    return x
+
+
+@register("diff", family=F, out=True)
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    if input.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = wrap_dim(dim, input.ndim)
+    parts = [t for t in (prepend, input, append) if t is not None]
+    for t in parts:
+        if t.ndim != input.ndim:
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    if len(parts) > 1:
+        rt = result_type(*parts)._ms
+        x = ops.cat([t if t.dtype == rt else cast(t, rt) for t in parts], d)
+    else:
+        x = input
+    if n == 0:
+        return x.copy()
+    for _ in range(n):
+        size = x.shape[d]
+        if size <= 1:
+            shape = list(x.shape)
+            shape[d] = 0
+            return empty_result(x, tuple(shape))
+        hi, lo = ops.narrow(x, d, 1, size - 1), ops.narrow(x, d, 0, size - 1)
+        x = ops.logical_xor(hi, lo) if x.dtype == ms.bool_ else hi - lo
+    return x
