@@ -7,7 +7,6 @@ import socket
 import subprocess
 import sys
 
-import pytest
 
 CODE = r'''
 import importlib, json, sys

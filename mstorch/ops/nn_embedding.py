@@ -206,7 +206,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if nbags <= 0:
         return wrap(ops.zeros((0, dim), w.dtype))
     keep = np.ones(total, bool) if padding_idx is None else host != padding_idx
-    if fixed is not None and keep.all() and fixed > 0:
+    if fixed is not None and keep.all() and fixed > 0 and mode != "max":
         rows = ops.gather(w, idx, 0)
         if scale_grad_by_freq:
             rows = _freq_scale(rows, host, n)
@@ -215,9 +215,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         rows = rows.reshape(nbags, fixed, dim)
         if mode == "sum":
             return wrap(ops.sum(rows, 1))
-        if mode == "mean":
-            return wrap(ops.mean(rows, 1))
-        return wrap(ops.max(rows, 1)[0])
+        return wrap(ops.mean(rows, 1))
     ends = np.append(off[1:], total) if not include_last_offset else off[1:]
     bag = np.searchsorted(ends, np.arange(total), side="right")
     keep &= bag < nbags
@@ -234,15 +232,34 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         rows = rows * cast(p, rows.dtype)[:, None]
     seg = ms.Tensor(bag[pos].astype(np.int32))
     if mode == "max":
-        out = ops.unsorted_segment_max(rows, seg, nbags)
-        if (counts == 0).any():
-            out = ops.select(ms.Tensor(np.broadcast_to((counts > 0)[:, None], (nbags, dim)).copy()), out,
-                             ops.zeros_like(out))
-        return wrap(out)
+        return wrap(_bag_max(rows, seg, bag[pos], counts, nbags))
     out = ops.unsorted_segment_sum(rows, seg, nbags)
     if mode == "mean":
         out = out / cast(ms.Tensor(np.maximum(counts, 1).astype(np.float32)[:, None]), out.dtype)
     return wrap(out)
+
+
+def _bag_max(rows, seg, bag_of_row, counts, nbags):
+    """torch's max bags: per column, a running maximum that takes a row only when it is greater, so the first
+    of equal maxima is picked (and gets the whole gradient), a leading NaN stays and a later NaN is skipped.
+    The picked row is found on the device; the result gathers it, so the backward is a scatter to that row."""
+    n_rows, dim = rows.shape
+    nan = ops.ne(rows, rows)
+    finite = ops.select(nan, ops.fill(rows.dtype, rows.shape, -float("inf")), rows)
+    best = ops.unsorted_segment_max(finite, seg, nbags)
+    hit = ops.logical_and(ops.equal(finite, ops.gather(best, seg, 0)), ops.logical_not(nan))
+    order = ops.broadcast_to(ms.Tensor(np.arange(n_rows, dtype=np.int32)[:, None]), (n_rows, dim))
+    first = ops.unsorted_segment_min(ops.select(hit, order, ops.fill(ms.int32, (n_rows, dim), n_rows)), seg, nbags)
+    # a bag starting with NaN keeps it (torch's comparison with a NaN maximum is never true)
+    starts = np.searchsorted(bag_of_row, np.arange(nbags)).clip(0, max(n_rows - 1, 0))
+    lead_nan = ops.gather(nan, ms.Tensor(starts.astype(np.int32)), 0)
+    first = ops.select(lead_nan, ops.broadcast_to(ms.Tensor(starts.astype(np.int32)[:, None]), (nbags, dim)), first)
+    empty = ms.Tensor(np.broadcast_to((counts == 0)[:, None], (nbags, dim)).copy())
+    first = ops.select(empty, ops.zeros_like(first), first)
+    out = ops.gather_elements(rows, 0, ops.cast(first, ms.int64))
+    if (counts == 0).any():
+        out = ops.select(empty, ops.zeros_like(out), out)
+    return out
 
 
 def _freq_scale(rows, host, n):
