@@ -25,6 +25,7 @@ from .._tensor import Tensor, scalar_type_name
 from ._helpers import promote, float_result, dtype_of, to_operand, result_type, scalar_tensor, cast
 from ._argerr import invalid_args, BINARY, BINARY_SCALAR_SELF
 from ._views import fresh, broadcast_shape
+from .products import _node
 from .pointwise import (F, register, _T, _TRUE, _bool, _f32, _f64, _f16, _bf16, _need_tensor, _not_impl,
                         _zero_grad, _float_operands, _COMPLEX, _make_complex)
 
@@ -342,9 +343,19 @@ def true_divide(input, other):
     return div(input, other)
 
 
+def _floor_divide_backward(saved, grad):
+    raise RuntimeError("derivative for aten::floor_divide is not implemented")
+
+
+# torch's floor_divide has no derivative (div(rounding_mode="floor") has a zero one): backward through it raises
+_floor_divide_node = _node("FloorDivideBackward0", lambda r: (ops.add(r, ops.zeros_like(r)), ()),
+                           _floor_divide_backward)
+
+
 @register("floor_divide", family=F, inplace="floor_divide_", out=True)
 def floor_divide(input, other):
-    return div(input, other, rounding_mode="floor")
+    r = div(input, other, rounding_mode="floor")
+    return _floor_divide_node(r) if P.requires_grad(r) else r
 
 
 @register("remainder", family=F, inplace="remainder_", out=True, out_requires="tensor_self")

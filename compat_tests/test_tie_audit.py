@@ -1,4 +1,4 @@
-"""embedding_bag(mode="max") against torch: ties and NaN.
+"""embedding_bag(mode="max") against torch: ties and NaN; and floor_divide's missing derivative.
 
 torch's max bag is a running maximum per column that takes a row only when it is greater: of equal maxima
 the first row in the bag is picked and gets the whole gradient; a bag starting with NaN stays NaN and a
@@ -42,3 +42,17 @@ def test_embedding_bag_max_padding_idx_and_last_offset():
         out.sum().backward()
         return out, w.grad
     check(fn)
+
+
+def test_floor_divide_has_no_derivative():
+    # torch's floor_divide (and //) has no derivative: backward raises; div(rounding_mode="floor") has a zero one
+    def fn(T):
+        x = T.tensor([1.0, 3.0, -2.5], requires_grad=True)
+        (x // 2).sum().backward()
+    check(fn, raises=True)
+
+    def fn_div(T):
+        x = T.tensor([1.0, 3.0, -2.5], requires_grad=True)
+        x.div(2, rounding_mode="floor").sum().backward()
+        return x.grad
+    check(fn_div)
