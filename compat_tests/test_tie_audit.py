@@ -1,4 +1,5 @@
-"""embedding_bag(mode="max") against torch: ties and NaN; and floor_divide's missing derivative.
+"""Audits against torch: embedding_bag(mode="max") ties and NaN, floor_divide's missing derivative, and the
+boundary audit (division by zero, equal clamp bounds, negative-order norms with zeros).
 
 torch's max bag is a running maximum per column that takes a row only when it is greater: of equal maxima
 the first row in the bag is picked and gets the whole gradient; a bag starting with NaN stays NaN and a
@@ -56,3 +57,53 @@ def test_floor_divide_has_no_derivative():
         x.div(2, rounding_mode="floor").sum().backward()
         return x.grad
     check(fn_div)
+
+
+# --- the boundary audit: op_db samples rerun with integer values in [-2, 2] (zeros, ties, equal bounds) ---
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_div_gradients_at_a_zero_divisor(dtype):
+    # torch: grad / b for a and -grad * ((a / b) / b) for b, infinities or NaN at b == 0 (the divisor's was 0)
+    def fn(T):
+        a = T.tensor([[1.0, 0.0, -2.0, 3.0]], dtype=getattr(T, dtype), requires_grad=True)
+        b = T.tensor([[0.0], [-0.0], [2.0]], dtype=getattr(T, dtype), requires_grad=True)
+        r = a / b
+        (r * T.arange(1.0, 13.0, dtype=r.dtype).reshape(3, 4)).sum().backward()
+        return r, a.grad, b.grad
+    check(fn)
+
+
+def test_div_double_backward_at_a_zero_divisor():
+    def fn(T):
+        a = T.tensor([1.0, 2.0, 0.0], dtype=T.float64, requires_grad=True)
+        b = T.tensor([0.0, 2.0, -0.0], dtype=T.float64, requires_grad=True)
+        ga, gb = T.autograd.grad((a / b * T.tensor([1.0, 2.0, 3.0], dtype=T.float64)).sum(), (a, b),
+                                 create_graph=True)
+        return (ga, gb) + T.autograd.grad((ga * 1.5).sum() + gb.sum(), (a, b))
+    check(fn)
+
+
+def test_clamp_gradient_with_equal_tensor_bounds():
+    # torch's gradient reaches min only where min < max: below min == max it reaches nothing
+    def fn(T):
+        x = T.tensor([-2.0, 0.0, 2.0, 3.0, 1.5], requires_grad=True)
+        lo = T.tensor([2.0, 2.0, 2.0, 2.0, 1.0], requires_grad=True)
+        hi = T.tensor([2.0, 2.0, 2.0, 2.0, 0.5], requires_grad=True)
+        r = T.clamp(x, lo, hi)
+        (r * T.arange(1.0, 6.0)).sum().backward()
+        return r, x.grad, lo.grad, hi.grad
+    check(fn)
+
+
+@pytest.mark.parametrize("ord", [-1, -2, -0.5, 0.5])
+@pytest.mark.parametrize("grad", [False, True])
+def test_vector_norm_negative_order_with_zeros(ord, grad):
+    # a zero element makes sum(|x|**p) infinite for p < 0, so the norm is 0 (the zeros were dropped)
+    def fn(T):
+        x = T.tensor([[1.0, 0.0, -2.0], [0.0, 0.0, 0.0], [1.0, -1.0, 2.0]], requires_grad=grad)
+        n = T.linalg.vector_norm(x, ord, 1)
+        if not grad:
+            return n, T.norm(x, ord, 1)
+        n.sum().backward()
+        return n, x.grad
+    check(fn)

@@ -206,17 +206,47 @@ def _true_div_host(a, b):
     y = read_host(cast(b, _f32) if b.dtype is _bf16 else b)
     if y.all():
         return _REALDIV(a, b) if a.dtype in _REALDIV_TYPES else ops.div(a, b)
+    if P.grad_enabled() and (P.requires_grad(a) or P.requires_grad(b)):
+        out = _DivByZero.apply(a, b)
+        P.set_function_of_output(out, _DivByZero)
+        return out
+    return _true_div_zeros(a, b, y)
+
+
+def _true_div_zeros(a, b, y):
     if a.dtype is _bf16:   # no bfloat16 Equal/Select kernels: exact through float32
-        return cast(_true_div_host(cast(a, _f32), cast(b, _f32)), _bf16)
+        return cast(_true_div_zeros(cast(a, _f32), cast(b, _f32), y), _bf16)
     with np.errstate(all="ignore"):
-        # infinities where b is zero, 1 elsewhere: the unused branch's gradient stays finite there too
         signed_inf = _host_result(np.where(y == 0, np.copysign(np.float32(np.inf), y), 1).astype(y.dtype), b)
     zero = ops.equal(b, scalar_tensor(0, dtype_of(b)))
-    # the quotient by b with its zeros replaced by 1: its gradient stays finite where it is not used
-    safe = ops.where(zero, scalar_tensor(1, dtype_of(b)), b)
-    q = _REALDIV(a, safe) if a.dtype in _REALDIV_TYPES else ops.div(a, safe)
+    q = ops.div(a, ops.where(zero, scalar_tensor(1, dtype_of(b)), b))
     # (a 0-d divisor's host array comes back 1-d: b's own shape again)
     return ops.where(zero, ops.mul(a, signed_inf.reshape(b.shape)), q)
+
+
+class _DivByZero(P.FunctionBase):
+    """a / b where b has zeros, with torch's gradients there too: grad / b for a and -grad * ((a / b) / b)
+    for b, both IEEE's infinities or NaN at the zeros (a quotient composed with where() would give b's
+    zeros a zero gradient)."""
+
+    @staticmethod
+    def forward(node, a, b):
+        y = read_host(cast(b, _f32) if b.dtype is _bf16 else b)
+        node.save_for_backward(a, b)
+        return _true_div_zeros(a, b, y)
+
+    @staticmethod
+    def backward(node, g):
+        # in ops a recording pass records (create_graph: the node is in _higher_order._OWN_FUNCTIONS)
+        a, b = node.saved_tensors
+        ga = _sum_to(_true_div_host(g, b), a.shape) if P.requires_grad(a) else None
+        gb = _sum_to(ops.neg(ops.mul(g, _true_div_host(_true_div_host(a, b), b))), b.shape) \
+            if P.requires_grad(b) else None
+        return ga, gb
+
+
+_DivByZero = type("DivBackward0", (_DivByZero,), {})   # torch's node name, kept by grad_fn
+
 
 
 # the device path: the device's Div follows IEEE for a zero divisor; only MindSpore's CPU kernel needs the look

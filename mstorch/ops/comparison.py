@@ -32,6 +32,9 @@ def clamp(input, min=None, max=None):
     nan_bounds = rt._cat >= D._FLOAT and kinds == {True}   # a NaN in a tensor bound propagates too
     if min is not None:
         lo = to_operand(min, rt)
+        if max is not None and kinds == {True} and P.requires_grad(lo):
+            # torch's gradient reaches min only where min < max (x below min == max: nowhere)
+            lo = ops.where(ops.less(lo, to_operand(max, rt)), lo, P.detach(lo))
         below = ops.less(x, lo)
         x = ops.where(ops.logical_or(below, ops.isnan(lo)) if nan_bounds else below, lo, x)
     if max is not None:

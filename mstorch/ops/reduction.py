@@ -609,8 +609,8 @@ def vector_norm(x, p, axes, keepdim):
     if p == 0:
         return _reduce_sum(ops.ne(a, const(0, dt)), axes, keepdim, dt)
     if needs_grad(x) and p < 1:     # |a|**p has an infinite slope at 0, where torch's gradient is 0
-        zero = ops.equal(a, 0)
-        powered = ops.where(zero, const(0, dt), ops.pow(ops.where(zero, const(1, dt), a), p))
+        zero = ops.equal(a, 0)     # 0**p: 0, or inf for a negative p (the norm is then 0)
+        powered = ops.where(zero, const(0 if p > 0 else math.inf, dt), ops.pow(ops.where(zero, const(1, dt), a), p))
     else:
         powered = ops.pow(a, p)
     s = _reduce_sum(powered, axes, keepdim, dt)
