@@ -1,5 +1,5 @@
 """Audits against torch: embedding_bag(mode="max") ties and NaN, floor_divide's missing derivative, and the
-boundary audit (division by zero, equal clamp bounds, negative-order norms with zeros).
+boundary audit (division by zero, equal clamp bounds, negative-order norms with zeros, atan2 and pow at 0).
 
 torch's max bag is a running maximum per column that takes a row only when it is greater: of equal maxima
 the first row in the bag is picked and gets the whole gradient; a bag starting with NaN stays NaN and a
@@ -106,4 +106,41 @@ def test_vector_norm_negative_order_with_zeros(ord, grad):
             return n, T.norm(x, ord, 1)
         n.sum().backward()
         return n, x.grad
+    check(fn)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_atan2_gradient_at_the_origin(dtype):
+    # torch's gradient is 0 where x^2 + y^2 is 0 (or underflows); MindSpore's Atan2Grad gave NaN
+    def fn(T):
+        y = T.tensor([0.0, 0.0, 1e-30, 1.0, -0.0, 0.5], dtype=getattr(T, dtype), requires_grad=True)
+        x = T.tensor([0.0, 1.0, 0.0, 0.0, -0.0, 2.0], dtype=getattr(T, dtype), requires_grad=True)
+        r = T.atan2(y, x)
+        (r * T.arange(1.0, 7.0, dtype=r.dtype)).sum().backward()
+        return r, y.grad, x.grad
+    check(fn)
+
+
+def test_pow_gradients_at_zero():
+    # torch: d/da is 0 where the exponent is 0, d/de is 0 where a == 0 and e >= 0 (MindSpore: NaN)
+    def fn(T):
+        a = T.tensor([0.0, 0.0, 0.0, 2.0, 0.0, 0.5], requires_grad=True)
+        e = T.tensor([0.0, 1.0, 2.0, 0.0, -1.0, 1.5], requires_grad=True)
+        r = T.pow(a, e)
+        (r * T.arange(1.0, 7.0)).sum().backward()
+        b = T.tensor([0.0, 1.0, -2.0], requires_grad=True)
+        (b ** 0).sum().backward()
+        return r, a.grad, e.grad, b.grad
+    check(fn, rtol=2e-6)
+
+
+def test_pow_atan2_double_backward():
+    def fn(T):
+        a = T.tensor([0.5, 2.0, 0.0], dtype=T.float64, requires_grad=True)
+        e = T.tensor([1.5, 0.0, 2.0], dtype=T.float64, requires_grad=True)
+        ga, ge = T.autograd.grad(T.pow(a, e).sum(), (a, e), create_graph=True)
+        y = T.tensor([0.5, 0.0], dtype=T.float64, requires_grad=True)
+        x = T.tensor([2.0, 0.0], dtype=T.float64, requires_grad=True)
+        gy, gx = T.autograd.grad(T.atan2(y, x).sum(), (y, x), create_graph=True)
+        return T.autograd.grad(ga.sum() + ge.sum(), (a, e)) + T.autograd.grad(gy.sum() + gx.sum(), (y, x))
     check(fn)

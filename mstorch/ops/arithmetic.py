@@ -444,6 +444,9 @@ def pow(input, exponent):
         base = input if input.dtype is rt._ms else cast(input, rt._ms)
         if exponent == 2:
             return ops.square(base)
+        if exponent == 0 and rt._cat >= D._FLOAT:
+            # 1 everywhere with a zero gradient (MindSpore's PowGrad gives 0 * 0^-1 = NaN at 0)
+            return _no_grad_result(ops.ones_like(base), base)
         if rt in (D.float32, D.float64) and exponent in (0.5, -0.5):
             # torch computes these as sqrt / rsqrt: -inf ** 0.5 is NaN there (IEEE pow gives inf). Half
             # precision keeps pow, whose gradient rounds as torch's does.
@@ -462,7 +465,24 @@ def pow(input, exponent):
         _not_impl("pow", a)
     if rt._cat < D._FLOAT and isinstance(exponent, _T):
         return _int_pow(a, b)
+    if rt._cat == D._FLOAT and P.grad_enabled() and (P.requires_grad(a) or P.requires_grad(b)):
+        return _pow_node(a, b)
     return ops.pow(a, b)
+
+
+def _pow_backward(saved, g):
+    # torch's: g * e * a^(e - 1) for a, 0 where e == 0; g * a^e * log(a) for e, 0 where a == 0 and e >= 0
+    # (MindSpore's PowGrad gives 0 * inf = NaN there); in recorded ops (create_graph: _OWN_FUNCTIONS)
+    a, e = saved
+    zero = ops.zeros_like(g)
+    ga = ops.where(ops.equal(e, ops.zeros_like(e)), zero,
+                   ops.mul(ops.mul(g, e), ops.pow(a, ops.sub(e, ops.ones_like(e)))))
+    at_zero = ops.logical_and(ops.equal(a, ops.zeros_like(a)), ops.greater_equal(e, ops.zeros_like(e)))
+    ge = ops.where(at_zero, zero, ops.mul(g, ops.mul(ops.pow(a, e), ops.log(a))))
+    return _sum_to(ga, a.shape), _sum_to(ge, e.shape)
+
+
+_pow_node = _node("PowBackward1", lambda a, e: (ops.pow(a, e), (a, e)), _pow_backward)
 
 
 def _wrapping_pow(a, e):
@@ -614,8 +634,25 @@ def _float_binary(name, kernel=None):
     return deco
 
 
-register("atan2", family=F, inplace="atan2_", out=True, aliases=("arctan2",))(
-    _float_binary("atan2")(ops.atan2))
+def _atan2_backward(saved, g):
+    # torch's: g * x / (x^2 + y^2) for y, -g * y / (x^2 + y^2) for x, 0 where x^2 + y^2 is 0 (MindSpore's
+    # Atan2Grad gives NaN at the origin); in recorded ops (create_graph: _higher_order._OWN_FUNCTIONS)
+    y, x = saved
+    recip = ops.reciprocal(ops.add(ops.mul(x, x), ops.mul(y, y)))
+    recip = ops.where(ops.isinf(recip), ops.zeros_like(recip), recip)
+    return _sum_to(ops.mul(ops.mul(g, x), recip), y.shape), _sum_to(ops.neg(ops.mul(ops.mul(g, y), recip)), x.shape)
+
+
+_atan2_node = _node("Atan2Backward0", lambda y, x: (ops.atan2(y, x), (y, x)), _atan2_backward)
+
+
+def _atan2(y, x):
+    if y.dtype in (_f32, _f64, _f16, _bf16) and P.grad_enabled() and (P.requires_grad(y) or P.requires_grad(x)):
+        return _atan2_node(y, x)
+    return ops.atan2(y, x)
+
+
+register("atan2", family=F, inplace="atan2_", out=True, aliases=("arctan2",))(_float_binary("atan2")(_atan2))
 
 
 @register("hypot", family=F, inplace="hypot_", out=True)
