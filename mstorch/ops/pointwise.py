@@ -16,7 +16,6 @@ from .._tensor import scalar_type_name
 from ._helpers import MsTensor, float_result, dtype_of, result_type, scalar_tensor, cast
 from ._registry import register as _register
 from ._views import fresh
-from ..autograd._higher_order import own_backward
 
 F = "pointwise"
 _T = MsTensor
@@ -166,24 +165,27 @@ _SQRT_PI_2 = 2 / math.sqrt(math.pi)
 
 
 def _erfinv(x):
+    if P.grad_enabled() and P.requires_grad(x):
+        out = _ErfinvNode.apply(x)
+        P.set_function_of_output(out, _ErfinvNode)
+        return out
+    return _erfinv_value(x)
+
+
+def _erfinv_value(x):
     # MindSpore's Erfinv is exact up to |x| ~ 0.95 and 2-30% off in the tails. Tails start from
     # Winitzki's closed form (~2e-3), then two Halley steps on erf(y) = x (erf itself is exact).
     d = dtype_of(x)
     if d.itemsize == 2:
-        return cast(_erfinv(cast(x, _f32)), x.dtype)
+        return cast(_erfinv_value(cast(x, _f32)), x.dtype)
     ax = ops.abs(x)
     central = ops.less(ax, scalar_tensor(0.95, d))
-    # the tail formula sees only tail inputs: at x = 0 its sqrt(0) would put a NaN gradient into the
-    # branch `where` drops (0 * inf)
     xt = ops.where(central, ops.full_like(x, 0.975), x)
     ln = ops.log(ops.mul(ops.sub(scalar_tensor(1, d), xt), ops.add(scalar_tensor(1, d), xt)))
     a = 0.147
     t = ops.add(ops.mul(ln, scalar_tensor(0.5, d)), scalar_tensor(2 / (math.pi * a), d))
     tail = ops.sqrt(ops.sub(ops.sqrt(ops.sub(ops.square(t), ops.mul(ln, scalar_tensor(1 / a, d)))), t))
-    e = ops.erfinv(x)
-    # MindSpore's ErfinvGrad has no backward: torch's formula in recorded ops for double backward
-    own_backward(e, _erfinv_backward, P.detach(e))
-    y = ops.where(central, e, ops.copysign(tail, x))
+    y = ops.where(central, ops.erfinv(x), ops.copysign(tail, x))
     c = scalar_tensor(_SQRT_PI_2, d)
     for _ in range(2):
         f = ops.sub(ops.erf(y), x)
@@ -192,13 +194,24 @@ def _erfinv(x):
     return ops.where(ops.equal(ax, scalar_tensor(1, d)), inf, y)
 
 
-def _erfinv_backward(node, grad_outputs, y):
-    # d erfinv(x) / dx = sqrt(pi) / 2 exp(erfinv(x)^2), with erfinv(x) reattached to its node
-    (g,) = grad_outputs
-    if g is None:
-        return (None,)
-    y = P.reattach(y, node, 0)
-    return (ops.mul(g, ops.mul(ops.exp(ops.square(y)), scalar_tensor(math.sqrt(math.pi) / 2, dtype_of(y)))),)
+class _ErfinvNode(P.FunctionBase):
+    """erfinv with torch's gradient sqrt(pi) / 2 * exp(erfinv(x)^2): infinite at +-1 (a gradient through the
+    composed value above met 0 * inf there, NaN). The backward is in ops a recording pass records
+    (create_graph: _higher_order._OWN_FUNCTIONS)."""
+
+    @staticmethod
+    def forward(node, x):
+        node.save_for_backward(x)
+        return _erfinv_value(x)
+
+    @staticmethod
+    def backward(node, g):
+        (x,) = node.saved_tensors
+        y = _erfinv(x)
+        return ops.mul(g, ops.mul(ops.exp(ops.square(y)), scalar_tensor(math.sqrt(math.pi) / 2, dtype_of(y))))
+
+
+_ErfinvNode = type("ErfinvBackward0", (_ErfinvNode,), {})   # torch's node name, kept by grad_fn
 
 
 def tanh_accurate(x):
