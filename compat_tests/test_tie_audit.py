@@ -1,5 +1,5 @@
 """Audits against torch: embedding_bag(mode="max") ties and NaN, floor_divide's missing derivative, and the
-boundary audit (division by zero, equal clamp bounds, negative-order norms with zeros, atan2 and pow at 0).
+boundary audit (division by zero, equal clamp bounds, negative-order norms with zeros, atan2 and pow at 0, erfinv and logit at their domain ends).
 
 torch's max bag is a running maximum per column that takes a row only when it is greater: of equal maxima
 the first row in the bag is picked and gets the whole gradient; a bag starting with NaN stays NaN and a
@@ -155,3 +155,24 @@ def test_erfinv_gradient_at_plus_minus_one(dtype):
         y.backward(T.ones_like(y))
         return y, x.grad
     check(fn, rtol=1e-3 if dtype == "float16" else 2e-5)
+
+
+@pytest.mark.parametrize("eps", [None, 0.1])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_logit_gradient_at_and_beyond_the_domain_ends(eps, dtype):
+    # torch: NaN outside [0, 1], infinite at 0 and 1 (the composed formula gave finite values / NaN there)
+    def fn(T):
+        x = T.tensor([-2.0, -0.0, 0.0, 0.05, 0.5, 1.0, 2.0, 0.95, 0.1], dtype=getattr(T, dtype), requires_grad=True)
+        y = T.logit(x, eps)
+        y.backward(T.tensor([1.0, 1.0, -1.0, 2.0, 1.0, -1.0, 1.0, 1.0, 1.0], dtype=y.dtype))
+        return y, x.grad
+    check(fn)
+
+
+def test_logit_double_backward():
+    def fn(T):
+        x = T.tensor([0.3, 0.0, 0.05], dtype=T.float64, requires_grad=True)
+        g1, = T.autograd.grad(T.logit(x).sum(), x, create_graph=True)
+        g2, = T.autograd.grad(T.logit(x, 0.1).sum(), x, create_graph=True)
+        return T.autograd.grad(g1.sum() + g2.sum(), x)
+    check(fn)

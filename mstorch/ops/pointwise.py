@@ -266,9 +266,45 @@ def sinc(input):
 @register("logit", family=F, inplace="logit_", out=True)
 def logit(input, eps=None):
     x = float_result(input)
+    if P.grad_enabled() and P.requires_grad(x):
+        out = _LogitNode.apply(x, eps)
+        P.set_function_of_output(out, _LogitNode)
+        return out
+    return _logit_value(x, eps)
+
+
+def _logit_value(x, eps):
     if eps is not None:
         x = ops.clamp(x, eps, 1 - eps)
     return ops.log(ops.div(x, ops.sub(scalar_tensor(1, dtype_of(x)), x)))
+
+
+class _LogitNode(P.FunctionBase):
+    """logit with torch's gradient: grad / (x (1 - x)), NaN outside [0, 1] and infinite (the sign of grad) at
+    0 and 1; with eps, 0 outside [eps, 1 - eps]. The composed log(x / (1 - x)) gave finite values outside
+    the domain and NaN at its ends. In ops a recording pass records (_higher_order._OWN_FUNCTIONS)."""
+
+    @staticmethod
+    def forward(node, x, eps):
+        node.save_for_backward(x)
+        node.eps = eps
+        return _logit_value(x, eps)
+
+    @staticmethod
+    def backward(node, g):
+        (x,) = node.saved_tensors
+        d = dtype_of(x)
+        one = scalar_tensor(1, d)
+        lo, hi = (0.0, 1.0) if node.eps is None else (node.eps, 1 - node.eps)
+        outside = ops.logical_or(ops.less(x, scalar_tensor(lo, d)), ops.greater(x, scalar_tensor(hi, d)))
+        den = ops.mul(x, ops.sub(one, x))
+        # (MindSpore's Div gives g / 0 the sign of g, as torch's kernel does here)
+        r = ops.div(g, den)
+        fill = scalar_tensor(math.nan if node.eps is None else 0.0, d)
+        return ops.where(outside, ops.broadcast_to(fill, r.shape), r), None
+
+
+_LogitNode = type("LogitBackward0", (_LogitNode,), {})   # torch's node name, kept by grad_fn
 
 
 @register("polygamma", family=F, inplace="polygamma_", out=True)
