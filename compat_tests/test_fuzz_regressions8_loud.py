@@ -1,0 +1,40 @@
+"""Regression tests against torch for the differential fuzzer's loud classes (issue 18), third round: another
+exception type or message than torch's, or one side raising where the other returns."""
+import pytest
+
+from test_fuzz_regressions5 import _run, _same_error
+from harness import check
+
+
+# --- linalg: torch raises only for the exact zero pivot its LU meets; NaN and inf pivots give NaN results ----
+
+NON_FINITE_SYSTEMS = [
+    "T.linalg.solve(T.tensor([[1., nan], [2., 3.]]), T.tensor([1., 2.]))",
+    "T.linalg.solve(T.tensor([[[5.813, -1e-45, 5.234], [6.598, 7.673, 1.41], [-1e-45, 1.729, 1e-45]], [[1.696, 7.429,"
+    " 7.91], [7.721, 2.675, 1e-45], [3.992, nan, 0.0]], [[3.871, 0.0, 1.918], [1.828, 3.041, -inf], [1.997, 1.905,"
+    " 8.564]], [[4.199, 7.587, -3.4028235e+38], [7.02, 8.589, nan], [5.445, 2.718, 8.736]]]),"
+    " T.tensor([[0.82, -0.33], [0.08, -0.48], [-0.18, -0.76]]))",
+    "T.linalg.solve_ex(T.tensor([[1., nan], [2., 3.]], dtype=T.float64), T.tensor([1., 2.], dtype=T.float64))",
+    "T.linalg.inv(T.tensor([[1., nan], [2., 3.]]))",
+    "T.linalg.inv(T.tensor([[3.5, 5e-324, -inf, 3.2], [nan, -1.7976931348623157e+308, -1.7976931348623157e+308, 1.4],"
+    " [-5e-324, 3.4, nan, inf], [3.7, 2.6, 0.6, 0.5]], dtype=T.float64))",
+    "T.linalg.inv_ex(T.tensor([[0., nan], [0., 3.]]))",
+    "T.inverse(T.tensor([[[1., 2.], [3., 4.]], [[nan, 1.], [1., 1.]]]))",
+    "T.linalg.inv(T.tensor([[complex(1., nan), 2.], [3., 4.]]))",
+]
+
+
+@pytest.mark.parametrize("src", NON_FINITE_SYSTEMS)
+def test_non_finite_matrix_is_not_singular(src):
+    check(_run(src))
+
+
+@pytest.mark.parametrize("src", [
+    # a zero pivot before (or beside) the NaN: torch's message names LU's pivot
+    "T.linalg.inv(T.tensor([[0., nan], [0., 3.]]))",
+    "T.linalg.inv(T.tensor([[[1., 2.], [3., 4.]], [[0., 1., ], [0., nan]]]))",
+    "T.linalg.solve(T.tensor([[0., 1., 2.], [0., nan, 1.], [0., 1., inf]]), T.ones(3))",
+    "T.linalg.inv(T.tensor([[1., 2., 3.], [2., 4., 6.], [nan, 1., 1.]]))",
+])
+def test_zero_pivot_beside_nan_raises_as_torch(src):
+    _same_error(src)
