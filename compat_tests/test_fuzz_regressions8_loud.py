@@ -38,3 +38,47 @@ def test_non_finite_matrix_is_not_singular(src):
 ])
 def test_zero_pivot_beside_nan_raises_as_torch(src):
     _same_error(src)
+
+
+# --- linalg.lstsq: MKL's argument checks (a NaN) and gels' full-rank check --------------------------------
+
+@pytest.mark.parametrize("src", [
+    "T.linalg.lstsq(T.tensor([[0.163, -inf, 1.081], [0.225, 1.081, -1.143], [-1.007, -0.0, -1.287], [-0.97, 1.294,"
+    " 0.269]]), T.tensor([[-0.81, -1.28], [-0.56, 1.31], [nan, -3.4e+38], [-0.63, 0.24]]), driver='gels')",
+    "T.linalg.lstsq(T.tensor([[1., nan], [3., 4.], [5., 6.]]), T.tensor([[nan], [1.], [1.]]), driver='gels')",
+    "T.linalg.lstsq(T.tensor([[[1., 2.], [3., 4.]], [[1., nan], [3., 4.]]]), T.tensor([[1.], [2.]]), driver='gelsy')",
+    "T.linalg.lstsq(T.tensor([[1., 2.], [3., 4.]], dtype=T.float64), T.tensor([[[1.], [2.]], [[nan], [2.]]],"
+    " dtype=T.float64), driver='gelsd')",
+    "T.linalg.lstsq(T.tensor([[1., 2.], [inf, 4.], [1., 1.]]), T.tensor([[1.], [2.], [3.]]), driver='gelsd')",
+    # gels: an exact zero on R's (L's) diagonal
+    "T.linalg.lstsq(T.tensor([[0., 2.], [0., 4.], [0., 1.]]), T.tensor([[1.], [2.], [1.]]), driver='gels')",
+    "T.linalg.lstsq(T.tensor([[[1., 2.], [3., 4.]], [[0., 2.], [0., 4.]]]), T.ones(2, 2, 1), driver='gels')",
+    "T.linalg.lstsq(T.tensor([[1., 2., 3.], [0., 0., 0.]]), T.tensor([[1.], [2.]]), driver='gels')",
+    # gels scales an infinite A by 0: a zero column before any NaN reaches it
+    "T.linalg.lstsq(T.tensor([[1., inf], [1., 2.], [3., 3.]]), T.tensor([[1.], [2.], [1.]]), driver='gels')",
+    "T.linalg.lstsq(T.tensor([[inf, 1.], [1., 2.], [3., 3.]]), T.tensor([[1.], [2.], [1.]]), driver='gels')",
+])
+def test_lstsq_lapack_errors(src):
+    _same_error(src)
+
+
+@pytest.mark.parametrize("src", [
+    # gels: a NaN (an infinite entry scaled by 0) below the diagonal reaches every later column: NaN, no error
+    "T.linalg.lstsq(T.tensor([[1., inf, 3.], [1., 2., 0.]]), T.tensor([[1.], [2.]]), driver='gels')",
+    "T.linalg.lstsq(T.tensor([[1., 2.], [inf, 2.], [3., 3.]]), T.tensor([[1.], [2.], [1.]]), driver='gels')",
+    # B one dim short of A: a vector only when its shape is A's without the last dim
+    "T.linalg.lstsq(T.ones(2, 2, 2), T.ones(2, 1))",
+    "T.linalg.lstsq(T.ones(2, 3, 2), T.ones(2, 3))",
+])
+def test_lstsq_returns_where_torch_does(src):
+    check(_run(src), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("src", [
+    "T.linalg.lstsq(T.ones(2, 3, 2), T.ones(3, 1))",
+    "T.linalg.lstsq(T.ones(2, 2), T.ones(3))",
+    "T.linalg.lstsq(T.ones(2, 2), T.ones(2, 2, 1))",
+    "T.linalg.lstsq(T.ones(2, 3, 2), T.ones(5, 3))",
+])
+def test_lstsq_shape_errors(src):
+    _same_error(src)
