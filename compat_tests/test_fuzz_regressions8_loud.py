@@ -82,3 +82,21 @@ def test_lstsq_returns_where_torch_does(src):
 ])
 def test_lstsq_shape_errors(src):
     _same_error(src)
+
+
+# --- dtype mismatches: torch's baddbmm (also inside multi-head attention) and linear's addmm -------------
+
+@pytest.mark.parametrize("src", [
+    "T.baddbmm(T.ones(1, 3, 3, dtype=T.float64), T.ones(2, 3, 4), T.ones(2, 4, 3))",
+    "T.baddbmm(T.ones(3, 3), T.ones(2, 3, 4), T.ones(2, 4, 3, dtype=T.float64))",
+    "T.baddbmm(T.ones(1, 3, 3, dtype=T.float64), T.ones(2, 3), T.ones(2, 4, 3))",
+    "T.ones(2, 3, 3, dtype=T.float64).baddbmm_(T.ones(2, 3, 4), T.ones(2, 4, 3))",
+    "F.multi_head_attention_forward(T.ones(4, 1, 6), T.ones(5, 1, 6), T.ones(5, 1, 6), 6, 2, T.ones(18, 6) / 10,"
+    " T.zeros(18), None, None, False, 0.0, T.ones(6, 6) / 10, T.zeros(6), attn_mask=T.zeros(4, 5, dtype=T.float64))",
+    "F.linear(T.ones(2, 3, 4), T.ones(5, 4), T.ones(5, dtype=T.float64))",
+    "F.linear(T.ones(2, 2, 3, 4), T.ones(5, 4), T.ones(5, dtype=T.float64))",
+    "F.linear(T.ones(4), T.ones(5, 4), T.ones(5, dtype=T.float64))",
+    "F.linear(T.ones(2, 3, 4, dtype=T.float64), T.ones(5, 4), T.ones(5))",
+])
+def test_product_dtype_errors(src):
+    _same_error(src)
