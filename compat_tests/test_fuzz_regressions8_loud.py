@@ -100,3 +100,40 @@ def test_lstsq_shape_errors(src):
 ])
 def test_product_dtype_errors(src):
     _same_error(src)
+
+
+# --- grid_sample in float16/bfloat16: torch's kernel rounds every step to the half type ---------------------
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align", [False, True])
+def test_grid_sample_half_bit_exact(dtype, mode, padding, align):
+    import numpy as np
+    rng = np.random.default_rng(hash((dtype, mode, padding, align)) % 2 ** 32)
+    x = rng.normal(size=(2, 3, 5, 6)).astype(np.float32)
+    x[0, 0, 0, :3] = (np.nan, np.inf, 65504.0)
+    g = rng.uniform(-1.2, 1.2, size=(2, 4, 7, 2)).astype(np.float32)
+    g[1, 0, :3, 0] = (40.0, -63.5, 0.0)
+
+    def fn(T):
+        dt = getattr(T, dtype)
+        return T.nn.functional.grid_sample(T.tensor(x).to(dt), T.tensor(g).to(dt), mode=mode, padding_mode=padding,
+                                           align_corners=align)
+    check(fn, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("src", [
+    "F.grid_sample(T.ones(1, 1, 2, 3, 3, dtype=T.float16), T.zeros(1, 2, 2, 2, 3, dtype=T.float16), align_corners=False)",
+    "F.grid_sample(T.ones(1, 1, 3, 3, dtype=T.bfloat16, requires_grad=True), T.zeros(1, 2, 2, 2, dtype=T.bfloat16),"
+    " align_corners=False)",
+    "F.grid_sample(T.ones(1, 1, 3, 3, dtype=T.float16), T.tensor([[[[nan, 0.], [0.5, 0.]]]], dtype=T.float16),"
+    " align_corners=False)",
+    "F.grid_sample(T.ones(1, 1, 3, 3, dtype=T.float16), T.tensor([[[[100., 0.]]]], dtype=T.float16), align_corners=False)",
+])
+def test_grid_sample_half_refused_where_not_reproduced(src):
+    import torch
+    import mstorch
+    _run(src)(torch)   # torch returns ...
+    with pytest.raises(NotImplementedError, match="torch.nn.functional.grid_sample"):
+        _run(src)(mstorch)   # ... mstorch refuses rather than return other numbers
