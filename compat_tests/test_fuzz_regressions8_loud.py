@@ -137,3 +137,27 @@ def test_grid_sample_half_refused_where_not_reproduced(src):
     _run(src)(torch)   # torch returns ...
     with pytest.raises(NotImplementedError, match="torch.nn.functional.grid_sample"):
         _run(src)(mstorch)   # ... mstorch refuses rather than return other numbers
+
+
+# --- embedding_bag: torch's offset2bag map (max mode, the generic path) and its fast path's range sums ---------
+
+EB_W = "T.arange(20.).reshape(5, 4) * T.tensor([1., -1, 1, -1])"
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+@pytest.mark.parametrize("offsets, extra", [
+    ("[0, 3, 2]", ""), ("[0, 2, 2, 1]", ""), ("[0, 3, 2]", ", padding_idx=3"), ("[0, 2, 3]", ", include_last_offset=True"),
+    ("[0, 3, 2]", ", include_last_offset=True"), ("[0, 2, 2, 1]", ", include_last_offset=True, padding_idx=3"),
+    ("[0, 3, 1, 3]", ", include_last_offset=True"),
+])
+def test_embedding_bag_offsets(dtype, mode, offsets, extra):
+    src = (f"F.embedding_bag(T.tensor([1, 2, 4, 3, 0]), ({EB_W}).to(T.{dtype}), T.tensor({offsets}), mode='{mode}'"
+           f"{extra})")
+    try:
+        import torch
+        _run(src)(torch)
+    except RuntimeError:
+        _same_error(src)
+        return
+    check(_run(src), rtol=1e-3, atol=1e-3)
