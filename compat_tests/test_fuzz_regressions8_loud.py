@@ -151,12 +151,8 @@ EB_W = "T.arange(20.).reshape(5, 4) * T.tensor([1., -1, 1, -1])"
     ("[0, 3, 2]", ", include_last_offset=True"), ("[0, 2, 2, 1]", ", include_last_offset=True, padding_idx=3"),
 ])
 def test_embedding_bag_offsets(dtype, mode, offsets, extra):
+    if mode != "max" and dtype != "float64" and "padding" not in extra and offsets != "[0, 2, 3]":
+        pytest.skip("torch's fast path reads unsorted offsets out of bounds (an error or uninitialized memory)")
     src = (f"F.embedding_bag(T.tensor([1, 2, 4, 3, 0]), ({EB_W}).to(T.{dtype}), T.tensor({offsets}), mode='{mode}'"
            f"{extra})")
-    try:
-        import torch
-        _run(src)(torch)
-    except RuntimeError:
-        _same_error(src)
-        return
     check(_run(src), rtol=1e-3, atol=1e-3)
