@@ -53,6 +53,12 @@ OPS = [
         S(X2, 8, win_length=4, return_complex=True, pad_mode="constant", onesided=False),
         S(X, 4, return_complex=True, pad_mode="replicate"),
         S(lambda T: T.tensor(C), 4), S(lambda T: T.tensor(C), 4, center=False, return_complex=False),
+        # half input: a float32/float64 window promotes the frames before the FFT (else torch refuses)
+        S(lambda T: T.tensor(X).half(), 8, window=_win("hann_window", 8), return_complex=True, normalized=True),
+        S(lambda T: T.tensor(X2).bfloat16(), 8, window=lambda T: T.hann_window(6, dtype=T.float64), win_length=6,
+          return_complex=True),
+        E(lambda T: T.tensor(X).bfloat16(), 8, return_complex=True),
+        E(lambda T: T.tensor(X).half(), 8, window=lambda T: T.hann_window(8, dtype=T.float16), return_complex=True),
         E(X, 8), E(X, 30, return_complex=True, center=False), E(X, 0, return_complex=True),
         E(X, 8, hop_length=0, return_complex=True), E(X, 8, win_length=9, return_complex=True),
         E(X, 8, window=_win("ones", 7), return_complex=True), E(rand(2, 2, 5), 4, return_complex=True),

@@ -151,7 +151,9 @@ def matrix_inverse(x):
 
 
 def is_singular(x):
-    """A bool per matrix: singular (log|det| = -inf), as the zero pivot torch's LU meets."""
+    """A bool per matrix: the exact zero pivot that torch's LU (LAPACK's getrf) meets. For finite matrices
+    log|det| = -inf says it; a matrix with an inf or NaN entry is eliminated on the host as getrf does
+    (NaN and inf pivots are not zero: torch returns NaN there instead of raising)."""
     n = x.shape[-1]
     if n == 1:
         logabs = ops.log(ops.abs(x.reshape(tuple(x.shape[:-2]))))
@@ -159,7 +161,14 @@ def is_singular(x):
         logabs = ops.slogdet(x)[1]
     if dtype_of(x)._cat == D._COMPLEX:     # MindSpore's log|det| of a complex matrix is complex
         logabs = ops.real(logabs)
-    return ops.logical_and(ops.isinf(logabs), ops.lt(logabs, 0))
+    singular = ops.logical_and(ops.isinf(logabs), ops.lt(logabs, 0))
+    a = read_host(x).reshape((-1, n, n))
+    odd = ~np.isfinite(a).all(axis=(-2, -1))
+    if not odd.any():
+        return singular
+    flags = read_host(singular).reshape(-1).copy()
+    flags[odd] = _zero_pivot(a[odd]) > 0
+    return ms.Tensor(flags.reshape(tuple(x.shape[:-2])))
 
 
 @register("inverse", family=F, out="exact")
@@ -182,20 +191,35 @@ def singular_error(name, A, singular):
     from .linalg_decomp import LinAlgError
     i = int(read_host(singular.reshape(-1)).nonzero()[0][0])
     where = f"(Batch element {i}): " if A.ndim > 2 else ""
-    return LinAlgError(f"{name}: {where}The diagonal element {_zero_pivot(read_host(A).reshape((-1,) + A.shape[-2:])[i])}"
+    return LinAlgError(f"{name}: {where}The diagonal element {_zero_pivot(read_host(A).reshape((-1,) + A.shape[-2:])[i:i + 1])[0]}"
                        " is zero, the inversion could not be completed because the input matrix is singular.")
 
 
 def _zero_pivot(a):
+    """The 1-based index of the first zero pivot that LAPACK's getrf meets in each matrix of the batch
+    ``a`` (0 where none): partial pivoting chooses as BLAS's i?amax does (the first largest |x|, or
+    |re| + |im| for complex, where a NaN never compares larger), the elimination runs in ``a``'s dtype,
+    and a zero pivot column is skipped as getrf skips it."""
     a = np.array(a, copy=True)
-    n = a.shape[0]
-    for k in range(n):
-        p = k + int(np.argmax(np.abs(a[k:, k])))
-        if a[p, k] == 0:
-            return k + 1
-        a[[k, p]] = a[[p, k]]
-        a[k + 1:, k:] -= np.outer(a[k + 1:, k] / a[k, k], a[k, k:])
-    return n
+    batch, n = a.shape[0], a.shape[-1]
+    rows = np.arange(batch)
+    first = np.zeros(batch, np.int64)
+    with np.errstate(all="ignore"):
+        for k in range(n):
+            col = a[:, k:, k]
+            mag = np.abs(col.real) + np.abs(col.imag) if np.iscomplexobj(col) else np.abs(col)
+            # i?amax: a NaN in front wins (nothing compares larger), later NaNs never do
+            p = k + np.where(np.isnan(mag[:, 0]), 0, np.argmax(np.where(np.isnan(mag), -1, mag), axis=1))
+            zero = a[rows, p, k] == 0
+            first = np.where(zero & (first == 0), k + 1, first)
+            pivot_rows = a[rows, p].copy()
+            a[rows, p] = a[:, k]
+            a[:, k] = pivot_rows
+            # a zero pivot's column stays unscaled, and still updates the rest (as getrf's gemm does)
+            lower = np.where(zero[:, None], a[:, k + 1:, k], a[:, k + 1:, k] / np.where(zero, 1, a[:, k, k])[:, None])
+            a[:, k + 1:, k] = lower
+            a[:, k + 1:, k + 1:] -= lower[:, :, None] * a[:, k, k + 1:][:, None, :]
+    return first
 
 
 def inverse_value(t):

@@ -698,13 +698,17 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if A.dtype != B.dtype:
         raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same dtype, but got "
                            f"input's dtype {_scalar_name(A)} and other's dtype {_scalar_name(B)}")
-    vector = B.ndim == A.ndim - 1
-    b = ops.expand_dims(B, -1) if vector else B
-    if b.ndim < 2:
+    if not 0 <= A.ndim - B.ndim <= 1:
         raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
                            "(input.dim() - other.dim()) <= 1")
+    # torch's vector right-hand side: 1-d, or A's shape without its last dim; else a (batched) matrix
+    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    b = ops.expand_dims(B, -1) if vector else B
     if A.shape[-2] != b.shape[-2]:
-        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size({-1 if vector else -2})")
+    # torch's message for batches that differ; a matrix B one dim short of A is checked (in torch's
+    # result-shape step) as if its leading dims were A's batch
+    _broadcast_batch(tuple(A.shape[:-2]), tuple(B.shape[:-1] if A.ndim - B.ndim == 1 else b.shape[:-2]))
     driver = driver or "gelsy"
     m, n = A.shape[-2], A.shape[-1]
     if rcond is None or rcond < 0:
@@ -712,6 +716,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
     else:
         rtol = rcond
     a = host_array(A) if A.size and b.size else None
+    if A.size and b.size:
+        _lapack_lstsq_checks(read_host(A), read_host(b), driver)
     if A.size == 0 or b.size == 0:   # (no SVD kernel for empty input): a zero solution, no singular value
         batch = tuple(np.broadcast_shapes(tuple(A.shape[:-2]), tuple(b.shape[:-2])))
         x = ops._empty_product(A, b, batch + (n, b.shape[-1]))
@@ -738,6 +744,56 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if vector:
         x = ops.squeeze(x, -1)
     return lstsq_rt(x, residuals, rank, svals)
+
+
+# where the (1-based) arguments A and B sit in LAPACK's drivers: ?gels(trans, m, n, nrhs, a, lda, b, ...)
+_LSTSQ_ARGS = {"gels": (5, 7), "gelsy": (4, 6), "gelsd": (4, 6), "gelss": (4, 6)}
+
+
+def _lapack_lstsq_checks(a, b, driver):
+    """torch's errors from its LAPACK (MKL) call, batch element by batch element: MKL refuses a NaN in A,
+    then (unless A is all zeros: x = 0 without looking at B) a NaN in B, as an illegal argument, which
+    torch reports as an internal assert (gelsd also an infinite entry of A, NaN once A is scaled); gels stops at an exact zero on the diagonal of its triangular
+    factor (not full rank)."""
+    batch = _broadcast_batch(a.shape[:-2], b.shape[:-2])
+    flat_a = np.broadcast_to(a, batch + a.shape[-2:]).reshape((-1,) + a.shape[-2:])
+    flat_b = np.broadcast_to(b, batch + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
+    arg_a, arg_b = _LSTSQ_ARGS[driver]
+    for i, (ai, bi) in enumerate(zip(flat_a, flat_b)):
+        where = f"(Batch element {i}): " if batch else ""
+        arg = arg_a if np.isnan(ai).any() else arg_b if ai.any() and np.isnan(bi).any() else \
+            arg_a if driver == "gelsd" and np.isinf(ai).any() else None   # (gelsd: NaN after scaling A)
+        if arg is not None:
+            raise RuntimeError(
+                'false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp"'
+                f":1613, please report a bug to PyTorch. torch.linalg.lstsq: {where}Argument {arg} has illegal "
+                "value. Most certainly there is a bug in the implementation calling the backend library.")
+        k = _gels_zero_pivot(ai) if driver == "gels" else 0
+        if k:
+            raise LinAlgError(f"torch.linalg.lstsq: {where}The least squares solution could not be computed "
+                              f"because the input matrix does not have full rank (error code: {k}).")
+
+
+def _gels_zero_pivot(a):
+    """The 1-based index of the first exact zero on the diagonal of gels' factor (R of A's QR when A is
+    tall, L of its LQ when wide), 0 if none. An all-zero A is solved without factoring (x = 0). An
+    infinite entry makes gels scale A by 0 (finite entries 0, infinite ones NaN); a reflector then is
+    the identity while its column below the diagonal is zero (its diagonal stays 0 or NaN) and turns
+    every later column to NaN once that part holds a NaN."""
+    t = a if a.shape[0] >= a.shape[1] else a.T.conj()
+    if np.isfinite(t).all():
+        if not t.any():
+            return 0
+        d = np.diagonal(np.linalg.qr(t, mode="r"))
+        zero = np.flatnonzero(d == 0)
+        return int(zero[0]) + 1 if zero.size else 0
+    t = np.where(np.isinf(t), np.nan, 0.0)
+    for k in range(t.shape[1]):
+        if np.isnan(t[k + 1:, k]).any():
+            return 0
+        if t[k, k] == 0:
+            return k + 1
+    return 0
 
 
 def _lstsq_host(a, b, rtol, like):

@@ -18,7 +18,7 @@ from . import _msops as ops
 from ._helpers import dtype_of, cast
 from ._registry import register
 from .activation import softmax_kernel
-from .products import _mm
+from .products import _mm, check_baddbmm_dtypes
 from .nn_linear import linear as _linear_op
 from .nn_dropout import dropout as _dropout_op
 from .._tensor import wrap
@@ -466,7 +466,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
             raise AssertionError("FIXME: is_causal not implemented for need_weights")
         q_scaled = ops.mul(q, ms.Tensor(math.sqrt(1.0 / float(head_dim)), q.dtype))
         kt = ops.swapaxes(k, -2, -1)
-        if attn_mask is not None:
+        if attn_mask is not None:   # torch: baddbmm(attn_mask, q_scaled, kt)
+            check_baddbmm_dtypes(attn_mask, q_scaled, kt)
             weights = _softmax_nan_rows(ops.add(ops.bmm(q_scaled, kt), attn_mask))
         else:
             weights = softmax_kernel(ops.bmm(q_scaled, kt), -1)

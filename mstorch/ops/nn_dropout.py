@@ -30,7 +30,7 @@ from ..autograd.grad_mode import is_grad_enabled
 from .._tensor import wrap, scalar_type_name
 from .._cast import cast, bf16_bits
 from ._registry import register
-from .random import device_bernoulli_mask
+from .random import device_bernoulli_mask, in_memory_order
 
 F = "nn.dropout"
 _ALPHA = 1.7580993408473766   # -SELU's negative saturation: scale * alpha
@@ -56,23 +56,6 @@ def _device(arr, dt):
     if dt is D.bfloat16:
         return cast(ms.Tensor(arr.astype(_f32)), ms.bfloat16)
     return ms.Tensor(arr.astype(dt._np, copy=False))
-
-
-def _drawn_in_memory_order(input, keep):
-    """torch's noise is ``empty_like(input)``, which keeps the strides of a dense, non-overlapping input
-    (a transposed tensor, say), and bernoulli_ fills it in memory order: ``keep`` (drawn flat) in logical
-    order. Other layouts get contiguous noise."""
-    shape, strides = tuple(input.shape), input.stride()
-    dims = [d for d in range(len(shape)) if shape[d] > 1]
-    order = sorted(dims, key=lambda d: -strides[d])
-    if order == dims:
-        return keep.reshape(shape)
-    size = 1
-    for d in reversed(order):
-        if strides[d] != size:
-            return keep.reshape(shape)
-        size *= shape[d]
-    return keep.reshape([shape[d] for d in order]).transpose(np.argsort(order)).reshape(shape)
 
 
 def _noise_shape(shape, feature):
@@ -193,7 +176,8 @@ def _apply(input, p, train, inplace, feature=False, alpha=False, batched=True):
         raise RuntimeError(f"result type Float can't be cast to the desired output type {scalar_type_name(dt)}")
     hd = _host_dtype(dt)
     keep = R.bernoulli_scalar(R.default_generator, int(np.prod(nshape)), 1 - p)
-    keep = keep.reshape(nshape) if feature else _drawn_in_memory_order(input, keep)
+    # torch's noise is empty_like(input), filled in its memory order
+    keep = keep.reshape(nshape) if feature else in_memory_order(input, keep)
     if not alpha and dt in (D.float16, D.bfloat16) and _host_ok(input, feature):
         with np.errstate(over="ignore"):     # float16's scale overflows to inf for p near 1, as in torch
             s = _f32(np.float16(hd(1) / hd(1 - p))) if dt is D.float16 else _bf16_value(hd(1) / hd(1 - p))

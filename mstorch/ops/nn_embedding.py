@@ -198,10 +198,18 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if bad.size:
         i = int(bad[0])
         raise RuntimeError(f"Index {i} of input takes value {int(flat[i])} which is not in the valid range [0, {n})")
-    if np.any(np.diff(off) < 0):
+    nbags = off.size - 1 if include_last_offset else off.size
+    # torch's CPU kernel sums a bag over [offsets[i], offsets[i + 1]) only on its fast path (float32/half
+    # sums without padding_idx, which refuses unsorted offsets); elsewhere, and for max, every position
+    # goes to the bag its offset2bag map names: the number of bag offsets at or before it, minus one
+    # (unsorted offsets included; with include_last_offset the last offset does not end the last bag)
+    ranges = mode != "max" and padding_idx is None and w.dtype in (ms.float32, ms.float16, ms.bfloat16)
+    if ranges and include_last_offset and off.size > 1 and off[-1] < off[-2]:
+        raise RuntimeError("Your input appears to be incorrect: the last offset value should be the size of the "
+                           "indices tensor, but it seems not to be the case.")
+    if ranges and np.any(np.diff(off) < 0):
         raise RuntimeError("Expected i < index_size to be true, but got false.  (Could this error message be "
                            "improved?  If so, please report an enhancement request to PyTorch.)")
-    nbags = off.size - 1 if include_last_offset else off.size
     dim = w.shape[1]
     if nbags <= 0:
         return wrap(ops.zeros((0, dim), w.dtype))
@@ -216,8 +224,17 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         if mode == "sum":
             return wrap(ops.sum(rows, 1))
         return wrap(ops.mean(rows, 1))
-    ends = np.append(off[1:], total) if not include_last_offset else off[1:]
-    bag = np.searchsorted(ends, np.arange(total), side="right")
+    offset2bag = np.searchsorted(np.sort(off[:nbags]), np.arange(total), side="right") - 1
+    if ranges:
+        ends = np.append(off[1:], total) if not include_last_offset else off[1:]
+        bag = np.searchsorted(ends, np.arange(total), side="right")
+    else:
+        bag = offset2bag
+    # the mean divides by the bag's offset span (the last bag's reaching the end of input), less the
+    # padding positions offset2bag puts in it; a span of 0 or less leaves the sum
+    span = np.append(off[1:nbags], total) - off[:nbags]
+    if padding_idx is not None:
+        span = span - np.bincount(offset2bag[host == padding_idx], minlength=nbags)[:nbags]
     keep &= bag < nbags
     pos = np.nonzero(keep)[0]
     counts = np.bincount(bag[pos], minlength=nbags)
@@ -235,7 +252,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         return wrap(_bag_max(rows, seg, bag[pos], counts, nbags))
     out = ops.unsorted_segment_sum(rows, seg, nbags)
     if mode == "mean":
-        out = out / cast(ms.Tensor(np.maximum(counts, 1).astype(np.float32)[:, None]), out.dtype)
+        out = out / cast(ms.Tensor(np.where(span > 0, span, 1).astype(np.float32)[:, None]), out.dtype)
     return wrap(out)
 
 

@@ -18,7 +18,8 @@ def linear(input, weight, bias=None):
                            f"{weight.ndim}D")
     if weight.ndim > 2:   # (torch transposes the weight first)
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {weight.ndim}D")
-    if input.dtype != weight.dtype or bias is not None and input.ndim == 2 and bias.dtype != weight.dtype:
+    # with a bias torch runs addmm (inputs of any rank flattened to 2-d), which compares the bias's dtype
+    if input.dtype != weight.dtype or bias is not None and weight.ndim == 2 and bias.dtype != weight.dtype:
         _dtype_error(input, weight, bias)
     if weight.ndim == 1:   # torch: input @ weight (+ bias), a vector product over input's last dim
         if bias is not None and input.ndim == 2:
@@ -132,8 +133,8 @@ _MATMUL = ops.MatMul()
 
 
 def _dtype_error(input, weight, bias):
-    # the message of the torch kernel that meets the mismatch: addmm for 2-D input with bias, else matmul
-    if bias is not None and input.ndim == 2:
+    # the message of the torch kernel that meets the mismatch: addmm with a bias, else matmul
+    if bias is not None and weight.ndim == 2:
         if bias.dtype != weight.dtype:
             raise RuntimeError(f"self and mat2 must have the same dtype, but got {_n(bias)} and {_n(weight)}")
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_n(input)} and {_n(weight)}")

@@ -14,12 +14,14 @@ import warnings
 import numpy as np
 import mindspore as ms
 from .._runtime import read_host
+from .._random.exact import bf16_round
 from . import _msops as ops
 
 from ._helpers import dtype_of, cast
 from ._registry import register
 from ..autograd._higher_order import recompute_as
 from .products import _mm
+from .reduction import needs_grad
 from .nn_conv import _name
 from .nn_pool import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d, apply_taps
 
@@ -333,9 +335,140 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         raise NotImplementedError(f"\"grid_sampler_{n}d_cpu_kernel_impl\" not implemented for '{_name(input)}'")
     dt = input.dtype
     if dt in (ms.float16, ms.bfloat16):
-        input, grid = cast(input, ms.float32), cast(grid, ms.float32)
-    out = _grid_sample(input, grid, mode, padding_mode, bool(align_corners))
-    return cast(out, dt) if out.dtype != dt else out
+        if n != 2 or needs_grad(input) or needs_grad(grid):
+            raise NotImplementedError(
+                f"torch.nn.functional.grid_sample: {_name(input)} input is supported for 4-D input without "
+                "gradients only (torch's CPU kernel rounds every step to the half type, which mstorch reproduces "
+                "for that case; compute in float32 instead)")
+        return _grid_sample_half(input, grid, mode, padding_mode, bool(align_corners))
+    return _grid_sample(input, grid, mode, padding_mode, bool(align_corners))
+
+
+def _grid_sample_half(x, grid, mode, padding_mode, align_corners):
+    """torch's CPU grid sampler for 4-D float16/bfloat16 input: its scalar kernel computes every step in
+    the half type (each operation rounded), so a coordinate, a corner weight or a partial sum can land
+    elsewhere than a float32 computation rounded once (nearest mode then picks another pixel). The same
+    steps, in torch's order, on the host (values held as float32, rounded after each operation)."""
+    dt = x.dtype
+    if dt == ms.float16:
+        def rnd(v):
+            return np.asarray(v, np.float32).astype(np.float16).astype(np.float32)
+    else:
+        def rnd(v):
+            v = np.asarray(v, np.float32)
+            return bf16_round(v.reshape(-1)).reshape(v.shape)
+    a = read_host(cast(x, ms.float32)).transpose(0, 2, 3, 1)       # (N, H, W, C)
+    g = read_host(cast(grid, ms.float32))
+    if not (np.abs(g) <= 64).all():
+        # far outside the image (or inf/NaN), torch's vectorized half kernel clips, reflects and converts
+        # positions by rules not reproduced here; within 32 image sizes its results are matched exactly
+        raise NotImplementedError(
+            f"torch.nn.functional.grid_sample: {_name(x)} grids with values beyond +-64 or inf/NaN are not "
+            "supported (torch's half-precision kernel is reproduced step by step only within that range; "
+            "compute in float32 instead)")
+    N, IH, IW = a.shape[:3]
+    f32 = np.float32
+
+    def const(v):                       # an integer (or exact constant) converted to the half type
+        return rnd(f32(v))
+
+    def to_int(v, fn):
+        v = fn(v)
+        # (a size beyond the half type's integers can still make a position inf: torch's kernel then
+        # reads pixel 0 by a rule not reproduced here)
+        if not np.isfinite(v).all():
+            raise NotImplementedError(
+                f"torch.nn.functional.grid_sample: {_name(x)} sampling positions that overflow the half type "
+                "are not supported (compute in float32 instead)")
+        return v.astype(np.int64)
+
+    def unnormalize(c, size):
+        if align_corners:
+            return rnd(rnd(rnd(c + f32(1)) / f32(2)) * const(size - 1))
+        return rnd(rnd(rnd(rnd(c + f32(1)) * const(size)) - f32(1)) / f32(2))
+
+    def clip(v, size):                  # std::min(size - 1, std::max(v, 0)): NaN becomes size - 1
+        inner = np.where(v < 0, f32(0), v)
+        limit = const(size - 1)
+        return np.where(inner < limit, inner, limit)
+
+    def reflect(v, twice_low, twice_high):
+        if twice_low == twice_high:
+            return np.zeros_like(v)
+        low = rnd(const(twice_low) / f32(2))
+        span = rnd(const(twice_high - twice_low) / f32(2))
+        v = rnd(np.abs(rnd(v - low)))
+        extra = rnd(np.fmod(v, span))
+        flips = np.floor(rnd(v / span))
+        ok = np.isfinite(flips) & (np.abs(flips) < 2.0 ** 31)
+        even = np.where(ok, np.fmod(np.where(ok, flips, 0), 2) == 0, True)   # (int overflow: INT_MIN, even)
+        return np.where(even, rnd(extra + low), rnd(rnd(span - extra) + low))
+
+    def pad(v, size):
+        if padding_mode == "border":
+            return clip(v, size)
+        if padding_mode == "reflection":
+            v = reflect(v, 0, 2 * (size - 1)) if align_corners else reflect(v, -1, 2 * size - 1)
+            return clip(v, size)
+        return v
+
+    nidx = np.arange(N).reshape(N, 1, 1)
+
+    def fetch(xi, yi):                  # (N, OH, OW) integer coordinates -> (N, OH, OW, C), 0 outside
+        valid = (xi >= 0) & (xi < IW) & (yi >= 0) & (yi < IH)
+        vals = a[nidx, np.where(valid, yi, 0), np.where(valid, xi, 0)]
+        return valid[..., None], vals
+
+    with np.errstate(all="ignore"):
+        gx, gy = g[..., 0], g[..., 1]
+        if mode == "bicubic":
+            ix, iy = unnormalize(gx, IW), unnormalize(gy, IH)
+            bx, by = np.floor(ix), np.floor(iy)
+            tx, ty = rnd(ix - bx)[..., None], rnd(iy - by)[..., None]
+            rows = []
+            for j in range(4):
+                yj = rnd(rnd(by - f32(1)) + f32(j))       # torch: iy_nw - 1 + j
+                taps = []
+                for i in range(4):
+                    xi = rnd(bx + f32(i - 1))          # torch: ix_nw - 1, ix_nw + 0, + 1, + 2
+                    valid, vals = fetch(to_int(pad(xi, IW), np.trunc), to_int(pad(yj, IH), np.trunc))
+                    taps.append(np.where(valid, vals, f32(0)))
+                rows.append(_cubic_half(taps, tx, rnd))
+            out = _cubic_half(rows, ty, rnd)
+        else:
+            ix, iy = pad(unnormalize(gx, IW), IW), pad(unnormalize(gy, IH), IH)
+            if mode == "nearest":
+                valid, vals = fetch(to_int(ix, np.rint), to_int(iy, np.rint))
+                out = np.where(valid, vals, f32(0))
+            else:
+                x0, y0 = to_int(ix, np.floor), to_int(iy, np.floor)
+                x1, y1 = x0 + 1, y0 + 1
+                fx0, fy0, fx1, fy1 = (rnd(v.astype(f32)) for v in (x0, y0, x1, y1))
+                weights = (rnd(rnd(fx1 - ix) * rnd(fy1 - iy)), rnd(rnd(ix - fx0) * rnd(fy1 - iy)),
+                           rnd(rnd(fx1 - ix) * rnd(iy - fy0)), rnd(rnd(ix - fx0) * rnd(iy - fy0)))
+                out = np.zeros(ix.shape + (a.shape[3],), f32)
+                for (xi, yi), w in zip(((x0, y0), (x1, y0), (x0, y1), (x1, y1)), weights):
+                    valid, vals = fetch(xi, yi)
+                    out = np.where(valid, rnd(out + rnd(vals * w[..., None])), out)
+    return cast(ms.Tensor(np.ascontiguousarray(out.transpose(0, 3, 1, 2))), dt)
+
+
+def _cubic_half(v, t, rnd):
+    """torch's cubic_interp1d in the half type: the four coefficients of A = -0.75 at ``t``, then
+    v0 c0 + v1 c1 + v2 c2 + v3 c3 left to right, each step rounded."""
+    f32 = np.float32
+
+    def conv1(x):   # ((A + 2) x - (A + 3)) x x + 1
+        return rnd(rnd(rnd(rnd(rnd(f32(1.25) * x) - f32(2.25)) * x) * x) + f32(1))
+
+    def conv2(x):   # ((A x - 5 A) x + 8 A) x - 4 A
+        return rnd(rnd(rnd(rnd(rnd(rnd(f32(-0.75) * x) + f32(3.75)) * x) - f32(6)) * x) + f32(3))
+    t2 = rnd(f32(1) - t)
+    coeffs = (conv2(rnd(t + f32(1))), conv1(t), conv1(t2), conv2(rnd(t2 + f32(1))))
+    out = rnd(v[0] * coeffs[0])
+    for vi, ci in zip(v[1:], coeffs[1:]):
+        out = rnd(out + rnd(vi * ci))
+    return out
 
 
 def _unnormalize(coord, size, align_corners):

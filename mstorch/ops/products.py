@@ -352,9 +352,27 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
 
 @register("baddbmm", family=F, out="exact", inplace="baddbmm_")
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    check_baddbmm_dtypes(input, batch1, batch2)
     _check_batches(batch1, batch2)
     shape = (batch1.shape[0], batch1.shape[1], batch2.shape[2])
     return _add_scaled(input, _mm(batch1, batch2), beta, alpha, shape, "baddbmm")
+
+
+def check_baddbmm_dtypes(input, batch1, batch2):
+    """torch's baddbmm reads the result's sizes, expands ``input`` to them and compares its dtype with
+    batch1's before any other check of the batches."""
+    for t, dims in ((batch1, (0, 1)), (batch2, (2,))):
+        for d in dims:
+            if d >= t.ndim:
+                raise IndexError(f"Dimension out of range (expected to be in range of [{-max(t.ndim, 1)}, "
+                                 f"{max(t.ndim, 1) - 1}], but got {d})")
+    shape = (batch1.shape[0], batch1.shape[1], batch2.shape[2])
+    if tuple(input.shape) != shape:
+        _expandable(input.shape, shape)
+    if input.dtype != batch1.dtype:
+        from .arithmetic import _c_name
+        raise RuntimeError(f"Input dtypes must be the same, got: input {_c_name(dtype_of(input))}, batch1: "
+                           f"{_c_name(dtype_of(batch1))}, batch2: {_c_name(dtype_of(batch2))}")
 
 
 @register("addr", family=F, out=True, inplace="addr_")

@@ -57,36 +57,55 @@ def _to_ms(arr, dt, shape):
 
 
 def _memory_order(self):
-    """The dimensions of ``self`` from the largest stride to the smallest, or None when that is the
-    logical order. torch's samplers visit a tensor's elements in this (memory) order, so a transposed
-    view is filled along its storage."""
-    strides = self.stride()
-    if len(strides) < 2:
+    """The dimensions of ``self``, outermost first, in the order torch's TensorIterator visits its
+    elements, or None when that is the logical order. torch's samplers fill a tensor in this order, and
+    ``empty_like(self)`` lays its result out in it (``infer_dense_strides`` sorts as TensorIterator
+    does), so a transposed or stepped-and-transposed view is drawn along its storage. Stride-0
+    (expanded) dims never move: their comparison is ambiguous, as in torch."""
+    shape, strides = tuple(self.shape), self.stride()
+    n = len(shape)
+    if n < 2:
         return None
-    order = sorted(range(len(strides)), key=lambda d: -strides[d] if self.shape[d] > 1 else 0)
-    return None if order == sorted(order) else order
+    perm = list(range(n - 1, -1, -1))   # innermost first, stably insertion-sorted like torch
+
+    def swap(d0, d1):
+        s0, s1 = strides[d0], strides[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return 1 if s0 > s1 else -1
+        return 1 if shape[d0] > shape[d1] else 0
+
+    for i in range(1, n):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    order = perm[::-1]
+    # size-1 dims do not change the visiting order
+    if [d for d in order if shape[d] != 1] == [d for d in range(n) if shape[d] != 1]:
+        return None
+    return order
 
 
-def _dense(t):
-    """torch's non-overlapping-and-dense test: the strides, sorted, are those of a contiguous tensor (an
-    expanded or stepped view is not; torch's ``*_like`` then makes a contiguous tensor)."""
-    dims = sorted((d for d in range(t.ndim) if t.shape[d] != 1), key=lambda d: t.stride()[d])
-    want = 1
-    for d in dims:
-        if t.stride()[d] != want:
-            return False
-        want *= t.shape[d]
-    return True
+def in_memory_order(t, values):
+    """Host ``values`` drawn flat in ``t``'s memory order (``_memory_order``), in logical order (C-contiguous)."""
+    shape = tuple(t.shape)
+    order = _memory_order(t)
+    values = np.asarray(values)
+    if order is None:
+        return values.reshape(shape)
+    return np.ascontiguousarray(values.reshape([shape[d] for d in order]).transpose(np.argsort(order)))
 
 
 def _fill(self, values):
     """Write sampled host values into ``self`` in place (torch's ``*_`` samplers); ``values`` come in
     the order the stream produced them, which is memory order."""
-    shape = tuple(self._ms.shape)
-    order = _memory_order(self)
-    if order is not None:
-        values = np.asarray(values).reshape([shape[d] for d in order]).transpose(np.argsort(order))
-    self._write(_to_ms(values, self.dtype, shape))
+    self._write(_to_ms(in_memory_order(self, values), self.dtype, tuple(self._ms.shape)))
     return self
 
 
@@ -542,7 +561,7 @@ def _sampled_like(input, dtype, device, requires_grad, fill):
     and the result has the input's strides, as in torch."""
     shape, dt = _like(input, dtype)
     place = input._dev if device is None else _device.placement(device)
-    order = _memory_order(input) if _dense(input) else None   # (else torch's like-tensor is contiguous)
+    order = _memory_order(input)
     if order is None:
         t = wrap(ms.ops.zeros(shape, dt._ms))
     else:
@@ -772,8 +791,9 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
             raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
         if (probs.sum(axis=1) == 0).any():
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-        # torch's Gumbel trick: argmax / topk of p / q with q ~ Exp(1), drawn like exponential_
-        q = R.to_host(R.exponential(gen, probs.size, 1.0), dt).reshape(probs.shape)
+        # torch's Gumbel trick: argmax / topk of p / q with q ~ Exp(1), drawn like exponential_ into
+        # empty_like(input), so in the input's memory order (a transposed matrix along its storage)
+        q = in_memory_order(input, R.to_host(R.exponential(gen, probs.size, 1.0), dt)).reshape(probs.shape)
         key = _apply(probs.astype(q.dtype), dt, lambda v: v / q)
         if num_samples == 1:        # torch takes argmax here: the first of equal maxima, as the sort below
             idx = np.argmax(key, axis=1)[:, None]

@@ -191,8 +191,6 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     if window is not None and (window.dim() != 1 or window.shape[0] != win):
         raise fail(f"expected a 1D window tensor of size equal to win_length={win}, but got window with size "
                    f"{list(window.shape)}")
-    if input.dtype in (D.float16, D.bfloat16):
-        raise RuntimeError(f"MKL FFT doesn't support tensors of type: {D.scalar_type_name(input.dtype)}")
     onesided = not is_complex if onesided is None else onesided
     if onesided and is_complex:
         raise RuntimeError("Cannot have onesided output if window or input is complex")
@@ -207,6 +205,9 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     frames = x.unfold(-1, n_fft, hop)
     if w is not None:
         frames = frames * w
+    # torch's FFT runs on the windowed frames: a half input times a float32 window is float32
+    if frames.dtype in (D.float16, D.bfloat16):
+        raise RuntimeError(f"MKL FFT doesn't support tensors of type: {D.scalar_type_name(frames.dtype)}")
     norm = "ortho" if normalized else "backward"
     out = (PUBLIC["fft.rfft"] if onesided else PUBLIC["fft.fft"])(frames, dim=-1, norm=norm)
     out = out.transpose(1, 2)
