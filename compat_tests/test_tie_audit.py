@@ -1,5 +1,5 @@
 """Audits against torch: embedding_bag(mode="max") ties and NaN, floor_divide's missing derivative, and the
-boundary audit (division by zero, equal clamp bounds, negative-order norms with zeros, atan2 and pow at 0, erfinv and logit at their domain ends).
+boundary audit (division by zero, equal clamp bounds, negative-order norms with zeros, atan2 and pow at 0, erfinv, logit, entr and ndtri at their domain ends).
 
 torch's max bag is a running maximum per column that takes a row only when it is greater: of equal maxima
 the first row in the bag is picked and gets the whole gradient; a bag starting with NaN stays NaN and a
@@ -177,3 +177,17 @@ def test_logit_double_backward():
         g2, = T.autograd.grad(T.logit(x, 0.1).sum(), x, create_graph=True)
         return T.autograd.grad(g1.sum() + g2.sum(), x)
     check(fn)
+
+
+@pytest.mark.parametrize("name", ["entr", "ndtri"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_special_gradients_at_the_domain_ends(name, dtype):
+    # torch: entr' = -(1 + log x) (inf at 0, NaN below), ndtri' = sqrt(2 pi) exp(ndtri(p)^2 / 2) (inf at 0 and 1,
+    # NaN outside); the composed values' own autograd gave 0 there
+    def fn(T):
+        x = T.tensor([-2.0, -1.0, 0.0, 1.0, 2.0, 0.5, 0.3, 1e-3], dtype=getattr(T, dtype), requires_grad=True)
+        y = getattr(T.special, name)(x)
+        y.backward(T.ones_like(y))
+        g, = T.autograd.grad(getattr(T.special, name)(x[5:]).sum() * 1.0, x, create_graph=True)
+        return y, x.grad, T.autograd.grad(g.sum(), x)[0]
+    check(fn, atol=1e-6 if dtype == "float32" else 1e-12)

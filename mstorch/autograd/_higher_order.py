@@ -65,7 +65,8 @@ _OWN_FUNCTIONS = frozenset(("LinalgCholeskyBackward0", "LinalgCholeskyExBackward
                             "ScaledDotProductAttentionBackward0", "_BF16Read",
                             "LinalgSvdBackward0", "CholeskyInverseBackward0", "CholeskySolveBackward0", "IgammaBackward0",
                             "IgammacBackward0", "NextafterBackward0", "DivBackward0", "Atan2Backward0",
-                            "PowBackward1", "ErfinvBackward0", "LogitBackward0"))
+                            "PowBackward1", "ErfinvBackward0", "LogitBackward0",
+                            "SpecialEntrBackward0", "SpecialNdtriBackward0"))
 # the torch API behind MindSpore kernels that are refused, for the message
 _TORCH_API = {
     "ReduceMax": "amax/max(dim)", "ReduceMin": "amin/min(dim)", "ProdExt": "prod", "Softmax": "softmax",

@@ -18,6 +18,7 @@ from ._registry import register, OPS
 from .pointwise import _log1p, _float_operands
 from .linalg_decomp import _node
 from .reduction import needs_grad
+from .. import _ms_private as P
 from ._views import infer_size
 from .arithmetic import _sum_to, x_log
 
@@ -121,7 +122,22 @@ def _entr(x):
     return ops.where(pos, ops.neg(ops.mul(safe, ops.log(safe))), inner)
 
 
-_unary("entr", _entr)
+def _formula_grad(name, fn, dfn):
+    """``fn``'s value with torch's derivative ``dfn(x, fn(x))`` (the composed ``fn``'s own autograd meets
+    0 * inf at the ends of the domain, or passes nothing back through its selects): a node of ours whose
+    backward is in ops a recording pass records (create_graph: _higher_order._OWN_FUNCTIONS)."""
+    def backward(saved, g):
+        (x,) = saved
+        return ops.mul(g, dfn(x, wrapped(x)))
+    node = _node(name, lambda x: (fn(x), (x,)), backward)
+
+    def wrapped(x):
+        return node(x) if P.grad_enabled() and P.requires_grad(x) else fn(x)
+    return wrapped
+
+
+# torch: -(1 + log x): inf at 0, NaN below
+_unary("entr", _formula_grad("SpecialEntrBackward0", _entr, lambda x, y: ops.neg(ops.add(ops.log(x), 1.0))))
 
 _SQRT1_2 = 1 / math.sqrt(2)
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
@@ -205,7 +221,9 @@ def _ndtri(p):
     return ops.where(outside, ops.full(p.shape, math.nan, dtype=p.dtype), y)
 
 
-_unary("ndtri", _in_f64(_ndtri))
+# torch: sqrt(2 pi) exp(ndtri(p)^2 / 2): inf at 0 and 1, NaN outside [0, 1]
+_unary("ndtri", _in_f64(_formula_grad("SpecialNdtriBackward0", _ndtri, lambda p, y: ops.mul(
+    ops.exp(ops.mul(ops.square(y), 0.5)), math.sqrt(2 * math.pi)))))
 
 
 def _no_derivative(what, fn):
