@@ -191,3 +191,14 @@ def test_special_gradients_at_the_domain_ends(name, dtype):
         g, = T.autograd.grad(getattr(T.special, name)(x[5:]).sum() * 1.0, x, create_graph=True)
         return y, x.grad, T.autograd.grad(g.sum(), x)[0]
     check(fn, atol=1e-6 if dtype == "float32" else 1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_logit_eps_bounds_round_to_the_half_type(dtype):
+    # in bfloat16, 1 - 1e-6 is 1, so the clamped logit is inf (found by tools/fuzz.py --boundary)
+    def fn(T):
+        x = T.tensor([2.0, -2.0, 0.5, 1e-7, 0.9999, 0.3], dtype=getattr(T, dtype), requires_grad=True)
+        y = T.logit(x, 0.01)
+        y.sum().backward()
+        return T.logit(x.detach(), 1e-6), y, x.grad
+    check(fn)

@@ -262,11 +262,19 @@ def _bf16_round(x):
     return b.astype(np.uint32).view(np.float32).reshape(np.shape(x))
 
 
-def gen_values(rng, shape, dtype, template, special):
+# ``--boundary P``: a share P of the cases draw their float values from the integers -2..2 (ties, zeros,
+# equal bounds, the ends of domains: see tools/boundary_audit.py). Off by default, where it draws nothing,
+# so the fixed seeds of compat_tests/test_fuzz.py keep their cases; workers read it from the environment.
+BOUNDARY = float(os.environ.get("MSTORCH_FUZZ_BOUNDARY", "0") or 0)
+
+
+def gen_values(rng, shape, dtype, template, special, boundary=False):
     """An array of Python-exact values for ``dtype`` (a NumPy float64/int64/bool/complex array)."""
     n = int(np.prod(shape)) if shape else 1
     if dtype == "bool":
         return rng.random(shape) < 0.5
+    if boundary and dtype in FLOATS:
+        return rng.integers(-2, 3, size=shape).astype(np.float64)
     tmpl = template[np.isfinite(template)] if template is not None and template.dtype.kind in "fiu" else None
     if dtype in INTS:
         lo, hi = (0, 10) if dtype == "uint8" else (-5, 5)
@@ -406,9 +414,12 @@ def make_case(rng, info, sample, opdef):
     if any(v is None for v in dmap.values()):
         return None
     special = rng.random() < 0.3
+    boundary = not special and BOUNDARY > 0 and rng.random() < BOUNDARY
     tags = {f"shape:{mode}", f"dtype:{dmode}"}
     if special:
         tags.add("special")
+    if boundary:
+        tags.add("boundary")
     gen = []
     k = 0
     for a in sample.args:
@@ -417,9 +428,9 @@ def make_case(rng, info, sample, opdef):
             continue
         shape, dtype = shapes[k], dmap[_dtype_name(a)]
         k += 1
-        keep_vals = mode == "keep" and dtype == _dtype_name(a) and not special and rng.random() < 0.5
+        keep_vals = mode == "keep" and dtype == _dtype_name(a) and not special and not boundary and rng.random() < 0.5
         vals = a.astype(np.float64 if a.dtype.kind == "f" else a.dtype) if keep_vals else \
-            gen_values(rng, shape, dtype, a, special)
+            gen_values(rng, shape, dtype, a, special, boundary)
         layouts = ["contiguous"]
         if vals.ndim >= 2:
             layouts.append("transposed")
@@ -1040,6 +1051,8 @@ def main(argv=None):
     p.add_argument("--repro", help="run one case source on both sides and print the results")
     p.add_argument("--resummarize", nargs="+", metavar="JSON",
                    help="report again on the differences stored by earlier --json runs (after editing the table)")
+    p.add_argument("--boundary", type=float, metavar="P",
+                   help="a share P of the cases take float values from the integers -2..2 (ties, zeros, domain ends)")
     p.add_argument("--no-aliases", action="store_true",
                    help="draw only the table's names (compat_tests/test_fuzz.py's fixed seeds do)")
     p.add_argument("--aliases", action="store_true", help=argparse.SUPPRESS)
@@ -1048,6 +1061,10 @@ def main(argv=None):
     p.add_argument("--stop", type=int, default=0, help=argparse.SUPPRESS)
     p.add_argument("--out", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
+    if a.boundary:
+        global BOUNDARY
+        BOUNDARY = a.boundary
+        os.environ["MSTORCH_FUZZ_BOUNDARY"] = str(a.boundary)   # (the workers read it)
     if a.worker:
         return worker(a.seed[0], a.start, a.stop, a.ops, a.out, a.aliases)
     if a.repro:

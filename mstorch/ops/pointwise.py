@@ -7,12 +7,14 @@ import builtins
 import math
 
 
+import numpy as np
 import mindspore as ms
 from . import _msops as ops
 
 from .. import _dtype as D
 from .. import _ms_private as P
 from .._tensor import scalar_type_name
+from .._cast import NP_BF16
 from ._helpers import MsTensor, float_result, dtype_of, result_type, scalar_tensor, cast
 from ._registry import register as _register
 from ._views import fresh
@@ -263,19 +265,29 @@ def sinc(input):
     return ops.where(zero, scalar_tensor(1, d), ops.div(ops.sin(px), px))
 
 
-@register("logit", family=F, inplace="logit_", out=True)
+@register("logit", family=F, inplace="logit_", out=True, bf16=False)
 def logit(input, eps=None):
     x = float_result(input)
+    bounds = None if eps is None else (eps, 1 - eps)
+    if x.dtype is _bf16:
+        # bounds of bfloat16 (1 - 1e-6 is 1 there, and the logit inf, as in torch), computed in float32
+        if bounds is not None:
+            bounds = tuple(float(np.array(v, dtype=NP_BF16)) for v in bounds)
+        return cast(_logit(cast(x, _f32), bounds), _bf16)
+    return _logit(x, bounds)
+
+
+def _logit(x, bounds):
     if P.grad_enabled() and P.requires_grad(x):
-        out = _LogitNode.apply(x, eps)
+        out = _LogitNode.apply(x, bounds)
         P.set_function_of_output(out, _LogitNode)
         return out
-    return _logit_value(x, eps)
+    return _logit_value(x, bounds)
 
 
-def _logit_value(x, eps):
-    if eps is not None:
-        x = ops.clamp(x, eps, 1 - eps)
+def _logit_value(x, bounds):
+    if bounds is not None:   # (float16 bounds round to float16 in its clamp)
+        x = ops.clamp(x, *bounds)
     return ops.log(ops.div(x, ops.sub(scalar_tensor(1, dtype_of(x)), x)))
 
 
@@ -285,22 +297,22 @@ class _LogitNode(P.FunctionBase):
     the domain and NaN at its ends. In ops a recording pass records (_higher_order._OWN_FUNCTIONS)."""
 
     @staticmethod
-    def forward(node, x, eps):
+    def forward(node, x, bounds):
         node.save_for_backward(x)
-        node.eps = eps
-        return _logit_value(x, eps)
+        node.bounds = bounds
+        return _logit_value(x, bounds)
 
     @staticmethod
     def backward(node, g):
         (x,) = node.saved_tensors
         d = dtype_of(x)
         one = scalar_tensor(1, d)
-        lo, hi = (0.0, 1.0) if node.eps is None else (node.eps, 1 - node.eps)
+        lo, hi = (0.0, 1.0) if node.bounds is None else node.bounds
         outside = ops.logical_or(ops.less(x, scalar_tensor(lo, d)), ops.greater(x, scalar_tensor(hi, d)))
         den = ops.mul(x, ops.sub(one, x))
         # (MindSpore's Div gives g / 0 the sign of g, as torch's kernel does here)
         r = ops.div(g, den)
-        fill = scalar_tensor(math.nan if node.eps is None else 0.0, d)
+        fill = scalar_tensor(math.nan if node.bounds is None else 0.0, d)
         return ops.where(outside, ops.broadcast_to(fill, r.shape), r), None
 
 
