@@ -94,6 +94,11 @@ def _as_strided_write(T, x):
 
 
 OPS = [
+    # torch.slice_inverse(x[1:3], x, 0, 1, 3): x's storage seen with x's geometry, through the slice
+    OpInfo("slice_inverse", method=False, call=lambda T, x, *a: T.slice_inverse(x[1:3], x, *a),
+           samples=[S(rand(5, 3), 0, 1, 3)]),
+    OpInfo("slice_inverse", method=False, grad=False,
+           call=lambda T, x, *a: x[1:3].slice_inverse(x.t(), *a), samples=[S(rand(5, 3), 0, 1, 3)]),
     OpInfo("t_", [S(A), S(V), S(np.array(2.0, np.float32)), S(I), S(BF), E(X)], call=_on_copy("t_")),
     OpInfo("t_", [S(A)], call=_through_view("t_", lambda b: b.view(3, 2))),
     OpInfo("t_", [S(A)], call=_twice),

@@ -220,9 +220,21 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         return wrap(ops.max(rows, 1)[0])
     ends = np.append(off[1:], total) if not include_last_offset else off[1:]
     bag = np.searchsorted(ends, np.arange(total), side="right")
-    keep &= bag < nbags
+    trailing = None
+    if include_last_offset:
+        # torch's kernels put the indices past the last offset in the last bag: they count in mean's divisor
+        # and take part in max, but its float sum path (sum/mean without padding_idx) never adds their values;
+        # mean's backward still hands them grad / bag_size (sum's reads uninitialised memory: none here)
+        bag = np.minimum(bag, nbags - 1)
+        counts = np.bincount(bag[keep], minlength=nbags)
+        if padding_idx is None and mode != "max" and w.dtype in (ms.float32, ms.float16, ms.bfloat16):
+            trailing = np.arange(total) >= off[-1]
+            if mode == "sum" or not trailing.any():
+                keep &= ~trailing
+                trailing = None
     pos = np.nonzero(keep)[0]
-    counts = np.bincount(bag[pos], minlength=nbags)
+    if not include_last_offset:
+        counts = np.bincount(bag[pos], minlength=nbags)
     if pos.size == 0:
         return wrap(ops.zeros((nbags, dim), w.dtype))
     sel = idx if pos.size == total else ops.gather(idx, ms.Tensor(pos.astype(np.int64)), 0)
@@ -232,6 +244,9 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if psw is not None:
         p = psw if pos.size == total else ops.gather(psw, ms.Tensor(pos.astype(np.int64)), 0)
         rows = rows * cast(p, rows.dtype)[:, None]
+    if trailing is not None:   # (zero values that still pass the gradient)
+        rows = ops.select(ms.Tensor(trailing[pos][:, None].copy()).broadcast_to(rows.shape),
+                          ops.sub(rows, ops.stop_gradient(rows)), rows)
     seg = ms.Tensor(bag[pos].astype(np.int32))
     if mode == "max":
         out = ops.unsorted_segment_max(rows, seg, nbags)

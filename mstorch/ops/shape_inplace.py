@@ -79,9 +79,7 @@ def unsqueeze_(self, dim):
 def _storage(self):
     """(root, offset): the tensor whose contiguous memory is ``self``'s storage in torch's terms, and
     ``self``'s storage offset; None when MindSpore holds ``self`` in memory of its own."""
-    root = self
-    while root._view is not None:
-        root = root._view[0]
+    root = storage_root(self)
     r = root._ms
     if not r.is_contiguous() or r.storage_offset():
         return None
@@ -111,16 +109,27 @@ def _gather(flat, pos, size):
     return ops.gather(flat, pos, 0)
 
 
-def _strided_view(root, size, stride, offset):
-    """The view of ``root``'s storage with torch's sizes, strides and storage offset."""
-    flat_n = root._ms.size
-    itemsize = root._ms.itemsize
+def check_in_storage(size, stride, offset, storage):
+    """torch's error for a strided window reaching past the end of ``storage`` (a contiguous mindspore.Tensor)."""
+    flat_n, itemsize = storage.size, storage.itemsize
     needed = 0 if 0 in size else offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
     if needed > flat_n:
         raise RuntimeError(
             f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and itemsize "
             f"{itemsize} requiring a storage size of {needed * itemsize} are out of bounds for storage of size "
             f"{flat_n * itemsize}")
+
+
+def storage_root(self):
+    """The tensor at the root of ``self``'s chain of views (its memory is ``self``'s storage in torch's terms)."""
+    while self._view is not None:
+        self = self._view[0]
+    return self
+
+
+def _strided_view(root, size, stride, offset):
+    """The view of ``root``'s storage with torch's sizes, strides and storage offset."""
+    check_in_storage(size, stride, offset, root._ms)
     pos = ms.Tensor(_positions(size, stride, offset))
 
     def derive(base_ms):
@@ -223,3 +232,10 @@ def resize_as_(input, the_template, *, memory_format=None):
         raise TypeError(f"resize_as_(): argument 'the_template' (position 2) must be Tensor, not "
                         f"{type(the_template).__name__}")
     return resize_(input, tuple(the_template._ms.shape))
+
+
+@register("slice_inverse", family=F, raw=True)
+def slice_inverse(input, src, dim=0, start=None, end=None, step=1):
+    """The inverse of a slice view (``input`` being ``src[start:end:step]`` along ``dim``): a view of
+    ``input``'s storage with ``src``'s sizes, strides and offset, as torch's functionalization uses it."""
+    return as_strided(input, src.shape, src.stride(), src.storage_offset())
