@@ -1,0 +1,164 @@
+"""Python-level torch names of issue 16 (API breadth): torch.cond, torch.autograd.graph's multi-grad hooks and
+version bump, set_multithreading_enabled, torch.nn.grad, nn.Container, nn.factory_kwargs, nn.common_types."""
+import warnings
+
+import numpy as np
+import pytest
+
+from harness import check, check_raises, rand
+
+
+def _t(T, a, grad=False):
+    return T.tensor(a, requires_grad=grad)
+
+
+# --- torch.cond ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("pred", [True, False, 1, 0.0, "tensor_true", "tensor_false"])
+def test_cond_takes_the_branch(pred):
+    def fn(T):
+        x = _t(T, rand(3), grad=True)
+        p = {"tensor_true": T.tensor(True), "tensor_false": T.tensor([0.0])}.get(pred, pred)
+        out = T.cond(p, lambda a: a.cos() * 2, lambda a: a.sin() + 1, (x,))
+        out.sum().backward()
+        return out, x.grad
+    check(fn)
+
+
+def test_cond_nested_operands_and_no_operands():
+    check(lambda T: T.cond(T.tensor(1) > 0, lambda: T.ones(2), lambda: T.zeros(2)))
+    check(lambda T: T.cond(T.tensor(False), lambda a, b: a + b, lambda a, b: a - b, [T.ones(2), T.ones(2) * 3]))
+
+
+@pytest.mark.parametrize("case", ["multi_element", "not_bool", "branch", "operand"])
+def test_cond_checks(case):
+    def fn(T):
+        x = T.ones(2)
+        args = {"multi_element": (T.ones(2) > 0, x.cos, x.sin, ()), "not_bool": ("yes", x.cos, x.sin, ()),
+                "branch": (T.tensor(True), 1, x.sin, ()), "operand": (T.tensor(True), x.add, x.sub, (1.0,))}[case]
+        return T.cond(*args)
+    check_raises(fn)
+
+
+# --- torch.autograd.graph ------------------------------------------------------------------------------
+
+def test_multi_grad_hook_all():
+    def fn(T):
+        a, b, c = (_t(T, rand(3, seed=i), grad=True) for i in range(3))
+        calls = []
+        handle = T.autograd.graph.register_multi_grad_hook(
+            (a, b, c), lambda grads: calls.append([None if g is None else g.clone() for g in grads]))
+        (a * 2 + b.exp()).sum().backward()          # c is not in the graph: None
+        (a * b).sum().backward(inputs=[b])          # only b's gradient computed
+        handle.remove()
+        (a * 3).sum().backward()                    # removed: no call
+        return calls
+    check(fn)
+
+
+def test_multi_grad_hook_any():
+    def fn(T):
+        a, b = _t(T, rand(3), grad=True), _t(T, rand(3, seed=1), grad=True)
+        calls = []
+        T.autograd.graph.register_multi_grad_hook((a, b), lambda g: calls.append(g.clone()), mode="any")
+        (a * b).sum().backward()
+        (b * 4).sum().backward()
+        return len(calls), calls[1]
+    check(fn)
+
+
+def test_multi_grad_hook_mode_error():
+    check_raises(lambda T: T.autograd.graph.register_multi_grad_hook((T.ones(1, requires_grad=True),), print,
+                                                                      mode="some"))
+
+
+def test_increment_version_makes_backward_refuse():
+    def fn(T):
+        x = _t(T, rand(3), grad=True)
+        y = x * 1
+        z = y.exp()                                 # saves its output
+        v0 = y._version
+        T.autograd.graph.increment_version(z)
+        T.autograd.graph.increment_version([y, y])
+        return v0, y._version, z._version
+    check(fn)
+
+    def refused(T):
+        x = _t(T, rand(3), grad=True)
+        z = (x * 1).exp()
+        T.autograd.graph.increment_version(z)
+        z.sum().backward()
+    check_raises(refused)
+
+
+def test_set_multithreading_enabled():
+    def fn(T):
+        x = _t(T, rand(3), grad=True)
+        with T.autograd.set_multithreading_enabled(False):
+            (x * x).sum().backward()
+        T.autograd.set_multithreading_enabled(True)
+        cm = T.autograd.set_multithreading_enabled(False)
+        clone = cm.clone()
+        with cm:
+            pass
+        return x.grad, clone.mode
+    check(fn)
+
+
+# --- torch.nn.grad ---------------------------------------------------------------------------------------
+
+CONVS = {1: ((2, 3, 7), (4, 3, 3)), 2: ((2, 4, 6, 5), (6, 2, 3, 2)), 3: ((1, 2, 4, 5, 4), (3, 2, 2, 3, 2))}
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+@pytest.mark.parametrize("kw", [{}, {"stride": 2, "padding": 1, "dilation": 1}, {"dilation": 2}])
+def test_nn_grad_conv(n, kw):
+    in_shape, w_shape = CONVS[n]
+    groups = 2 if n == 2 else 1
+
+    def fn(T):
+        x, w = _t(T, rand(*in_shape)), _t(T, rand(*w_shape, seed=1))
+        conv = getattr(T.nn.functional, f"conv{n}d")
+        out_shape = conv(x, w, None, groups=groups, **kw).shape
+        go = _t(T, rand(*out_shape, seed=2))
+        gi = getattr(T.nn.grad, f"conv{n}d_input")(x.shape, w, go, groups=groups, **kw)
+        gw = getattr(T.nn.grad, f"conv{n}d_weight")(x, w.shape, go, groups=groups, **kw)
+        return gi, gw
+    check(fn, rtol=1e-4, atol=1e-5)
+
+
+def test_nn_grad_shape_error():
+    check_raises(lambda T: T.nn.grad.conv2d_input((1, 3, 4, 4), T.ones(2, 2, 3, 3), T.ones(1, 2, 2, 2)))
+
+
+# --- torch.nn: Container, factory_kwargs, common_types ---------------------------------------------------
+
+def test_container():
+    def fn(T):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            c = T.nn.Container(lin=T.nn.Linear(2, 3), act=T.nn.ReLU())
+        return ([str(x.message) for x in w], [x.category.__name__ for x in w], [n for n, _ in c.named_children()],
+                sorted(c.state_dict()), repr(c))
+    check(fn)
+
+
+@pytest.mark.parametrize("kwargs", [None, {}, {"dtype": "float64", "device": "cpu"},
+                                    {"factory_kwargs": {"dtype": "float16"}, "device": "cpu"},
+                                    {"dtype": "float64", "factory_kwargs": {"dtype": "float16"}}, {"bias": True}])
+def test_factory_kwargs(kwargs):
+    def fn(T):
+        kw = None if kwargs is None else {k: getattr(T, v) if k == "dtype" else (
+            {kk: getattr(T, vv) for kk, vv in v.items()} if k == "factory_kwargs" else v) for k, v in kwargs.items()}
+        r = T.nn.factory_kwargs(kw)
+        return sorted((k, repr(v)) for k, v in r.items())
+    check(fn, raises=kwargs is not None and ("bias" in kwargs or ("dtype" in kwargs and "factory_kwargs" in kwargs)))
+
+
+def test_common_types():
+    def fn(T):
+        ct = T.nn.common_types
+        names = sorted(n for n in dir(ct) if n.startswith("_") and n.endswith("_t"))
+        # (the Tensor class prints as mstorch._tensor.Tensor: compare the structure, not the module path)
+        return names, [repr(getattr(ct, n)).replace("mstorch._tensor.Tensor", "torch.Tensor") for n in names]
+    check(fn)
