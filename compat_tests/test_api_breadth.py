@@ -162,3 +162,52 @@ def test_common_types():
         # (the Tensor class prints as mstorch._tensor.Tensor: compare the structure, not the module path)
         return names, [repr(getattr(ct, n)).replace("mstorch._tensor.Tensor", "torch.Tensor") for n in names]
     check(fn)
+
+
+# --- fractional max pooling and CrossMapLRN2d ------------------------------------------------------------
+
+@pytest.mark.parametrize("nd", [2, 3])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_fractional_max_pool_draws_torch_stream(nd, dtype):
+    """Without _random_samples the windows come from torch.rand(N, C, nd) on torch's stream: the same pooling
+    under the same seed, through the functional and the module forms."""
+    def fn(T):
+        T.manual_seed(11)
+        x = T.tensor(rand(2, 3, 9, 8, 7)[..., :9 - nd] if nd == 3 else rand(2, 3, 9, 8), dtype=getattr(T, dtype),
+                     requires_grad=True)
+        pool = getattr(T.nn.functional, f"fractional_max_pool{nd}d")
+        out, idx = pool(x, 2, output_ratio=(0.5,) * nd, return_indices=True)
+        module = getattr(T.nn, f"FractionalMaxPool{nd}d")(3, output_size=3)
+        out2 = module(x)
+        (out.sum() + out2.sum()).backward()
+        return out, idx, out2, x.grad, repr(module), T.rand(2)
+    check(fn)
+
+
+def test_fractional_max_pool_module_checks():
+    check_raises(lambda T: T.nn.FractionalMaxPool2d(2))
+    check_raises(lambda T: T.nn.FractionalMaxPool2d(2, output_size=3, output_ratio=0.5))
+    check_raises(lambda T: T.nn.FractionalMaxPool3d(2, output_ratio=(0.5, 1.0, 0.5)))
+    check_raises(lambda T: T.nn.FractionalMaxPool3d((2, 0, 2), output_size=3))
+    check(lambda T: T.nn.FractionalMaxPool2d(2, output_size=3, _random_samples=T.ones(1, 1, 2) * 0.5)(
+        T.arange(36.).reshape(1, 1, 6, 6)))
+
+
+@pytest.mark.parametrize("size", [2, 3, 4, 5, 8])
+def test_cross_map_lrn2d(size):
+    def fn(T):
+        x = _t(T, rand(2, 5, 3, 4), grad=True)
+        m = T.nn.CrossMapLRN2d(size, alpha=1e-2, beta=0.75, k=1.5)
+        y = m(x)
+        y.backward(_t(T, rand(2, 5, 3, 4, seed=1)))
+        return y, x.grad, repr(m)
+    check(fn, rtol=1e-5, atol=1e-6)
+
+
+def test_cross_map_lrn2d_errors():
+    check_raises(lambda T: T.nn.CrossMapLRN2d(3)(T.ones(2, 3, 4)))
+
+    def size_one_backward(T):
+        x = T.ones(1, 2, 2, 2, requires_grad=True)
+        T.nn.CrossMapLRN2d(1)(x).sum().backward()
+    check_raises(size_one_backward)
