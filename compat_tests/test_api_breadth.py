@@ -211,3 +211,37 @@ def test_cross_map_lrn2d_errors():
         x = T.ones(1, 2, 2, 2, requires_grad=True)
         T.nn.CrossMapLRN2d(1)(x).sum().backward()
     check_raises(size_one_backward)
+
+
+# --- torch.optim.Adafactor ---------------------------------------------------------------------------------
+
+ADAFACTOR = [dict(), dict(lr=0.05, weight_decay=0.1, maximize=True, d=1.5), dict(eps=(1e-6, 1e-2), beta2_decay=-0.5),
+             dict(lr=0.5)]
+
+
+@pytest.mark.parametrize("kwargs", ADAFACTOR, ids=[str(i) for i in range(len(ADAFACTOR))])
+def test_adafactor_steps_and_state_dict(kwargs):
+    """20 steps on matrices and a vector, two groups: parameters, state (step, row_var/col_var, variance) and
+    param_groups as torch's (state_dict layout included)."""
+    from test_optim import _run
+    check(lambda T: _run(T, "Adafactor", kwargs), rtol=1e-5, atol=1e-6)
+
+
+def test_adafactor_float64_and_3d():
+    def fn(T):
+        rng = np.random.RandomState(3)
+        p = T.nn.Parameter(T.tensor(rng.standard_normal((2, 3, 4))))
+        v = T.nn.Parameter(T.tensor(rng.standard_normal(5)))
+        opt = T.optim.Adafactor([p, v], lr=0.1)
+        for i in range(5):
+            opt.zero_grad()
+            ((p ** 3).sum() + (v * T.tensor(rng.standard_normal(5))).sum()).backward()
+            opt.step()
+        return p.detach(), v.detach(), opt.state_dict()
+    check(fn, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("bad", [dict(lr=-1.0), dict(beta2_decay=0.5), dict(eps=(-1.0, 1e-3)), dict(eps=(None, -1.0)),
+                                 dict(d=0.5), dict(weight_decay=-0.1)])
+def test_adafactor_argument_errors(bad):
+    check_raises(lambda T: T.optim.Adafactor([T.nn.Parameter(T.ones(2))], **bad))
