@@ -245,3 +245,38 @@ def test_adafactor_float64_and_3d():
                                  dict(d=0.5), dict(weight_decay=-0.1)])
 def test_adafactor_argument_errors(bad):
     check_raises(lambda T: T.optim.Adafactor([T.nn.Parameter(T.ones(2))], **bad))
+
+
+# --- torch.optim.Muon --------------------------------------------------------------------------------------
+
+MUON = [dict(), dict(lr=0.02, nesterov=False, adjust_lr_fn="match_rms_adamw"),
+        dict(lr=0.01, momentum=0.5, weight_decay=0.0, ns_steps=3), dict(lr=0.05, ns_coefficients=(2.0, -1.5, 0.5))]
+
+
+@pytest.mark.parametrize("kwargs", MUON, ids=[str(i) for i in range(len(MUON))])
+def test_muon_steps_and_state_dict(kwargs):
+    """The bfloat16 Newton-Schulz iteration as torch's CPU kernels round it: parameters and the momentum buffers
+    agree with torch to the float32 ulp (tall, wide and square matrices, two groups)."""
+    def fn(T):
+        rng = np.random.RandomState(0)
+        ps = [T.nn.Parameter(T.tensor(rng.standard_normal(s).astype(np.float32))) for s in [(4, 6), (7, 3), (3, 3)]]
+        opt = T.optim.Muon([{"params": ps[:2]}, {"params": ps[2:], "lr": 0.03}], **kwargs)
+        for _ in range(6):
+            opt.zero_grad()
+            sum(((p * p).sum() * 0.5 + (p * T.tensor(rng.standard_normal(tuple(p.shape)).astype(np.float32))).sum())
+                for p in ps).backward()
+            opt.step()
+        return [p.detach() for p in ps], opt.state_dict()
+    check(fn, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("case", ["vector", "lr", "momentum", "wd", "adjust", "ns_steps"])
+def test_muon_errors(case):
+    def fn(T):
+        p = T.nn.Parameter(T.ones(3) if case == "vector" else T.ones(2, 3))
+        kw = {"lr": dict(lr=-1.0), "momentum": dict(momentum=-0.1), "wd": dict(weight_decay=-1.0),
+              "adjust": dict(adjust_lr_fn="other"), "ns_steps": dict(ns_steps=100)}.get(case, {})
+        opt = T.optim.Muon([p], **kw)
+        p.grad = T.ones(2, 3)
+        opt.step()
+    check_raises(fn)
