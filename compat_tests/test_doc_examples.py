@@ -102,6 +102,8 @@ CONTEXT = {
         "ReduceLROnPlateau", "SequentialLR", "StepLR")},
     "torch.optim.SGD": _LR_CONTEXT + "input, target = torch.randn(4, 2), torch.randn(4, 1)\n"
                                      "loss_fn = nn.MSELoss()\n",
+    "torch.optim.Muon": _LR_CONTEXT + "input, target = torch.randn(4, 2), torch.randn(4, 1)\n"
+                                      "loss_fn = nn.MSELoss()\n",
     "torch.save": "import io",
     "torch.Tensor.get_device": "x = torch.ones(2)",
     "torch.linalg.vecdot": "from torch import linalg",
