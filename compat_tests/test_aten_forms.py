@@ -1,6 +1,5 @@
 """torch's top-level ATen forms beside the nn.functional ones (issue 16) where a draw or a state is compared;
 their values, gradients and errors are op_db samples (op_db/nn_aten.py)."""
-import numpy as np
 import pytest
 
 from harness import check, rand
