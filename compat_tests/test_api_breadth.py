@@ -280,3 +280,45 @@ def test_muon_errors(case):
         p.grad = T.ones(2, 3)
         opt.step()
     check_raises(fn)
+
+
+# --- torch.serialization helpers --------------------------------------------------------------------------
+
+def test_default_mmap_options(tmp_path):
+    """MAP_PRIVATE (the default): in-place writes to an mmap-loaded tensor stay in memory; MAP_SHARED: they reach
+    the file. The setting takes effect when called and is restored on leaving the ``with``."""
+    import mmap
+
+    def fn(T):
+        path = str(tmp_path / f"{T.__name__}.pt")
+        T.save({"a": T.arange(4.0)}, path)
+        default = T.serialization.get_default_mmap_options() == mmap.MAP_PRIVATE
+        T.load(path, mmap=True)["a"].add_(1)
+        private = T.load(path)["a"]
+        with T.serialization.set_default_mmap_options(mmap.MAP_SHARED):
+            inside = T.serialization.get_default_mmap_options() == mmap.MAP_SHARED
+            loaded = T.load(path, mmap=True)
+            loaded["a"].add_(10)
+            del loaded
+        return default, private, inside, T.load(path)["a"], T.serialization.get_default_mmap_options() == mmap.MAP_PRIVATE
+    check(fn)
+    check_raises(lambda T: T.serialization.set_default_mmap_options(12345))
+
+
+def test_module_version_check_and_mkdtemp():
+    import os
+    import types
+
+    def fn(T):
+        ok = [T.serialization.check_module_version_greater_or_equal(types.SimpleNamespace(__version__=v, __name__="m"), req)
+              for v, req in (("1.2.3", (1, 2)), ("1.2.3", (1, 3)), ("2.0.1", (1, 9, 9)), ("1.10", (1, 9)))]
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            lax = T.serialization.check_module_version_greater_or_equal(
+                types.SimpleNamespace(__version__="1.x", __name__="m"), (1, 2), error_if_malformed=False)
+        with T.serialization.mkdtemp() as d:
+            existed = os.path.isdir(d)
+        return ok, lax, [str(x.message) for x in w], existed, os.path.exists(d)
+    check(fn)
+    check_raises(lambda T: T.serialization.check_module_version_greater_or_equal(
+        __import__("types").SimpleNamespace(__version__="1.x", __name__="m"), (1, 2)))
