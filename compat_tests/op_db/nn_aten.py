@@ -154,4 +154,13 @@ OPS = [
         S(rand(2), rand(2, 3, seed=1), rand(3, seed=2)), S(rand(2), rand(2, 3, seed=1), rand(3, seed=2), beta=0.5, alpha=2),
         # (mstorch's addmv_ reports the broadcast of input, torch the three sizes)
         EType(rand(3), rand(2, 3, seed=1), rand(3, seed=2))]),
+    # SyncBatchNorm's building blocks: torch's CPU build refuses them (CUDA kernels only); compared with torch's
+    # batch norm of the whole batch in test_aten_forms.py
+    *[OpInfo(name, samples=[S(_BN, 1e-5)], method=False, skip="torch runs it on CUDA only: test_aten_forms.py")
+      for name in ("batch_norm_stats", "batch_norm_elemt", "batch_norm_gather_stats",
+                   "batch_norm_gather_stats_with_counts", "batch_norm_backward_reduce", "batch_norm_backward_elemt")],
+    OpInfo("batch_norm_update_stats", method=False, grad=False,
+           call=lambda T, x, m, v, mom: (T.batch_norm_update_stats(x, m, v, mom), m, v),
+           samples=[S(_BN, lambda T: T.zeros(3), lambda T: T.ones(3), 0.1), S(_BN[:1], None, None, 0.3),
+                    S(_BN.astype(np.float64), lambda T: T.zeros(3, dtype=T.float64), None, 0.5)]),
 ]

@@ -251,3 +251,104 @@ def native_dropout(input, p, train):
         kept = input * mask
         return (input * noise).detach() + (kept - kept.detach()), mask
     return input * noise, mask
+
+
+@register("batch_norm_update_stats", family=F, namespace="torch", raw=True)
+def batch_norm_update_stats(input, running_mean, running_var, momentum):
+    """(mean, biased var) per channel (dim 1) of ``input``; the running statistics given are moved towards
+    the mean and the unbiased var by ``momentum`` in place, as torch's kernel does."""
+    dims = tuple(d for d in range(input.dim()) if d != 1)
+    n = input.numel() // max(input.shape[1], 1) if input.dim() > 1 else input.numel()
+    mean = input.mean(dims)
+    var = input.var(dims, unbiased=False)
+    from ..autograd.grad_mode import no_grad
+    with no_grad():
+        if running_mean is not None:
+            running_mean.mul_(1 - momentum).add_(mean.detach().to(running_mean.dtype), alpha=momentum)
+        if running_var is not None:
+            unbiased = var.detach() * (n / (n - 1)) if n > 1 else var.detach() * float("nan")
+            running_var.mul_(1 - momentum).add_(unbiased.to(running_var.dtype), alpha=momentum)
+    return mean, var
+
+
+# --- SyncBatchNorm's building blocks: torch has them for CUDA only (its CPU build refuses them); here they run on
+# every device, with the CUDA kernels' formulas. Statistics are per channel (dim 1); ``count`` is elements per channel.
+
+def _channel_view(t, ndim):
+    return t.reshape((1, -1) + (1,) * (ndim - 2))
+
+
+def _reduce_dims(input):
+    return tuple(d for d in range(input.dim()) if d != 1)
+
+
+@register("batch_norm_stats", family=F, namespace="torch", raw=True)
+def batch_norm_stats(input, eps):
+    """(mean, 1 / sqrt(biased var + eps)) per channel."""
+    dims = _reduce_dims(input)
+    return input.mean(dims), (input.var(dims, unbiased=False) + eps).rsqrt()
+
+
+@register("batch_norm_elemt", family=F, namespace="torch", raw=True, out=True)
+def batch_norm_elemt(input, weight, bias, mean, invstd, eps):
+    n = input.dim()
+    out = (input - _channel_view(mean, n)) * _channel_view(invstd, n)
+    if weight is not None:
+        out = out * _channel_view(weight, n)
+    if bias is not None:
+        out = out + _channel_view(bias, n)
+    return out
+
+
+@register("batch_norm_gather_stats_with_counts", family=F, namespace="torch", raw=True)
+def batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean, running_var, momentum, eps, counts):
+    """The global (mean, invstd) of per-replica statistics (rows of ``mean`` / ``invstd``, ``counts`` elements
+    each, combined as the CUDA kernel's parallel variance); the running statistics move towards the global
+    mean and unbiased var."""
+    counts = counts.to(mean.dtype).reshape(-1, 1)
+    total = counts.sum(0)
+    global_mean = (mean * counts).sum(0) / total
+    var = 1 / (invstd * invstd) - eps
+    global_var = ((var + (mean - global_mean) ** 2) * counts).sum(0) / total
+    from ..autograd.grad_mode import no_grad
+    with no_grad():
+        if running_mean is not None:
+            running_mean.mul_(1 - momentum).add_(global_mean.to(running_mean.dtype), alpha=momentum)
+        if running_var is not None:
+            unbiased = global_var * total / (total - 1)
+            running_var.mul_(1 - momentum).add_(unbiased.to(running_var.dtype), alpha=momentum)
+    return global_mean, (global_var + eps).rsqrt()
+
+
+@register("batch_norm_gather_stats", family=F, namespace="torch", raw=True)
+def batch_norm_gather_stats(input, mean, invstd, running_mean, running_var, momentum, eps, count):
+    """batch_norm_gather_stats_with_counts with ``count`` elements behind every row."""
+    counts = PUBLIC["full"]((mean.shape[0],), float(count), dtype=mean.dtype)
+    return batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean, running_var, momentum, eps, counts)
+
+
+@register("batch_norm_backward_reduce", family=F, namespace="torch", raw=True)
+def batch_norm_backward_reduce(grad_out, input, mean, invstd, weight, input_g, weight_g, bias_g):
+    """(sum_dy, sum_dy_xmu, grad_weight, grad_bias) per channel; the first two only when ``input_g``, the
+    weight's gradient only when ``weight_g`` (and a weight is given), the bias's only when ``bias_g`` (None
+    otherwise, as torch's undefined tensors)."""
+    n, dims = input.dim(), _reduce_dims(input)
+    sum_dy = grad_out.sum(dims)
+    sum_dy_xmu = (grad_out * (input - _channel_view(mean, n))).sum(dims)
+    grad_weight = sum_dy_xmu * invstd if weight_g and weight is not None else None
+    return (sum_dy if input_g else None, sum_dy_xmu if input_g else None, grad_weight,
+            sum_dy if bias_g else None)
+
+
+@register("batch_norm_backward_elemt", family=F, namespace="torch", raw=True)
+def batch_norm_backward_elemt(grad_out, input, mean, invstd, weight, sum_dy, sum_dy_xmu, count):
+    """The input's gradient from the all-reduced sums: (dy - sum_dy / N - (x - mean) * invstd^2 * sum_dy_xmu / N)
+    * invstd * weight, N the total of ``count``."""
+    n = input.dim()
+    total = count.sum().to(mean.dtype)
+    mean_dy = _channel_view(sum_dy / total, n)
+    mean_dy_xmu = _channel_view(sum_dy_xmu / total, n)
+    inv = _channel_view(invstd, n)
+    xmu = input - _channel_view(mean, n)
+    scale = inv if weight is None else inv * _channel_view(weight, n)
+    return (grad_out - mean_dy - xmu * inv * inv * mean_dy_xmu) * scale
