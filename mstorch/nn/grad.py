@@ -22,25 +22,21 @@ def _weight_grad(conv, input, weight_size, grad_output, stride, padding, dilatio
     return autograd.grad(out, w, grad_output)[0]
 
 
-def conv1d_input(input_size, weight, grad_output, stride=1, padding=0, dilation=1, groups=1):
-    return _input_grad(F.conv1d, input_size, weight, grad_output, stride, padding, dilation, groups)
+def _make(n, kind):
+    """conv{n}d_input / conv{n}d_weight with torch's signature (one place builds all six)."""
+    conv = getattr(F, f"conv{n}d")
+    if kind == "input":
+        def fn(input_size, weight, grad_output, stride=1, padding=0, dilation=1, groups=1):
+            return _input_grad(conv, input_size, weight, grad_output, stride, padding, dilation, groups)
+    else:
+        def fn(input, weight_size, grad_output, stride=1, padding=0, dilation=1, groups=1):
+            return _weight_grad(conv, input, weight_size, grad_output, stride, padding, dilation, groups)
+    fn.__name__ = fn.__qualname__ = f"conv{n}d_{kind}"
+    fn.__module__ = __name__
+    fn.__doc__ = f"torch.nn.grad.conv{n}d_{kind}: the gradient of conv{n}d with respect to its {kind}."
+    return fn
 
 
-def conv1d_weight(input, weight_size, grad_output, stride=1, padding=0, dilation=1, groups=1):
-    return _weight_grad(F.conv1d, input, weight_size, grad_output, stride, padding, dilation, groups)
-
-
-def conv2d_input(input_size, weight, grad_output, stride=1, padding=0, dilation=1, groups=1):
-    return _input_grad(F.conv2d, input_size, weight, grad_output, stride, padding, dilation, groups)
-
-
-def conv2d_weight(input, weight_size, grad_output, stride=1, padding=0, dilation=1, groups=1):
-    return _weight_grad(F.conv2d, input, weight_size, grad_output, stride, padding, dilation, groups)
-
-
-def conv3d_input(input_size, weight, grad_output, stride=1, padding=0, dilation=1, groups=1):
-    return _input_grad(F.conv3d, input_size, weight, grad_output, stride, padding, dilation, groups)
-
-
-def conv3d_weight(input, weight_size, grad_output, stride=1, padding=0, dilation=1, groups=1):
-    return _weight_grad(F.conv3d, input, weight_size, grad_output, stride, padding, dilation, groups)
+conv1d_input, conv1d_weight = _make(1, "input"), _make(1, "weight")
+conv2d_input, conv2d_weight = _make(2, "input"), _make(2, "weight")
+conv3d_input, conv3d_weight = _make(3, "input"), _make(3, "weight")
