@@ -322,3 +322,27 @@ def test_module_version_check_and_mkdtemp():
     check(fn)
     check_raises(lambda T: T.serialization.check_module_version_greater_or_equal(
         __import__("types").SimpleNamespace(__version__="1.x", __name__="m"), (1, 2)))
+
+
+# --- torch.nn.functional's module-level helpers ------------------------------------------------------------
+
+def test_functional_helpers():
+    def fn(T):
+        F = T.nn.functional
+        f = F.boolean_dispatch("flag", 1, False, lambda x, flag=False: ("T", x), lambda x, flag=False: ("F", x),
+                               "mod", "name")
+        return ([f(1), f(1, True), f(1, flag=True), f(2, False)], f.__name__, f.__module__,
+                F.GRID_SAMPLE_INTERPOLATION_MODES, F.GRID_SAMPLE_PADDING_MODES, F.TYPE_CHECKING,
+                [F.BroadcastingList1[int], F.BroadcastingList2[float], F.BroadcastingList3[int]],
+                F.assert_int_or_pair(3, "k", "{} bad"), F.assert_int_or_pair((1, 2), "k", "{} bad"))
+    check(fn)
+    check_raises(lambda T: T.nn.functional.assert_int_or_pair((1, 2, 3), "k", "{} must be an int or a pair"))
+
+    def two_docs(T):
+        def a():
+            """a"""
+
+        def b():
+            """b"""
+        return T.nn.functional.boolean_dispatch("x", 0, False, a, b, None, None)
+    check_raises(two_docs)
