@@ -102,6 +102,8 @@ CONTEXT = {
         "ReduceLROnPlateau", "SequentialLR", "StepLR")},
     "torch.optim.SGD": _LR_CONTEXT + "input, target = torch.randn(4, 2), torch.randn(4, 1)\n"
                                      "loss_fn = nn.MSELoss()\n",
+    "torch.optim.Muon": _LR_CONTEXT + "input, target = torch.randn(4, 2), torch.randn(4, 1)\n"
+                                      "loss_fn = nn.MSELoss()\n",
     "torch.save": "import io",
     "torch.Tensor.get_device": "x = torch.ones(2)",
     "torch.linalg.vecdot": "from torch import linalg",
@@ -162,6 +164,8 @@ XFAIL = {
     "torch.Tensor.to_sparse_csr": "CSR tensors are 2-D without dense dims; dense_dim=2 raises (docs/known-differences.md)",
     "torch.Tensor.to_sparse": "only the COO sparse layout (sparse work is being done elsewhere, issue 17 item 3)",
     "torch.sparse.mm": "only the COO sparse layout: no to_sparse_csr (being fixed elsewhere, issue 17 item 3)",
+    "torch.Tensor.dim_order": "every tensor stays row-major: a channels_last tensor reports contiguous strides, so "
+                              "its dim order (docs/known-differences.md)",
     "torch.linalg.cholesky": "complex linalg has no MindSpore CPU kernel (docs/known-differences.md)",
     "torch.linalg.cholesky_ex": "complex linalg has no MindSpore CPU kernel (docs/known-differences.md)",
     "torch.linalg.lu_factor": "lu_solve's float32 substitution rounds differently from LAPACK's sgetrs (3.6e-7 apart "

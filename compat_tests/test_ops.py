@@ -23,6 +23,12 @@ VIEW_OPS = {"view", "view_as", "reshape", "reshape_as", "transpose", "permute", 
 LAYOUTS = ("transposed", "strided", "expanded", "offset")
 # ops whose layout reruns cannot run against torch
 NO_LAYOUTS = {"ctc_loss": "torch's CPU ctc_loss crashes the process (segfault) on these non-contiguous inputs",
+              "torch.ctc_loss": "torch's CPU ctc_loss crashes the process (segfault) on these non-contiguous inputs",
+              "as_strided_scatter": "layout-defined", "slice_inverse": "layout-defined",
+              # torch reads a packed sequence's batch_sizes as contiguous memory (garbage lengths from a view)
+              "rnn_tanh": "batch_sizes", "rnn_relu": "batch_sizes", "gru": "batch_sizes", "lstm": "batch_sizes",
+              # whether offset2bag is built follows torch's kernel choice, which depends on the weight's strides
+              "torch.embedding_bag": "kernel-defined",
               # their result is defined by the storage layout (strides, storage size), not the values
               "view": "layout-defined", "view_as": "layout-defined", "as_strided": "layout-defined"}
 

@@ -143,6 +143,7 @@ from .amp.autocast_mode import (get_autocast_dtype, set_autocast_dtype, is_autoc
                                 get_autocast_cpu_dtype, get_autocast_gpu_dtype, set_autocast_cpu_dtype,
                                 set_autocast_gpu_dtype, is_autocast_cpu_enabled, set_autocast_cpu_enabled)
 from ._compile import compile  # noqa: E402,F401,A001
+from ._control_flow import cond  # noqa: E402,F401
 from . import linalg, special  # noqa: E402,F401  (torch.linalg, torch.special: from the op table)
 from . import futures, jit, nested, onnx, testing  # noqa: E402,F401
 from ._future import _CFuture as Future  # noqa: E402,F401  (torch.Future: torch._C.Future, the base class)

@@ -6,12 +6,15 @@ legacy stream. ``load`` reads both, by default through the restricted weights_on
 (``_serialization/weights_only.py``); torch's class paths resolve to mstorch's classes.
 Internals live in ``mstorch/_serialization/``.
 """
+import contextlib
 import io
 import os
 import pickle
+import shutil
 import struct
 import sys
 import tarfile
+import tempfile
 import threading
 import warnings
 
@@ -24,12 +27,71 @@ from ._serialization.rebuild import StorageType, default_restore_location  # noq
 
 __all__ = ["save", "load", "StorageType", "add_safe_globals", "safe_globals", "get_safe_globals",
            "clear_safe_globals", "get_unsafe_globals_in_checkpoint", "default_restore_location",
-           "SourceChangeWarning"]
+           "SourceChangeWarning", "get_default_mmap_options", "set_default_mmap_options"]
+
+
+@contextlib.contextmanager
+def mkdtemp():
+    """torch.serialization.mkdtemp: a temporary directory, removed with its contents on leaving."""
+    path = tempfile.mkdtemp()
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path)
+
+
+def check_module_version_greater_or_equal(module, req_version_tuple, error_if_malformed=True):
+    """Whether ``module.__version__`` is at least ``req_version_tuple``, each field parsed as the tuple's own
+    field type; a version that does not parse raises, or with ``error_if_malformed=False`` warns and passes."""
+    try:
+        fields = module.__version__.split(".")
+        version = tuple(type(want)(fields[i]) for i, want in enumerate(req_version_tuple))
+        return version >= req_version_tuple
+    except Exception as e:
+        message = (f"'{module.__name__}' module version string is malformed '{module.__version__}' and cannot be "
+                   f"compared with tuple {str(req_version_tuple)}")
+        if error_if_malformed:
+            raise RuntimeError(message) from e
+        warnings.warn(message + ", but continuing assuming that requirement is met", stacklevel=2)
+        return True
 
 DEFAULT_PROTOCOL = 2
 MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
 PROTOCOL_VERSION = 1001
 UNSAFE_MESSAGE = _weights_only.UNSAFE_MESSAGE
+
+
+class _MmapConfig:
+    flags = None   # mmap.MAP_PRIVATE once first read (Windows has no MAP_PRIVATE)
+
+
+def get_default_mmap_options():
+    """torch.serialization.get_default_mmap_options: the mapping ``load(mmap=True)`` makes (MAP_PRIVATE at first)."""
+    import mmap as _mmap
+    if _MmapConfig.flags is None:
+        _MmapConfig.flags = getattr(_mmap, "MAP_PRIVATE", None)
+    return _MmapConfig.flags
+
+
+class set_default_mmap_options:
+    """torch.serialization.set_default_mmap_options: MAP_PRIVATE (copy-on-write: writes to loaded tensors stay in
+    memory) or MAP_SHARED (writes reach the file); takes effect when called, restored on leaving a ``with``."""
+
+    def __init__(self, flags):
+        import mmap as _mmap
+        if sys.platform == "win32":
+            raise RuntimeError("Changing the default mmap options is currently not supported for Windows")
+        if flags != _mmap.MAP_PRIVATE and flags != _mmap.MAP_SHARED:
+            raise ValueError("Invalid argument in function set_default_mmap_options, expected mmap.MAP_PRIVATE or "
+                             f"mmap.MAP_SHARED, but got {flags}")
+        self.prev = get_default_mmap_options()
+        _MmapConfig.flags = flags
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        _MmapConfig.flags = self.prev
 
 
 class SourceChangeWarning(Warning):
@@ -264,9 +326,11 @@ def _load_zip_file(f, opened, map_location, pickle_module, weights_only, mmap, l
             if not _is_path(f):
                 raise ValueError("f must be a file path in order to use the mmap argument")
             import mmap as _mmap
-            with open(f, "rb") as raw:
-                # copy-on-write, as torch's default MAP_PRIVATE: writes to tensors never reach the file
-                mapped = _mmap.mmap(raw.fileno(), 0, access=_mmap.ACCESS_COPY)
+            shared = get_default_mmap_options() == getattr(_mmap, "MAP_SHARED", None)
+            with open(f, "r+b" if shared else "rb") as raw:
+                # MAP_PRIVATE (torch's default) is copy-on-write: writes to the tensors never reach the file;
+                # MAP_SHARED writes them through
+                mapped = _mmap.mmap(raw.fileno(), 0, access=_mmap.ACCESS_WRITE if shared else _mmap.ACCESS_COPY)
         return _guarded(weights_only, _load_zip, reader, map_location, _unpickler_class(pickle_module, weights_only),
                         mapped, load_args)
     finally:

@@ -92,7 +92,7 @@ OPS = [
         E(rand(2, 3), np.array([6]), rand(1)), E(rand(2, 3), np.array([-7]), rand(1)),
         E(rand(2, 3), np.array([0, 1]), rand(1)), E(rand(2, 3), np.array([0.]), rand(1)),
         E(rand(2, 3), np.array([0]), np.array([1]))]),
-    OpInfo("index_reduce", function=False, samples=[
+    OpInfo("index_reduce", samples=[
         # (mean first: the double-backward sweep takes the first sample, and a prod's double backward goes through
         # MindSpore's UnsortedSegmentProd, refused: docs/known-differences.md)
         S(rand(2, 3), 1, np.array([0, 2, 0]), rand(2, 3, seed=1), "mean", include_self=False),

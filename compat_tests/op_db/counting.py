@@ -27,6 +27,14 @@ OPS = [
         S(H, 4, -1, 1),
         E(_t([1, 2]), 4), E(H, 0), E(H, 4, 3, 1), E(NANS, 3), E(H, 3, float("nan")),
         E(_t([1., float("inf")]), 4)]),
+    OpInfo("histogramdd", grad=False, method=False, samples=[
+        S(rand(20, 2), 3), S(rand(20, 2), [2, 4], weight=rand(20, seed=1, low=0.0, high=1.0)),
+        S(rand(20, 3), [2, 3, 2], range=[-1., 1., -2., 2., 0., 1.], density=True), S(rand(4, 5, 2), 3),
+        S(rand(20, 2, dtype="float64"), 2), S(rand(10, 2), lambda T: [T.tensor([-2., 0., 2.]), T.tensor([-1., 1.])]),
+        S(np.array([[0., 1.], [1., 0.], [2., 0.], [2., 2.]], np.float32), [3, 3], weight=_t([1., 2., 4., 8.])),
+        E(rand(20, 2), [2, 3, 4]), E(rand(20, 2), 2, range=[0., 1.]), E(rand(20, 2), [2, 0]),
+        E(rand(20, 2), 2, weight=rand(19)), E(rand(20, 2), 2, range=[1., 0., 0., 1.]),
+        E(_t([[1, 2]]), 2)]),
     OpInfo("histogram", grad=False, samples=[
         S(H, 4), S(H, bins=4, range=(0., 3.)), S(H, 4, density=True), S(H, _t(EDGES), weight=W),
         S(H, _t(EDGES), density=True), S(_t(H, "float64"), 3), S(H2, 2), S(SAME, 4), S(EMPTY, 4),

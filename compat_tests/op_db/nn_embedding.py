@@ -39,6 +39,11 @@ BAG = [S(idx(1, 4, 4, 9, 0, 2, shape=(2, 3)), _w), S(idx(1, 4, 4, 9, 0, 2), _w, 
        S(idx(1, 4, 4, 9, 0, 2, shape=(3, 2)), _w, mode="max"), S(idx(1, 4, 4, 9), _w, idx(0, 1), padding_idx=4),
        S(idx(4, 4, 1, 9), _w, idx(0, 2), padding_idx=4, mode="max"),
        S(idx(1, 4, 3, 9, 0, 2), _w, idx(0, 3, 6), mode="sum", include_last_offset=True),
+       # indices past the last offset: counted in the last bag's mean divisor and max, not summed by the float path
+       S(idx(1, 2, 4, 5, 4, 3), _w, idx(0, 2, 2, 5), mode="mean", include_last_offset=True),
+       S(idx(1, 2, 4, 5, 4, 3), _w, idx(0, 2, 2, 5), mode="max", include_last_offset=True),
+       S(idx(1, 2, 4, 5, 4, 3), _w.astype(np.float64), idx(0, 2, 2, 5), mode="mean", include_last_offset=True),
+       S(idx(1, 2, 4, 5, 4, 3), _w, idx(0, 2, 2, 5), mode="mean", include_last_offset=True, padding_idx=5),
        S(idx(1, 4, 3, 9), _w, idx(0, 1), mode="sum", per_sample_weights=rand(4)),
        S(idx(1, 4, 3, 9, shape=(2, 2)), _w, mode="sum", per_sample_weights=rand(2, 2)),
        S(idx(1, 2, 3, 3), _w, idx(0, 1), mode="sum", scale_grad_by_freq=True),
@@ -62,5 +67,8 @@ OPS = [
     OpInfo("embedding_bag", BAG, rtol=1e-5, atol=1e-5),
     OpInfo("embedding_bag", [S(idx(1, 2, 3, 1), _w, idx(0, 2), max_norm=1.0),
                              S(idx(1, 2, 3, 1, shape=(2, 2)), _w, None, max_norm=1.5, mode="sum")], call=bag_renorm),
+    # (sum past the last offset: values only, torch's backward reads uninitialised memory for those indices)
+    OpInfo("embedding_bag", [S(idx(1, 2, 4, 5, 4, 3), _w, idx(0, 2, 2, 5), mode="sum", include_last_offset=True)],
+           grad=False),
     OpInfo("one_hot", ONE_HOT),
 ]

@@ -94,6 +94,18 @@ def _as_strided_write(T, x):
 
 
 OPS = [
+    OpInfo("dim_order", grad=False, samples=[
+        S(rand(2, 3, 4, 5)), S(lambda T: T.empty(2, 3, 5, 7).transpose(1, 2)), S(lambda T: T.empty(2, 5, 7, 3).permute(0, 3, 1, 2)),
+        S(lambda T: T.empty(3, 4)[:, ::2].t()), S(lambda T: T.empty(2, 3).expand(4, 2, 3)), S(np.array(1.0, np.float32)),
+        S(rand(1, 2, 3, 4), ambiguity_check=lambda T: [T.contiguous_format, T.channels_last]),
+        S(rand(2, 3), ambiguity_check=True),
+        E(rand(1, 2, 3, 4), ambiguity_check=True), E(rand(1, 2), ambiguity_check="x"),
+        E(lambda T: T.empty(2, 3).expand(4, 2, 3), ambiguity_check=True)]),
+    # torch.slice_inverse(x[1:3], x, 0, 1, 3): x's storage seen with x's geometry, through the slice
+    OpInfo("slice_inverse", method=False, call=lambda T, x, *a: T.slice_inverse(x[1:3], x, *a),
+           samples=[S(rand(5, 3), 0, 1, 3)]),
+    OpInfo("slice_inverse", method=False, grad=False,
+           call=lambda T, x, *a: x[1:3].slice_inverse(x.t(), *a), samples=[S(rand(5, 3), 0, 1, 3)]),
     OpInfo("t_", [S(A), S(V), S(np.array(2.0, np.float32)), S(I), S(BF), E(X)], call=_on_copy("t_")),
     OpInfo("t_", [S(A)], call=_through_view("t_", lambda b: b.view(3, 2))),
     OpInfo("t_", [S(A)], call=_twice),

@@ -46,6 +46,14 @@ OPS += [
                                      E(V, rand(2), step=0), E(V, rand(3), start=6)]),
     OpInfo("diagonal_scatter", samples=[S(X, rand(3)), S(X, rand(2), 2), S(X3, rand(2, 3), 0, 1, 2),
                                         E(X, rand(4))]),
+    OpInfo("as_strided_scatter", samples=[
+        S(X, rand(3), (3,), (5,)), S(X, rand(2, 2), (2, 2), (1, 4), 1), S(V, rand(3), (3,), (2,), 1),
+        S(lambda T: T.tensor(rand(4, 4)), rand(2, 2), (2, 2), (1, 4)),
+        S(lambda T: T.tensor(rand(4, 3))[1:], rand(2), (2,), (1,)),
+        E(X, rand(2), (3,), (1,)), E(X, rand(3), (3,), (5,), 3), E(X, rand(3), (3,), (-1,))]),
+    # a window reaching past a strided input's elements: values only (torch's derivative reads src's gradient
+    # from a contiguous copy of the output's gradient, not through the input's strides)
+    OpInfo("as_strided_scatter", grad=False, samples=[S(lambda T: T.tensor(rand(3, 3))[:, :2], rand(2), (2,), (1,), 1)]),
     OpInfo("triu_indices", grad=False, method=False, samples=[
         S(3, 4), S(3, 4, 1), S(4, 3, -1), S(0, 4), S(3, 3, dtype=lambda T: T.int32),
         E(-1, 4), E(3, -4), E(3, 4, dtype=lambda T: T.float32), E(3, 4, dtype=lambda T: T.int16)]),

@@ -20,6 +20,7 @@ from . import forward_ad  # noqa: E402
 from .gradcheck import gradcheck, gradgradcheck  # noqa: E402
 from . import anomaly_mode  # noqa: E402
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: E402
+from .grad_mode import set_multithreading_enabled  # noqa: E402
 from .variable import Variable  # noqa: E402
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",

@@ -162,3 +162,26 @@ def is_grad_enabled():
 def is_inference_mode_enabled():
     """Mirrors torch.is_inference_mode_enabled."""
     return _state["inference"]
+
+
+_multithreading = [True]
+
+
+class set_multithreading_enabled(_DecoratorContextManager):
+    """Mirrors torch.autograd.set_multithreading_enabled: on at first, takes effect when called, and is a
+    context manager and a decorator. MindSpore's engine runs every backward pass on the calling thread, which
+    is what torch does on CPU either way (the flag only moves device backward passes off worker threads)."""
+
+    def __init__(self, mode):
+        self.prev = _multithreading[0]
+        _multithreading[0] = bool(mode)
+        self.mode = mode
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        _multithreading[0] = self.prev
+
+    def clone(self):
+        return type(self)(self.mode)

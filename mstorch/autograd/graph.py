@@ -159,3 +159,66 @@ class disable_saved_tensors_hooks:
     def __exit__(self, *args):
         disable_saved_tensors_hooks._active.pop()
         return False
+
+
+def increment_version(tensor):
+    """Mirrors torch.autograd.graph.increment_version: count one in-place write on each tensor (for writes
+    made behind autograd's back, through the data pointer), so a backward that saved it refuses."""
+    for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
+        P.bump_versions([t._ms])    # (one at a time: a tensor listed twice counts twice, as torch's)
+
+
+class _MultiHandle:
+    __slots__ = ("handles",)
+
+    def __init__(self, handles):
+        self.handles = handles
+
+    def remove(self):
+        for handle in self.handles:
+            handle.remove()
+
+    def __getstate__(self):
+        return self.handles
+
+    def __setstate__(self, state):
+        self.handles = state
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """Mirrors torch.autograd.graph.register_multi_grad_hook. ``"all"``: ``fn(grads)`` once per backward pass
+    that computed a gradient of any of ``tensors``, with None for the ones it did not compute; mstorch calls
+    it when the pass ends (torch calls it as the last of those gradients is computed, also inside the pass).
+    ``"any"``: ``fn(grad)`` with the first of their gradients each pass computes."""
+    from .hooks import queue_callback
+
+    supported_modes = ("any", "all")
+    if mode not in supported_modes:
+        raise ValueError(f"Expects mode to be one of {supported_modes} but got {mode}")
+    tensors = tuple(tensors)
+    if mode == "all":
+        buffer = None
+
+        def flush():
+            nonlocal buffer
+            grads, buffer = buffer, None
+            fn(grads)
+
+        def collector(idx):
+            def hook(grad):
+                nonlocal buffer
+                if buffer is None:
+                    buffer = [None] * len(tensors)
+                    queue_callback(flush)
+                buffer[idx] = grad
+            return hook
+        return _MultiHandle(tuple(t.register_hook(collector(i)) for i, t in enumerate(tensors)))
+    seen = []   # the passes that ran fn: one entry, cleared when the pass ends
+
+    def first(grad):
+        if seen:
+            return
+        seen.append(True)
+        queue_callback(seen.clear)
+        fn(grad)
+    return _MultiHandle(tuple(t.register_hook(first) for t in tensors if t.requires_grad))

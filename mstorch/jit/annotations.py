@@ -3,14 +3,4 @@
 The typing names are re-exported as torch's module does (timm imports ``List`` from here)."""
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union  # noqa: F401
 
-
-class _BroadcastingListCls:
-    """TorchScript's "an int or a list of ints" annotation; to Python an annotation without a type."""
-
-    def __getitem__(self, types):
-        return None
-
-
-BroadcastingList1 = _BroadcastingListCls()
-BroadcastingList2 = _BroadcastingListCls()
-BroadcastingList3 = _BroadcastingListCls()
+from ..nn.functional import BroadcastingList1, BroadcastingList2, BroadcastingList3  # noqa: E402,F401

@@ -393,7 +393,7 @@ def put(input, index, source, accumulate=False):
 _INDEX_REDUCE = ("prod", "mean", "amax", "amin")
 
 
-@register("index_reduce", family=F, namespace="Tensor", inplace="index_reduce_", raw=True)
+@register("index_reduce", family=F, inplace="index_reduce_", raw=True, out=True)
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     """``scatter_reduce`` with ``index`` (1-d, one entry per slice of ``source`` along ``dim``) spread over
     the other dims, as torch defines index_reduce."""

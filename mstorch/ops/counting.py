@@ -24,6 +24,7 @@ from .reduction import return_type
 
 F = "counting"
 histogram_rt = return_type("histogram", ("hist", "bin_edges"))
+histogramdd_rt = return_type("histogramdd", ("hist", "bin_edges"))
 
 
 def _host(t):
@@ -55,9 +56,9 @@ def _not_implemented(kernel, t):
     return NotImplementedError(f'"{kernel}" not implemented for \'{scalar_type_name(dtype_of(t))}\'')
 
 
-def _check_bins(bins):
+def _check_bins(bins, dim=0):
     if bins <= 0:
-        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension {dim}")
 
 
 def _in_range(x, lo, hi):
@@ -104,7 +105,7 @@ def histc(input, bins=100, min=0, max=0):
 
 # --- histogram ------------------------------------------------------------------------------------
 
-def _histogram_range(x, range, dt):
+def _histogram_range(x, range, dt, dim=0):
     if range is not None:
         lo, hi = float(range[0]), float(range[1])
     elif x.size:
@@ -113,9 +114,9 @@ def _histogram_range(x, range, dt):
         lo, hi = 0.0, 1.0
     if lo > hi:
         raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {_cfmt(lo)} max "
-                           f"{_cfmt(hi)} for dimension 0")
+                           f"{_cfmt(hi)} for dimension {dim}")
     if not (math.isfinite(lo) and math.isfinite(hi)):
-        raise RuntimeError(f"torch.histogramdd: dimension 0's range [{_cfmt(lo)}, {_cfmt(hi)}] is not finite")
+        raise RuntimeError(f"torch.histogramdd: dimension {dim}'s range [{_cfmt(lo)}, {_cfmt(hi)}] is not finite")
     if lo == hi:
         lo, hi = lo - 0.5, hi + 0.5
     return lo, hi
@@ -175,6 +176,65 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
         widths = np.diff(edges)
         hist = (hist / (hist.sum() * widths)).astype(dt._np)
     return histogram_rt(_to_ms(hist, dt), _to_ms(edges, dt))
+
+
+@register("histogramdd", family=F, namespace="torch")
+def histogramdd(input, bins, *, range=None, weight=None, density=False):
+    """The histogram of the points in ``input``'s innermost dim (one coordinate per dim), each dim binned as
+    ``histogram`` bins (linspace edges in the input's dtype, or the given edges; the last bin holds its right
+    edge), weighted sums accumulated in the input's dtype."""
+    dt = dtype_of(input)
+    if dt not in (D.float32, D.float64):
+        raise _not_implemented("histogramdd", input)
+    if input.ndim < 1:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 1 dimension, but got 0 dimensions")
+    n = input.shape[-1]
+    points = read_host(input).reshape(-1, n)
+    if isinstance(bins, int) and not isinstance(bins, bool):
+        bins = [bins] * n
+    if len(bins) != n:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
+    if range is not None and len(range) != 2 * n:
+        raise RuntimeError(f"torch.histogramdd: for a {n}-dimensional histogram range should have {2 * n} elements, "
+                           f"but got {len(range)}")
+    edges = []
+    for d, b in enumerate(bins):
+        if isinstance(b, ms.Tensor):
+            if b.ndim != 1:
+                raise RuntimeError(f"torch.histogramdd: bins tensor should have one dimension, but got {b.ndim} "
+                                   f"dimensions in the bins tensor for dimension {d}")
+            e = read_host(b)
+        else:
+            _check_bins(b, d)
+            lo, hi = _histogram_range(points[:, d], None if range is None else range[2 * d:2 * d + 2], dt, d)
+            e = _round_to(_linspace_values(lo, hi, b + 1, dt), dt).astype(dt._np)
+        edges.append(e.astype(dt._np))
+    w = None
+    if weight is not None:
+        if tuple(weight.shape) != tuple(input.shape[:-1]):
+            raise RuntimeError(
+                "torch.histogramdd: if weight tensor is provided it should have the same shape as the input tensor "
+                f"excluding its innermost dimension, but got input with shape {list(input.shape)} and weight with "
+                f"shape {list(weight.shape)}")
+        w = read_host(weight).reshape(-1)
+    sizes = tuple(e.size - 1 for e in edges)
+    hist = np.zeros(sizes, dt._np)
+    if all(sizes):
+        keep = np.ones(points.shape[0], bool)
+        pos = []
+        for d, e in enumerate(edges):
+            keep &= _in_range(points[:, d], e[0], e[-1])
+        for d, e in enumerate(edges):
+            p = np.searchsorted(e, points[keep, d], side="right") - 1
+            p[p == sizes[d]] = sizes[d] - 1    # the last bin includes its right edge
+            pos.append(p)
+        np.add.at(hist, tuple(pos), w[keep] if w is not None else dt._np(1))
+    if density:
+        volume = np.ones((), np.float64)
+        for e in edges:
+            volume = np.multiply.outer(volume, np.diff(e))
+        hist = (hist / (hist.sum() * volume)).astype(dt._np)
+    return histogramdd_rt(_to_ms(hist, dt), tuple(_to_ms(e, dt) for e in edges))
 
 
 # --- bincount -------------------------------------------------------------------------------------

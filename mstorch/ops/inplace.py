@@ -1,4 +1,5 @@
-"""Method-only in-place basics: copy_, zero_, fill_ (they write through Tensor._write)."""
+"""Method-only in-place basics: copy_, zero_, fill_ (they write through Tensor._write), and torch's top-level
+forms of in-place methods (`torch.index_put_`, `torch.addmv_`)."""
 import mindspore as ms
 from . import _msops as ops
 
@@ -50,3 +51,14 @@ def fill_(self, value):
 @register("fill", family=F, namespace="torch", raw=True)
 def fill(input, value):
     return fill_(input.clone(), value)
+
+
+# torch's top-level forms of in-place methods: the method itself (its checks, write-back and errors)
+@register("index_put_", family=F, namespace="torch", raw=True)
+def index_put_(input, indices, values, accumulate=False):
+    return input.index_put_(indices, values, accumulate)
+
+
+@register("addmv_", family=F, namespace="torch", raw=True)
+def addmv_(input, mat, vec, *, beta=1, alpha=1):
+    return input.addmv_(mat, vec, beta=beta, alpha=alpha)

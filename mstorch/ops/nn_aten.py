@@ -1,11 +1,16 @@
 """torch's top-level ATen forms of torch.nn.functional ops, which some code calls directly: the losses with
 an integer reduction code (``torch.kl_div(input, target, 1)``: 1 mean, 2 sum; 0, any other code and the
 default leave the loss unreduced, as torch's bindings do), the ``native_*`` norms that also return their statistics, ``convolution``,
-``grid_sampler`` / ``affine_grid_generator`` with torch's integer modes, ``empty_permuted`` and
-``norm_except_dim``. Each is the nn.functional op (so values, gradients and errors are that op's)."""
+``grid_sampler`` / ``grid_sampler_2d`` / ``grid_sampler_3d`` / ``affine_grid_generator`` with torch's integer modes,
+``empty_permuted``, ``norm_except_dim``, ``ctc_loss``, ``embedding_bag`` (with torch's four results),
+``embedding_renorm_``, ``native_batch_norm`` and ``native_dropout``. Each is the nn.functional op (so values, gradients and errors are that op's)."""
 import warnings
 
+import numpy as np
+
+from .. import _dtype as D
 from ._registry import PUBLIC, register
+from .nn_embedding import _check_indices, _host, _renorm_
 
 F = "nn.aten"
 _REDUCTION = {1: "mean", 2: "sum"}
@@ -142,3 +147,208 @@ def norm_except_dim(v, pow=2, dim=0):  # noqa: A002 (torch's name)
     dims = tuple(d for d in range(v.dim()) if d != dim)
     return PUBLIC["linalg.vector_norm"](v, pow, dims, True)
 
+
+
+def _grid_sampler_nd(n, input, grid, interpolation_mode, padding_mode, align_corners):
+    if input.dim() != n + 2 or grid.dim() != n + 2:
+        raise RuntimeError(f"grid_sampler(): expected {n + 2}D input and grid with same number of dimensions, but got "
+                           f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
+    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+@register("grid_sampler_2d", family=F, namespace="torch", raw=True)
+def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
+    return _grid_sampler_nd(2, input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+@register("grid_sampler_3d", family=F, namespace="torch", raw=True)
+def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners):
+    return _grid_sampler_nd(3, input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+@register("torch.ctc_loss", family=F, namespace="torch", raw=True)
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
+    # (torch's stubs say the default reduction is 1, its binding leaves the loss unreduced: the binding wins)
+    return PUBLIC["nn.functional.ctc_loss"](log_probs, targets, input_lengths, target_lengths, blank,
+                                            _reduction(reduction, "ctc_loss", 6), zero_infinity)
+
+
+_BAG_MODES = {0: "sum", 1: "mean", 2: "max"}
+
+
+@register("torch.embedding_bag", family=F, namespace="torch", raw=True)
+def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None,
+                  include_last_offset=False, padding_idx=None):
+    """(output, offset2bag, bag_size, max_indices) as torch's CPU kernel gives them: ``offset2bag`` is each
+    index's bag (empty on the float sum path without padding_idx, which never builds it), ``bag_size`` the
+    number of non-padding indices per bag (zeros, one per offset, in sum mode), ``max_indices`` per bag and column the row
+    that gave the max (first on ties, 0 for an empty bag) in max mode, else a copy of ``bag_size``."""
+    if mode not in _BAG_MODES:
+        raise RuntimeError("`mode` must be sum, mean, or max.")
+    if indices.dim() != 1:
+        raise RuntimeError("mstorch: torch.embedding_bag takes 1-D indices with offsets (as "
+                           "nn.functional.embedding_bag passes them); torch's results for other shapes are unspecified")
+    n = weight.shape[0]
+    pad = None if padding_idx is None else (padding_idx + n if padding_idx < 0 else padding_idx)
+    out = PUBLIC["nn.functional.embedding_bag"](indices, weight, offsets, None, 2, scale_grad_by_freq,
+                                                _BAG_MODES[mode], sparse, per_sample_weights, include_last_offset,
+                                                pad)
+    idx = _host(indices._ms).astype(np.int64).reshape(-1)
+    off = _host(offsets._ms).astype(np.int64).reshape(-1)
+    nbags = out.shape[0]
+    bag = np.clip(np.searchsorted(off, np.arange(idx.size), side="right") - 1, 0, max(nbags - 1, 0))
+    keep = np.ones(idx.size, bool) if pad is None else idx != pad
+    fast_sum = mode == 0 and pad is None and weight.dtype in (D.float32, D.float16, D.bfloat16) and weight.stride(1) == 1
+    offset2bag = np.zeros(0, np.int64) if fast_sum else bag
+    bag_size = np.zeros(off.size, np.int64) if mode == 0 else np.bincount(bag[keep], minlength=nbags)[:nbags]
+    if mode == 2:
+        rows = out.detach()   # the max per bag and column: find which used row holds it (first one on ties)
+        vals = weight.detach()[indices].float().numpy() if idx.size else np.zeros((0, weight.shape[1]), np.float32)
+        target = rows.float().numpy()
+        max_indices = np.zeros((nbags, weight.shape[1]), np.int64)
+        for i in range(idx.size - 1, -1, -1):   # walking back leaves the first match
+            if keep[i] and bag[i] < nbags:
+                hit = vals[i] == target[bag[i]]
+                max_indices[bag[i], hit] = idx[i]
+    else:
+        max_indices = bag_size.copy()
+    dt = indices.dtype
+    return (out,) + tuple(PUBLIC["tensor"](a, dtype=dt) for a in (offset2bag, bag_size, max_indices))
+
+
+@register("embedding_renorm_", family=F, namespace="torch", raw=True)
+def embedding_renorm_(input, indices, max_norm, norm_type):
+    """Rows of ``input`` named in ``indices`` whose ``norm_type``-norm exceeds ``max_norm`` are scaled to it, in place."""
+    _check_indices(indices._ms, "embedding_renorm_")
+    _renorm_(input, _host(indices._ms).reshape(-1), max_norm, norm_type)
+    return input
+
+
+@register("native_batch_norm", family=F, namespace="torch", raw=True)
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """(batch_norm, save_mean, save_invstd): the batch's mean and 1 / sqrt(biased var + eps) per channel when
+    training (not differentiated, as torch's), empty tensors otherwise."""
+    out = PUBLIC["nn.functional.batch_norm"](input, running_mean, running_var, weight, bias, training, momentum, eps)
+    if not training:
+        empty = PUBLIC["empty"](0, dtype=input.dtype)
+        return out, empty, empty.clone()
+    x = input.detach()
+    dims = tuple(d for d in range(x.dim()) if d != 1)
+    mean = x.mean(dims)
+    return out, mean, (x.var(dims, unbiased=False) + eps).rsqrt()
+
+
+@register("native_dropout", family=F, namespace="torch", raw=True)
+def native_dropout(input, p, train):
+    """(dropout, mask): the draw is torch's dropout stream on ``input``'s shape; ``train=None`` trains."""
+    if train is False:
+        return input.clone(), PUBLIC["ones_like"](input, dtype=D.bool_)
+    noise = PUBLIC["dropout"](PUBLIC["ones_like"](input), p, True)
+    mask = noise != 0
+    if train is None:
+        # torch scales the output but its derivative takes train=None as not training: the gradient is
+        # only masked, not scaled (the detached terms keep the value exact)
+        kept = input * mask
+        return (input * noise).detach() + (kept - kept.detach()), mask
+    return input * noise, mask
+
+
+@register("batch_norm_update_stats", family=F, namespace="torch", raw=True)
+def batch_norm_update_stats(input, running_mean, running_var, momentum):
+    """(mean, biased var) per channel (dim 1) of ``input``; the running statistics given are moved towards
+    the mean and the unbiased var by ``momentum`` in place, as torch's kernel does."""
+    dims = tuple(d for d in range(input.dim()) if d != 1)
+    n = input.numel() // max(input.shape[1], 1) if input.dim() > 1 else input.numel()
+    mean = input.mean(dims)
+    var = input.var(dims, unbiased=False)
+    from ..autograd.grad_mode import no_grad
+    with no_grad():
+        if running_mean is not None:
+            running_mean.mul_(1 - momentum).add_(mean.detach().to(running_mean.dtype), alpha=momentum)
+        if running_var is not None:
+            unbiased = var.detach() * (n / (n - 1)) if n > 1 else var.detach() * float("nan")
+            running_var.mul_(1 - momentum).add_(unbiased.to(running_var.dtype), alpha=momentum)
+    return mean, var
+
+
+# --- SyncBatchNorm's building blocks: torch has them for CUDA only (its CPU build refuses them); here they run on
+# every device, with the CUDA kernels' formulas. Statistics are per channel (dim 1); ``count`` is elements per channel.
+
+def _channel_view(t, ndim):
+    return t.reshape((1, -1) + (1,) * (ndim - 2))
+
+
+def _reduce_dims(input):
+    return tuple(d for d in range(input.dim()) if d != 1)
+
+
+@register("batch_norm_stats", family=F, namespace="torch", raw=True)
+def batch_norm_stats(input, eps):
+    """(mean, 1 / sqrt(biased var + eps)) per channel."""
+    dims = _reduce_dims(input)
+    return input.mean(dims), (input.var(dims, unbiased=False) + eps).rsqrt()
+
+
+@register("batch_norm_elemt", family=F, namespace="torch", raw=True, out=True)
+def batch_norm_elemt(input, weight, bias, mean, invstd, eps):
+    n = input.dim()
+    out = (input - _channel_view(mean, n)) * _channel_view(invstd, n)
+    if weight is not None:
+        out = out * _channel_view(weight, n)
+    if bias is not None:
+        out = out + _channel_view(bias, n)
+    return out
+
+
+@register("batch_norm_gather_stats_with_counts", family=F, namespace="torch", raw=True)
+def batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean, running_var, momentum, eps, counts):
+    """The global (mean, invstd) of per-replica statistics (rows of ``mean`` / ``invstd``, ``counts`` elements
+    each, combined as the CUDA kernel's parallel variance); the running statistics move towards the global
+    mean and unbiased var."""
+    counts = counts.to(mean.dtype).reshape(-1, 1)
+    total = counts.sum(0)
+    global_mean = (mean * counts).sum(0) / total
+    var = 1 / (invstd * invstd) - eps
+    global_var = ((var + (mean - global_mean) ** 2) * counts).sum(0) / total
+    from ..autograd.grad_mode import no_grad
+    with no_grad():
+        if running_mean is not None:
+            running_mean.mul_(1 - momentum).add_(global_mean.to(running_mean.dtype), alpha=momentum)
+        if running_var is not None:
+            unbiased = global_var * total / (total - 1)
+            running_var.mul_(1 - momentum).add_(unbiased.to(running_var.dtype), alpha=momentum)
+    return global_mean, (global_var + eps).rsqrt()
+
+
+@register("batch_norm_gather_stats", family=F, namespace="torch", raw=True)
+def batch_norm_gather_stats(input, mean, invstd, running_mean, running_var, momentum, eps, count):
+    """batch_norm_gather_stats_with_counts with ``count`` elements behind every row."""
+    counts = PUBLIC["full"]((mean.shape[0],), float(count), dtype=mean.dtype)
+    return batch_norm_gather_stats_with_counts(input, mean, invstd, running_mean, running_var, momentum, eps, counts)
+
+
+@register("batch_norm_backward_reduce", family=F, namespace="torch", raw=True)
+def batch_norm_backward_reduce(grad_out, input, mean, invstd, weight, input_g, weight_g, bias_g):
+    """(sum_dy, sum_dy_xmu, grad_weight, grad_bias) per channel; the first two only when ``input_g``, the
+    weight's gradient only when ``weight_g`` (and a weight is given), the bias's only when ``bias_g`` (None
+    otherwise, as torch's undefined tensors)."""
+    n, dims = input.dim(), _reduce_dims(input)
+    sum_dy = grad_out.sum(dims)
+    sum_dy_xmu = (grad_out * (input - _channel_view(mean, n))).sum(dims)
+    grad_weight = sum_dy_xmu * invstd if weight_g and weight is not None else None
+    return (sum_dy if input_g else None, sum_dy_xmu if input_g else None, grad_weight,
+            sum_dy if bias_g else None)
+
+
+@register("batch_norm_backward_elemt", family=F, namespace="torch", raw=True)
+def batch_norm_backward_elemt(grad_out, input, mean, invstd, weight, sum_dy, sum_dy_xmu, count):
+    """The input's gradient from the all-reduced sums: (dy - sum_dy / N - (x - mean) * invstd^2 * sum_dy_xmu / N)
+    * invstd * weight, N the total of ``count``."""
+    n = input.dim()
+    total = count.sum().to(mean.dtype)
+    mean_dy = _channel_view(sum_dy / total, n)
+    mean_dy_xmu = _channel_view(sum_dy_xmu / total, n)
+    inv = _channel_view(invstd, n)
+    xmu = input - _channel_view(mean, n)
+    scale = inv if weight is None else inv * _channel_view(weight, n)
+    return (grad_out - mean_dy - xmu * inv * inv * mean_dy_xmu) * scale

@@ -235,6 +235,12 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     span = np.append(off[1:nbags], total) - off[:nbags]
     if padding_idx is not None:
         span = span - np.bincount(offset2bag[host == padding_idx], minlength=nbags)[:nbags]
+    trailing = None
+    if ranges and include_last_offset and mode == "mean" and (bag >= nbags).any():
+        # torch's float mean path never adds the values past the last offset (they count in the divisor,
+        # span), but its backward hands them grad / bag_size: zero values that still pass the gradient
+        trailing = bag >= nbags
+        bag = np.minimum(bag, nbags - 1)
     keep &= bag < nbags
     pos = np.nonzero(keep)[0]
     counts = np.bincount(bag[pos], minlength=nbags)
@@ -247,6 +253,9 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if psw is not None:
         p = psw if pos.size == total else ops.gather(psw, ms.Tensor(pos.astype(np.int64)), 0)
         rows = rows * cast(p, rows.dtype)[:, None]
+    if trailing is not None:   # (zero values that still pass the gradient)
+        rows = ops.select(ms.Tensor(trailing[pos][:, None].copy()).broadcast_to(rows.shape),
+                          ops.sub(rows, ops.stop_gradient(rows)), rows)
     seg = ms.Tensor(bag[pos].astype(np.int32))
     if mode == "max":
         return wrap(_bag_max(rows, seg, bag[pos], counts, nbags))

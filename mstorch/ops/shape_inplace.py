@@ -79,9 +79,7 @@ def unsqueeze_(self, dim):
 def _storage(self):
     """(root, offset): the tensor whose contiguous memory is ``self``'s storage in torch's terms, and
     ``self``'s storage offset; None when MindSpore holds ``self`` in memory of its own."""
-    root = self
-    while root._view is not None:
-        root = root._view[0]
+    root = storage_root(self)
     r = root._ms
     if not r.is_contiguous() or r.storage_offset():
         return None
@@ -111,16 +109,27 @@ def _gather(flat, pos, size):
     return ops.gather(flat, pos, 0)
 
 
-def _strided_view(root, size, stride, offset):
-    """The view of ``root``'s storage with torch's sizes, strides and storage offset."""
-    flat_n = root._ms.size
-    itemsize = root._ms.itemsize
+def check_in_storage(size, stride, offset, storage):
+    """torch's error for a strided window reaching past the end of ``storage`` (a contiguous mindspore.Tensor)."""
+    flat_n, itemsize = storage.size, storage.itemsize
     needed = 0 if 0 in size else offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
     if needed > flat_n:
         raise RuntimeError(
             f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and itemsize "
             f"{itemsize} requiring a storage size of {needed * itemsize} are out of bounds for storage of size "
             f"{flat_n * itemsize}")
+
+
+def storage_root(self):
+    """The tensor at the root of ``self``'s chain of views (its memory is ``self``'s storage in torch's terms)."""
+    while self._view is not None:
+        self = self._view[0]
+    return self
+
+
+def _strided_view(root, size, stride, offset):
+    """The view of ``root``'s storage with torch's sizes, strides and storage offset."""
+    check_in_storage(size, stride, offset, root._ms)
     pos = ms.Tensor(_positions(size, stride, offset))
 
     def derive(base_ms):
@@ -223,3 +232,82 @@ def resize_as_(input, the_template, *, memory_format=None):
         raise TypeError(f"resize_as_(): argument 'the_template' (position 2) must be Tensor, not "
                         f"{type(the_template).__name__}")
     return resize_(input, tuple(the_template._ms.shape))
+
+
+@register("slice_inverse", family=F, raw=True)
+def slice_inverse(input, src, dim=0, start=None, end=None, step=1):
+    """The inverse of a slice view (``input`` being ``src[start:end:step]`` along ``dim``): a view of
+    ``input``'s storage with ``src``'s sizes, strides and offset, as torch's functionalization uses it."""
+    return as_strided(input, src.shape, src.stride(), src.storage_offset())
+
+
+def _stride_order(shape, strides, a, b):
+    """torch's comparison of dims ``a`` and ``b`` for the memory order (1: ``a`` is inner, -1: outer, 0: tie)."""
+    sa, sb = strides[a], strides[b]
+    if sa == 0 or sb == 0:
+        return 0
+    if sa == sb:
+        return 0 if shape[b] >= shape[a] else 1
+    return -1 if sb > sa else 1
+
+
+def _dense_in_order(shape, strides, order):
+    """torch's is_contiguous(memory_format=...) test: the dims in ``order`` (innermost first), size-1 dims
+    skipped, each stride the product of the sizes inside it."""
+    expected = 1
+    for d in order:
+        if shape[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
+
+
+_FORMAT_ORDERS = {"channels_last": (4, (1, 3, 2, 0)), "channels_last_3d": (5, (1, 4, 3, 2, 0))}
+
+
+def _in_format(shape, strides, fmt):
+    name, n = getattr(fmt, "_name", None), len(shape)
+    if name == "contiguous_format":
+        return 0 in shape or _dense_in_order(shape, strides, reversed(range(n)))
+    if name not in _FORMAT_ORDERS or _FORMAT_ORDERS[name][0] != n:
+        return False
+    return 0 in shape or _dense_in_order(shape, strides, _FORMAT_ORDERS[name][1])
+
+
+@register("dim_order", family=F, namespace="Tensor", raw=True)
+def dim_order(self, *, ambiguity_check=False):
+    """The dims from outermost to innermost in memory (torch's elementwise output permutation); with
+    ``ambiguity_check`` (True, or a list of memory formats) a layout that maps to several orders raises."""
+    from .._layout import memory_format as _memory_format, channels_last, contiguous_format
+    if not isinstance(ambiguity_check, bool):
+        if not isinstance(ambiguity_check, list) or not all(isinstance(m, _memory_format) for m in ambiguity_check):
+            raise TypeError("The ambiguity_check argument must be a bool or a list of memory formats.")
+    shape, strides, n = tuple(self.shape), self.stride(), self.dim()
+    formats = ambiguity_check if isinstance(ambiguity_check, list) else []
+    several = any(x == y for x, y in zip(strides, strides[1:])) or 1 in shape
+    if (ambiguity_check is not False and several
+            and sum(_in_format(shape, strides, m) for m in formats) != 1):
+        raise RuntimeError("The tensor does not have unique dim order, or cannot map to exact one of the given "
+                           "memory formats.")
+    if n <= 1:
+        return tuple(range(n))
+    contiguous = _in_format(shape, strides, contiguous_format)
+    last = _in_format(shape, strides, channels_last)
+    if contiguous and not last:
+        return tuple(range(n))
+    if last and not contiguous:
+        return (0, *range(2, n), 1)
+    perm = list(reversed(range(n)))       # sorted back to front (innermost first), then reversed
+    for i in range(1, n):
+        d1 = i
+        for d0 in reversed(range(i)):
+            c = _stride_order(shape, strides, perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    if ambiguity_check and any(_stride_order(shape, strides, a, b) != -1 for a, b in zip(perm, perm[1:])):
+        raise RuntimeError("The tensor does not have unique dim order.")
+    return tuple(reversed(perm))

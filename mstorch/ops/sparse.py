@@ -11,7 +11,7 @@ import numpy as np
 from .. import _dtype as D
 from .._sparse_tensor import SparseCooTensor, SparseCsrTensor, make, sparse_mm, unsupported
 from .._tensor import Tensor
-from ._registry import PUBLIC, register_sparse
+from ._registry import PUBLIC, register, register_sparse
 
 
 
@@ -443,3 +443,21 @@ def sparse_sum(input, dim=None, keepdim=False, dtype=None):
 @register_sparse("sum")
 def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001  (torch's name)
     return sparse_sum(input, dim, keepdim, dtype)
+
+
+@register("native_norm", family="sparse", namespace="torch", raw=True)
+def native_norm(input, p=2, dim=None, keepdim=False, dtype=None):
+    """torch's sparse-only norm: the ``p``-norm of a COO tensor's coalesced values, a full reduction only. Dense
+    tensors have no kernel in torch's CPU build, so they refuse as there."""
+    if not isinstance(input, SparseCooTensor):
+        raise NotImplementedError(f"Could not run 'aten::native_norm{'' if dim is None else '.ScalarOpt_dim_dtype'}' "
+                                  "with arguments from the 'CPU' backend. 'aten::native_norm' has kernels for the "
+                                  "sparse layout only.")
+    if dim is not None and sorted(d % max(input.dim(), 1) for d in dim) != list(range(input.dim())):
+        raise RuntimeError("norm_sparse currently only supports full reductions, so 'dim' must either be empty or "
+                           "contain all dimensions of the input")
+    if keepdim:
+        raise RuntimeError("norm_sparse currently does not support keepdim=True")
+    if dtype is not None:
+        raise RuntimeError("norm_sparse currently does not support 'dtype' argument")
+    return PUBLIC["linalg.vector_norm"](input.coalesce()._vals, 2 if p is None else p)

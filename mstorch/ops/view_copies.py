@@ -12,6 +12,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ._helpers import wrap_dim
 from ._registry import PUBLIC, register
+from .shape_inplace import _check_strided_args, _positions, check_in_storage, storage_root
 
 F = "view_copy"
 
@@ -157,3 +158,34 @@ def get_device(input):
     """-1 for a CPU tensor, else the device index, as torch."""
     dev = input.device
     return -1 if dev.type == "cpu" else (dev.index or 0)
+
+
+@register("as_strided_scatter", family=F, raw=True)   # (torch has no out= form here)
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    """``input`` (its values, sizes and strides) with ``src`` written to the storage slots that
+    ``input.as_strided(size, stride, storage_offset)`` would look at, as torch's clone of the whole storage
+    followed by a strided write; slots outside ``input``'s own elements are not seen. The write is a
+    ``where`` over ``input``'s elements."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"as_strided_scatter(): argument 'src' (position 2) must be Tensor, not {type(src).__name__}")
+    size, stride = _check_strided_args(size, stride, storage_offset)
+    offset = input.storage_offset() if storage_offset is None else storage_offset
+    root = storage_root(input)._ms
+    check_in_storage(size, stride, offset, root if root.is_contiguous() else root.contiguous())
+    if size != tuple(src.shape):
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = {list(src.shape)}, "
+                           f"slice size = {list(size)}")
+    mine = _positions(input.shape, input.stride(), input.storage_offset())
+    theirs = _positions(size, stride, offset).reshape(-1)
+    slot_to_src = np.full(max(int(mine.max(initial=-1)), int(theirs.max(initial=-1))) + 1, -1, np.int64)
+    slot_to_src[theirs] = np.arange(theirs.size)          # (overlapping windows: the last write wins, as torch)
+    which = slot_to_src[mine]
+    if not (which >= 0).any():
+        return input.clone()
+    chosen = PUBLIC["tensor"](which >= 0)
+    placed = src.to(input.dtype).reshape(-1)[PUBLIC["tensor"](np.maximum(which, 0))]
+    # torch's derivative formula hands ``input`` the gradient at the written slots and zeros elsewhere
+    # (the reverse of a scatter's); the detached terms reproduce it with the same values
+    fixed = input.detach()
+    return PUBLIC["where"](chosen, placed + (input - fixed), fixed)
+

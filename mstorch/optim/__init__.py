@@ -12,8 +12,10 @@ from .asgd import ASGD  # noqa: F401
 from .rprop import Rprop  # noqa: F401
 from .lbfgs import LBFGS  # noqa: F401
 from .sparse_adam import SparseAdam  # noqa: F401
+from .adafactor import Adafactor  # noqa: F401
+from .muon import Muon  # noqa: F401
 from . import lr_scheduler, swa_utils  # noqa: F401,E402
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW"]
 __all__ += ["Adamax", "NAdam", "RAdam", "RMSprop", "Adagrad"]
-__all__ += ["Adadelta", "ASGD", "Rprop", "LBFGS", "SparseAdam"]
+__all__ += ["Adadelta", "ASGD", "Rprop", "LBFGS", "SparseAdam", "Adafactor", "Muon"]

@@ -3,9 +3,9 @@ import importlib
 import pkgutil
 
 from .module import Module  # noqa: F401
-from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict  # noqa: F401
+from .container import Container, Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict  # noqa: F401
 
-__all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = ["Module", "Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 _INTERNAL = {"module", "container", "hooks", "backward_hooks", "native", "utils"}
 
 for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):

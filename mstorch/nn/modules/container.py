@@ -1,5 +1,6 @@
-"""Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict, as torch."""
+"""Container, Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict, as torch."""
 import operator
+import warnings
 from collections import OrderedDict
 from collections.abc import Mapping
 from itertools import chain, islice
@@ -34,6 +35,17 @@ def _rename(module):
     becomes ``1.weight``)."""
     module._prefix_ms_names(module.__dict__.get("_ms_prefix", ""))
 
+
+
+class Container(Module):
+    """torch.nn.Container: the deprecated module that registers its keyword arguments as submodules."""
+
+    def __init__(self, **kwargs):
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now implemented in `nn.Module`. "
+                      "Subclass that instead.", FutureWarning, stacklevel=2)
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 
 class Sequential(Module):

@@ -1,5 +1,5 @@
 """RNNBase, RNN, LSTM, GRU, RNNCell, LSTMCell, GRUCell with torch's parameter names, layouts, gate order,
-init, checks and messages. The recurrences themselves are in ``_rnn_impl.py``."""
+init, checks and messages. The recurrences themselves are in ``ops/_rnn_impl.py``."""
 import math
 import numbers
 import warnings
@@ -11,7 +11,7 @@ from ...ops.creation import empty, zeros
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
-from . import _rnn_impl as K
+from ...ops import _rnn_impl as K
 from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]

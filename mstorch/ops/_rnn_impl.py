@@ -19,9 +19,9 @@ How a layer runs (measured on CPU, MindSpore 2.10):
   output in time-major / packed layout, as torch's CPU implementation does).
 """
 import mindspore as ms
-from ...ops import _msops as ops
+from . import _msops as ops
 
-from ...ops.products import _mm
+from .products import _mm
 
 _FLIP0 = ops.ReverseV2(axis=[0])
 _TWO = ms.Tensor(2.0, ms.float32)
