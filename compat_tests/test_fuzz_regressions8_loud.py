@@ -156,3 +156,22 @@ def test_embedding_bag_offsets(dtype, mode, offsets, extra):
     src = (f"F.embedding_bag(T.tensor([1, 2, 4, 3, 0]), ({EB_W}).to(T.{dtype}), T.tensor({offsets}), mode='{mode}'"
            f"{extra})")
     check(_run(src), rtol=1e-3, atol=1e-3)
+
+
+# --- native_group_norm reads its input as N x C x HxW whatever its shape ------------------------------------
+
+@pytest.mark.parametrize("src", [
+    "T.native_group_norm(T.linspace(-2, 3, 24).reshape(1, 2, 4, 3), None, None, 2, 4, 3, 2, 1e-05)",
+    "T.native_group_norm(T.linspace(-2, 3, 48).reshape(2, 4, 3, 2), T.linspace(0.5, 2, 4), T.ones(4), 2, 4, 6, 2, 1e-5)",
+])
+def test_native_group_norm_flat_view(src):
+    check(_run(src), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("src", [
+    "T.native_group_norm(T.zeros((2, 0, 3)), None, None, 2, 4, 3, 2, 1e-05)",
+    "T.native_group_norm(T.zeros((2, 0, 3)), None, None, 2, 4, 3, 3, 1e-05)",
+    "T.native_group_norm(T.zeros(2, 4, 3), T.ones(3), None, 2, 4, 3, 2, 1e-5)",
+])
+def test_native_group_norm_checks(src):
+    _same_error(src)
