@@ -175,3 +175,9 @@ def test_native_group_norm_flat_view(src):
 ])
 def test_native_group_norm_checks(src):
     _same_error(src)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int64", "complex64", "bool"])
+@pytest.mark.parametrize("mode", ["sum", "max"])
+def test_embedding_bag_weight_dtype(dtype, mode):
+    _same_error(f"F.embedding_bag(T.tensor([1, 0]), T.ones(3, 2, dtype=T.{dtype}), T.tensor([0, 1]), mode='{mode}')")
