@@ -69,8 +69,11 @@ def test_lstsq_lapack_errors(src):
     # B one dim short of A: a vector only when its shape is A's without the last dim
     "T.linalg.lstsq(T.ones(2, 2, 2), T.ones(2, 1))",
     "T.linalg.lstsq(T.ones(2, 3, 2), T.ones(2, 3))",
+    # native_group_norm reads its input as N x C x HxW whatever its shape
+    "T.native_group_norm(T.linspace(-2, 3, 24).reshape(1, 2, 4, 3), None, None, 2, 4, 3, 2, 1e-05)",
+    "T.native_group_norm(T.linspace(-2, 3, 48).reshape(2, 4, 3, 2), T.linspace(0.5, 2, 4), T.ones(4), 2, 4, 6, 2, 1e-5)",
 ])
-def test_lstsq_returns_where_torch_does(src):
+def test_returns_where_torch_does(src):
     check(_run(src), rtol=1e-5, atol=1e-5)
 
 
@@ -79,8 +82,12 @@ def test_lstsq_returns_where_torch_does(src):
     "T.linalg.lstsq(T.ones(2, 2), T.ones(3))",
     "T.linalg.lstsq(T.ones(2, 2), T.ones(2, 2, 1))",
     "T.linalg.lstsq(T.ones(2, 3, 2), T.ones(5, 3))",
+    # native_group_norm: torch's channel/group, weight and element-count checks
+    "T.native_group_norm(T.zeros((2, 0, 3)), None, None, 2, 4, 3, 2, 1e-05)",
+    "T.native_group_norm(T.zeros((2, 0, 3)), None, None, 2, 4, 3, 3, 1e-05)",
+    "T.native_group_norm(T.zeros(2, 4, 3), T.ones(3), None, 2, 4, 3, 2, 1e-5)",
 ])
-def test_lstsq_shape_errors(src):
+def test_shape_and_argument_errors(src):
     _same_error(src)
 
 
@@ -157,24 +164,6 @@ def test_embedding_bag_offsets(dtype, mode, offsets, extra):
            f"{extra})")
     check(_run(src), rtol=1e-3, atol=1e-3)
 
-
-# --- native_group_norm reads its input as N x C x HxW whatever its shape ------------------------------------
-
-@pytest.mark.parametrize("src", [
-    "T.native_group_norm(T.linspace(-2, 3, 24).reshape(1, 2, 4, 3), None, None, 2, 4, 3, 2, 1e-05)",
-    "T.native_group_norm(T.linspace(-2, 3, 48).reshape(2, 4, 3, 2), T.linspace(0.5, 2, 4), T.ones(4), 2, 4, 6, 2, 1e-5)",
-])
-def test_native_group_norm_flat_view(src):
-    check(_run(src), rtol=1e-5, atol=1e-6)
-
-
-@pytest.mark.parametrize("src", [
-    "T.native_group_norm(T.zeros((2, 0, 3)), None, None, 2, 4, 3, 2, 1e-05)",
-    "T.native_group_norm(T.zeros((2, 0, 3)), None, None, 2, 4, 3, 3, 1e-05)",
-    "T.native_group_norm(T.zeros(2, 4, 3), T.ones(3), None, 2, 4, 3, 2, 1e-5)",
-])
-def test_native_group_norm_checks(src):
-    _same_error(src)
 
 
 @pytest.mark.parametrize("dtype", ["uint8", "int64", "complex64", "bool"])
