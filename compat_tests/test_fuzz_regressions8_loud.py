@@ -170,3 +170,19 @@ def test_embedding_bag_offsets(dtype, mode, offsets, extra):
 @pytest.mark.parametrize("mode", ["sum", "max"])
 def test_embedding_bag_weight_dtype(dtype, mode):
     _same_error(f"F.embedding_bag(T.tensor([1, 0]), T.ones(3, 2, dtype=T.{dtype}), T.tensor([0, 1]), mode='{mode}')")
+
+
+# --- softplus (and what is built on it) at NaN: torch's gradient is NaN there ---------------------------------
+
+@pytest.mark.parametrize("src", [
+    "F.softplus(x)", "F.softplus(x, 2.0, 1.0)", "F.logsigmoid(x)", "F.multilabel_soft_margin_loss(x[None], T.ones(1, 5) / 3)",
+    "F.binary_cross_entropy_with_logits(x, T.linspace(0, 1, 5))", "F.softplus(x.double())",
+])
+def test_softplus_gradient_at_nan(src):
+    def fn(T):
+        x = T.tensor([float("nan"), -0.4, float("inf"), -float("inf"), 30.0], requires_grad=True)
+        env = {"T": T, "F": T.nn.functional, "x": x}
+        r = eval(src, env)  # noqa: S307
+        r.sum().backward()
+        return r, x.grad
+    check(fn)
