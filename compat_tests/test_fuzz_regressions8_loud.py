@@ -72,6 +72,8 @@ def test_lstsq_lapack_errors(src):
     # native_group_norm reads its input as N x C x HxW whatever its shape
     "T.native_group_norm(T.linspace(-2, 3, 24).reshape(1, 2, 4, 3), None, None, 2, 4, 3, 2, 1e-05)",
     "T.native_group_norm(T.linspace(-2, 3, 48).reshape(2, 4, 3, 2), T.linspace(0.5, 2, 4), T.ones(4), 2, 4, 6, 2, 1e-5)",
+    "T.native_group_norm(T.arange(120.).reshape(2, 3, 4, 5).contiguous(memory_format=T.channels_last), None, None, 2,"
+    " 3, 20, 3, 1e-5)",
 ])
 def test_returns_where_torch_does(src):
     check(_run(src), rtol=1e-5, atol=1e-5)
@@ -86,6 +88,7 @@ def test_returns_where_torch_does(src):
     "T.native_group_norm(T.zeros((2, 0, 3)), None, None, 2, 4, 3, 2, 1e-05)",
     "T.native_group_norm(T.zeros((2, 0, 3)), None, None, 2, 4, 3, 3, 1e-05)",
     "T.native_group_norm(T.zeros(2, 4, 3), T.ones(3), None, 2, 4, 3, 2, 1e-5)",
+    "T.native_group_norm(T.arange(120.).reshape(2, 3, 4, 5).transpose(2, 3), None, None, 2, 3, 20, 3, 1e-5)",
 ])
 def test_shape_and_argument_errors(src):
     _same_error(src)

@@ -86,6 +86,10 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):  # noqa: N803
     if input.numel() != N * C * HxW:
         raise RuntimeError("Expected X.numel() == N * C * HxW to be true, but got false.  (Could this error message "
                            "be improved?  If so, please report an enhancement request to PyTorch.)")
+    from .._layout import channels_last
+    if not (input.is_contiguous() or input.dim() == 4 and input.is_contiguous(memory_format=channels_last)):
+        raise RuntimeError("Expected X.is_contiguous(memory_format) to be true, but got false.  (Could this error "
+                           "message be improved?  If so, please report an enhancement request to PyTorch.)")
     x = input.reshape(N, C, HxW)
     out = PUBLIC["nn.functional.group_norm"](x, group, weight, bias, eps).reshape(shape)
     mean, rstd = _stats(x.reshape(N, group, -1), (2,), eps)
