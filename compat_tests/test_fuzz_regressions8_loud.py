@@ -69,8 +69,13 @@ def test_lstsq_lapack_errors(src):
     # B one dim short of A: a vector only when its shape is A's without the last dim
     "T.linalg.lstsq(T.ones(2, 2, 2), T.ones(2, 1))",
     "T.linalg.lstsq(T.ones(2, 3, 2), T.ones(2, 3))",
+    # native_group_norm reads its input as N x C x HxW whatever its shape
+    "T.native_group_norm(T.linspace(-2, 3, 24).reshape(1, 2, 4, 3), None, None, 2, 4, 3, 2, 1e-05)",
+    "T.native_group_norm(T.linspace(-2, 3, 48).reshape(2, 4, 3, 2), T.linspace(0.5, 2, 4), T.ones(4), 2, 4, 6, 2, 1e-5)",
+    "T.native_group_norm(T.arange(120.).reshape(2, 3, 4, 5).contiguous(memory_format=T.channels_last), None, None, 2,"
+    " 3, 20, 3, 1e-5)",
 ])
-def test_lstsq_returns_where_torch_does(src):
+def test_returns_where_torch_does(src):
     check(_run(src), rtol=1e-5, atol=1e-5)
 
 
@@ -79,8 +84,13 @@ def test_lstsq_returns_where_torch_does(src):
     "T.linalg.lstsq(T.ones(2, 2), T.ones(3))",
     "T.linalg.lstsq(T.ones(2, 2), T.ones(2, 2, 1))",
     "T.linalg.lstsq(T.ones(2, 3, 2), T.ones(5, 3))",
+    # native_group_norm: torch's channel/group, weight and element-count checks
+    "T.native_group_norm(T.zeros((2, 0, 3)), None, None, 2, 4, 3, 2, 1e-05)",
+    "T.native_group_norm(T.zeros((2, 0, 3)), None, None, 2, 4, 3, 3, 1e-05)",
+    "T.native_group_norm(T.zeros(2, 4, 3), T.ones(3), None, 2, 4, 3, 2, 1e-5)",
+    "T.native_group_norm(T.arange(120.).reshape(2, 3, 4, 5).transpose(2, 3), None, None, 2, 3, 20, 3, 1e-5)",
 ])
-def test_lstsq_shape_errors(src):
+def test_shape_and_argument_errors(src):
     _same_error(src)
 
 
@@ -156,3 +166,26 @@ def test_embedding_bag_offsets(dtype, mode, offsets, extra):
     src = (f"F.embedding_bag(T.tensor([1, 2, 4, 3, 0]), ({EB_W}).to(T.{dtype}), T.tensor({offsets}), mode='{mode}'"
            f"{extra})")
     check(_run(src), rtol=1e-3, atol=1e-3)
+
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int64", "complex64", "bool"])
+@pytest.mark.parametrize("mode", ["sum", "max"])
+def test_embedding_bag_weight_dtype(dtype, mode):
+    _same_error(f"F.embedding_bag(T.tensor([1, 0]), T.ones(3, 2, dtype=T.{dtype}), T.tensor([0, 1]), mode='{mode}')")
+
+
+# --- softplus (and what is built on it) at NaN: torch's gradient is NaN there ---------------------------------
+
+@pytest.mark.parametrize("src", [
+    "F.softplus(x)", "F.softplus(x, 2.0, 1.0)", "F.logsigmoid(x)", "F.multilabel_soft_margin_loss(x[None], T.ones(1, 5) / 3)",
+    "F.binary_cross_entropy_with_logits(x, T.linspace(0, 1, 5))", "F.softplus(x.double())",
+])
+def test_softplus_gradient_at_nan(src):
+    def fn(T):
+        x = T.tensor([float("nan"), -0.4, float("inf"), -float("inf"), 30.0], requires_grad=True)
+        env = {"T": T, "F": T.nn.functional, "x": x}
+        r = eval(src, env)  # noqa: S307
+        r.sum().backward()
+        return r, x.grad
+    check(fn)

@@ -289,8 +289,14 @@ class Softplus:
         if x.dtype == _mindspore.float64:
             return _softplus_f64(x)
         r = self._prim(x)
-        return (_ms.where(_ms.isnan(x), x, r) if not _kernels.HOST_WORKAROUNDS or _CAPTURE[0] or _has_nan(x)
-                else r)
+        if _kernels.HOST_WORKAROUNDS and not _CAPTURE[0] and not _has_nan(x):
+            return r
+        nan = _ms.isnan(x)
+        if _P.requires_grad(x) and _P.grad_enabled():
+            # NaN with torch's NaN gradient there (a bare x would pass the incoming gradient through):
+            # x times a constant that is NaN at the NaN positions and 1 elsewhere
+            x = _ms.mul(x, _ms.where(nan, _P.detach(x), _ms.ones_like(x)))
+        return _ms.where(nan, x, r)
 
 
 def softplus(input, beta=1, threshold=20):

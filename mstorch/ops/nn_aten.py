@@ -78,9 +78,26 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
 
 @register("native_group_norm", family=F, namespace="torch", raw=True)
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):  # noqa: N803 (torch's names)
-    """(group_norm, mean, 1 / std) with the statistics per (sample, group), all three differentiable as torch's."""
-    out = PUBLIC["nn.functional.group_norm"](input, group, weight, bias, eps)
-    mean, rstd = _stats(input.reshape(N, group, -1), (2,), eps)
+    """(group_norm, mean, 1 / std) with the statistics per (sample, group), all three differentiable as torch's.
+    torch reads the input as N x C x HxW whatever its shape (only the element count must agree)."""
+    shape = list(input.shape)
+    if C % group:
+        raise RuntimeError("Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {shape} and num_groups={group}")
+    for t, name in ((weight, "weight"), (bias, "bias")):
+        if t is not None and (t.dim() != 1 or t.numel() != C):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
+                               f"but got {name} of shape {list(t.shape)} and input of shape {shape}")
+    if input.numel() != N * C * HxW:
+        raise RuntimeError("Expected X.numel() == N * C * HxW to be true, but got false.  (Could this error message "
+                           "be improved?  If so, please report an enhancement request to PyTorch.)")
+    from .._layout import channels_last
+    if not (input.is_contiguous() or input.dim() == 4 and input.is_contiguous(memory_format=channels_last)):
+        raise RuntimeError("Expected X.is_contiguous(memory_format) to be true, but got false.  (Could this error "
+                           "message be improved?  If so, please report an enhancement request to PyTorch.)")
+    x = input.reshape(N, C, HxW)
+    out = PUBLIC["nn.functional.group_norm"](x, group, weight, bias, eps).reshape(shape)
+    mean, rstd = _stats(x.reshape(N, group, -1), (2,), eps)
     return out, mean.reshape(N, group), rstd.reshape(N, group)
 
 
