@@ -55,7 +55,8 @@ from .serialization import save, load  # noqa: E402
 _install.install()   # the one step that puts methods and operators on Tensor (see _install.py)
 
 from . import utils  # noqa: E402
-from .utils import data as _data, checkpoint as _checkpoint, _pytree  # noqa: E402,F401  (torch.utils.*)
+from .utils import data as _data, checkpoint as _checkpoint, _pytree, dlpack as _dlpack  # noqa: E402,F401  (torch.utils.*)
+from .utils.dlpack import from_dlpack  # noqa: E402,F401
 from ._layout import (layout, memory_format, strided, sparse_coo, sparse_csr, contiguous_format,  # noqa: E402,F401
                       channels_last, preserve_format)
 from ._sparse_tensor import sparse_coo_tensor, sparse_csr_tensor  # noqa: E402

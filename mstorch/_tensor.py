@@ -274,6 +274,15 @@ class Tensor:
         arr = strided_host_view(t)   # an alias of other memory (a detached view): share it, as torch
         return read_host(t) if arr is None else arr
 
+    def __dlpack__(self, *, stream=-1, max_version=None, dl_device=None, copy=None):
+        """torch.Tensor.__dlpack__: a capsule sharing this CPU tensor's memory (mstorch.utils.dlpack)."""
+        from .utils.dlpack import dlpack
+        return dlpack(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self):
+        from .utils.dlpack import dlpack_device
+        return dlpack_device(self)
+
     def __array__(self, dtype=None, copy=None):
         arr = self.numpy()
         return arr if dtype is None else arr.astype(dtype, copy=False)
