@@ -1,5 +1,29 @@
+"""torch.backends.mkldnn: oneDNN is not used (``is_available()`` False, as mstorch has no oneDNN kernels); the
+precision settings follow torch's (backends/_fp32.py): ``fp32_precision`` reads mkldnn's and writes the generic one,
+as torch's does."""
+import sys
+import types
+
+from . import _fp32
+
 enabled = True
+matmul = _fp32._FP32Precision("mkldnn", "matmul")
+conv = _fp32._FP32Precision("mkldnn", "conv")
+rnn = _fp32._FP32Precision("mkldnn", "rnn")
 
 
 def is_available():
     return False
+
+
+class _MkldnnModule(types.ModuleType):
+    @property
+    def fp32_precision(self):
+        return _fp32.get("mkldnn", "all")
+
+    @fp32_precision.setter
+    def fp32_precision(self, value):
+        _fp32.set("generic", "all", value)
+
+
+sys.modules[__name__].__class__ = _MkldnnModule
