@@ -26,13 +26,7 @@ def flags(fp32_precision="none"):
 
 
 class _BackendsModule(types.ModuleType):
-    @property
-    def fp32_precision(self):
-        return _fp32.get("generic", "all")
-
-    @fp32_precision.setter
-    def fp32_precision(self, value):
-        _fp32.set("generic", "all", value)
+    fp32_precision = _fp32.setting("generic", "all")
 
 
 sys.modules[__name__].__class__ = _BackendsModule

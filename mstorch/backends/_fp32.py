@@ -103,6 +103,11 @@ def set_float32_matmul_precision(precision):
     set("mkldnn", "matmul", mkldnn)
 
 
+def setting(backend, op, writes=None):
+    """A ``fp32_precision`` property reading (backend, op) and writing ``writes`` (default: the same pair)."""
+    return property(lambda self: get(backend, op), lambda self, value: set(*(writes or (backend, op)), value))
+
+
 class _FP32Precision:
     """torch.backends.<backend>.<op>: an object whose only attribute is ``fp32_precision``."""
 

@@ -18,13 +18,7 @@ class _MatmulFlags:
     def allow_tf32(self, value):
         _fp32.set_cublas_allow_tf32(value)
 
-    @property
-    def fp32_precision(self):
-        return _fp32.get("cuda", "matmul")
-
-    @fp32_precision.setter
-    def fp32_precision(self, value):
-        _fp32.set("cuda", "matmul", value)
+    fp32_precision = _fp32.setting("cuda", "matmul")
 
     def __getattr__(self, name):
         raise AttributeError("Unknown attribute " + name)

@@ -54,13 +54,7 @@ class _CudnnModule(types.ModuleType):
     def allow_tf32(self, value):
         _fp32.set_cudnn_allow_tf32(value)
 
-    @property
-    def fp32_precision(self):
-        return _fp32.get("cuda", "all")
-
-    @fp32_precision.setter
-    def fp32_precision(self, value):
-        _fp32.set("cuda", "all", value)
+    fp32_precision = _fp32.setting("cuda", "all")
 
 
 sys.modules[__name__].__class__ = _CudnnModule

@@ -17,13 +17,7 @@ def is_available():
 
 
 class _MkldnnModule(types.ModuleType):
-    @property
-    def fp32_precision(self):
-        return _fp32.get("mkldnn", "all")
-
-    @fp32_precision.setter
-    def fp32_precision(self, value):
-        _fp32.set("generic", "all", value)
+    fp32_precision = _fp32.setting("mkldnn", "all", writes=("generic", "all"))
 
 
 sys.modules[__name__].__class__ = _MkldnnModule
