@@ -142,3 +142,47 @@ def test_elastic_launch_function(namespace):
                               start_method="fork")
     with pytest.raises(errors.ChildFailedError, match="_elastic_worker FAILED"):
         api.elastic_launch(config, _elastic_worker)(namespace, -1.0)
+
+
+FAILING_SCRIPT = """
+import importlib, os, sys, time
+T = importlib.import_module(os.environ["NS"])
+from {ns}.distributed.elastic.multiprocessing.errors import record
+
+@record
+def main():
+    T.distributed.init_process_group("gloo")
+    if T.distributed.get_rank() == 1:
+        raise ValueError("worker failed on purpose")
+    time.sleep(60)
+
+main()
+"""
+
+
+@pytest.mark.parametrize("namespace", ["torch", "mstorch"])
+def test_run_failed_worker(namespace, tmp_path, monkeypatch):
+    """torch.distributed.run.run with a worker that raises: ChildFailedError naming the script, the failed rank
+    first (the root cause, its @record traceback read from its error file), then the peer the launcher stopped."""
+    import importlib
+    run = importlib.import_module(namespace + ".distributed.run")
+    errors = importlib.import_module(namespace + ".distributed.elastic.multiprocessing.errors")
+    script = tmp_path / "fail.py"
+    script.write_text(FAILING_SCRIPT.format(ns=namespace))
+    monkeypatch.setenv("NS", namespace)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.chdir(tmp_path)
+    log_dir = ["--log-dir", str(tmp_path / "logs")] if namespace == "mstorch" else []
+    args = run.parse_args(["--nproc-per-node=2", "--standalone", *log_dir, str(script), "--flag"])
+    with pytest.raises(errors.ChildFailedError) as info:
+        run.run(args)
+    e = info.value
+    assert e.name == str(script)
+    assert list(e.failures) == [1, 0]
+    root_rank, root = e.get_first_failure()
+    assert (root_rank, root.local_rank, root.exitcode) == (1, 1, 1)
+    assert os.path.isfile(root.error_file) and "worker failed on purpose" in root.message["message"]
+    assert e.failures[0].exitcode < 0 and e.failures[0].error_file == "<N/A>"
+    text = str(e)
+    assert text.startswith(f"\n{'=' * 60}\n{script} FAILED\n{'-' * 60}\nFailures:\n[1]:\n")
+    assert "Root Cause (first observed failure):\n[0]:\n" in text and "ValueError: worker failed on purpose" in text

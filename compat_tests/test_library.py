@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-from harness import check, check_raises, check_as_torch
+from harness import check, check_as_torch, check_grad, check_raises, rand
 
 _ids = itertools.count()
 
@@ -307,3 +307,50 @@ def test_autocast_kernel_and_exclude_guard():
 
 def test_check_as_torch_on_bad_register():
     check_as_torch(lambda T: T.library.register_autograd(3, lambda ctx, g: g))
+
+
+def _same_error(fn):
+    """Both libraries raise the same type with the same first line of message."""
+    ref, got = check_raises(fn)
+    assert str(got.exc).split("\n")[0] == str(ref.exc).split("\n")[0], (str(ref.exc), str(got.exc))
+
+
+def test_aten_only_overloads():
+    """torch.ops.aten operators without a torch.* form (what exported graphs call; transformers' ExecuTorch
+    exporter): _to_copy, slice.Tensor, sym_size.int, alias, _unsafe_view, _local_scalar_dense, _is_all_true,
+    _fft_c2c; values, dtypes, gradients, memory sharing and torch's errors."""
+    x = rand(2, 3)
+
+    def views(T):
+        a = T.tensor(x)
+        A = T.ops.aten
+        s, al, u = A.slice.Tensor(a, 1, 1), A.alias.default(a), A._unsafe_view.default(a, [3, 2])
+        c = A._to_copy.default(a)
+        return [s, al, u, c, A.slice.Tensor(a, 1, -2, None, 1), A.slice.Tensor(a, 1, 0, 100, 2),
+                A.slice.Tensor(a, 1, 2, 1), A.slice.Tensor(a, -1, -100, 2), A.slice.Tensor(a),
+                s.data_ptr() - a.data_ptr(), al.data_ptr() == a.data_ptr(), u.data_ptr() == a.data_ptr(),
+                c.data_ptr() == a.data_ptr(), A._unsafe_view.default(a, [-1]),
+                A._to_copy.default(a, dtype=T.int32), A._to_copy.default(a, dtype=T.float64)]
+    check(views)
+    check(lambda T: [T.ops.aten.sym_size.int(T.ones(2, 3), -1), T.ops.aten._local_scalar_dense.default(T.tensor([3])),
+                     T.ops.aten._local_scalar_dense.default(T.tensor([2.5, 4.0])),
+                     T.ops.aten._local_scalar_dense.default(T.tensor(True)),
+                     T.ops.aten._is_all_true.default(T.ones(2, 2, dtype=T.bool)),
+                     T.ops.aten._is_all_true.default(T.tensor([True, False])),
+                     T.ops.aten._is_all_true.default(T.ones(0, dtype=T.bool))])
+    z = np.arange(4.0, dtype=np.float32) + 1j * np.array([0, 1, -1, 2], dtype=np.float32)
+    check(lambda T: [T.ops.aten._fft_c2c.default(T.tensor(z), [0], n, f) for n in (0, 1, 2) for f in (True, False)]
+          + [T.ops.aten._fft_c2c.default(T.tensor(z.reshape(2, 2)), [0, 1], 1, True),
+             T.ops.aten._fft_c2c.default(T.tensor(z), [], 0, True)], rtol=1e-5, atol=1e-5)
+    check_grad(lambda T, a: [T.ops.aten._to_copy.default(a, dtype=T.float64), T.ops.aten.slice.Tensor(a, 1, 0, 3, 2),
+                             T.ops.aten._unsafe_view.default(a, [6]), T.ops.aten.alias.default(a) * 2], [x])
+    for fn in (lambda T: T.ops.aten.slice.Tensor(T.ones(2, 3), 1, 0, 3, 0),
+               lambda T: T.ops.aten.slice.Tensor(T.ones(2, 3), 2),
+               lambda T: T.ops.aten.sym_size.int(T.ones(2, 3), 2),
+               lambda T: T.ops.aten._unsafe_view.default(T.ones(2, 3).t(), [6]),
+               lambda T: T.ops.aten._unsafe_view.default(T.ones(2, 3), [5]),
+               lambda T: T.ops.aten._local_scalar_dense.default(T.ones(0)),
+               lambda T: T.ops.aten._is_all_true.default(T.tensor([1, 1])),
+               lambda T: T.ops.aten._fft_c2c.default(T.ones(4), [0], 0, True),
+               lambda T: T.ops.aten._fft_c2c.default(T.ones(4, dtype=T.complex64), 0, 0, True)):
+        _same_error(fn)

@@ -55,7 +55,8 @@ from .serialization import save, load  # noqa: E402
 _install.install()   # the one step that puts methods and operators on Tensor (see _install.py)
 
 from . import utils  # noqa: E402
-from .utils import data as _data, checkpoint as _checkpoint, _pytree  # noqa: E402,F401  (torch.utils.*)
+from .utils import data as _data, checkpoint as _checkpoint, _pytree, dlpack as _dlpack  # noqa: E402,F401  (torch.utils.*)
+from .utils.dlpack import from_dlpack  # noqa: E402,F401
 from ._layout import (layout, memory_format, strided, sparse_coo, sparse_csr, contiguous_format,  # noqa: E402,F401
                       channels_last, preserve_format)
 from ._sparse_tensor import sparse_coo_tensor, sparse_csr_tensor  # noqa: E402
@@ -124,7 +125,7 @@ from ._symbolic import (pi, e, inf, nan, newaxis, sym_not, sym_float, sym_int, s
                         sym_sqrt, sym_ite, sym_sum, typename, is_storage, SymInt, SymFloat, SymBool,
                         sym_constrain_range_for_size, _assert_async, _assert_scalar, _assert_tensor_metadata)
 
-from . import cuda, accelerator, backends, mps, npu, xpu  # noqa: E402,F401
+from . import cuda, accelerator, backends, mps, mtia, npu, xpu  # noqa: E402,F401
 from ._runtime import (set_num_threads, get_num_threads, set_num_interop_threads,  # noqa: E402,F401
                        get_num_interop_threads, set_float32_matmul_precision, get_float32_matmul_precision,
                        use_deterministic_algorithms, are_deterministic_algorithms_enabled,

@@ -25,8 +25,9 @@ from . import _functions, _printing, _sparse_tensor, _tensor_dunders, autograd, 
 from .autograd import hooks
 from .nn.parameter import Parameter
 from .ops import _views, creation, indexing
+from .utils import dlpack
 
-_OWNED = (creation, indexing, _views, autograd, _printing, _sparse_tensor, serialization, overrides)
+_OWNED = (creation, indexing, _views, autograd, _printing, _sparse_tensor, serialization, overrides, dlpack)
 
 
 def install():

@@ -322,13 +322,89 @@ _PRIVATE_ATEN = ("_assert_async", "_assert_scalar", "_assert_tensor_metadata", "
 def _aten_function(name):
     import mstorch
     from .nn import functional as F
-    if name.startswith("_") and not (name in _PRIVATE_ATEN or name.startswith("_foreach_")):
+    if name.startswith("_") and not (name in _PRIVATE_ATEN or name in _ATEN_ONLY or name.startswith("_foreach_")):
         return None
     for owner in (mstorch, F, mstorch.Tensor):
         fn = getattr(owner, name, None)
         if callable(fn) and not isinstance(fn, type):
             return _returning_none(fn) if name.startswith("_foreach_") and name.endswith("_") else fn
-    return None
+    return _ATEN_ONLY.get(name)
+
+
+# ATen operators that have no torch.* or Tensor method form: what exported and traced graphs call
+# (transformers' ExecuTorch exporter rewrites them); each is the ATen semantics on mstorch's public ops
+
+def _to_copy(self, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False,
+             memory_format=None):
+    """aten::_to_copy: always a new tensor (differentiable), converted like ``Tensor.to``."""
+    import mstorch
+    return self.to(device=device, dtype=dtype, non_blocking=non_blocking, copy=True,
+                   memory_format=memory_format or mstorch.preserve_format)
+
+
+def _slice(self, dim=0, start=None, end=None, step=1):
+    """aten::slice.Tensor: a view of ``start:end:step`` along ``dim`` (bounds clamped as Python's)."""
+    from .ops._helpers import wrap_dim
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    dim = wrap_dim(dim, self.dim())
+    return self[(slice(None),) * dim + (slice(start, end, step),)]
+
+
+def _sym_size(self, dim):
+    """aten::sym_size.int: the size of ``dim`` as an int."""
+    return self.size(dim)
+
+
+def _alias(self):
+    """aten::alias: a view of the whole tensor."""
+    return self[...]
+
+
+def _unsafe_view(self, size):
+    """aten::_unsafe_view: ``view``'s result (torch does not record it as a view of ``self``)."""
+    return self.view(size)
+
+
+def _local_scalar_dense(self):
+    """aten::_local_scalar_dense: the first element as a Python number (torch does not check the count)."""
+    if self.numel() == 0:
+        raise RuntimeError("_local_scalar_dense: Empty tensor not supported")
+    return self.reshape(-1)[0].item()
+
+
+def _is_all_true(self):
+    """aten::_is_all_true: ``all()`` of a bool tensor (torch asserts the dtype)."""
+    import mstorch
+    if self.dtype != mstorch.bool:
+        raise RuntimeError("self.scalar_type() == at::kBool INTERNAL ASSERT FAILED at "
+                           '"/__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp":2144, please report a bug to '
+                           "PyTorch. ")
+    return self.all()
+
+
+# aten::_fft_c2c's ``normalization`` (fft_norm_mode: none, 1/sqrt(n), 1/n) as torch.fft's ``norm`` per direction
+_FFT_NORM = {True: {0: "backward", 1: "ortho", 2: "forward"}, False: {0: "forward", 1: "ortho", 2: "backward"}}
+
+
+def _fft_c2c(self, dim, normalization, forward):
+    """aten::_fft_c2c: the complex n-D transform over ``dim`` (a list), scaled as ``normalization`` says."""
+    import mstorch
+    if not isinstance(dim, (list, tuple)):
+        raise RuntimeError("aten::_fft_c2c() Expected a value of type 'List[int]' for argument 'dim' but instead "
+                           f"found type '{type(dim).__name__}'.")
+    if not self.is_complex():
+        from ._dtype import scalar_type_name
+        raise RuntimeError(f"Only supports complex dtypes, but found: {scalar_type_name(self.dtype)}")
+    if not dim:
+        return self.clone()
+    transform = mstorch.fft.fftn if forward else mstorch.fft.ifftn
+    return transform(self, dim=list(dim), norm=_FFT_NORM[bool(forward)][normalization])
+
+
+_ATEN_ONLY = {"_to_copy": _to_copy, "slice": _slice, "sym_size": _sym_size, "alias": _alias,
+              "_unsafe_view": _unsafe_view, "_local_scalar_dense": _local_scalar_dense,
+              "_is_all_true": _is_all_true, "_fft_c2c": _fft_c2c}
 
 
 def _returning_none(fn):

@@ -367,6 +367,13 @@ def _comm_primitives():
 comm_isend, comm_irecv, comm_barrier = _comm_primitives()
 
 
+def msrun_process_manager():
+    """msrun's process manager class (``mindspore.parallel.cluster.run.run`` builds one and drops it): mstorch's
+    torchrun keeps it to read each worker's pid and exit code when the job fails. Looked up on first use: only a
+    launcher needs it."""
+    return _lookup("mindspore.parallel.cluster.process_entity", "_ProcessManager")
+
+
 # --- graph capture by tracing (torch.compile) ----------------------------------------------------
 # ``mindspore.jit(fn, capture_mode="trace")`` runs ``fn`` once in PyNative, records the MindSpore operators
 # it executes into a graph and replays that graph on later calls. Its Python driver is not used as is:

@@ -138,7 +138,7 @@ def recording_host_reads():
 
 # --- torch's runtime knobs ------------------------------------------------------------------------
 
-_knobs = {"num_threads": None, "interop_threads": None, "matmul_precision": "highest", "deterministic": False,
+_knobs = {"num_threads": None, "interop_threads": None, "deterministic": False,
           "warn_only": False}
 
 
@@ -178,17 +178,20 @@ def get_num_interop_threads():
 
 
 def set_float32_matmul_precision(precision):
-    """Stored and read back; MindSpore's CPU matmul is always full float32 (torch's 'highest')."""
+    """Stored and read back with torch's links to the fp32_precision settings (mstorch/_fp32.py); MindSpore's CPU
+    matmul is always full float32 (torch's 'highest')."""
     if precision not in ("highest", "high", "medium"):
         import warnings
         warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
                       "setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=2)
         return
-    _knobs["matmul_precision"] = precision
+    from . import _fp32
+    _fp32.set_float32_matmul_precision(precision)
 
 
 def get_float32_matmul_precision():
-    return _knobs["matmul_precision"]
+    from . import _fp32
+    return _fp32.float32_matmul_precision()
 
 
 def use_deterministic_algorithms(mode, *, warn_only=False):

@@ -73,6 +73,11 @@ OPS = [
         E(rand(6, 8), rand(3, 8, 5), offs=_OFFS), E(lambda T: T.tensor(rand(8, 6)).t(), rand(3, 8, 4), offs=_OFFS),
         E(lambda T: T.tensor(rand(6, 16))[:, ::2], rand(3, 8, 4), offs=_OFFS),
         E(lambda T: T.tensor(rand(1, 8)).expand(6, 8), rand(3, 8, 4), offs=_OFFS)]),
+    # the public keyword-only form (transformers' MoE experts)
+    OpInfo("grouped_mm", method=False, samples=[
+        S(rand(6, 8), rand(3, 8, 4), offs=_OFFS), S(rand(3, 4, 8), rand(3, 8, 4)),
+        E(rand(6, 8), rand(3, 8, 4)), E(rand(6, 8), rand(3, 8, 4), offs=_OFFS, bias=rand(3, 4)),
+        E(rand(6, 8), rand(3, 8, 4), _OFFS)]),
     OpInfo("_softmax_backward_data", method=False, samples=[
         S(rand(2, 3), lambda T: T.tensor(rand(2, 3, seed=1)).softmax(-1), -1, lambda T: T.float32),
         S(rand(2, 3, 4), lambda T: T.tensor(rand(2, 3, 4, seed=1)).softmax(1), 1, lambda T: T.float64),

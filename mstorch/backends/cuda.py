@@ -2,12 +2,31 @@
 import contextlib
 
 from .. import _runtime
+from .. import _fp32
 
 
 class _MatmulFlags:
-    allow_tf32 = False
     allow_fp16_reduced_precision_reduction = True
     allow_bf16_reduced_precision_reduction = True
+
+    # TF32 switches: the legacy one and the new one, linked as torch links them (mstorch/_fp32.py)
+    @property
+    def allow_tf32(self):
+        return _fp32.cublas_allow_tf32()
+
+    @allow_tf32.setter
+    def allow_tf32(self, value):
+        _fp32.set_cublas_allow_tf32(value)
+
+    fp32_precision = _fp32.setting("cuda", "matmul")
+
+    def __getattr__(self, name):
+        raise AttributeError("Unknown attribute " + name)
+
+    def __setattr__(self, name, value):
+        if not hasattr(type(self), name):
+            raise AttributeError("Unknown attribute " + name)
+        object.__setattr__(self, name, value)
 
 
 matmul = _MatmulFlags()

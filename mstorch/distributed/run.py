@@ -10,7 +10,11 @@ cluster. Elastic membership (``--nnodes=1:4``, ``--max-restarts``) is not suppor
 import argparse
 import os
 import runpy
+import signal
 import sys
+import tempfile
+
+from .elastic.multiprocessing.errors import ChildFailedError, ProcessFailure
 
 __all__ = ["main", "run", "parse_args", "get_args_parser"]
 
@@ -101,7 +105,7 @@ def main(args=None):
     argv = sys.argv[1:] if args is None else list(args)
     try:
         run(parse_args(argv))
-    except RuntimeError as e:         # a worker failed: msrun stopped the others
+    except ChildFailedError as e:     # a worker failed: msrun stopped the others
         print(f"mstorch's torchrun: {e}", file=sys.stderr)
         return 1
     return 0
@@ -109,18 +113,56 @@ def main(args=None):
 
 def run(args):
     """torch.distributed.run.run: launch the workers ``args`` (parsed by ``get_args_parser()``) describe and
-    wait for them; a failed worker raises (msrun's RuntimeError, after it stopped the others)."""
+    wait for them; a failed worker raises torch's ``ChildFailedError`` (after msrun stopped the others), naming
+    the script and each failed worker's rank, pid, exit code and, when it wrote one, its error file."""
     msrun = msrun_argv(args)
     # msrun starts its workers as ``python ...``: this interpreter
     here = os.path.dirname(sys.executable)
     os.environ["PATH"] = here + os.pathsep + os.environ.get("PATH", "")
     from mindspore.parallel.cluster import run as msrun_run
+    from .._ms_private import msrun_process_manager
     saved, sys.argv = sys.argv, msrun
     try:
         parsed = msrun_run.get_args()
     finally:
         sys.argv = saved
-    msrun_run.run(parsed)
+    # each worker's uncaught exception goes to its own error file (what torchrun's agent hands a worker)
+    error_dir = tempfile.mkdtemp(prefix="mstorch_torchrun_")
+    os.environ[_ERROR_DIR] = error_dir
+    manager = msrun_process_manager()(parsed)
+    try:
+        manager.run()
+    except RuntimeError:
+        raise _child_failed(args, manager, error_dir) from None
+    finally:
+        os.environ.pop(_ERROR_DIR, None)
+
+
+_ERROR_DIR = "MSTORCH_TORCHRUN_ERROR_DIR"
+
+
+def _error_file(error_dir, rank):
+    return os.path.join(error_dir, f"error_{rank}.json")
+
+
+def _child_failed(args, manager, error_dir):
+    """torch's ChildFailedError for msrun's failed job, keyed by global rank as torch's agent reports them: the
+    workers that failed first, then the peers msrun stopped (SIGKILL; torch's agent sends SIGTERM)."""
+    from .launcher.api import _entrypoint_name
+    nproc = _nproc(args.nproc_per_node)
+    exits = {args.node_rank * nproc + local: (p.pid, p.poll()) for local, p in manager.proc_rank_map.items()}
+    failed = sorted(((code == -signal.SIGKILL, rank), pid, code) for rank, (pid, code) in exits.items()
+                    if code not in (0, None))
+    failures = {rank: ProcessFailure(local_rank=rank - args.node_rank * nproc, pid=pid, exitcode=code,
+                                     error_file=_error_file(error_dir, rank))
+                for (_, rank), pid, code in failed}
+    if not failures:      # the scheduler failed, every worker exited 0: torch has no such case; msrun's error
+        raise RuntimeError(f"mstorch's torchrun: msrun's scheduler failed; see the logs in {manager.log_dir}")
+    if args.no_python:
+        cmd, cmd_args = args.training_script, []
+    else:
+        cmd, cmd_args = sys.executable, ["-u", *(["-m"] if args.module else []), args.training_script]
+    return ChildFailedError(name=_entrypoint_name(cmd, cmd_args), failures=failures)
 
 
 def _worker(argv):
@@ -140,6 +182,8 @@ def _worker(argv):
                       MASTER_PORT=os.environ.get("MS_SCHED_PORT", "29500"),
                       TORCHELASTIC_RUN_ID=os.environ.get("TORCHELASTIC_RUN_ID", "none"),
                       TORCHELASTIC_RESTART_COUNT="0", TORCHELASTIC_MAX_RESTARTS="0")
+    if os.environ.get(_ERROR_DIR):
+        os.environ["TORCHELASTIC_ERROR_FILE"] = _error_file(os.environ[_ERROR_DIR], rank)
     if no_python:
         os.execvp(rest[0], rest)
     sys.argv = list(rest)

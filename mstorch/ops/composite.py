@@ -1,6 +1,6 @@
 """Ops torch builds from other ops, built here the same way from mstorch's: block_diag, diagflat, adjoint,
 ravel, cov, corrcoef, trapezoid, combinations, unravel_index, renorm, sum_to_size, fill_diagonal_,
-constant_pad_nd, igamma, _grouped_mm, _softmax_backward_data, put, index_reduce, nonzero_static,
+constant_pad_nd, igamma, _grouped_mm (and F.grouped_mm), _softmax_backward_data, put, index_reduce, nonzero_static,
 Tensor.resize / resize_as, gradient. Values, dtypes and gradients follow from the
 ops they are made of."""
 import functools
@@ -348,6 +348,12 @@ def _grouped_mm(mat_a, mat_b, offs=None, bias=None, out_dtype=None):
     if mat_a.dim() == 2:
         return PUBLIC["stack"]([mm(mat_a[:, lo:hi], mat_b[lo:hi]) for lo, hi in spans], 0)
     return PUBLIC["cat"]([mm(mat_a[g], mat_b[:, lo:hi]) for g, (lo, hi) in enumerate(spans)], 1)
+
+
+@register("grouped_mm", family=F, namespace="nn.functional", raw=True)
+def grouped_mm(mat_a, mat_b, *, offs=None, bias=None, out_dtype=None):
+    """torch.nn.functional.grouped_mm: the keyword-only public form of ``torch._grouped_mm``."""
+    return _grouped_mm(mat_a, mat_b, offs=offs, bias=bias, out_dtype=out_dtype)
 
 
 @register("_softmax_backward_data", family=F, namespace="torch", raw=True)
