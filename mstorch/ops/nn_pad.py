@@ -80,8 +80,7 @@ def pad(input, pad, mode="constant", value=None):
     x = cast(input, ms.float32) if dt == ms.bfloat16 else cast(input, ms.uint8) if dt == ms.bool_ else input
     if mode == "circular" and any(lo < 0 or hi < 0 for _, lo, hi in dims):
         # torch crops first, then wraps around the cropped tensor
-        x = _crop(x, pad)
-        pad = [max(p, 0) for p in pad]
+        x, pad = ops.crop_negative(x, pad)
         dims = [(d, max(lo, 0), max(hi, 0)) for d, lo, hi in dims]
     if all(lo >= 0 and hi >= 0 for _, lo, hi in dims) and (mode != "reflect" or k <= 2):
         # MindSpore's reflect kernel stops at 4-D, counting the batch dim it adds for 3 padded dims; its
@@ -114,23 +113,9 @@ def _constant(input, pad, value):
         value = bool(value)
     elif not (d.is_floating_point or d.is_complex):
         value = int(value)
-    if any(p < 0 for p in pad):
-        input, pad = _crop(input, pad), tuple(max(p, 0) for p in pad)
     if dt == ms.bfloat16:
         return cast(ops.pad(cast(input, ms.float32), tuple(pad), "constant", value), dt)
     return ops.pad(input, tuple(pad), "constant", value)
-
-
-def _crop(x, pad):
-    """The negative pads as narrowing. MindSpore 2.10's pad kernel given a negative pad returns zeros on
-    every call after the first with the same shapes (measured on CPU: a cached kernel state), so pads
-    reach it only non-negative."""
-    for i in range(len(pad) // 2):
-        lo, hi = min(pad[2 * i], 0), min(pad[2 * i + 1], 0)
-        if lo or hi:
-            dim = x.ndim - 1 - i
-            x = ops.narrow(x, dim, -lo, x.shape[dim] + lo + hi)
-    return x
 
 
 @functools.lru_cache(maxsize=512)
