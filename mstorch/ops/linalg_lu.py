@@ -14,7 +14,7 @@ from .._runtime import read_host
 from . import _msops as ops
 
 from .. import _dtype as D
-from ._helpers import dtype_of, _scalar_name
+from ._helpers import dtype_of, _scalar_name, cast
 from ._registry import register
 from .products import _broadcast_batch, _mm, _node
 from .reduction import return_type, needs_grad
@@ -124,6 +124,8 @@ def _lu_factor(A):
     a = read_host(A)
     lu, piv, info = _getrf(a.reshape((math.prod(batch), m, n)))
     host = host_result(lu.reshape(a.shape), A)
+    if host.dtype != A.dtype:   # (an empty bfloat16 matrix reads back as NumPy float64; torch keeps bfloat16)
+        host = cast(host, A.dtype)
     out = host
     if needs_grad(A):
         p = _permutation(piv, m, a.dtype, batch)
@@ -183,7 +185,8 @@ def lu(A, *, pivot=True):
     lu_, piv, _ = _lu_factor(A)
     l, u = _unpack(lu_, m, n)
     batch = tuple(A.shape[:-2])
-    return lu_rt(_permutation(piv, m, dtype_of(A)._np, batch), l, u)
+    p = _permutation(piv, m, dtype_of(A)._np, batch)
+    return lu_rt(p if p.dtype == A.dtype else cast(p, A.dtype), l, u)
 
 
 def _check_factor_and_rhs(name, factor, factor_arg, B):

@@ -159,9 +159,14 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, name, torch
     _check_kernel_dtype(input, n)
     if input.size == 0:   # torch answers an empty input without a backend: zeros of the output's size (no
         # output channels when the weight is empty too, as torch's empty path gives)
+        if torch_checks and input.shape[0] and input.shape[1]:   # only the batch or the channels may be empty
+            shown = list(input.shape[:2]) + ([1] if n == 1 else []) + list(input.shape[2:])
+            raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got input shape: {shown}")
         out = [(p - e) // st + 1 for p, e, st in zip(padded, eff, stride)]
         c = weight.shape[0] if weight.size or not torch_checks else 0
         y = _empty_output(input, weight, bias, (input.shape[0], c) + tuple(out))
+        if not torch_checks and bias is not None and y.size:   # conv_tbc over no time steps: the bias alone
+            y = y + bias.reshape((1, c) + (1,) * n)
         return y.squeeze(0) if unbatched else y
     if any(lo != hi for lo, hi in pairs):
         if not _WARNED_SAME[0]:

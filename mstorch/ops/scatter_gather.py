@@ -245,7 +245,13 @@ def index_select(input, dim, index):
 
 def _along_front(input, source, d, index, name, kernel, err=RuntimeError, check=None):
     """Apply a row-wise scatter ``kernel`` after moving ``d`` to the front (index_add/index_copy);
-    ``check()`` runs after the shape checks (torch's kernel checks the indices' range there)."""
+    ``check()`` runs after the shape checks (torch's kernel checks the indices' range there). A 0-d input
+    runs as one element and comes back 0-d."""
+    out = _along_front_rows(input, source, d, index, name, kernel, err, check)
+    return out.reshape(()) if input.ndim == 0 else out
+
+
+def _along_front_rows(input, source, d, index, name, kernel, err, check):
     in_ndim, in_size = input.ndim, input.size
     if input.ndim == 0:
         input, source = input.reshape(1), source.reshape(1)

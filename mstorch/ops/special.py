@@ -105,9 +105,11 @@ for _name, _fn, _grad in [
 
 
 def _spherical_j0(x):
+    # sin(x) / x: 1 at 0, and 0 at +-inf (torch's limit; sin(inf) / inf is NaN)
     zero = ops.equal(x, 0)
     safe = ops.where(zero, ops.ones_like(x), x)
-    return ops.where(zero, ops.ones_like(x), ops.div(ops.sin(safe), safe))
+    r = ops.where(zero, ops.ones_like(x), ops.div(ops.sin(safe), safe))
+    return ops.where(ops.isinf(x), ops.zeros_like(x), r)
 
 
 _unary("spherical_bessel_j0", _spherical_j0, False)
