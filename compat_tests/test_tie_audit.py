@@ -241,3 +241,20 @@ def test_lu_of_empty_bfloat16_keeps_the_dtype():
 
 def test_spherical_bessel_j0_at_infinity():
     check(lambda T: T.special.spherical_bessel_j0(T.tensor([-float("inf"), 2.2, 0.0, float("inf"), 1e30])))
+
+
+@pytest.mark.parametrize("dtypes", [("bfloat16", "bfloat16", "float32"), ("float32", "float32", "float64"),
+                                    ("float16", "float32", None), ("bfloat16", "bfloat16", None)])
+def test_cross_entropy_probability_targets_promote_with_the_weight(dtypes):
+    # torch's result dtype is the promotion of the input, the target and the weight (it was the input's)
+    xd, td, wd = dtypes
+
+    def fn(T):
+        x = T.tensor([[0.5, -0.9, 2.1], [1.0, 0.2, -0.3]], dtype=getattr(T, xd), requires_grad=True)
+        t = T.tensor([[0.2, 0.3, 0.5], [0.1, 0.6, 0.3]], dtype=getattr(T, td))
+        w = None if wd is None else T.tensor([0.5, 1.0, 2.0], dtype=getattr(T, wd))
+        r = T.nn.functional.cross_entropy(x, t, w, reduction="sum")
+        r.backward()
+        return r, x.grad
+    # (values at the half types' precision: see docs/known-differences.md)
+    check(fn, rtol=1e-2 if xd in ("bfloat16", "float16") else 1e-5, atol=1e-2 if xd in ("bfloat16", "float16") else 1e-6)

@@ -286,20 +286,24 @@ def _cross_entropy_prob(input, target, weight, mode, ignore_index, smoothing, C)
     x, t, _ = promote(input, target)
     if smoothing > 0:
         t = ops.add(ops.mul(t, _c(1 - smoothing, t)), _c(smoothing / C, t))
-    if weight is not None:
-        w = cast(weight, t.dtype)
+    if weight is not None:   # (torch multiplies by the weight in their promoted dtype: bfloat16 by float32 is float32)
+        t, w, _ = promote(t, weight)
         t = ops.mul(t, w.reshape((C,) + (1,) * (t.ndim - 2)) if t.ndim > 1 else w)
+    out_dt = promote(x, t)[2]._ms
     if input.size == 0:
-        return _empty_loss(x, (x.shape[0],) + tuple(x.shape[2:]), mode)
+        return _empty_loss(x if x.dtype == out_dt else cast(x, out_dt), (x.shape[0],) + tuple(x.shape[2:]), mode)
     lead = (x.shape[0],) + tuple(x.shape[2:]) if x.ndim > 1 else ()
     # composed, not the fused kernel: its gradient assumes rows of t that sum to 1 and ignores t
     xr, tr = _upcast(_rows(x)), _upcast(_rows(t))
-    rows = ops.neg(ops.sum(ops.mul(_log_softmax_rows(xr), tr), 1))
+    logp = _log_softmax_rows(xr)
+    if input.dtype in _HALF:   # torch's log_softmax result is of the input's half type, rounded before the product
+        logp = cast(cast(logp, input.dtype), logp.dtype)
+    rows = ops.neg(ops.sum(ops.mul(logp, tr), 1))
     if mode == "none":
         out = rows.reshape(lead)
     else:
         out = ops.mean(rows) if mode == "mean" else ops.sum(rows)
-    return cast(out, x.dtype) if x.dtype in _HALF else out
+    return out if out.dtype == out_dt else cast(out, out_dt)
 
 
 @register("nll_loss", family=F, namespace="nn.functional")
