@@ -174,8 +174,14 @@ def test_run_failed_worker(namespace, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     log_dir = ["--log-dir", str(tmp_path / "logs")] if namespace == "mstorch" else []
     args = run.parse_args(["--nproc-per-node=2", "--standalone", *log_dir, str(script), "--flag"])
+    environ = dict(os.environ)
     with pytest.raises(errors.ChildFailedError) as info:
         run.run(args)
+    # the launcher leaves this process's environment as it was (torch's keeps only the signal list its agent
+    # installed, TORCHELASTIC_SIGNALS_TO_HANDLE): a worker's MS_ROLE or RANK_ID left here would make a later
+    # init_process_group in this process take itself for one of msrun's workers
+    changed = {k for k in set(environ) | set(os.environ) if environ.get(k) != os.environ.get(k)}
+    assert changed <= {"TORCHELASTIC_SIGNALS_TO_HANDLE"}, changed
     e = info.value
     assert e.name == str(script)
     assert list(e.failures) == [1, 0]

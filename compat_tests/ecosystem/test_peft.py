@@ -90,7 +90,9 @@ def test_lora_train_save_reload_merge(run_case):
         assert r["losses"][2] < r["losses"][0] and r["lora"]   # it trained
         # torch reads mstorch's adapter file: mstorch's LoRA weights exactly
         assert r.pop("read_mstorch") == g["lora"], name
-    assert_close(ref, got)
+    # three AdamW steps at lr=0.05 divide each gradient by its own root mean square: float32 rounding of a small
+    # gradient (BLAS summation order, which differs between CPUs) moves a weight by ~1e-6, 1e-5 of it
+    assert_close(ref, got, rtol=1e-4, atol=1e-5)
 
 
 # --- the torch names peft reaches at import, side by side in this process (harness) ---------------------------

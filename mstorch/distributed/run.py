@@ -116,6 +116,18 @@ def run(args):
     wait for them; a failed worker raises torch's ``ChildFailedError`` (after msrun stopped the others), naming
     the script and each failed worker's rank, pid, exit code and, when it wrote one, its error file."""
     msrun = msrun_argv(args)
+    # msrun's process manager writes each child's variables (MS_ROLE, MS_SCHED_PORT, RANK_ID, ...) into
+    # this process's environment before it starts the child: the caller's environment comes back after,
+    # or a later init_process_group here would take itself for one of msrun's workers
+    environ = dict(os.environ)
+    try:
+        _launch(args, msrun)
+    finally:
+        os.environ.clear()
+        os.environ.update(environ)
+
+
+def _launch(args, msrun):
     # msrun starts its workers as ``python ...``: this interpreter
     here = os.path.dirname(sys.executable)
     os.environ["PATH"] = here + os.pathsep + os.environ.get("PATH", "")
@@ -134,8 +146,6 @@ def run(args):
         manager.run()
     except RuntimeError:
         raise _child_failed(args, manager, error_dir) from None
-    finally:
-        os.environ.pop(_ERROR_DIR, None)
 
 
 _ERROR_DIR = "MSTORCH_TORCHRUN_ERROR_DIR"
