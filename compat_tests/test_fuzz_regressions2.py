@@ -174,6 +174,63 @@ def test_ldexp_int64_exponent_wraps_to_int32(dtype):
     check(f)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("edtype", ["int16", "int32", "int64"])
+def test_ldexp_integer_exponent_scales_exactly(dtype, edtype):
+    # C's ldexp, rounded once: inf scaled far down stays inf, 0 scaled far up stays 0 (one factor 2 ** e
+    # would be 0 or inf and give NaN), results below the type's smallest normal round once
+    def f(T):
+        x = T.tensor([inf, 3.0, -inf, nan, 0.0, 1.5, -1.5, 1e-3, 5.0, 1.5, 2.0], dtype=getattr(T, dtype))
+        e = T.tensor([-32768, -32768, 2000, 5, 2000, -24, -25, -1070, 3, -1000, 1023], dtype=getattr(T, edtype))
+        y = x.clone()
+        return T.ldexp(x, e), y.ldexp_(e), y
+    check(f, rtol=0, atol=0)
+
+
+def test_ldexp_float_exponent_is_a_product():
+    check(lambda T: T.ldexp(T.tensor([0.0, 1.0, inf]), T.tensor([2000.0, -200.0, -2000.0])))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "float32", "float64"])
+def test_cosine_embedding_loss_zero_rows(dtype):
+    # integer inputs promote to float with torch's eps: an all-zero or empty row has cosine 0, not 0 / 0
+    def f(T):
+        F = T.nn.functional
+        a = T.tensor([[1, 2], [0, 0], [3, -1]], dtype=getattr(T, dtype))
+        b = T.tensor([[2, 3], [0, 0], [0, 0]], dtype=getattr(T, dtype))
+        t = T.tensor([1, -1, 1])
+        e = T.zeros((0,), dtype=getattr(T, dtype))
+        return tuple(F.cosine_embedding_loss(a, b, t, margin=0.1, reduction=r) for r in ("mean", "none", "sum")) + \
+            (F.cosine_embedding_loss(e, e, T.tensor(-1.0), margin=0.1),)
+    check(f)
+
+
+def test_cosine_embedding_loss_bool_target():
+    # a bool target True is 1, never also -1
+    check(lambda T: T.cosine_embedding_loss(T.tensor([[False], [False], [True]]), T.tensor([[False], [True], [True]]),
+                                            T.tensor([True, False, True]), 0.0, 0))
+
+
+def test_ldexp_float_and_complex_exponents():
+    # the power is taken in the exponent's type (a bfloat16 power rounded to bfloat16), in the complex type
+    # for a complex input (a float16 exponent with dims has no complex kernel in torch)
+    check(lambda T: (T.ldexp(T.tensor([1.5, -3.0]), T.tensor([2.828125, -1.3], dtype=T.bfloat16)),
+                     T.ldexp(T.tensor([1.5, -3.0], dtype=T.float64), T.tensor([2.828125, -1.3])),
+                     T.ldexp(T.tensor([1, 2]), T.tensor([2.828125, -1.3], dtype=T.bfloat16)),
+                     T.ldexp(T.tensor([complex(-0.28, 2.91)]), T.tensor([complex(3.611, 2.92)])),
+                     T.ldexp(T.tensor([1.5]), T.tensor([complex(3.611, 2.92)])),
+                     T.ldexp(T.tensor([complex(0.6, -0.65)]), T.tensor(0.1629638671875, dtype=T.float16))))
+    check(lambda T: T.ldexp(T.tensor([complex(1, 1)]), T.tensor([0.5], dtype=T.float16)), raises=True)
+
+
+def test_ldexp_bool_exponent_and_out_casting():
+    check(lambda T: T.ldexp(T.tensor([1.0]), T.tensor([True])), raises=True)    # torch's kernel takes no bool
+    check(lambda T: (T.ldexp(T.tensor([1, 0]), T.tensor([True, False])),
+                     T.ldexp(T.tensor([1.0, 2]), T.tensor([1.0, 2], dtype=T.float64), out=T.zeros(2)),
+                     T.ldexp(T.tensor([1, 2]), T.tensor([1, 2]), out=T.zeros(2, dtype=T.float16))))
+    check(lambda T: T.ldexp(T.tensor([1.0, 2]), T.tensor([1, 2]), out=T.zeros(2, dtype=T.float64)), raises=True)
+
+
 # --- special functions ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("fn", ["i1", "i1e", "i0e"])

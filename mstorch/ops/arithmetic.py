@@ -828,26 +828,55 @@ def heaviside(input, values):
 
 
 def _ldexp_exponent(other, input):
-    """torch's ldexp takes an int exponent: int64 exponents wrap to int32 (INT64_MAX is -1, so 2**-1);
-    for a float64 input 2**e is formed in float64 (float32 would overflow past 2**127)."""
+    """torch's ldexp takes an int exponent: int64 exponents wrap to int32 (INT64_MAX is -1, so 2**-1)."""
     if not isinstance(other, ms.Tensor) or other.dtype != ms.int64:
         return other
     e = cast(ops.bitwise_and(other, ms.Tensor(0xFFFFFFFF, ms.int64)), ms.int64)
     e = ops.where(ops.ge(e, 2 ** 31), ops.sub(e, 2 ** 32), e)
-    return cast(e, ms.float64 if isinstance(input, ms.Tensor) and input.dtype == ms.float64 else ms.int32)
+    return cast(e, ms.int32)
 
 
-@register("ldexp", family=F, inplace="ldexp_", out="exact")
+@register("ldexp", family=F, inplace="ldexp_", out="exact", bf16=False)
 def ldexp(input, other):
     other = _ldexp_exponent(other, input)
     _need_tensor("ldexp", other, 2)
     # the dtype (measured on torch): a float exponent promotes with the input (uint8 with float16
     # exponents is float16); an integer exponent leaves the input's float type
-    e = ops.exp2(float_result(other))
-    if dtype_of(other)._cat >= D._FLOAT:
-        input, e, _ = promote(input, e)
+    if dtype_of(input)._cat >= D._FLOAT and not dtype_of(input).is_complex and dtype_of(other)._cat < D._FLOAT:
+        # torch's ldexp kernel: a real float input scaled by an integer exponent (which may not be bool)
+        if other.dtype == ms.bool_:
+            raise NotImplementedError('"ldexp_cpu_exp" not implemented for \'Bool\'')
+        return _scale_by_power_of_two(input, other)
+    # otherwise torch's input * 2 ** other (0 * 2 ** 2000 is NaN there too), the power taken in the exponent's
+    # float type (a bfloat16 exponent's power rounded to bfloat16), or for a complex input in its complex type
+    e = float_result(other)
+    if dtype_of(e).is_complex:
+        e = ops.exp2(e)
+    elif dtype_of(input).is_complex:
+        if e.dtype == ms.float16 and e.ndim:    # (a 0-d exponent takes the input's complex type)
+            raise NotImplementedError('"pow" not implemented for \'ComplexHalf\'')
+        e = ops.exp2(cast(e, ms.float64 if e.dtype == ms.float64 else ms.float32))
+    elif e.dtype in (ms.float16, ms.bfloat16):
+        e = cast(ops.exp2(cast(e, ms.float32)), e.dtype)
+    else:
+        e = ops.exp2(e)
+    input, e, _ = promote(input, e)
     x = float_result(input)
     return ops.mul(x, cast(e, x.dtype))
+
+
+def _scale_by_power_of_two(x, e):
+    """x * 2 ** e rounded once, as C's ldexp (torch's for an integer exponent): in float64, where each factor
+    2 ** k (|k| <= 1000) is exact, with the exponent clamped where the result stops changing, so inf scaled
+    down stays inf and 0 scaled up stays 0 (one factor 2 ** e would overflow or underflow and give NaN)."""
+    wide, e = cast(x, ms.float64), cast(e, ms.float64)
+    if x.dtype != ms.float64:   # every float32/float16/bfloat16 value times 2 ** +-400 is 0, inf or exact
+        return cast(ops.mul(wide, ops.exp2(ops.clamp(e, -400.0, 400.0))), x.dtype)
+    e = ops.clamp(e, -2200.0, 2200.0)
+    for _ in range(3):
+        k = ops.clamp(e, -1000.0, 1000.0)
+        wide, e = ops.mul(wide, ops.exp2(k)), ops.sub(e, k)
+    return wide
 
 
 _frexp_rt = None

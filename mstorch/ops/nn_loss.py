@@ -14,7 +14,7 @@ from mindspore.ops import operations as P
 from .. import _dtype as D
 from .. import _ms_private as _P
 from .._tensor import scalar_type_name
-from ._helpers import dtype_of, promote, scalar_tensor, cast
+from ._helpers import dtype_of, promote, scalar_tensor, cast, float_result
 from ._views import infer_size
 from ._registry import OPS, register
 from .pointwise import _not_impl, _log1p
@@ -594,14 +594,18 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
                            f"{list(input1.shape)} and {list(input2.shape)}.")
     a, b, _ = promote(input1, input2)
     axis = target.ndim
-    eps = _c(1e-12, a)
-    prod = ops.sum(ops.mul(a, b), axis)
-    mag1 = ops.add(ops.sum(ops.mul(a, a), axis), eps)
-    mag2 = ops.add(ops.sum(ops.mul(b, b), axis), eps)
+    # integer inputs sum exactly, then the float eps promotes them to the default dtype (torch's arithmetic):
+    # an all-zero row is cos 0, not 0 / 0
+    prod = float_result(ops.sum(ops.mul(a, b), axis))
+    eps = _c(1e-12, prod)
+    mag1 = ops.add(float_result(ops.sum(ops.mul(a, a), axis)), eps)
+    mag2 = ops.add(float_result(ops.sum(ops.mul(b, b), axis)), eps)
     cos = ops.div(prod, ops.sqrt(ops.mul(mag1, mag2)))
     zero = _c(0, cos)
     pos = ops.sub(_c(1, cos), cos)
     neg = ops.clamp(ops.sub(cos, _c(margin, cos)), 0.0)
+    if target.dtype == ms.bool_:   # True is 1 and never -1 (-1 as a bool would be True too)
+        target = cast(target, ms.int64)
     loss = ops.add(ops.where(ops.equal(target, _c(1, target)), pos, zero),
                    ops.where(ops.equal(target, _c(-1, target)), neg, zero))
     return _reduce(loss, mode)
