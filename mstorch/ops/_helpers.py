@@ -152,3 +152,23 @@ def graph_inputs(*tensors):
     if not any(const) or all(c or t is None for c, t in zip(const, tensors)) or not _P.grad_enabled():
         return tensors
     return tuple(_P.graph_input(t) if c else t for c, t in zip(const, tensors))
+
+
+def _node(name, fwd, bwd):
+    """An autograd node of ours: ``fwd(*tensors) -> (outputs, saved)``, ``bwd(saved, *grads) -> grads``."""
+    def forward(node, *args):
+        outs, saved = fwd(*args)
+        node.save_for_backward(*saved)
+        return outs
+
+    def backward(node, *grads):
+        r = bwd(node.saved_tensors, *grads)
+        return r if isinstance(r, tuple) else (r,)
+    cls = type(name, (_P.FunctionBase,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+
+    def apply(*args):
+        out = cls.apply(*args)
+        for o in out if isinstance(out, tuple) else (out,):
+            _P.set_function_of_output(o, cls)   # grad_fn keeps its name after backward frees the node
+        return out
+    return apply

@@ -14,7 +14,7 @@ from mindspore.ops import operations as P
 from .. import _dtype as D
 from .. import _ms_private as _P
 from .._tensor import scalar_type_name
-from ._helpers import dtype_of, promote, scalar_tensor, cast, float_result
+from ._helpers import dtype_of, promote, scalar_tensor, cast, float_result, _node
 from ._views import infer_size
 from ._registry import OPS, register
 from .pointwise import _not_impl, _log1p
@@ -222,7 +222,6 @@ def _bce_composed(input, target, weight, mode):
 
 
 def _infinite_slope_node():
-    from .products import _node   # (products imports this family's helpers through reduction)
     return _node("BinaryCrossEntropyBackward0", lambda t, slope: (ops.zeros_like(t), (slope,)),
                  lambda saved, g: (ops.mul(g, saved[0]), None))
 

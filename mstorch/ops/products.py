@@ -12,11 +12,10 @@ from .._runtime import read_host
 from . import _msops as ops
 
 from .. import _dtype as D
-from ._helpers import promote, dtype_of, wrap_dim, wrap_size_dim, _scalar_name, cast
+from ._helpers import promote, dtype_of, wrap_dim, wrap_size_dim, _scalar_name, cast, _node  # noqa: F401
 from ._views import fresh
 from ._registry import register
 from .reduction import needs_grad
-from .. import _ms_private as P
 
 F = "linalg"
 _bf16 = ms.bfloat16
@@ -27,26 +26,6 @@ _CPP = {ms.float32: "float", ms.float64: "double", ms.float16: "c10::Half", ms.b
         ms.int64: "long int", ms.int32: "int", ms.int16: "short int", ms.int8: "signed char",
         ms.uint8: "unsigned char", ms.bool_: "bool", ms.complex64: "c10::complex<float>",
         ms.complex128: "c10::complex<double>"}
-
-
-def _node(name, fwd, bwd):
-    """An autograd node of ours: ``fwd(*tensors) -> (outputs, saved)``, ``bwd(saved, *grads) -> grads``."""
-    def forward(node, *args):
-        outs, saved = fwd(*args)
-        node.save_for_backward(*saved)
-        return outs
-
-    def backward(node, *grads):
-        r = bwd(node.saved_tensors, *grads)
-        return r if isinstance(r, tuple) else (r,)
-    cls = type(name, (P.FunctionBase,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
-
-    def apply(*args):
-        out = cls.apply(*args)
-        for o in out if isinstance(out, tuple) else (out,):
-            P.set_function_of_output(o, cls)   # grad_fn keeps its name after backward frees the node
-        return out
-    return apply
 
 
 def _no_bool(t, kernel):

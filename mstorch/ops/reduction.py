@@ -18,7 +18,7 @@ from . import _kernels as kernels
 from .. import _dtype as D
 from .. import _ms_private as P
 from ._argerr import invalid_args
-from ._helpers import wrap_dims, wrap_dim, promote, MsTensor, _scalar_name, cast
+from ._helpers import wrap_dims, wrap_dim, promote, MsTensor, _scalar_name, cast, _node
 from ._registry import register, OPS
 from ..autograd._higher_order import own_backward
 
@@ -582,6 +582,36 @@ def _safe_root(s, root, grad):
     return ops.where(zero, const(0, s.dtype), root(ops.where(zero, const(1, s.dtype), s)))
 
 
+def _norm2(x, axes, keepdim):
+    return ops.sqrt(_reduce_sum(ops.square(x), axes, keepdim, x.dtype))
+
+
+_NORM2_NODES = {}
+
+
+def _norm2_node(axes, keepdim):
+    """The 2-norm of a real tensor with torch's gradient x * (g / norm), 0 where the norm is 0: the
+    composed sqrt(sum(x**2)) meets inf * 0 = NaN where x**2 overflows (|x| near the dtype's largest value),
+    where torch's x / inf is 0. The backward is in recorded ops (double backward: _OWN_FUNCTIONS)."""
+    key = (axes, keepdim)
+    node = _NORM2_NODES.get(key)
+    if node is not None:
+        return node
+
+    def backward(saved, g):
+        (x,) = saved
+        n = node(x) if P.grad_enabled() and P.requires_grad(x) else _norm2(x, axes, keepdim)
+        if not keepdim and x.ndim:
+            for d in sorted(axes or range(x.ndim)):
+                g, n = ops.expand_dims(g, d), ops.expand_dims(n, d)
+        zero = ops.equal(n, 0)
+        scale = ops.where(zero, ops.zeros_like(n), ops.div(g, ops.where(zero, ops.ones_like(n), n)))
+        return ops.mul(x, scale)
+    node = _NORM2_NODES[key] = _node("LinalgVectorNormBackward0", lambda x: (_norm2(x, axes, keepdim), (x,)),
+                                     backward)
+    return node
+
+
 def vector_norm(x, p, axes, keepdim):
     """torch.linalg.vector_norm's math on a float or complex tensor (axes () = all)."""
     # MindSpore's Abs of a complex tensor stays complex: take torch's magnitude (a real tensor)
@@ -591,10 +621,9 @@ def vector_norm(x, p, axes, keepdim):
         # one element per norm: torch's kernel gives |x| without squaring it (no overflow at 1e30)
         return a.reshape(_out_shape(x.shape, axes, keepdim))
     if p == 2:
-        # square x itself when real: |x|**2 through abs has a zero second derivative at 0 (sign(0) = 0),
-        # where torch's (x / norm) has none
-        sq = ops.square(a if _FROM_MS[x.dtype]._cat == D._COMPLEX else x)
-        return _safe_root(_reduce_sum(sq, axes, keepdim, dt), ops.sqrt, needs_grad(x))
+        if _FROM_MS[x.dtype]._cat == D._COMPLEX:
+            return _safe_root(_reduce_sum(ops.square(a), axes, keepdim, dt), ops.sqrt, needs_grad(x))
+        return _norm2_node(axes, keepdim)(x) if needs_grad(x) else _norm2(x, axes, keepdim)
     if p == 1:
         return _reduce_sum(a, axes, keepdim, dt)
     if p in (math.inf, -math.inf):
