@@ -56,3 +56,88 @@ def test_norm_double_backward_gradient_penalty():
         penalty.backward()
         return penalty.detach(), w.grad, x.grad
     check(f, rtol=1e-5, atol=1e-6)
+
+
+# --- dtypes, shapes and roundings ----------------------------------------------------------------
+
+def test_native_dropout_infinite_input_and_empty_mask():
+    def f(T):
+        x = T.tensor([0.1, -0.8, -inf, inf], dtype=T.float64, requires_grad=True)
+        out, mask = T.native_dropout(x, 0.0, None)
+        out.sum().backward()
+        e = T.native_dropout(T.zeros((0, 2), dtype=T.float64), 0.5, True)
+        return out.detach(), mask, x.grad, e[1].dtype, e[1].shape
+    check(f)
+
+
+def test_native_dropout_train_none_keeps_infinities():
+    def f(T):
+        T.manual_seed(3)
+        x = T.tensor([0.1, -0.8, -inf, inf, 2.0, -3.0], requires_grad=True)
+        out, mask = T.native_dropout(x, 0.4, None)
+        (out * T.arange(6.0)).sum().backward()
+        return out.detach(), mask, x.grad
+    check(f)
+
+
+def test_logaddexp_half_zero_dim_keeps_dtype():
+    check(lambda T: [T.logaddexp(T.tensor(36.3125, dtype=dt), T.tensor(61.625, dtype=dt))
+                     for dt in (T.float16, T.bfloat16, T.float32)])
+
+
+def test_zero_dim_results_stay_zero_dim():
+    def f(T):
+        x = T.tensor(-4.5, requires_grad=True)
+        y = T.nn.functional.gelu(x)
+        y.backward()
+        return (y.detach(), x.grad, T.nn.functional.gelu(T.tensor(-1.5, dtype=T.bfloat16)).shape,
+                T.scatter(T.tensor(-0.29, dtype=T.float16), 0, T.tensor(0), T.tensor(1.5, dtype=T.float16),
+                          reduce="add"),
+                T.scatter(T.tensor(-0.29), 0, T.tensor(0), T.tensor(1.5), reduce="multiply"))
+    check(f)
+
+
+@pytest.mark.parametrize("loss", ["l1_loss", "mse_loss", "smooth_l1_loss", "huber_loss"])
+def test_loss_promotes_after_broadcasting(loss):
+    # torch broadcasts input and target first: a 0-d float32 target then counts as dimensioned
+    def f(T):
+        x = T.tensor([[0.1, 0.5, 0.9], [0.3, 0.2, 0.7]], dtype=T.float16)
+        return getattr(T.nn.functional, loss)(x, T.tensor(0.7))
+    check(f)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float64"])
+@pytest.mark.parametrize("value", [1, 0.3, -0.7])
+def test_addcmul_addcdiv_round_as_torch(dtype, value):
+    # float32 addcmul is torch's fused multiply-add; half types compute in float32 (no overflow on the way)
+    def f(T):
+        g = T.Generator().manual_seed(5)
+        a, b, c = (T.randn(4099, generator=g).to(getattr(T, dtype)) for _ in range(3))
+        return T.addcmul(a, b, c, value=value), T.addcdiv(a, b, c, value=value)
+    # (float64: torch's kernel is a fused multiply-add in double too, which has no exact emulation here)
+    check(f, rtol=1e-15 if dtype == "float64" else 0, atol=1e-15 if dtype == "float64" else 0)
+
+
+def test_addcmul_half_intermediate_beyond_65504():
+    check(lambda T: T.addcmul(T.tensor([[-0.5], [-1.7001953125]], dtype=T.float16),
+                              T.tensor([[32752.0], [-65504.0]], dtype=T.float16),
+                              T.tensor([[-0.72998046875], [-1.0771484375]], dtype=T.float16), value=0.5))
+
+
+def test_int64_sum_is_exact_past_2_to_53():
+    def f(T):
+        x = T.tensor([[2 ** 53 + 1, 2, -7], [2 ** 62, 2 ** 62, 5]])
+        return (x.sum(), x.sum(1), x.sum(0, keepdim=True), x[0].sum(), x.t().sum(0),
+                T.tensor([True, False, True]).sum(), T.tensor([[1, 2], [3, 4]], dtype=T.int32).t().sum(0))
+    check(f)
+
+
+def test_half_norm_accumulates_in_float32():
+    check(lambda T: [T.norm(T.tensor([30000.0, 2.0], dtype=T.float16), 3),
+                     T.dist(T.tensor([[-0.0], [-0.809], [32752.0]], dtype=T.float16),
+                            T.tensor([-1.099609375], dtype=T.float16), 3)])
+
+
+@pytest.mark.parametrize("p", [0.5, 3.0, 0.0, 2.0])
+def test_pdist_keeps_nan(p):
+    check(lambda T: T.pdist(T.tensor([[0.02, 1.3], [0.83, -1.36], [math.nan, -0.28], [1.45, -1.26]]), p=p))

@@ -745,7 +745,10 @@ def run_case(lines, torch, mstorch, mark=None):
     for key in ("grad_mode", "recording", "default_dtype"):
         if after[1][key] != after[0][key]:
             leak = f"{key} is {after[1][key]} after the call (torch {after[0][key]})"
-    if leak is None and before[0]["rng"] == after[0]["rng"] and before[1]["rng"] != after[1]["rng"]:
+    # (a case that seeds the generator sets both positions itself: torch's can end where an earlier case
+    # left it, which says nothing about ours advancing)
+    seeded = "manual_seed" in "".join(lines)
+    if leak is None and not seeded and before[0]["rng"] == after[0]["rng"] and before[1]["rng"] != after[1]["rng"]:
         leak = "the random generator advanced (torch's did not)"
     if leak:
         return "differ", "state", leak

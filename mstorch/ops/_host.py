@@ -89,5 +89,7 @@ class _TimedKernel:
 def tensor(a, dtype):
     """A MindSpore tensor over the numpy result ``a``, which must be a fresh array (no copy when it is
     contiguous: the tensor shares its memory)."""
-    a = np.ascontiguousarray(a, dtype=_NP[dtype])
+    a = np.asarray(a, dtype=_NP[dtype])   # (np.ascontiguousarray makes a 0-d result 1-d)
+    if not a.flags.c_contiguous:
+        a = np.ascontiguousarray(a)
     return ms.from_numpy(a)

@@ -268,7 +268,9 @@ def softmax(input, axis=-1, *, dtype=None):
 def log1p_unit(e):
     """log1p(e) for e in [0, 1] as 2 atanh(e / (e + 2)), exact there: MindSpore's Log1p is log(1 + e),
     which loses every digit of a tiny e. (An addition of ours, not a MindSpore name.)"""
-    return _ms.mul(_ms.atanh(_ms.div(e, _ms.add(e, 2.0))), 2.0)
+    r = _ms.mul(_ms.atanh(_ms.div(e, _ms.add(e, 2.0))), 2.0)
+    # (a 0-d float16 beside a Python float computes in float32: round back once)
+    return r if r.dtype == e.dtype else _ms.cast(r, e.dtype)
 
 
 def _softplus_f64(z):

@@ -964,10 +964,7 @@ def _c_name(d):
 @register("addcmul", family=F, inplace="addcmul_", out=True)
 def addcmul(input, tensor1, tensor2, *, value=1):
     rt = result_type(input, tensor1, tensor2)
-    prod = ops.mul(to_operand(tensor1, rt), to_operand(tensor2, rt))
-    if value != 1:
-        prod = ops.mul(to_operand(value, rt), prod)
-    return ops.add(to_operand(input, rt), prod)
+    return _pointwise3(input, tensor1, tensor2, value, rt, ops.mul)
 
 
 @register("addcdiv", family=F, inplace="addcdiv_", out=True)
@@ -981,10 +978,26 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
             "behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all "
             "dtypes.")
     rt = result_type(input, tensor1, tensor2)
-    q = ops.div(to_operand(tensor1, rt), to_operand(tensor2, rt))
+    return _pointwise3(input, tensor1, tensor2, value, rt, ops.div)
+
+
+def _pointwise3(input, tensor1, tensor2, value, rt, op):
+    """torch's addcmul/addcdiv kernel: input + (value * tensor1) op tensor2, in that order, with half
+    types computed in float32 and rounded once (so value * tensor1 * tensor2 may pass 65504 on the way).
+    torch's float32 addcmul is a fused multiply-add, (value * tensor1) * tensor2 + input rounded once:
+    emulated in float64, where the product of two float32 values is exact."""
+    half = rt in (D.float16, D.bfloat16)
+    ct = D.float32 if half else rt
+    a, b, c = (to_operand(t, ct) if not half else cast(to_operand(t, rt), ms.float32)
+               for t in (input, tensor1, tensor2))
     if value != 1:
-        q = ops.mul(to_operand(value, rt), q)
-    return ops.add(to_operand(input, rt), q)
+        b = ops.mul(to_operand(value, ct), b)
+    if op is ops.mul and ct is D.float32:
+        f64 = ms.float64
+        r = cast(ops.add(ops.mul(cast(b, f64), cast(c, f64)), cast(a, f64)), ms.float32)
+    else:
+        r = ops.add(a, op(b, c))
+    return cast(r, rt._ms) if half else r
 
 
 @register("nan_to_num", family=F, inplace="nan_to_num_", out="exact")

@@ -197,8 +197,9 @@ _BAG_MODES = {0: "sum", 1: "mean", 2: "max"}
 def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None,
                   include_last_offset=False, padding_idx=None):
     """(output, offset2bag, bag_size, max_indices) as torch's CPU kernel gives them: ``offset2bag`` is each
-    index's bag (empty on the float sum path without padding_idx, which never builds it), ``bag_size`` the
-    number of non-padding indices per bag (zeros, one per offset, in sum mode), ``max_indices`` per bag and column the row
+    index's bag (empty on the float sum path without padding_idx, which never builds it), ``bag_size`` each
+    bag's offset span less its padding indices (zeros in sum mode, one per bag when the weight requires grad,
+    else one per offset), ``max_indices`` per bag and column the row
     that gave the max (first on ties, 0 for an empty bag) in max mode, else a copy of ``bag_size``."""
     if mode not in _BAG_MODES:
         raise RuntimeError("`mode` must be sum, mean, or max.")
@@ -213,11 +214,23 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
     idx = _host(indices._ms).astype(np.int64).reshape(-1)
     off = _host(offsets._ms).astype(np.int64).reshape(-1)
     nbags = out.shape[0]
-    bag = np.clip(np.searchsorted(off, np.arange(idx.size), side="right") - 1, 0, max(nbags - 1, 0))
+    # torch's make_offset2bag: a one at each bag offset (the last one dropped with include_last_offset),
+    # cumulated, less one: the number of bag offsets at or before each position, less one (unsorted
+    # offsets included, which torch's CPU kernel takes as they come)
+    bag = np.maximum(np.searchsorted(np.sort(off[:nbags]), np.arange(idx.size), side="right") - 1, 0)
     keep = np.ones(idx.size, bool) if pad is None else idx != pad
-    fast_sum = mode == 0 and pad is None and weight.dtype in (D.float32, D.float16, D.bfloat16) and weight.stride(1) == 1
+    fast_sum = mode == 0 and pad is None and weight.dtype in (D.float32, D.float16, D.bfloat16) and \
+        weight.stride(1) == 1 and (per_sample_weights is None or per_sample_weights.stride(0) == 1)
     offset2bag = np.zeros(0, np.int64) if fast_sum else bag
-    bag_size = np.zeros(off.size, np.int64) if mode == 0 else np.bincount(bag[keep], minlength=nbags)[:nbags]
+    if mode == 0:
+        # zeroed; one per bag when the weight requires grad (torch's _embedding_bag), else one per offset
+        # (its _embedding_bag_forward_only)
+        bag_size = np.zeros(nbags if weight.requires_grad else off.size, np.int64)
+    else:
+        # torch's make_bag_size_out: each bag's offset span (the last reaching the end of the indices), less
+        # the padding positions offset2bag puts in it (negative for unsorted offsets, as torch's)
+        bag_size = np.append(off[1:nbags], idx.size) - off[:nbags] if nbags else np.zeros(0, np.int64)
+        bag_size = bag_size - np.bincount(bag[~keep], minlength=nbags)[:nbags]
     if mode == 2:
         rows = out.detach()   # the max per bag and column: find which used row holds it (first one on ties)
         vals = weight.detach()[indices].float().numpy() if idx.size else np.zeros((0, weight.shape[1]), np.float32)
@@ -258,6 +271,8 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
 @register("native_dropout", family=F, namespace="torch", raw=True)
 def native_dropout(input, p, train):
     """(dropout, mask): the draw is torch's dropout stream on ``input``'s shape; ``train=None`` trains."""
+    if input.numel() == 0:   # torch's mask of an empty input is an empty tensor of the input's dtype
+        return input * 1, PUBLIC["empty_like"](input).detach()
     if train is False:
         return input.clone(), PUBLIC["ones_like"](input, dtype=D.bool_)
     noise = PUBLIC["dropout"](PUBLIC["ones_like"](input), p, True)
@@ -266,7 +281,12 @@ def native_dropout(input, p, train):
         # torch scales the output but its derivative takes train=None as not training: the gradient is
         # only masked, not scaled (the detached terms keep the value exact)
         kept = input * mask
-        return (input * noise).detach() + (kept - kept.detach()), mask
+        if p == 0:
+            return kept, mask
+        # (kept - kept.detach() is NaN where kept is infinite: there the value is kept + kept * (scale - 1))
+        exact = (input * noise).detach() + (kept - kept.detach())
+        edge = kept + (kept * (1 / (1 - p) - 1)).detach()
+        return PUBLIC["where"](kept.isfinite(), exact, edge), mask
     return input * noise, mask
 
 

@@ -209,8 +209,11 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     # torch's CPU kernel sums a bag over [offsets[i], offsets[i + 1]) only on its fast path (float32/half
     # sums without padding_idx, which refuses unsorted offsets); elsewhere, and for max, every position
     # goes to the bag its offset2bag map names: the number of bag offsets at or before it, minus one
-    # (unsorted offsets included; with include_last_offset the last offset does not end the last bag)
-    ranges = mode != "max" and padding_idx is None and w.dtype in (ms.float32, ms.float16, ms.bfloat16)
+    # (unsorted offsets included; with include_last_offset the last offset does not end the last bag).
+    # The fast path also wants unit strides: the weight's rows, and the per-sample weights (a 2-D input's
+    # come flattened, contiguous)
+    ranges = mode != "max" and padding_idx is None and w.dtype in (ms.float32, ms.float16, ms.bfloat16) and \
+        weight.stride(1) == 1 and (per_sample_weights is None or fixed is not None or per_sample_weights.stride(0) == 1)
     if ranges and include_last_offset and off.size > 1 and off[-1] < off[-2]:
         raise RuntimeError("Your input appears to be incorrect: the last offset value should be the size of the "
                            "indices tensor, but it seems not to be the case.")
@@ -224,7 +227,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if fixed is not None and keep.all() and fixed > 0 and mode != "max":
         rows = ops.gather(w, idx, 0)
         if scale_grad_by_freq:
-            rows = _freq_scale(rows, host, n)
+            rows = _freq_scale(rows, host, host, n)
         if psw is not None:
             rows = rows * cast(psw, rows.dtype)[:, None]
         rows = rows.reshape(nbags, fixed, dim)
@@ -251,12 +254,13 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     keep &= bag < nbags
     pos = np.nonzero(keep)[0]
     counts = np.bincount(bag[pos], minlength=nbags)
-    if pos.size == 0:
-        return wrap(ops.zeros((nbags, dim), w.dtype))
+    if pos.size == 0:   # (torch's result still has a gradient: zero, but for max's quirk below)
+        out = _linked_zeros((nbags, dim), w, psw)
+        return wrap(_max_grad_quirks(out, w, span, counts) if mode == "max" else out)
     sel = idx if pos.size == total else ops.gather(idx, ms.Tensor(pos.astype(np.int64)), 0)
     rows = ops.gather(w, sel, 0)
     if scale_grad_by_freq:
-        rows = _freq_scale(rows, host[pos], n)
+        rows = _freq_scale(rows, host[pos], host, n)
     if psw is not None:
         p = psw if pos.size == total else ops.gather(psw, ms.Tensor(pos.astype(np.int64)), 0)
         rows = rows * cast(p, rows.dtype)[:, None]
@@ -265,11 +269,43 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                           ops.sub(rows, ops.stop_gradient(rows)), rows)
     seg = ms.Tensor(bag[pos].astype(np.int32))
     if mode == "max":
-        return wrap(_bag_max(rows, seg, bag[pos], counts, nbags))
+        return wrap(_max_grad_quirks(_bag_max(rows, seg, bag[pos], counts, nbags), w, span, counts))
     out = ops.unsorted_segment_sum(rows, seg, nbags)
     if mode == "mean":
         out = out / cast(ms.Tensor(np.where(span > 0, span, 1).astype(np.float32)[:, None]), out.dtype)
+        if (span < 0).any():
+            # (unsorted offsets) torch's backward divides the gradient by any nonzero bag_size, a negative
+            # one too, where the forward divided by max(bag_size, 1)
+            ratio = np.where(span > 0, span, 1) / np.where(span != 0, span, 1)
+            out = _grad_scale(out, cast(ms.Tensor(ratio.astype(np.float32)[:, None]), out.dtype))
     return wrap(out)
+
+
+def _linked_zeros(shape, w, psw):
+    """Zeros that are a function of ``w`` (and ``psw``) with a zero gradient, as torch's bags of padding only."""
+    zeros = ops.zeros(shape, w.dtype)
+    if not w.shape[0] or 0 in shape:
+        return zeros
+    src = ops.broadcast_to(w[:1], shape)
+    if psw is not None and psw.size:
+        src = src + ops.broadcast_to(cast(psw[:1], src.dtype).reshape(1, 1), shape)
+    return ops.select(ms.Tensor(np.zeros(shape, bool)), src, zeros)
+
+
+def _max_grad_quirks(out, w, bag_size, counts):
+    """torch's max backward (CPU) hands each bag whose bag_size is nonzero its gradient at max_indices: with
+    unsorted offsets, an empty bag can have a nonzero bag_size (its offset span), and its max_indices are 0,
+    so its gradient goes to weight row 0 (the value stays 0); a non-empty bag of bag_size 0 passes none."""
+    ghost, dead = (counts == 0) & (bag_size != 0), (counts > 0) & (bag_size == 0)
+    if dead.any():
+        mask = ms.Tensor(np.broadcast_to(dead[:, None], out.shape).copy())
+        out = ops.select(mask, ops.stop_gradient(out), out)
+    if ghost.any() and w.shape[0]:
+        row0 = ops.broadcast_to(w[:1], out.shape)
+        row0 = ops.select(ops.isfinite(row0), row0, ops.zeros_like(row0))   # (zero in value below)
+        mask = ms.Tensor(np.broadcast_to(ghost[:, None], out.shape).copy())
+        out = ops.select(mask, ops.sub(row0, ops.stop_gradient(row0)), out)
+    return out
 
 
 def _bag_max(rows, seg, bag_of_row, counts, nbags):
@@ -295,9 +331,19 @@ def _bag_max(rows, seg, bag_of_row, counts, nbags):
     return out
 
 
-def _freq_scale(rows, host, n):
+def _freq_scale(rows, used, host, n):
+    """scale_grad_by_freq for the ``rows`` of indices ``used`` (of all the indices, ``host``) as torch's CPU
+    backward (_embedding_bag_dense_backward_cpu_sum_mean) scales it: it walks the distinct indices in sorted
+    order and divides the gradient of the k-th by ``counts[sorted_indices[k]]``, the count of the k-th of
+    *all* the sorted indices, not of the k-th distinct one (it indexes them with the group number). So once
+    an index repeats, later indices take the count of a smaller one: for [2, 4, 4, 5], 5 is divided by
+    count(4) = 2. Counts take every index, padding and positions outside any bag included."""
     counts = np.bincount(host, minlength=n)
-    return _grad_scale(rows, cast(ms.Tensor((1.0 / counts[host])[:, None].astype(np.float32)), rows.dtype))
+    distinct = np.unique(host)
+    per_index = np.zeros(n)
+    per_index[distinct] = 1.0 / counts[np.sort(host)[:distinct.size]]
+    wide = np.float64 if rows.dtype == ms.float64 else np.float32
+    return _grad_scale(rows, cast(ms.Tensor(per_index[used][:, None].astype(wide)), rows.dtype))
 
 
 @register("one_hot", family=F, namespace="nn.functional")

@@ -146,7 +146,9 @@ def _broadcast(a, b):
 
 
 def _pair(input, target):
-    return _broadcast_checked(*promote(input, target)[:2])
+    # torch broadcasts the two before its kernel promotes them: a 0-d target beside a dimensioned input
+    # is dimensioned by then (a float32 0-d target makes a float16 input's loss float32)
+    return promote(*_broadcast_checked(input, target))[:2]
 
 
 def _broadcast_checked(input, target):

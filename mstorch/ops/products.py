@@ -625,7 +625,7 @@ def _p_norm_last(diff, p):
     if p == 2:
         return _euclid(diff)
     else:        # |d|**p has an infinite slope at 0 for p < 1: torch's gradient there is 0
-        nz = ops.gt(absd, 0)
+        nz = ops.logical_not(ops.equal(absd, 0))   # (NaN is not zero: it stays in the sum)
         powd = ops.pow(ops.where(nz, absd, ops.ones_like(absd)), p)
         s = ops.sum(ops.where(nz, powd, ops.zeros_like(absd)), -1)
     # torch's backward gives 0 (not NaN) where two points coincide: keep the root off zero (NaN stays NaN)

@@ -11,6 +11,7 @@ import math
 
 import mindspore as ms
 import numpy as np
+from .. import _runtime
 from .._runtime import read_host, CAPTURE as _CAPTURE
 from . import _msops as ops
 from . import _kernels as kernels
@@ -178,6 +179,11 @@ def _acc_dtype(input, dtype):
 
 
 def _reduce_sum(x, axes, keepdim, out_dt):
+    if out_dt == ms.int64 and x.size and not _CAPTURE[0] and _runtime.device_target() == "CPU":
+        # MindSpore's CPU ReduceSum accumulates int64 in double: a sum past 2**53 loses its low digits
+        # (torch's is exact, and wraps on overflow as numpy's does)
+        r = np.sum(read_host(x), axis=axes or None, keepdims=keepdim, dtype=np.int64)
+        return ms.from_numpy(np.ascontiguousarray(r) if np.ndim(r) else np.asarray(r))
     if x.dtype != out_dt:
         x = cast(x, out_dt)
     if x.size == 0:
@@ -666,9 +672,10 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if not is_float(input):
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. "
                            f"Got {_scalar_name(input)}")
-    x = cast(input, ms.float32) if input.dtype == ms.bfloat16 else input
+    low = input.dtype in (ms.bfloat16, ms.float16)   # (torch accumulates half norms in float32)
+    x = cast(input, ms.float32) if low else input
     r = vector_norm(x, p, _axes(x, dim), keepdim)
-    return cast(r, input.dtype) if input.dtype == ms.bfloat16 else r
+    return cast(r, input.dtype) if low else r
 
 
 @register("dist", family=F)

@@ -141,16 +141,17 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     d, src = _scatter_prep(input, dim, index, src, "scatter")
     if index.size == 0:
         return fresh(input)
-    if input.ndim == 0:
+    shape = input.shape
+    if input.ndim == 0:   # (MindSpore's kernels take no 0-d operands; the result is 0-d again)
         input, index, src = input.reshape(1), index.reshape(1), src.reshape(1)
     if reduce is None:
-        return _scatter_elements(input, index, src, d).reshape(input.shape)
+        return _scatter_elements(input, index, src, d).reshape(shape)
     if reduce == "add":
-        return _scatter_elements(input, index, src, d, "add")
+        return _scatter_elements(input, index, src, d, "add").reshape(shape)
     if reduce == "multiply":
         pos = ops.flat_positions(input.shape, d, index)
         prod = ops.unsorted_segment_prod(src.reshape(-1), pos, input.size).reshape(input.shape)
-        return ops.mul(input, prod)
+        return ops.mul(input, prod).reshape(shape)
     raise RuntimeError("reduce argument must be either add or multiply.")
 
 

@@ -1,9 +1,12 @@
 """Window functions and the short-time Fourier transform: hann/hamming/blackman/bartlett/kaiser_window,
 stft, istft.
 
-The windows are computed on the host in float64 and rounded once to the requested dtype; torch computes
-in that dtype, so values can differ in the last bit (for float16 and bfloat16, by one unit of the 16-bit
-type). ``stft``/``istft`` are composed of
+The cosine and Bartlett windows are computed on the host by torch's own sequence of operations, each
+rounded to the requested dtype as torch's kernels round it (arange, times the scalar step, cos, times and
+plus the coefficients; float16 and bfloat16 through float32): a float32 window carries torch's float32
+rounding of the angle, not the exact window rounded once. Only torch's cos itself (within one unit in the
+last place of the dtype) can still differ. ``kaiser_window`` is computed in float64 and rounded once, so
+its values can differ from torch's in the last bits. ``stft``/``istft`` are composed of
 mstorch ops (pad, unfold, the fft family, fold), so they are differentiable wherever those are:
 frames of the (padded) signal times the window, a real or complex FFT over each frame; the inverse
 overlap-adds the inverse FFTs and divides by the summed squared window (NOLA), as torch does.
@@ -16,7 +19,7 @@ from .. import _dtype as D
 from .._warnings import warn_once
 from ._argerr import type_name
 from .creation import _finish, _host_to_ms
-from .ranges import _round_to
+from .ranges import _arange_values, _round_to
 from .random import _CPP_NAMES
 from ._registry import PUBLIC, register
 
@@ -42,15 +45,33 @@ def _window_dtype(name, window_length, dtype):
     return dt
 
 
+class _Arith:
+    """torch's CPU arithmetic in dtype ``dt`` on the host: each op computes in the op-math type (float64
+    for float64, float32 otherwise; a Python scalar operand is converted to it) and rounds its result to
+    ``dt``. ``r`` is that rounding; values stay in the op-math type."""
+
+    def __init__(self, dt):
+        self.dt = dt
+        self.ct = np.float64 if dt is D.float64 else np.float32
+
+    def r(self, v):
+        return _round_to(np.asarray(v, self.ct), self.dt).astype(self.ct)
+
+    def c(self, x):
+        return self.r(x)[()]
+
+    def cos(self, v):
+        return self.r(np.cos(np.asarray(v, np.float64)))
+
+
 def _window(name, window_length, periodic, dtype, requires_grad, device, body):
     dt = _window_dtype(name, window_length, dtype)
     if window_length <= 1:
         values = np.ones(window_length)
     else:
         n = window_length + 1 if periodic else window_length
-        values = body(np.arange(n, dtype=np.float64), n)[:window_length]
-    if dt in (D.float16, D.bfloat16):
-        values = _round_to(np.asarray(values, np.float32), dt)
+        a = _Arith(dt)
+        values = a.r(body(a.r(_arange_values(0, 1, n, dt)), n, a))[:window_length]   # torch's arange(n, dtype)
     return _finish(_host_to_ms(np.asarray(values), dt), requires_grad, device)
 
 
@@ -70,8 +91,10 @@ def _overload(name, args, params, defaults):
     return tuple(d if a is None else a for a, d in zip(args[1:], defaults))
 
 
-def _cosine_sum(k, n, alpha, beta):
-    return alpha - beta * np.cos(k * (2 * math.pi / (n - 1)))
+def _cosine_sum(k, n, a, alpha, beta):
+    # torch: arange(n).mul_(2 pi / (n - 1)).cos_().mul_(-beta).add_(alpha), in the window's dtype
+    w = a.cos(a.r(k * a.c(math.pi * 2. / (n - 1))))
+    return a.r(a.r(w * a.c(-beta)) + a.c(alpha))
 
 
 @register("hamming_window", family=F, namespace="torch", raw=True)
@@ -80,19 +103,22 @@ def hamming_window(window_length, periodic=None, alpha=None, beta=None, *, dtype
     periodic, alpha, beta = _overload("hamming_window", (window_length, periodic, alpha, beta),
                                       ("bool periodic", "float alpha", "float beta"), (True, 0.54, 0.46))
     return _window("hamming_window", window_length, periodic, dtype, requires_grad, device,
-                   lambda k, n: _cosine_sum(k, n, alpha, beta))
+                   lambda k, n, a: _cosine_sum(k, n, a, alpha, beta))
 
 
 @register("hann_window", family=F, namespace="torch", raw=True)
 def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, requires_grad=False,
                 pin_memory=False):
     return _window("hann_window", window_length, periodic, dtype, requires_grad, device,
-                   lambda k, n: _cosine_sum(k, n, 0.5, 0.5))
+                   lambda k, n, a: _cosine_sum(k, n, a, 0.5, 0.5))
 
 
-def _blackman(k, n):
-    w = k * (math.pi / (n - 1))
-    return 0.42 - 0.5 * np.cos(2 * w) + 0.08 * np.cos(4 * w)
+def _blackman(k, n, a):
+    # torch: w = arange(n).mul_(pi / (n - 1)); w.mul(4).cos_().mul_(0.08) - w.mul(2).cos_().mul_(0.5) + 0.42
+    w = a.r(k * a.c(math.pi / (n - 1)))
+    hi = a.r(a.cos(a.r(w * a.c(4))) * a.c(0.08))
+    lo = a.r(a.cos(a.r(w * a.c(2))) * a.c(0.5))
+    return a.r(a.r(hi - lo) + a.c(0.42))
 
 
 @register("blackman_window", family=F, namespace="torch", raw=True)
@@ -101,10 +127,11 @@ def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, de
     return _window("blackman_window", window_length, periodic, dtype, requires_grad, device, _blackman)
 
 
-def _bartlett(k, n):
-    w = k * (2.0 / (n - 1))
+def _bartlett(k, n, a):
+    # torch: arange(n).mul_(2 / (n - 1)), its second half .mul_(-1).add_(2)
+    w = a.r(k * a.c(2. / (n - 1)))
     half = ((n - 1) >> 1) + 1
-    w[half:] = 2 - w[half:]
+    w[half:] = a.r(a.r(w[half:] * a.c(-1)) + a.c(2))
     return w
 
 
@@ -119,7 +146,8 @@ def kaiser_window(window_length, periodic=None, beta=None, *, dtype=None, layout
                   requires_grad=False, pin_memory=False):
     periodic, beta = _overload("kaiser_window", (window_length, periodic, beta), ("bool periodic", "float beta"),
                                (True, 12.0))
-    def body(k, n):
+    def body(k, n, a):   # in float64, rounded once to the dtype
+        k = np.asarray(k, np.float64)
         alpha = (n - 1) / 2.0
         return np.i0(beta * np.sqrt(np.maximum(1 - ((k - alpha) / alpha) ** 2, 0))) / np.i0(beta)
     return _window("kaiser_window", window_length, periodic, dtype, requires_grad, device, body)
@@ -277,12 +305,15 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     fold = PUBLIC["nn.functional.fold"]
 
     def overlap_add(f):
+        # torch (unfold_backward) adds the frames into each sample first frame first; fold adds them in
+        # kernel order, last frame first. Reversed frames, each reversed, into the reversed signal: the
+        # same sums in torch's order (which decides the rounding of a float32 sum)
         if f.dtype.is_complex:   # fold has no complex kernel: the real and imaginary parts separately
             return PUBLIC["view_as_complex"](PUBLIC["stack"]((overlap_add(f.real), overlap_add(f.imag)), -1))
-        return fold(f.transpose(1, 2), (1, expected), (1, n_fft), stride=(1, hop)).reshape(f.shape[0], expected)
+        out = fold(f.flip((1, 2)).transpose(1, 2), (1, expected), (1, n_fft), stride=(1, hop))
+        return out.reshape(f.shape[0], expected).flip(-1)
     y = overlap_add(frames)
-    env = fold((w * w).expand(1, n_frames, n_fft).transpose(1, 2), (1, expected), (1, n_fft),
-               stride=(1, hop)).reshape(expected)
+    env = overlap_add((w * w).expand(1, n_frames, n_fft)).reshape(expected)
     start = n_fft // 2 if center else 0
     if length is not None:
         end = start + length
