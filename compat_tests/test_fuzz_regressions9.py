@@ -141,3 +141,30 @@ def test_half_norm_accumulates_in_float32():
 @pytest.mark.parametrize("p", [0.5, 3.0, 0.0, 2.0])
 def test_pdist_keeps_nan(p):
     check(lambda T: T.pdist(T.tensor([[0.02, 1.3], [0.83, -1.36], [math.nan, -0.28], [1.45, -1.26]]), p=p))
+
+
+@pytest.mark.parametrize("n", [3, 4, 5, 6])
+def test_multi_dot_and_chain_matmul_take_torchs_order(n):
+    def f(T):
+        g = T.Generator().manual_seed(0)
+        shapes = [(3, 40), (40, 2), (2, 50), (50, 4), (4, 1), (1, 30)][:n]
+        ms = [T.randn(*s, generator=g) for s in shapes]
+        return T.linalg.multi_dot(ms), T.chain_matmul(*ms)
+    check(f, rtol=1e-5, atol=1e-6)
+
+
+def test_chain_matmul_empty_inner_before_nan():
+    # torch's order multiplies the empty pair first: zeros, not the NaN a left-to-right order meets
+    check(lambda T: T.chain_matmul(T.zeros((1, 0)).expand(5, 0), T.zeros((0, 4)),
+                                   T.tensor([[math.nan, -inf], [0.2, -1.5], [-0.2, 1.1], [-0.2, -BIG32]])))
+
+
+def test_complex_l1_loss_past_float32_square_root_of_max():
+    check(lambda T: T.nn.functional.l1_loss(
+        T.tensor([complex(1.2, 0.21), complex(-3.4e38, -0.28), complex(-1.3, 0.48)]),
+        T.tensor([4.0, -1.0, 2.0]), reduction="none"))
+
+
+def test_sinc_half_computes_in_float32():
+    check(lambda T: [T.sinc(T.tensor([[0.0, -0.3999, 1.0996], [65504.0, -0.7002, 32752.0]], dtype=dt))
+                     for dt in (T.float16, T.bfloat16)])

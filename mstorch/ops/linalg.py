@@ -22,7 +22,7 @@ from .arithmetic import abs as _abs
 from .. import _ms_private as P
 from ..autograd._higher_order import own_backward
 from .._warnings import warn_once
-from .products import _broadcast_batch, _mm, _CPP, matmul, cross as _cross
+from .products import _broadcast_batch, _mm, _CPP, matmul, chain_product, cross as _cross
 from .arithmetic import _sum_to
 from .linalg_decomp import _real, pinv, mH, LinAlgError, host_array, host_result, check_matrix, eye_like, mT, svdvals_ms, _node, trsolve
 from .shape import diagonal as _diagonal
@@ -547,10 +547,7 @@ def multi_dot(tensors):
         if ts[i - 1].shape[-1] != ts[i].shape[0]:
             raise RuntimeError(f"multi_dot(): tensors {i - 1} and {i} with shapes {list(ts[i - 1].shape)} and "
                                f"{list(ts[i].shape)} cannot be multiplied")
-    r = ts[0]
-    for t in ts[1:]:
-        r = _mm(r, t)
-    return r.reshape(tuple(out_shape))
+    return chain_product(ts, _mm).reshape(tuple(out_shape))
 
 
 @register("linalg.vecdot", family=NS, namespace="linalg", out=True)

@@ -16,6 +16,7 @@ from .. import _ms_private as _P
 from .._tensor import scalar_type_name
 from ._helpers import dtype_of, promote, scalar_tensor, cast, float_result, _node
 from ._views import infer_size
+from .arithmetic import abs as _abs_impl
 from ._registry import OPS, register
 from .pointwise import _not_impl, _log1p
 from .arithmetic import _sub_bool_error, neg
@@ -326,9 +327,11 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     elif mode == "mean" and dtype_of(x)._cat < D._FLOAT:
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {_tname(x)}")
-    err = ops.abs(ops.sub(x, t))
-    if err.dtype in (ms.complex64, ms.complex128):   # |z| is real (MindSpore's Abs keeps the complex dtype)
-        err = ops.real(ops.sqrt(ops.mul(err, ops.conj(err))))
+    d = ops.sub(x, t)
+    if d.dtype in (ms.complex64, ms.complex128):   # |z| is real (MindSpore's Abs keeps the complex dtype),
+        err = _abs_impl(d)                           # and torch's hypot does not overflow past 1.8e19
+    else:
+        err = ops.abs(d)
     if weight is not None:
         return _weighted(err, weight, input, mode)
     return _reduce(err, mode)

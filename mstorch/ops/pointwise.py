@@ -259,6 +259,8 @@ for _name, _fn in [
 @register("sinc", family=F, inplace="sinc_", out=True)
 def sinc(input):
     x = float_result(input)
+    if x.dtype == ms.float16:   # torch computes half in float32 (pi * 65504 overflows float16)
+        return cast(sinc(cast(x, _f32)), ms.float16)
     d = dtype_of(x)
     zero = ops.equal(x, scalar_tensor(0, d))
     px = ops.mul(ops.where(zero, scalar_tensor(1, d), x), scalar_tensor(math.pi, d))   # no 0/0, in value or grad

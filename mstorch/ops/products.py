@@ -487,12 +487,44 @@ def chain_matmul(*matrices):
     for m in matrices:
         if m.ndim != 2:
             raise RuntimeError(f"Tensor dimension is {m.ndim}, expected 2 instead.")
-    out = matrices[0]
     if len(matrices) == 1:
-        return fresh(out)
-    for m in matrices[1:]:
-        out = mm(out, m)
-    return out
+        return fresh(matrices[0])
+    return chain_product(matrices, mm)
+
+
+def chain_product(ms_, mul):
+    """The product of the matrices ``ms_`` in torch's multi_dot order (the order changes which inf/NaN
+    meets which zero, and the rounding): two or three by the cheaper of the two groupings (ties left
+    first), more by the classic matrix-chain dynamic programme over p[i] * p[k+1] * p[j+1] costs, whose
+    first cheapest split wins."""
+    n = len(ms_)
+    if n == 2:
+        return mul(ms_[0], ms_[1])
+    if n == 3:
+        a, b = ms_[0].shape
+        c, d = ms_[2].shape
+        if a * c * (b + d) > b * d * (a + c):
+            return mul(ms_[0], mul(ms_[1], ms_[2]))
+        return mul(mul(ms_[0], ms_[1]), ms_[2])
+    p = [m.shape[0] for m in ms_] + [ms_[-1].shape[1]]
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for span in range(1, n):
+        for i in range(n - span):
+            j = i + span
+            best = None
+            for k in range(i, j):
+                q = cost[i][k] + cost[k + 1][j] + p[i] * p[k + 1] * p[j + 1]
+                if best is None or q < best:
+                    best, split[i][j] = q, k
+            cost[i][j] = best
+
+    def product(i, j):
+        if i == j:
+            return ms_[i]
+        k = split[i][j]
+        return mul(product(i, k), product(k + 1, j))
+    return product(0, n - 1)
 
 
 @register("trace", family=F)
