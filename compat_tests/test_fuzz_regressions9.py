@@ -168,3 +168,44 @@ def test_complex_l1_loss_past_float32_square_root_of_max():
 def test_sinc_half_computes_in_float32():
     check(lambda T: [T.sinc(T.tensor([[0.0, -0.3999, 1.0996], [65504.0, -0.7002, 32752.0]], dtype=dt))
                      for dt in (T.float16, T.bfloat16)])
+
+
+def test_hardswish_gradient_passes_at_nan():
+    def f(T):
+        x = T.tensor([-3.0, 3.0, -3.0001, 2.9999, math.nan, inf, -inf, 0.0], requires_grad=True)
+        r = T.nn.functional.hardswish(x)
+        r.sum().backward()
+        return r.detach(), x.grad
+    check(f)
+
+
+@pytest.mark.parametrize("p", [2, 1, 3, inf])
+def test_renorm_gradient_of_a_nan_row(p):
+    def f(T):
+        x = T.tensor([[0.587, 0.375], [math.nan, -0.155], [-0.81, 0.629], [3.0, 4.0]], requires_grad=True)
+        r = T.renorm(x, p, 0, 1.0)
+        (r * T.arange(8.0).reshape(4, 2)).sum().backward()
+        return r.detach(), x.grad
+    check(f)
+
+
+def test_lerp_weight_gradient_with_infinite_ends():
+    def f(T):
+        xs = [T.tensor([-0.57, 0.67, inf, -0.47, 1.0], dtype=T.float16, requires_grad=True),
+              T.tensor([1.62, -1.78, 1.57, -1.17, -inf], dtype=T.float16, requires_grad=True),
+              T.tensor([1.49, 65504.0, 0.55, -0.46, 0.2], dtype=T.float16, requires_grad=True)]
+        return _grads(T, xs, lambda T, a, b, w: T.lerp(a, b, w))
+    check(f)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_mse_loss_half_squares_in_float32(reduction, dtype):
+    def f(T):
+        dt = getattr(T, dtype)
+        x = T.tensor([[2.83], [-65504.0], [-0.31], [1.3]], dtype=dt, requires_grad=True)
+        y = T.tensor([-0.5], dtype=dt, requires_grad=True)
+        r = T.nn.functional.mse_loss(x[1:], y.expand(3, 1), reduction=reduction)
+        (r * T.linspace(-1, 2, r.numel()).reshape(r.shape).to(r.dtype)).sum().backward()
+        return r.detach(), x.grad, y.grad
+    check(f)

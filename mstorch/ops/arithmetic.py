@@ -943,6 +943,9 @@ def lerp(input, end, weight):
         raise RuntimeError(f"expected dtype {_c_name(d)} for `weight` but got dtype {_c_name(dtype_of(weight))}")
     if d._cat < D._FLOAT:
         _not_impl("lerp_kernel_tensor" if isinstance(weight, _T) else "lerp_kernel_scalar", input)
+    if d in (D.float16, D.bfloat16):   # torch computes half types in float32, rounding once
+        w = cast(weight, ms.float32) if isinstance(weight, _T) else weight
+        return cast(lerp(cast(input, ms.float32), cast(end, ms.float32), w), d._ms)
     diff = ops.sub(end, input)
     # torch's formula: exact at both ends (weight 0 gives input, weight 1 gives end)
     if not isinstance(weight, _T):
@@ -950,9 +953,13 @@ def lerp(input, end, weight):
         if builtins.abs(weight) < 0.5:
             return ops.add(input, ops.mul(w, diff))
         return ops.sub(end, ops.mul(diff, scalar_tensor(1 - weight, d)))
-    lo = ops.add(input, ops.mul(weight, diff))
-    hi = ops.sub(end, ops.mul(diff, ops.sub(scalar_tensor(1, d), weight)))
-    return ops.where(ops.less(ops.abs(weight), scalar_tensor(0.5, d)), lo, hi)
+    # each branch sees the weight only where it is taken (elsewhere a constant): the weight's gradient,
+    # g * diff, then comes from one branch, with no 0 * inf = NaN from the other where diff is infinite
+    small = ops.less(ops.abs(weight), scalar_tensor(0.5, d))
+    one = scalar_tensor(1, d)
+    lo = ops.add(input, ops.mul(ops.where(small, weight, scalar_tensor(0, d)), diff))
+    hi = ops.sub(end, ops.mul(diff, ops.sub(one, ops.where(small, one, weight))))
+    return ops.where(small, lo, hi)
 
 
 def _c_name(d):

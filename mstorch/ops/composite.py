@@ -264,7 +264,12 @@ def renorm(input, p, dim, maxnorm):
     d = wrap_dim(dim, input.dim())
     dims = [i for i in range(input.dim()) if i != d]
     norm = PUBLIC["linalg.vector_norm"](input, p, dims, True)
-    factor = PUBLIC["where"](norm > maxnorm, maxnorm / (norm + 1e-7), PUBLIC["ones_like"](norm))
+    big = norm > maxnorm
+    if input.requires_grad:
+        # torch's backward selects the plain gradient for rows within maxnorm (NaN rows too): their
+        # norm is taken of zeros here, so its own backward meets no 0 * NaN
+        norm = PUBLIC["linalg.vector_norm"](PUBLIC["where"](big, input, 0), p, dims, True)
+    factor = PUBLIC["where"](big, maxnorm / (norm + 1e-7), PUBLIC["ones_like"](norm))
     return input * factor
 
 

@@ -386,7 +386,13 @@ def hardsigmoid(input, inplace=False):
 
 def _hardswish32(x):
     # x * hardsigmoid(x): torch's gradient (0 at -3, 1 at 3; MindSpore's HSwish differs there)
-    return ops.mul(x, _hardsigmoid32(x))
+    if not (MP.grad_enabled() and MP.requires_grad(x)):
+        return ops.mul(x, _hardsigmoid32(x))
+    # torch's backward passes the gradient through at NaN (its x < 3 test fails): there the value is x
+    # itself, and the product sees 0 instead (so that its own backward makes no 0 * NaN)
+    nan = ops.isnan(x)
+    xs = ops.where(nan, ops.zeros_like(x), x)
+    return ops.where(nan, x, ops.mul(xs, _hardsigmoid32(xs)))
 
 
 @register("hardswish", family=F, namespace="nn.functional", raw=True)

@@ -346,7 +346,10 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         _check_weight_size(weight, input)
         return _weighted(ops.square(ops.sub(x, t)), weight, input, mode)
     _real_float_only(x, "mse_cpu")
-    err = ops.square(ops.sub(x, t))
+    if x.dtype in _HALF:   # torch's kernel squares in float32 and rounds each term once (its backward's
+        err = cast(ops.square(ops.sub(_upcast(x), _upcast(t))), x.dtype)   # 2 (x - y) g likewise)
+    else:
+        err = ops.square(ops.sub(x, t))
     return _reduce(err, mode)
 
 
