@@ -209,3 +209,17 @@ def test_mse_loss_half_squares_in_float32(reduction, dtype):
         (r * T.linspace(-1, 2, r.numel()).reshape(r.shape).to(r.dtype)).sum().backward()
         return r.detach(), x.grad, y.grad
     check(f)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_isclose_allclose_complex(dtype):
+    nan = math.nan
+
+    def f(T):
+        dt = getattr(T, dtype)
+        a = T.tensor([1 + 2j, complex(inf, 1), complex(nan, 0), complex(1, nan), 3 + 4j], dtype=dt)
+        b = T.tensor([1 + 2j, complex(inf, 1), complex(nan, 0), complex(nan, 1), 3.00001 + 4j], dtype=dt)
+        return (T.isclose(a, b), T.isclose(a, b, equal_nan=True), T.isclose(a, b, rtol=0, atol=0),
+                T.allclose(a[:2], b[:2]), T.allclose(a[4:], b[4:], rtol=1e-7, atol=0),
+                T.isclose(T.zeros((0, 2), dtype=dt), T.zeros((0, 2), dtype=dt)))
+    check(f)

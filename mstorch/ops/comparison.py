@@ -11,6 +11,7 @@ from ._argerr import invalid_args, BINARY
 from ._helpers import promote, dtype_of, to_operand, result_type, scalar_tensor, cast
 from .._tensor import Tensor, wrap
 from ._views import fresh
+from ._registry import OPS
 from .pointwise import F, register, _need_tensor, _not_impl, _T
 
 _bool = ms.bool_
@@ -263,17 +264,26 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol:g}")
     close = ops.equal(input, other)
     d = dtype_of(input)
+    cplx = d._cat == D._COMPLEX
     if equal_nan and d._cat >= D._FLOAT:
-        close = ops.logical_or(close, ops.logical_and(ops.isnan(input), ops.isnan(other)))
+        nan = _complex_isnan if cplx else ops.isnan
+        close = ops.logical_or(close, ops.logical_and(nan(input), nan(other)))
     if rtol == 0 and atol == 0:
         return close
     a, b = input, other
     if d._cat < D._FLOAT:   # torch compares integers with tolerances in the default float dtype
         a, b = cast(a, D.get_default_dtype()._ms), cast(b, D.get_default_dtype()._ms)
     fd = dtype_of(a)
-    allowed = ops.add(ops.abs(ops.mul(b, scalar_tensor(rtol, fd))), scalar_tensor(atol, fd))
-    actual = ops.abs(ops.sub(a, b))
+    # (complex: the magnitudes, real as torch's; MindSpore's Abs of a complex tensor stays complex)
+    mag = OPS["abs"].impl if cplx else ops.abs
+    allowed = mag(ops.mul(b, scalar_tensor(rtol, fd)))
+    allowed = ops.add(allowed, scalar_tensor(atol, dtype_of(allowed)))
+    actual = mag(ops.sub(a, b))
     return ops.logical_or(close, ops.logical_and(ops.isfinite(actual), ops.less_equal(actual, allowed)))
+
+
+def _complex_isnan(z):
+    return ops.logical_or(ops.isnan(ops.real(z)), ops.isnan(ops.imag(z)))
 
 
 @register("allclose", family=F)
