@@ -223,3 +223,17 @@ def test_isclose_allclose_complex(dtype):
                 T.allclose(a[:2], b[:2]), T.allclose(a[4:], b[4:], rtol=1e-7, atol=0),
                 T.isclose(T.zeros((0, 2), dtype=dt), T.zeros((0, 2), dtype=dt)))
     check(f)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "int64"])
+def test_integer_division_family_exact(dtype):
+    big = {"int8": 127, "uint8": 255, "int16": 32767, "int32": 2 ** 31 - 1, "int64": 2 ** 62 + 1}[dtype]
+    low = {"uint8": 0}.get(dtype, -big)
+
+    def f(T):
+        dt = getattr(T, dtype)
+        a = T.tensor([big, low, 7, low + 7 if low else 9, 16777217 % (big + 1)], dtype=dt)
+        b = T.tensor([3, 7, 2, 5, 3], dtype=dt) if dtype == "uint8" else T.tensor([3, 7, -2, -5, 3], dtype=dt)
+        return (T.fmod(a, b), T.remainder(a, b), a // b, T.div(a, b, rounding_mode="trunc"),
+                T.fmod(a, 3), a % 1000 if dtype in ("int16", "int32", "int64") else a % 10)
+    check(f)

@@ -66,7 +66,8 @@ _OWN_FUNCTIONS = frozenset(("LinalgCholeskyBackward0", "LinalgCholeskyExBackward
                             "LinalgSvdBackward0", "CholeskyInverseBackward0", "CholeskySolveBackward0", "IgammaBackward0",
                             "IgammacBackward0", "NextafterBackward0", "DivBackward0", "Atan2Backward0",
                             "PowBackward1", "ErfinvBackward0", "LogitBackward0",
-                            "SpecialEntrBackward0", "SpecialNdtriBackward0",
+                            "SpecialEntrBackward0", "SpecialNdtriBackward0", "SpecialErfcxBackward0",
+                            "SpecialLogNdtrBackward0", "SpecialI1Backward0",
                             "LinalgVectorNormBackward0"))
 # the torch API behind MindSpore kernels that are refused, for the message
 _TORCH_API = {

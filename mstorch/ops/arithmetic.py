@@ -181,14 +181,14 @@ def div(input, other, *, rounding_mode=None):
             if rt is D.bool_:
                 _not_impl("div_trunc_cpu", a)
             _check_int_divisor(b)
-            return ops.truncate_div(a, b)
+            return _int_division(a, b, _np_trunc_divide, ops.truncate_div)
         return _no_grad_result(ops.trunc(_true_div(a, b)), a, b)
     if rounding_mode == "floor":
         if rt._cat < D._FLOAT:
             if rt is D.bool_:
                 _not_impl("div_floor_cpu", a)
             _check_int_divisor(b)
-            return ops.floor_div(a, b)
+            return _int_division(a, b, np.floor_divide, ops.floor_div)
         return _no_grad_result(_floor_divide_float(a, b), a, b)
     raise RuntimeError(
         f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
@@ -280,6 +280,20 @@ def _host_result(v, like):
 
 def _np_fmod(x, y):
     return np.fmod(x, y)
+
+
+def _np_trunc_divide(x, y):
+    return (x - np.fmod(x, y)) // y   # (x - fmod is a multiple of y: exact)
+
+
+def _int_division(a, b, np_fn, kernel):
+    """Integer fmod / remainder / floor and trunc division, exact on the host: MindSpore's CPU kernels
+    go through floating point (int32 fmod(2**31 - 1, 3) gave -65, int64 ones lose digits past 2**53).
+    numpy's integer semantics are C's and Python's, as torch's; INT_MIN // -1 wraps as torch's."""
+    if not _on_host(a):
+        return kernel(a, b)
+    with np.errstate(all="ignore"):
+        return _host_result(np_fn(read_host(a), read_host(b)), a)
 
 
 def _np_remainder(x, y):
@@ -397,7 +411,7 @@ def remainder(input, other):
         if rt is D.bool_:
             _not_impl("remainder_cpu", a)
         _check_int_divisor(b)
-        return ops.floor_mod(a, b)
+        return _int_division(a, b, np.remainder, ops.floor_mod)
     return _floor_mod(a, b)
 
 
@@ -418,7 +432,7 @@ def fmod(input, other):
         if rt is D.bool_:
             _not_impl("fmod_cpu", a)
         _check_int_divisor(b)
-        return ops.fmod(a, b)
+        return _int_division(a, b, np.fmod, ops.fmod)
     return _fmod_float(a, b)
 
 

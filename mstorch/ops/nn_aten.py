@@ -72,7 +72,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     """(layer_norm, mean, 1 / std) with the statistics over the normalized dims, kept as size 1."""
     dims = tuple(range(input.dim() - len(normalized_shape), input.dim()))
     out = PUBLIC["nn.functional.layer_norm"](input, list(normalized_shape), weight, bias, eps)
-    mean, rstd = _stats(input.detach(), dims, eps)   # (torch does not differentiate these two outputs)
+    mean, rstd = _stats(input.detach(), dims, eps, _stats_dtype(input, weight, bias))   # (not differentiated, as torch's)
     return out, mean, rstd
 
 
@@ -97,15 +97,35 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):  # noqa: N803
                            "message be improved?  If so, please report an enhancement request to PyTorch.)")
     x = input.reshape(N, C, HxW)
     out = PUBLIC["nn.functional.group_norm"](x, group, weight, bias, eps).reshape(shape)
-    mean, rstd = _stats(x.reshape(N, group, -1), (2,), eps)
+    mean, rstd = _stats(x.reshape(N, group, -1), (2,), eps, _stats_dtype(input, weight, bias))
     return out, mean.reshape(N, group), rstd.reshape(N, group)
 
 
-def _stats(x, dims, eps):
-    """(mean, 1 / std) over ``dims``, kept (differentiable, as torch's)."""
+_HALF = (D.float16, D.bfloat16)
+
+
+def _stats_dtype(input, *params):
+    """The dtype of torch's statistics: float32 for a float16/bfloat16 input whose parameters are float32 (the
+    CPU kernels' "mixed type": the first parameter given decides), else the input's."""
+    if input.dtype in _HALF:
+        first = next((t for t in params if t is not None), None)
+        if first is not None and first.dtype == D.float32:
+            return D.float32
+    return input.dtype
+
+
+def _opmath(x):
+    """``x`` in the dtype torch accumulates its statistics in (float32 for float16/bfloat16)."""
+    return x.float() if x.dtype in _HALF else x
+
+
+def _stats(x, dims, eps, dtype):
+    """(mean, 1 / std) over ``dims``, kept (differentiable, as torch's): computed in float32 for a half input,
+    given in ``dtype``."""
+    x = _opmath(x)
     mean = x.mean(dims, keepdim=True)
     var = x.var(dims, unbiased=False, keepdim=True)
-    return mean, (var + eps).rsqrt()
+    return mean.to(dtype), (var + eps).rsqrt().to(dtype)
 
 
 @register("convolution", family=F, namespace="torch", raw=True)
@@ -257,15 +277,52 @@ def embedding_renorm_(input, indices, max_norm, norm_type):
 @register("native_batch_norm", family=F, namespace="torch", raw=True)
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
     """(batch_norm, save_mean, save_invstd): the batch's mean and 1 / sqrt(biased var + eps) per channel when
-    training (not differentiated, as torch's), empty tensors otherwise."""
+    training (not differentiated, as torch's), empty tensors otherwise; float32 for a float16/bfloat16 input with
+    float32 parameters, as torch's."""
+    if training:
+        _check_not_empty(input)
     out = PUBLIC["nn.functional.batch_norm"](input, running_mean, running_var, weight, bias, training, momentum, eps)
+    dtype = _stats_dtype(input, weight, bias, running_mean, running_var)
     if not training:
-        empty = PUBLIC["empty"](0, dtype=input.dtype)
+        empty = PUBLIC["empty"](0, dtype=dtype)
         return out, empty, empty.clone()
-    x = input.detach()
+    mean, var_sum, n = _bn_moments(input.detach(), dtype)
+    return out, mean.to(dtype), (_per(var_sum, n, dtype) + eps).rsqrt().to(dtype)
+
+
+# torch's CPU kernel keeps the batch statistics of a bfloat16 input with bfloat16 (or no) parameters in bfloat16 and
+# does the arithmetic after in bfloat16, rounding each step (a float16 input's measure as rounded once from float32)
+
+def _bn_moments(input, dtype):
+    """(mean, sum of squared deviations, count) per channel (dim 1), computed in float32 for a float16/bfloat16
+    input (bfloat16 statistics rounded to it, as torch's)."""
+    x = _opmath(input)
     dims = tuple(d for d in range(x.dim()) if d != 1)
-    mean = x.mean(dims)
-    return out, mean, (x.var(dims, unbiased=False) + eps).rsqrt()
+    kept = x.mean(dims, keepdim=True)
+    cen = x - kept
+    mean, var_sum = x.mean(dims), (cen * cen).sum(dims)
+    if dtype == D.bfloat16:
+        mean, var_sum = _round(mean, dtype), _round(var_sum, dtype)
+    return mean, var_sum, x.numel() // max(x.shape[1], 1) if x.dim() > 1 else x.numel()
+
+
+def _check_not_empty(input):
+    if input.numel() == 0:
+        raise RuntimeError(f"input tensor must have at least one element, but got input_sizes = {list(input.shape)}")
+
+
+def _round(t, dtype):
+    """``t`` rounded to ``dtype``, kept in its own dtype (a Python float: rounded, a Python float)."""
+    if isinstance(t, float):
+        return PUBLIC["tensor"](t).to(dtype).item()
+    return t.to(dtype).to(t.dtype)
+
+
+def _per(total, count, dtype):
+    """``total / count`` as torch's kernel divides a bfloat16 statistic (by the count in bfloat16, rounded)."""
+    if dtype != D.bfloat16:
+        return total / count
+    return _round(total / _round(float(count), dtype), dtype)
 
 
 @register("native_dropout", family=F, namespace="torch", raw=True)
@@ -293,19 +350,32 @@ def native_dropout(input, p, train):
 @register("batch_norm_update_stats", family=F, namespace="torch", raw=True)
 def batch_norm_update_stats(input, running_mean, running_var, momentum):
     """(mean, biased var) per channel (dim 1) of ``input``; the running statistics given are moved towards
-    the mean and the unbiased var by ``momentum`` in place, as torch's kernel does."""
-    dims = tuple(d for d in range(input.dim()) if d != 1)
-    n = input.numel() // max(input.shape[1], 1) if input.dim() > 1 else input.numel()
-    mean = input.mean(dims)
-    var = input.var(dims, unbiased=False)
+    the mean and the unbiased var by ``momentum`` in place, as torch's kernel does. Computed in float32 for a
+    float16/bfloat16 input, and given in float32 where the running statistics are (as torch's)."""
+    _check_not_empty(input)
+    dtype = _stats_dtype(input, running_mean, running_var)
+    mean, var_sum, n = _bn_moments(input, dtype)
+    var = _per(var_sum, n, dtype)
     from ..autograd.grad_mode import no_grad
     with no_grad():
-        if running_mean is not None:
-            running_mean.mul_(1 - momentum).add_(mean.detach().to(running_mean.dtype), alpha=momentum)
-        if running_var is not None:
-            unbiased = var.detach() * (n / (n - 1)) if n > 1 else var.detach() * float("nan")
-            running_var.mul_(1 - momentum).add_(unbiased.to(running_var.dtype), alpha=momentum)
-    return mean, var
+        mean_d = mean.detach()
+        unbiased = _per(var_sum.detach(), n - 1, dtype) if n > 1 else var.detach() * float("nan")
+        if dtype == D.bfloat16:     # (bfloat16 arithmetic, as torch's; the unbiased var is a float32 term)
+            m = _round(float(momentum), dtype)
+            keep = _round(1 - m, dtype)
+            if running_mean is not None:
+                r = _opmath(running_mean)
+                running_mean.copy_(_round(_round(mean_d * m, dtype) + _round(r * keep, dtype), dtype))
+            if running_var is not None:
+                running_var.copy_(unbiased * m + _round(_opmath(running_var) * keep, dtype))
+        else:                       # (in float32 for float16 statistics, rounded once, as torch's)
+            if running_mean is not None:
+                r = _opmath(running_mean)
+                running_mean.copy_(r * (1 - momentum) + mean_d.to(r.dtype) * momentum)
+            if running_var is not None:
+                r = _opmath(running_var)
+                running_var.copy_(r * (1 - momentum) + unbiased.to(r.dtype) * momentum)
+    return mean.to(dtype), var.to(dtype)
 
 
 # --- SyncBatchNorm's building blocks: torch has them for CUDA only (its CPU build refuses them); here they run on

@@ -171,10 +171,9 @@ def _bn_composed(xm, w, b, rmean, rvar, training, momentum, eps, update):
         if update:
             n = xm.size // xm.shape[1]
             m = _P.detach(mean).reshape(-1)
-            v = _P.detach(var).reshape(-1) * (n / (n - 1) if n > 1 else float("nan"))
-            rm, rv = rmean._ms, rvar._ms
-            rmean._write(cast(rm * (1 - momentum) + cast(m, rm.dtype) * momentum, rm.dtype))
-            rvar._write(cast(rv * (1 - momentum) + cast(v, rv.dtype) * momentum, rv.dtype))
+            v = _times(_P.detach(var).reshape(-1), n / (n - 1) if n > 1 else float("nan"))
+            rmean._write(_moved(rmean._ms, m, momentum))
+            rvar._write(_moved(rvar._ms, v, momentum))
     else:
         mean = cast(rmean._ms, xm.dtype).reshape(shape)
         out = (xm - mean) * ops.rsqrt(_plus_eps(cast(rvar._ms, xm.dtype).reshape(shape), eps))
@@ -183,6 +182,16 @@ def _bn_composed(xm, w, b, rmean, rvar, training, momentum, eps, update):
     if b is not None:
         out = out + b.reshape(shape)
     return out
+
+
+def _times(t, f):
+    """``t * f`` in ``t``'s dtype (a Python float operand would be rounded to float32 first)."""
+    return t * scalar_tensor(f, dtype_of(t))
+
+
+def _moved(running, batch, momentum):
+    """torch's running-statistic update ``(1 - momentum) * running + momentum * batch``, in ``running``'s dtype."""
+    return cast(_times(running, 1 - momentum) + _times(cast(batch, running.dtype), momentum), running.dtype)
 
 
 def _verify_batch_size(size):
@@ -350,6 +359,10 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enable
     b = ops.zeros(c, x.dtype) if bias is None else cast(bias, x.dtype)
     if x3.size == 0:   # the kernel refuses empty input; the affine parameters' gradients are zeros
         out = ops.add(ops._empty_product(x3, w, x3.shape), ops._empty_product(b, b, x3.shape))
+    elif x.dtype == ms.float64:
+        # the kernel takes eps as a float32 attribute (1e-5 -> 9.99999974e-06), which moves float64 values and
+        # gradients by ~1e-12 relative (far more where a gradient cancels): composed from float64 reductions
+        out = _group_norm_recompute(x3, num_groups, w, b, float(eps))
     else:
         out = ops.group_norm(x3, num_groups, w, b, float(eps))
         # MindSpore's GroupNormGrad has no backward: double backward differentiates the composition
@@ -362,7 +375,7 @@ def _group_norm_recompute(x, groups, w, b, eps):
     n, c = x.shape[:2]
     xg = x.reshape(n, groups, -1)
     cen = xg - ops.mean(xg, -1, keep_dims=True)
-    out = (cen * ops.rsqrt(ops.mean(cen * cen, -1, keep_dims=True) + eps)).reshape(x.shape)
+    out = (cen * ops.rsqrt(_plus_eps(ops.mean(cen * cen, -1, keep_dims=True), eps))).reshape(x.shape)
     return out * w.reshape(1, c, 1) + b.reshape(1, c, 1)
 
 

@@ -3,8 +3,9 @@
 Most are a top-level op under torch.special's name (expit is sigmoid, gammaln is lgamma...) and bind
 the same implementation. The rest use MindSpore's Bessel/Zeta/Igamma kernels or short compositions:
 ndtr, ndtri, log_ndtr and erfcx compute in float64 (erfc is accurate deep into its tail there) with an
-asymptotic series beyond it. torch gives the Bessel family (bessel_j0, modified_bessel_k0...) no
-gradient: their outputs here do not require grad either.
+asymptotic series beyond it. Where torch's derivative is a formula of its own (erfcx, log_ndtr, i1, entr,
+ndtri, igamma), a node of ours computes that formula, rounded as torch rounds it. torch gives the Bessel
+family (bessel_j0, modified_bessel_k0...) no gradient: their outputs here do not require grad either.
 """
 import math
 
@@ -75,13 +76,40 @@ def _real_axis_only(fn, at_zero=None):
     return wrapped
 
 
+def _formula_grad(name, fn, dfn):
+    """``fn``'s value with torch's derivative ``dfn(x, fn(x))`` (the composed ``fn``'s own autograd meets
+    0 * inf at the ends of the domain, or passes nothing back through its selects): a node of ours whose
+    backward is in ops a recording pass records (create_graph: _higher_order._OWN_FUNCTIONS)."""
+    def backward(saved, g):
+        (x,) = saved
+        return ops.mul(g, dfn(x, wrapped(x)))
+    node = _node(name, lambda x: (fn(x), (x,)), backward)
+
+    def wrapped(x):
+        return node(x) if P.grad_enabled() and P.requires_grad(x) else fn(x)
+    return wrapped
+
+
 def _i1(x):
-    # MindSpore's BesselI1 gradient is 1 at x = 0 (i0(0)); the derivative there is 1/2: on x = 0 take
-    # x / 2, which is i1 to first order, value (0) and slope alike
+    # on x = 0 take x / 2, i1 to first order (value 0, +0.0 as torch's); the derivative is torch's
+    # formula (_i1_derivative: MindSpore's BesselI1 gradient is 1 at 0, NaN at NaN)
     # (+ 0: -0.0 -> 0.0; constants of x's dtype: a Python float promotes a 0-d float16 x to float32)
     d = dtype_of(x)
     return ops.where(ops.equal(x, 0), ops.add(ops.mul(x, scalar_tensor(0.5, d)), scalar_tensor(0.0, d)),
                      ops.bessel_i1(x))
+
+
+_EPS = {ms.float16: 2.0 ** -10, ms.bfloat16: 2.0 ** -7, ms.float32: 2.0 ** -23, ms.float64: 2.0 ** -52}
+
+
+def _i1_derivative(x, y):
+    # torch's i1_backward: i0(x) - i1(x) / x where |x| > eps, else 1/2 (NaN included: NaN > eps is false);
+    # x = eps stands in elsewhere so the unused side stays finite. (MindSpore's BesselI1 gradient gives NaN
+    # at NaN and slightly under 1/2 at tiny x.)
+    eps = scalar_tensor(_EPS[x.dtype], dtype_of(x))
+    big = ops.gt(ops.abs(x), eps)
+    safe = ops.where(big, x, eps)
+    return ops.where(big, ops.sub(ops.bessel_i0(safe), ops.div(y, safe)), ops.full_like(x, 0.5))
 
 
 def _no_half_derivative(name, fn):
@@ -91,7 +119,8 @@ def _no_half_derivative(name, fn):
 
 
 for _name, _fn, _grad in [
-    ("i0e", ops.bessel_i0e, True), ("i1", _i1, True), ("i1e", ops.bessel_i1e, True),
+    ("i0e", ops.bessel_i0e, True), ("i1", _formula_grad("SpecialI1Backward0", _i1, _i1_derivative), True),
+    ("i1e", ops.bessel_i1e, True),
     ("bessel_j0", ops.bessel_j0, False), ("bessel_j1", ops.bessel_j1, False),
     ("bessel_y0", _real_axis_only(ops.bessel_y0, -math.inf), False),
     ("bessel_y1", _real_axis_only(ops.bessel_y1, -math.inf), False),
@@ -124,25 +153,17 @@ def _entr(x):
     return ops.where(pos, ops.neg(ops.mul(safe, ops.log(safe))), inner)
 
 
-def _formula_grad(name, fn, dfn):
-    """``fn``'s value with torch's derivative ``dfn(x, fn(x))`` (the composed ``fn``'s own autograd meets
-    0 * inf at the ends of the domain, or passes nothing back through its selects): a node of ours whose
-    backward is in ops a recording pass records (create_graph: _higher_order._OWN_FUNCTIONS)."""
-    def backward(saved, g):
-        (x,) = saved
-        return ops.mul(g, dfn(x, wrapped(x)))
-    node = _node(name, lambda x: (fn(x), (x,)), backward)
-
-    def wrapped(x):
-        return node(x) if P.grad_enabled() and P.requires_grad(x) else fn(x)
-    return wrapped
-
-
 # torch: -(1 + log x): inf at 0, NaN below
 _unary("entr", _formula_grad("SpecialEntrBackward0", _entr, lambda x, y: ops.neg(ops.add(ops.log(x), 1.0))))
 
-_SQRT1_2 = 1 / math.sqrt(2)
+_SQRT1_2 = math.sqrt(0.5)   # (torch's M_SQRT1_2, 0.7071067811865476; 1 / math.sqrt(2) is an ulp below)
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
+
+
+def _rounded(fn, v):
+    """``fn(v)`` in float64, rounded to v's dtype: correctly rounded, as torch's float32 exp/log/lgamma are
+    to within an ulp (MindSpore's float32 Exp is off by up to ~2e-6 relative)."""
+    return cast(fn(cast(v, _f64)), v.dtype) if v.dtype != _f64 else fn(v)
 
 
 def _in_f64(fn):
@@ -159,31 +180,27 @@ _unary("ndtr", _in_f64(_ndtr))
 
 
 def _log_ndtr(x):
-    # x > 0: log1p(-Q(x)); -37 < x <= 0: log(P(x)) (float64 erfc holds down to ~1e-300); below, the
-    # asymptotic series of log P(x). Each branch sees a clamped x so its unused gradient stays finite.
-    hi = ops.clamp(x, min=0.0)
-    upper = _log1p(ops.neg(ops.mul(ops.erfc(ops.mul(hi, _SQRT1_2)), 0.5)))
-    mid_x = ops.clamp(x, -37.0, 0.0)
-    mid = ops.log(_ndtr(mid_x))
-    lo = ops.clamp(x, max=-37.0)
-    z = ops.reciprocal(ops.square(lo))
-    series = ops.mul(z, -1.0)   # 1 - 1/x^2 + 3/x^4 - 15/x^6 + 105/x^8 - 945/x^10, minus the 1
-    term, coeff = z, -1.0
-    for k in range(2, 6):
-        term = ops.mul(term, z)
-        coeff = -coeff * (2 * k - 1)
-        series = ops.add(series, ops.mul(term, coeff))
-    low = ops.sub(ops.sub(ops.mul(ops.square(lo), -0.5), ops.log(ops.neg(lo))), _LOG_SQRT_2PI)
-    low = ops.add(low, _log1p(series))
-    return ops.where(ops.gt(x, 0), upper, ops.where(ops.gt(x, -37.0), mid, low))
+    # torch's formula, t = x / sqrt 2: x < -1: log(erfcx(-t) / 2) - t^2, else log1p(-erfc(t) / 2). erfcx,
+    # erfc and the logs run in float64 (accurate deep into the tails); t and t^2 in x's dtype, as torch
+    # computes them: where t^2 rounds or overflows, the value and torch's derivative
+    # exp(-(y + x^2 / 2)) (which subtracts x^2 / 2 back) meet torch's
+    t = ops.mul(x, _SQRT1_2)
+    t64 = cast(t, _f64)
+    lo_t = ops.clamp(t64, max=-_SQRT1_2)   # (the other side's elements see a harmless operand)
+    lower = ops.sub(cast(ops.log(ops.mul(_erfcx(ops.neg(lo_t)), 0.5)), x.dtype), ops.mul(t, t))
+    upper = cast(_log1p(ops.neg(ops.mul(ops.erfc(ops.clamp(t64, min=-_SQRT1_2)), 0.5))), x.dtype)
+    return ops.where(ops.lt(x, -1.0), lower, upper)
 
 
-_unary("log_ndtr", _in_f64(_log_ndtr))
+# torch: grad / sqrt(2 pi) * exp(-(y + x^2 / 2)), in x's dtype (NaN at NaN and -inf, its overflows at huge -x)
+_unary("log_ndtr", _formula_grad("SpecialLogNdtrBackward0", _log_ndtr, lambda x, y: ops.div(
+    _rounded(ops.exp, ops.neg(ops.add(y, ops.div(ops.mul(x, x), 2.0)))), math.sqrt(2 * math.pi))))
 
 
-def _erfcx(x):
+def _erfcx_parts(x):
     # exp(x^2) erfc(x) directly up to x = 25 (float64 erfc is accurate there); beyond it the asymptotic
-    # series 1/(x sqrt(pi)) (1 - 1/(2x^2) + 3/(4x^4) - ...), which is exact to float64 there
+    # series 1/(x sqrt(pi)) (1 - 1/(2x^2) + 3/(4x^4) - ...), which is exact to float64 there: (direct,
+    # the series' bracket, the clamped x it saw)
     direct_x = ops.clamp(x, max=25.0)
     direct = ops.mul(ops.exp(ops.square(direct_x)), ops.erfc(direct_x))
     big = ops.clamp(x, min=25.0)
@@ -193,11 +210,32 @@ def _erfcx(x):
         term = ops.mul(term, z)
         coeff = -coeff * (2 * k - 1)
         series = ops.add(series, ops.mul(term, coeff))
-    asym = ops.div(series, ops.mul(big, math.sqrt(math.pi)))
-    return ops.where(ops.gt(x, 25.0), asym, direct)
+    return direct, series, big
 
 
-_unary("erfcx", _in_f64(_erfcx))
+def _erfcx(x):
+    direct, series, big = _erfcx_parts(x)
+    # (series / sqrt(pi) / x: x sqrt(pi) overflows above 1e308)
+    return ops.where(ops.gt(x, 25.0), ops.div(ops.div(series, math.sqrt(math.pi)), big), direct)
+
+
+def _erfcx_derivative(x, y):
+    # torch's 2 x erfcx(x) - 2 / sqrt(pi), in x's dtype as torch rounds it. Above 1e37 (float64: 1e307)
+    # erfcx(x) nears the subnormal range, and MindSpore's kernel threads flush subnormals to zero (2 x y
+    # would read 0): there in float64 with x erfcx(x) as one product (the series / sqrt(pi)), and where
+    # torch's 2 x overflows, its result is that inf (times erfcx > 0); at x = +inf, inf * 0: NaN.
+    c = 2 / math.sqrt(math.pi)
+    plain = ops.sub(ops.mul(ops.mul(x, 2.0), y), c)
+    x64 = cast(x, _f64)
+    _, series, _ = _erfcx_parts(x64)
+    d = cast(ops.sub(ops.mul(ops.div(series, math.sqrt(math.pi)), 2.0), c), x.dtype)
+    two_x = ops.mul(x, 2.0)
+    d = ops.where(ops.isinf(two_x), ops.where(ops.isinf(x), ops.full_like(x, math.nan), two_x), d)
+    return ops.where(ops.gt(x, 1e307 if x.dtype == _f64 else 1e37), d, plain)
+
+
+# torch: 2 x erfcx(x) - 2 / sqrt(pi): inf where 2 x overflows, NaN at +inf (inf * 0)
+_unary("erfcx", _formula_grad("SpecialErfcxBackward0", _in_f64(_erfcx), _erfcx_derivative))
 
 
 def _ndtri(p):
@@ -304,8 +342,11 @@ def _igamma_edges(kernel, upper):
         return ops.where(negative, full(math.nan), out)
 
     def bwd(saved, g):   # torch's formula everywhere, edges included (nan at a = inf, 0 at a = 0)
+        # (the arithmetic in the operands' dtype as torch's; exp, log and lgamma in float64 rounded to it:
+        # torch's float32 ones are within an ulp, MindSpore's float32 Exp is off by up to ~2e-6 relative)
         a, x = saved
-        d = ops.exp(ops.sub(ops.sub(ops.mul(ops.sub(a, 1), ops.log(x)), x), ops.lgamma(a)))
+        arg = ops.sub(ops.sub(ops.mul(ops.sub(a, 1), _rounded(ops.log, x)), x), _rounded(ops.lgamma, a))
+        d = _rounded(ops.exp, arg)
         return None, _sum_to(ops.mul(g, ops.neg(d) if upper else d), x.shape)
     node = _node("IgammacBackward0" if upper else "IgammaBackward0", lambda a, x: (fn(a, x), (a, x)), bwd)
     return lambda a, x: node(a, x) if needs_grad(x) and not needs_grad(a) else fn(a, x)
