@@ -237,3 +237,18 @@ def test_integer_division_family_exact(dtype):
         return (T.fmod(a, b), T.remainder(a, b), a // b, T.div(a, b, rounding_mode="trunc"),
                 T.fmod(a, 3), a % 1000 if dtype in ("int16", "int32", "int64") else a % 10)
     check(f)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+def test_hardsigmoid_hardswish_gradient_at_nan(dtype):
+    def f(T):
+        x = T.tensor([[math.nan, 2.3, -3.74], [1.67, 1.72, 3.25], [-3.0, 3.0, 0.0]], dtype=getattr(T, dtype),
+                     requires_grad=True)
+        out = []
+        for fn in (T.nn.functional.hardsigmoid, T.nn.functional.hardswish):
+            x.grad = None
+            r = fn(x)
+            (r * T.linspace(-1, 2, r.numel()).reshape(r.shape).to(r.dtype)).sum().backward()
+            out += [r.detach(), x.grad]
+        return out
+    check(f)

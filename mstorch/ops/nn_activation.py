@@ -370,6 +370,11 @@ def _hardsigmoid(x):
 
 def _hardsigmoid32(x):
     # MindSpore's HSigmoidGrad has no backward: double backward differentiates the composition
+    if MP.grad_enabled() and MP.requires_grad(x):
+        # its gradient at NaN is 1/6, torch's 0 (NaN is not inside (-3, 3)): NaN is kept out of the kernel
+        nan = ops.isnan(x)
+        xs = ops.where(nan, ops.zeros_like(x), x)
+        return ops.where(nan, ops.stop_gradient(x), recompute_as(ops.hardsigmoid(xs), _hardsigmoid_composed, xs))
     return recompute_as(ops.hardsigmoid(x), _hardsigmoid_composed, x)
 
 
@@ -388,6 +393,7 @@ def _hardswish32(x):
     # x * hardsigmoid(x): torch's gradient (0 at -3, 1 at 3; MindSpore's HSwish differs there)
     if not (MP.grad_enabled() and MP.requires_grad(x)):
         return ops.mul(x, _hardsigmoid32(x))
+    # (_hardsigmoid32 of xs below takes its plain path: xs's NaN are zeros already)
     # torch's backward passes the gradient through at NaN (its x < 3 test fails): there the value is x
     # itself, and the product sees 0 instead (so that its own backward makes no 0 * NaN)
     nan = ops.isnan(x)
