@@ -252,3 +252,22 @@ def test_hardsigmoid_hardswish_gradient_at_nan(dtype):
             out += [r.detach(), x.grad]
         return out
     check(f)
+
+
+def test_hypot_gradient_beside_an_infinite_side():
+    def f(T):
+        xs = [T.tensor([-1.98e38, -5.7e37, -2.4e38, -5.7e37, -2.97e38, 1.5, 0.0, 3.0], requires_grad=True),
+              T.tensor([inf, -0.4, 1e-30, 4.0, math.nan, 0.0, 0.0, 4.0], requires_grad=True)]
+        return _grads(T, xs, lambda T, a, b: T.hypot(a, b))
+    check(f)
+
+
+def test_hypot_double_backward():
+    def f(T):
+        a = T.tensor([[1.5, -2.0, 3.0]], dtype=T.float64, requires_grad=True)
+        b = T.tensor([[0.5], [4.0]], dtype=T.float64, requires_grad=True)
+        r = T.hypot(a, b)
+        ga, gb = T.autograd.grad((r * r * r).sum(), (a, b), create_graph=True)
+        (ga.sum() + gb.pow(2).sum()).backward()
+        return r.detach(), ga.detach(), gb.detach(), a.grad, b.grad
+    check(f)

@@ -672,6 +672,23 @@ register("atan2", family=F, inplace="atan2_", out=True, aliases=("arctan2",))(_f
 @register("hypot", family=F, inplace="hypot_", out=True)
 @_float_binary("hypot", "hypot_cpu")
 def hypot(a, b):
+    if P.grad_enabled() and (P.requires_grad(a) or P.requires_grad(b)):
+        return _hypot_node(a, b)
+    return _hypot(a, b)
+
+
+def _hypot_backward(saved, g):
+    # torch's: g * a / r and g * b / r (0 beside an infinite side, NaN at the origin as torch's); the
+    # composition's own chain meets 0 * inf there. In recorded ops (create_graph: _OWN_FUNCTIONS)
+    a, b = saved
+    r = _hypot_node(a, b) if P.grad_enabled() and (P.requires_grad(a) or P.requires_grad(b)) else _hypot(a, b)
+    return _sum_to(ops.div(ops.mul(g, a), r), a.shape), _sum_to(ops.div(ops.mul(g, b), r), b.shape)
+
+
+_hypot_node = _node("HypotBackward0", lambda a, b: (_hypot(a, b), (a, b)), _hypot_backward)
+
+
+def _hypot(a, b):
     d = dtype_of(a)
     plain = ops.sqrt(ops.add(ops.square(a), ops.square(b)))
     # where the squares overflow (|x| > ~1.8e19 in float32) or underflow, torch's hypot scales by the
