@@ -271,3 +271,11 @@ def test_hypot_double_backward():
         (ga.sum() + gb.pow(2).sum()).backward()
         return r.detach(), ga.detach(), gb.detach(), a.grad, b.grad
     check(f)
+
+
+def test_one_element_norm_gradient():
+    def f(T):
+        xs = [T.tensor([[0.6], [0.0], [1e30], [-2.0]], requires_grad=True),
+              T.tensor([[math.nan], [0.0], [0.5], [1.0]], requires_grad=True)]
+        return _grads(T, xs, lambda T, a, b: T.pairwise_distance(a, b))
+    check(f)

@@ -589,6 +589,8 @@ def _safe_root(s, root, grad):
 
 
 def _norm2(x, axes, keepdim):
+    if x.size and math.prod(x.shape[d] for d in (axes or range(x.ndim))) == 1:
+        return _reduce_sum(ops.abs(x), axes, keepdim, x.dtype)   # one element: |x|, not squared (1e30)
     return ops.sqrt(_reduce_sum(ops.square(x), axes, keepdim, x.dtype))
 
 
@@ -623,6 +625,10 @@ def vector_norm(x, p, axes, keepdim):
     # MindSpore's Abs of a complex tensor stays complex: take torch's magnitude (a real tensor)
     a = OPS["abs"].impl(x) if _FROM_MS[x.dtype]._cat == D._COMPLEX else ops.abs(x)
     dt = a.dtype
+    real = _FROM_MS[x.dtype]._cat != D._COMPLEX
+    if p == 2 and real and needs_grad(x):
+        # (torch's gradient x * g / norm: NaN at a NaN element also when it is the only one)
+        return _norm2_node(axes, keepdim)(x)
     if p != 0 and x.size and (x.ndim == 0 or math.prod(x.shape[d] for d in (axes or range(x.ndim))) == 1):
         # one element per norm: torch's kernel gives |x| without squaring it (no overflow at 1e30)
         return a.reshape(_out_shape(x.shape, axes, keepdim))
