@@ -279,3 +279,13 @@ def test_one_element_norm_gradient():
               T.tensor([[math.nan], [0.0], [0.5], [1.0]], requires_grad=True)]
         return _grads(T, xs, lambda T, a, b: T.pairwise_distance(a, b))
     check(f)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_fold_of_an_empty_batch(dtype):
+    def f(T):
+        x = T.zeros((0, 4, 4), dtype=getattr(T, dtype), requires_grad=True)
+        r = T.nn.functional.fold(x, [3, 3], 2)
+        r.sum().backward()
+        return r.detach(), x.grad
+    check(f)

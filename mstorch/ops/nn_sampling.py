@@ -724,6 +724,8 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     if not _fold_dtype(input):
         raise NotImplementedError(f"\"col2im_out_cpu\" not implemented for '{_name(input)}'")
     x = input if input.ndim == 3 else input.expand_dims(0)
+    if x.shape[0] == 0:   # (MindSpore's kernel gets the channels of an empty batch wrong)
+        return x.reshape((0, channels // k) + tuple(output_size))
     size = ms.Tensor(output_size, ms.int32)
     out = _in_kernel_dtype(lambda v: ops.fold(v, size, kernel, dilation, padding, stride), x)
     return out if input.ndim == 3 else out.squeeze(0)
