@@ -20,6 +20,7 @@ How a layer runs (measured on CPU, MindSpore 2.10):
 """
 import mindspore as ms
 from . import _msops as ops
+from .. import _dtype as D
 
 from .products import _mm
 
@@ -275,3 +276,212 @@ def _empty_batch(mode, x, hx, cx, weights, D):
     h_n = ops.add(hx, zero)
     c_n = ops.add(cx, zero) if mode == "LSTM" else None
     return out, h_n, c_n
+
+
+# --- torch's generic recurrence, op by op (RNN.cpp), for inputs outside the fast path's checks -------
+# An input the fast path cannot take as is (other ranks, inconsistent shapes or dtypes, odd batch sizes)
+# runs as torch's CPU code does, with our public ops: torch's checks in torch's order, its broadcasting
+# (a packed step with more rows than the hidden state) and every op's own error.
+
+def _shape(t):
+    return tuple(t.shape)
+
+
+def _add_(a, b):
+    """``a.add_(b)``: b must broadcast to a's shape."""
+    if _shape(a) != _shape(b):
+        import mstorch as T
+        full = tuple(T.broadcast_shapes(_shape(a), _shape(b)))
+        if full != _shape(a):
+            raise RuntimeError(f"output with shape {list(_shape(a))} doesn't match the broadcast shape "
+                               f"{list(full)}")
+    return a + b
+
+
+class _Cell:
+    def __init__(self, mode, T):
+        self.mode, self.T = mode, T
+
+    def linear_ih(self, x, p):
+        return self.T.nn.functional.linear(x, p[0], p[2])
+
+    def __call__(self, gi, hidden, p):
+        T, lin = self.T, self.T.nn.functional.linear
+        if self.mode == "LSTM":
+            hx, cx = hidden
+            gates = _add_(lin(hx, p[1], p[3]), gi)
+            i, f, g, o = gates.unsafe_chunk(4, 1)
+            cy = _add_(T.sigmoid(f) * cx, T.sigmoid(i) * T.tanh(g))
+            hy = T.sigmoid(o) * cy.tanh()
+            if p[4] is not None:
+                hy = T.matmul(hy, p[4].t())
+            return hy, cy
+        if self.mode == "GRU":
+            ig = gi.unsafe_chunk(3, 1)
+            hg = lin(hidden, p[1], p[3]).unsafe_chunk(3, 1)
+            r = T.sigmoid(_add_(hg[0], ig[0]))
+            z = T.sigmoid(_add_(hg[1], ig[1]))
+            n = T.tanh(ig[2] + hg[2] * r)
+            return _add_((hidden - n) * z, n)
+        s = _add_(lin(hidden, p[1], p[3]), gi)
+        return T.relu(s) if self.mode == "RNN_RELU" else T.tanh(s)
+
+
+def _out(h, mode):
+    return h[0] if mode == "LSTM" else h
+
+
+def _hslice(h, a, b, mode):
+    return tuple(t.narrow(0, a, b - a) for t in h) if mode == "LSTM" else h.narrow(0, a, b - a)
+
+
+def _hcat(hs, mode, T):
+    if mode == "LSTM":
+        return T.cat([h[0] for h in hs], 0), T.cat([h[1] for h in hs], 0)
+    return T.cat(hs, 0)
+
+
+def _full_layer(cell, x, h, p, reverse=False):
+    steps = list(cell.linear_ih(x, p).unbind(0))
+    outs = []
+    for gi in (steps[::-1] if reverse else steps):
+        h = cell(gi, h, p)
+        outs.append(_out(h, cell.mode))
+    if not outs:
+        raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
+    return cell.T.stack(outs[::-1] if reverse else outs, 0), h
+
+
+def _batch_sizes(bs):
+    n = bs.size(0)
+    if bs.dtype != D.int64:
+        raise RuntimeError(f"expected scalar type Long but found {D.scalar_type_name(bs.dtype)}")
+    return n, [int(v) for v in bs.tolist()]
+
+
+def _packed_layer(cell, data, bs, h0, p):
+    n, sizes = _batch_sizes(bs)
+    mode, T = cell.mode, cell.T
+    gi = cell.linear_ih(data, p)
+    outs, hiddens, off, last, h = [], [], 0, (sizes[0] if n else 0), h0
+    for b in sizes:
+        step = gi.narrow(0, off, b)
+        off += b
+        dec = last - b
+        if dec > 0:
+            hiddens.append(_hslice(h, last - dec, last, mode))
+            h = _hslice(h, 0, last - dec, mode)
+        last = b
+        h = cell(step, h, p)
+        outs.append(_out(h, mode))
+    hiddens.append(h)
+    return T.cat(outs, 0), _hcat(hiddens[::-1], mode, T)
+
+
+def _reversed_packed_layer(cell, data, bs, h0, p):
+    n, sizes = _batch_sizes(bs)
+    mode, T = cell.mode, cell.T
+    off = data.size(0)
+    last = sizes[n - 1]
+    gi = cell.linear_ih(data, p)
+    h = _hslice(h0, 0, last, mode)
+    outs = []
+    for b in sizes[::-1]:
+        if b - last > 0:
+            h = _hcat([h, _hslice(h0, last, b, mode)], mode, T)
+        step = gi.narrow(0, off - b, b)
+        off -= b
+        last = b
+        h = cell(step, h, p)
+        outs.append(_out(h, mode))
+    return T.cat(outs[::-1], 0), h
+
+
+def _gather(params, has_biases, proj):
+    per = (4 if has_biases else 2) + int(proj)
+    if len(params) % per:
+        raise RuntimeError("got an incorrect number of RNN parameters")
+    out = []
+    for i in range(0, len(params), per):
+        g = list(params[i:i + per])
+        w_hr = g.pop() if proj else None
+        b = (g[2], g[3]) if has_biases else (None, None)
+        out.append((g[0], g[1]) + b + (w_hr,))
+    return out
+
+
+def _pairs(v):
+    if len(v) % 2:
+        raise RuntimeError("Odd number of params or hiddens given to a bidirectional RNN")
+    return [(v[i], v[i + 1]) for i in range(0, len(v), 2)]
+
+
+def _onednn_checks(x, hx, params, has_biases, num_layers, bidirectional):
+    """torch's CPU float32 LSTM without projections runs oneDNN's (mkldnn_rnn), whose only checks are
+    its indexing: the weight list cut in groups, the hidden states taken by index, the input's sizes.
+    (Past them torch computes on whatever it was given, reading past short tensors: not reproduced.)"""
+    per, n = (4 if has_biases else 2), len(params)
+    if n % per:
+        raise RuntimeError(f"MatrixRef: ArrayRef size {n} not divisible by stride {per}")
+    for index in range(num_layers * (2 if bidirectional else 1)):
+        if (index + 1) * per > n:
+            raise RuntimeError(f"ArrayRef: invalid slice, N = {index * per}; M = {per}; size = {n}")
+        hx[0][index], hx[1][index]
+        if index == 0:
+            x.size(0), x.size(1), x.size(2)
+
+
+def reference(mode, packed, args):
+    """torch's CPU ``_rnn_impl`` for both overloads; returns the result tuple of wrapped tensors."""
+    import mstorch as T
+    if packed:
+        data, bs, hx, params, has_biases, num_layers, dropout, train, bidirectional = args
+        batch_first = False
+    else:
+        data, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first = args
+        bs = None
+    proj = False
+    if mode == "LSTM":
+        if len(hx) != 2:
+            raise RuntimeError("lstm expects two hidden states")
+        proj = hx[0].size(2) != hx[1].size(2)
+    x = data.transpose(0, 1) if batch_first else data
+    # (bfloat16 too: this CPU build takes it there)
+    if mode == "LSTM" and not packed and not proj and data.dtype in (D.float32, D.bfloat16) and data.numel():
+        _onednn_checks(x, hx, params, has_biases, num_layers, bidirectional)
+    ps = _gather(params, has_biases, proj)
+    if mode == "LSTM":
+        hs, cs = hx[0].unbind(0), hx[1].unbind(0)
+        hiddens = [(hs[i], cs[i]) for i in range(len(hs))]
+    else:
+        hiddens = list(hx.unbind(0))
+    cell = _Cell(mode, T)
+    if bidirectional:
+        hiddens, ps = _pairs(hiddens), _pairs(ps)
+    if num_layers != len(hiddens):
+        raise RuntimeError("Expected more hidden states in stacked_rnn")
+    if num_layers != len(ps):
+        raise RuntimeError("Expected more weights in stacked_rnn")
+    finals = []
+    for layer in range(num_layers):
+        h, p = hiddens[layer], ps[layer]
+        if bidirectional:
+            if packed:
+                fo, fh = _packed_layer(cell, x, bs, h[0], p[0])
+                ro, rh = _reversed_packed_layer(cell, x, bs, h[1], p[1])
+                x = T.cat([fo, ro], -1)
+            else:
+                fo, fh = _full_layer(cell, x, h[0], p[0])
+                ro, rh = _full_layer(cell, x, h[1], p[1], reverse=True)
+                x = T.cat([fo, ro], fo.dim() - 1)
+            finals += [fh, rh]
+        else:
+            x, fh = _packed_layer(cell, x, bs, h, p) if packed else _full_layer(cell, x, h, p)
+            finals.append(fh)
+        if dropout != 0 and train and layer < num_layers - 1:
+            x = T.nn.functional.dropout(x, dropout, True)
+    if batch_first:
+        x = x.transpose(0, 1)
+    if mode == "LSTM":
+        return x, T.stack([f[0] for f in finals], 0), T.stack([f[1] for f in finals], 0)
+    return x, T.stack(finals, 0)
