@@ -283,6 +283,18 @@ def _empty_batch(mode, x, hx, cx, weights, D):
 # runs as torch's CPU code does, with our public ops: torch's checks in torch's order, its broadcasting
 # (a packed step with more rows than the hidden state) and every op's own error.
 
+
+def _public():
+    """The public ops the port of torch's generic path calls, as a torch-like namespace (the ops layer
+    may not import the package root)."""
+    from types import SimpleNamespace
+    from ._registry import PUBLIC
+    from .._size import broadcast_shapes
+    fn = SimpleNamespace(linear=PUBLIC["nn.functional.linear"], dropout=PUBLIC["nn.functional.dropout"])
+    return SimpleNamespace(cat=PUBLIC["cat"], matmul=PUBLIC["matmul"], relu=PUBLIC["relu"],
+                           sigmoid=PUBLIC["sigmoid"], stack=PUBLIC["stack"], tanh=PUBLIC["tanh"],
+                           broadcast_shapes=broadcast_shapes, nn=SimpleNamespace(functional=fn))
+
 def _shape(t):
     return tuple(t.shape)
 
@@ -290,7 +302,7 @@ def _shape(t):
 def _add_(a, b):
     """``a.add_(b)``: b must broadcast to a's shape."""
     if _shape(a) != _shape(b):
-        import mstorch as T
+        T = _public()
         full = tuple(T.broadcast_shapes(_shape(a), _shape(b)))
         if full != _shape(a):
             raise RuntimeError(f"output with shape {list(_shape(a))} doesn't match the broadcast shape "
@@ -433,7 +445,7 @@ def _onednn_checks(x, hx, params, has_biases, num_layers, bidirectional):
 
 def reference(mode, packed, args):
     """torch's CPU ``_rnn_impl`` for both overloads; returns the result tuple of wrapped tensors."""
-    import mstorch as T
+    T = _public()
     if packed:
         data, bs, hx, params, has_biases, num_layers, dropout, train, bidirectional = args
         batch_first = False
