@@ -13,6 +13,7 @@ import mindspore as ms
 import numpy as np
 
 from .._runtime import read_host
+from .._cast import NP_BF16
 from .. import _dtype as D
 from .._tensor import Tensor, scalar_type_name
 from ._argerr import invalid_args
@@ -32,6 +33,11 @@ def _host(t):
     if t.dtype == ms.bfloat16:
         t = cast(t, ms.float32)
     return read_host(t)
+
+
+def _npt(dt):
+    """The host dtype of ``dt``'s values (bfloat16's own)."""
+    return NP_BF16.type if dt is D.bfloat16 else dt._np
 
 
 def _to_ms(arr, dt):
@@ -127,7 +133,7 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
     dt = dtype_of(input)
     # torch's kernel has floating dtypes only; its argument checks come first, except for the input's
     # min and max (with int bins, no range and a non-empty input), whose dispatch refuses before them
-    no_kernel = dt not in (D.float32, D.float64)
+    no_kernel = dt not in (D.float32, D.float64, D.float16, D.bfloat16)
     x = read_host(input).reshape(-1)
     if isinstance(bins, ms.Tensor):
         if bins.ndim != 1:
@@ -146,10 +152,10 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
                 "Tensor input, int bins = 100, *, tuple of floats range = None, Tensor weight = None, "
                 "bool density = False"))
         _check_bins(bins)
-        if no_kernel and range is None and x.size:
+        if dt not in (D.float32, D.float64) and range is None and x.size:   # (aminmax's dispatch)
             raise _not_implemented("histogramdd", input)
         lo, hi = _histogram_range(x.real if dt.is_complex else x, range, dt)
-        edges = None if no_kernel else _round_to(_linspace_values(lo, hi, bins + 1, dt), dt).astype(dt._np)
+        edges = None if no_kernel else _round_to(_linspace_values(lo, hi, bins + 1, dt), dt).astype(_npt(dt))
     w = None
     if weight is not None:
         if weight.dtype != input.dtype:
@@ -165,16 +171,16 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
     if no_kernel:
         raise _not_implemented("histogram_cpu", input)
     nbins = edges.size - 1
-    hist = np.zeros(nbins, dt._np)
+    hist = np.zeros(nbins, _npt(dt))
     if nbins > 0:
         keep = _in_range(x, edges[0], edges[-1])
         pos = np.searchsorted(edges, x[keep], side="right") - 1
         pos[pos == nbins] = nbins - 1   # the last bin includes its right edge
         # accumulated one element at a time in the input's dtype, as torch's kernel does
-        np.add.at(hist, pos, w[keep] if w is not None else dt._np(1))
+        np.add.at(hist, pos, w[keep] if w is not None else _npt(dt)(1))
     if density:
         widths = np.diff(edges)
-        hist = (hist / (hist.sum() * widths)).astype(dt._np)
+        hist = (hist / (hist.sum() * widths)).astype(_npt(dt))
     return histogram_rt(_to_ms(hist, dt), _to_ms(edges, dt))
 
 
@@ -184,13 +190,18 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
     ``histogram`` bins (linspace edges in the input's dtype, or the given edges; the last bin holds its right
     edge), weighted sums accumulated in the input's dtype."""
     dt = dtype_of(input)
-    if dt not in (D.float32, D.float64):
-        raise _not_implemented("histogramdd", input)
-    if input.ndim < 1:
-        raise RuntimeError("torch.histogramdd: input tensor should have at least 1 dimension, but got 0 dimensions")
+    int_bins = isinstance(bins, int) and not isinstance(bins, bool)
+    if int_bins and input.ndim == 0:   # (torch's Python wrapper reads input.size(-1) first)
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    if input.ndim < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
     n = input.shape[-1]
-    points = read_host(input).reshape(-1, n)
-    if isinstance(bins, int) and not isinstance(bins, bool):
+    points = read_host(input).reshape(-1, n) if n else np.zeros((math.prod(input.shape[:-1]), 0), np.float64)
+    if dt not in (D.float32, D.float64) and int_bins and range is None and points.size:   # (aminmax's dispatch)
+        raise _not_implemented("histogramdd", input)
+    if dt not in (D.float32, D.float64, D.float16, D.bfloat16):
+        raise _not_implemented("histogram_cpu", input)
+    if int_bins:
         bins = [bins] * n
     if len(bins) != n:
         raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
@@ -207,8 +218,8 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
         else:
             _check_bins(b, d)
             lo, hi = _histogram_range(points[:, d], None if range is None else range[2 * d:2 * d + 2], dt, d)
-            e = _round_to(_linspace_values(lo, hi, b + 1, dt), dt).astype(dt._np)
-        edges.append(e.astype(dt._np))
+            e = _round_to(_linspace_values(lo, hi, b + 1, dt), dt).astype(_npt(dt))
+        edges.append(e.astype(_npt(dt)))
     w = None
     if weight is not None:
         if tuple(weight.shape) != tuple(input.shape[:-1]):
@@ -218,8 +229,8 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
                 f"shape {list(weight.shape)}")
         w = read_host(weight).reshape(-1)
     sizes = tuple(e.size - 1 for e in edges)
-    hist = np.zeros(sizes, dt._np)
-    if all(sizes):
+    hist = np.zeros(sizes, _npt(dt))
+    if sizes and all(sizes):
         keep = np.ones(points.shape[0], bool)
         pos = []
         for d, e in enumerate(edges):
@@ -228,13 +239,15 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
             p = np.searchsorted(e, points[keep, d], side="right") - 1
             p[p == sizes[d]] = sizes[d] - 1    # the last bin includes its right edge
             pos.append(p)
-        np.add.at(hist, tuple(pos), w[keep] if w is not None else dt._np(1))
+        np.add.at(hist, tuple(pos), w[keep] if w is not None else _npt(dt)(1))
     if density:
         volume = np.ones((), np.float64)
         for e in edges:
             volume = np.multiply.outer(volume, np.diff(e))
-        hist = (hist / (hist.sum() * volume)).astype(dt._np)
-    return histogramdd_rt(_to_ms(hist, dt), tuple(_to_ms(e, dt) for e in edges))
+        with np.errstate(invalid="ignore", divide="ignore"):   # (an empty histogram's density is NaN, as torch's)
+            hist = (hist / (hist.sum() * volume)).astype(_npt(dt))
+    hist_t = _to_ms(hist, dt) if hist.ndim else _to_ms(hist, dt).reshape(())   # (no dims: a 0-d histogram)
+    return histogramdd_rt(hist_t, tuple(_to_ms(e, dt) for e in edges))
 
 
 # --- bincount -------------------------------------------------------------------------------------

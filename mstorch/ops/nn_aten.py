@@ -88,6 +88,7 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):  # noqa: N803
         if t is not None and (t.dim() != 1 or t.numel() != C):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {list(t.shape)} and input of shape {shape}")
+    _check_float_kernel(input, "GroupNormKernelImpl")
     if input.numel() != N * C * HxW:
         raise RuntimeError("Expected X.numel() == N * C * HxW to be true, but got false.  (Could this error message "
                            "be improved?  If so, please report an enhancement request to PyTorch.)")
@@ -153,7 +154,38 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
 
 @register("affine_grid_generator", family=F, namespace="torch", raw=True)
 def affine_grid_generator(theta, size, align_corners):
-    return PUBLIC["nn.functional.affine_grid"](theta, list(size), align_corners=align_corners)
+    """ATen's composite, op by op (no up-front checks: a bad theta fails in ``transpose`` / ``bmm``, any dtype
+    ``bmm`` takes works): a base grid of ``linspace(-1, 1)`` columns and ones, times theta transposed."""
+    size = [int(s) for s in size]
+    if len(size) not in (4, 5):
+        raise RuntimeError("AffineGridGenerator needs 4d (spatial) or 5d (volumetric) inputs.")
+    n, spatial = len(size) - 2, size[2:]
+    PUBLIC["empty"](size[:1] + spatial + [n + 1], dtype=theta.dtype)   # torch's negative-size error
+    full = size[:1] + spatial
+    cols = []
+    for i, s in enumerate(reversed(spatial)):       # W, H(, D)
+        if s <= 1:
+            if theta.dtype in (D.float16, D.bfloat16, D.bool_):
+                raise NotImplementedError(f"\"tensor_cpu\" not implemented for '{D.scalar_type_name(theta.dtype)}'")
+            v = PUBLIC["tensor"](0, dtype=theta.dtype)
+        else:
+            v = PUBLIC["linspace"](-1, 1, s, dtype=theta.dtype)
+            if not align_corners:
+                v = (v * (s - 1) / s).to(theta.dtype)
+            v = v.reshape([s] + [1] * i)
+        cols.append(v.expand(full))
+    cols.append(PUBLIC["ones"](full, dtype=theta.dtype))
+    base = PUBLIC["stack"](cols, -1)
+    prod = 1
+    for s in spatial:
+        prod *= s
+    theta_t = theta.transpose(1, 2)
+    if prod == 0 or size[0] == 0:    # (an empty bmm: its shape checks, then an empty result)
+        probe = PUBLIC["empty"]([size[0], 1, n + 1], dtype=theta.dtype)
+        probe.bmm(theta_t)
+        return PUBLIC["empty"](size[:1] + spatial + [n], dtype=theta.dtype)
+    grid = base.view(size[0], prod, n + 1).bmm(theta_t)
+    return grid.view(size[:1] + spatial + [n])
 
 
 @register("empty_permuted", family=F, namespace="torch", raw=True)
@@ -223,6 +255,23 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
     that gave the max (first on ties, 0 for an empty bag) in max mode, else a copy of ``bag_size``."""
     if mode not in _BAG_MODES:
         raise RuntimeError("`mode` must be sum, mean, or max.")
+    # _embedding_bag_cpu_impl's checks, in its order (indices and offsets promoted to a common type first)
+    if indices.dim() not in (1, 2):
+        raise RuntimeError(f"input has to be a 1D or 2D Tensor, but got Tensor of dimension {indices.dim()}")
+    if indices.dim() == 1 and offsets.dim() != 1:
+        raise RuntimeError(f"offsets has to be a 1D Tensor, but got Tensor of dimension {offsets.dim()}")
+    if weight.dim() != 2:
+        raise RuntimeError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    common = D.promote_types(indices.dtype, offsets.dtype)
+    for name, t in (("indices", indices), ("offsets", offsets)):
+        if common not in (D.int64, D.int32):
+            raise RuntimeError(f"Expected tensor for argument #1 '{name}' to have one of the following scalar types: "
+                               f"Long, Int; but got {t.to(common).type()} instead (while checking arguments for "
+                               "embedding_bag)")
+    if indices.dtype != common:
+        indices = indices.to(common)
+    if offsets.dtype != common:
+        offsets = offsets.to(common)
     if indices.dim() != 1:
         raise RuntimeError("mstorch: torch.embedding_bag takes 1-D indices with offsets (as "
                            "nn.functional.embedding_bag passes them); torch's results for other shapes are unspecified")
@@ -279,6 +328,12 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     """(batch_norm, save_mean, save_invstd): the batch's mean and 1 / sqrt(biased var + eps) per channel when
     training (not differentiated, as torch's), empty tensors otherwise; float32 for a float16/bfloat16 input with
     float32 parameters, as torch's."""
+    if input.dim() == 0:   # (torch's kernel sizes a SmallVector by dim() - 1)
+        raise RuntimeError("SmallVector unable to grow. Requested capacity (18446744073709551615) is larger than "
+                           "maximum value for size type (4294967295)")
+    if input.dim() == 1:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    _check_float_kernel(input, "batch_norm")
     if training:
         _check_not_empty(input)
     out = PUBLIC["nn.functional.batch_norm"](input, running_mean, running_var, weight, bias, training, momentum, eps)
@@ -304,6 +359,12 @@ def _bn_moments(input, dtype):
     if dtype == D.bfloat16:
         mean, var_sum = _round(mean, dtype), _round(var_sum, dtype)
     return mean, var_sum, x.numel() // max(x.shape[1], 1) if x.dim() > 1 else x.numel()
+
+
+def _check_float_kernel(input, name):
+    """torch's CPU kernels dispatched on float, double, half and bfloat16 only."""
+    if input.dtype not in (D.float32, D.float64, D.float16, D.bfloat16):
+        raise NotImplementedError(f"\"{name}\" not implemented for '{D.scalar_type_name(input.dtype)}'")
 
 
 def _check_not_empty(input):
@@ -352,6 +413,10 @@ def batch_norm_update_stats(input, running_mean, running_var, momentum):
     """(mean, biased var) per channel (dim 1) of ``input``; the running statistics given are moved towards
     the mean and the unbiased var by ``momentum`` in place, as torch's kernel does. Computed in float32 for a
     float16/bfloat16 input, and given in float32 where the running statistics are (as torch's)."""
+    _check_float_kernel(input, "batch_norm_update_stats_cpu")
+    if input.dim() < 2:
+        raise IndexError("Dimension specified as 1 but tensor has no dimensions" if input.dim() == 0 else
+                         "Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     _check_not_empty(input)
     dtype = _stats_dtype(input, running_mean, running_var)
     mean, var_sum, n = _bn_moments(input, dtype)

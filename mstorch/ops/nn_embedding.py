@@ -146,6 +146,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                              "fixed length sequences. However, found offsets of type "
                              "<class 'torch.Tensor'>")
         bags, length = idx.shape
+        if length == 0:   # (torch's arange(0, numel, size(1)) for the offsets)
+            raise RuntimeError("step must be nonzero")
         include_last_offset = False
         off = np.arange(0, bags * length, length, dtype=np.int64) if length else np.zeros(bags, np.int64)
         fixed = length
@@ -200,11 +202,6 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if off.size and off[-1] > total:
         raise RuntimeError(f"offsets[-1] can not be greater than input's length {total} but got offsets[-1] of "
                            f"{int(off[-1])}")
-    flat = host.reshape(-1)
-    bad = np.nonzero((flat < 0) | (flat >= n))[0]
-    if bad.size:
-        i = int(bad[0])
-        raise RuntimeError(f"Index {i} of input takes value {int(flat[i])} which is not in the valid range [0, {n})")
     nbags = off.size - 1 if include_last_offset else off.size
     # torch's CPU kernel sums a bag over [offsets[i], offsets[i + 1]) only on its fast path (float32/half
     # sums without padding_idx, which refuses unsorted offsets); elsewhere, and for max, every position
@@ -217,6 +214,14 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if ranges and include_last_offset and off.size > 1 and off[-1] < off[-2]:
         raise RuntimeError("Your input appears to be incorrect: the last offset value should be the size of the "
                            "indices tensor, but it seems not to be the case.")
+    if not (ranges and mode == "sum") and (off < 0).any():
+        # (torch's make_offset2bag index_add_s a one at each offset; its sum fast path never builds it)
+        raise IndexError("index out of range in self")
+    flat = host.reshape(-1)
+    bad = np.nonzero((flat < 0) | (flat >= n))[0]
+    if bad.size:
+        i = int(bad[0])
+        raise RuntimeError(f"Index {i} of input takes value {int(flat[i])} which is not in the valid range [0, {n})")
     if ranges and np.any(np.diff(off) < 0):
         raise RuntimeError("Expected i < index_size to be true, but got false.  (Could this error message be "
                            "improved?  If so, please report an enhancement request to PyTorch.)")

@@ -726,30 +726,46 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     for name, v in (("input_lengths", input_lengths), ("target_lengths", target_lengths)):
         if isinstance(v, ms.Tensor) and dtype_of(v)._cat != D._INT:
             raise RuntimeError(f"{name} must be integral")   # (torch's check before the kernel's dtype)
+    # torch's order: the unbatched unsqueeze, the kernel's dtype dispatch, then ctc_loss_allocate_outputs' checks
     batched = log_probs.ndim == 3
+    if log_probs.ndim == 0:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     lp = log_probs if batched else log_probs.expand_dims(1)
-    T, N, C = lp.shape
     if lp.dtype not in (_f32, _f64):
         _not_impl("ctc_loss_cpu", lp)
+    if lp.size == 0:
+        raise RuntimeError("log_probs tensor must not be empty")
+    where = " (while checking arguments for ctc_loss_allocate_outputs)"
+    if lp.ndim != 3:
+        raise RuntimeError(f"Expected 3-dimensional tensor, but got {lp.ndim}-dimensional tensor for argument #1 "
+                           f"'log_probs'{where}")
+    if not 1 <= targets.ndim <= 2:
+        raise RuntimeError(f"Expected 1 to 2 dimensions, but got {targets.ndim}-dimensional tensor for argument #2 "
+                           f"'targets'{where}")
+    T, N, C = lp.shape
     if not 0 <= blank < C:
         raise RuntimeError("blank must be in label range")
     il = _lengths(input_lengths, "input_lengths", N)
     tl = _lengths(target_lengths, "target_lengths", N)
-    for name, arr in (("input_lengths", il), ("target_lengths", tl)):
-        if (arr < 0).any():
-            raise RuntimeError(f"Expected {name} to have value at least 0, but got value {arr.min()} "
-                               "(while checking arguments for ctc_loss_allocate_outputs)")
-    if (il > T).any():
-        raise RuntimeError(f"Expected input_lengths to have value at most {T}, but got value {il.max()} "
-                           "(while checking arguments for ctc_loss_allocate_outputs)")
+    for v in tl:
+        if v < 0:
+            raise RuntimeError(f"Expected target_lengths to have value at least 0, but got value {v}{where}")
+    want = int(tl.sum()) if targets.ndim == 1 else N
+    if targets.shape[0] != want:
+        raise RuntimeError(f"Expected tensor to have size {want} at dimension 0, but got size {targets.shape[0]} "
+                           f"for argument #2 'targets'{where}")
+    if targets.ndim == 2 and targets.shape[1] < tl.max(initial=0):
+        raise RuntimeError(f"Expected tensor to have size at least {tl.max()} at dimension 1, but got size "
+                           f"{targets.shape[1]} for argument #2 'targets'{where}")
+    for v in il:
+        if v < 0:
+            raise RuntimeError(f"Expected input_lengths to have value at least 0, but got value {v}{where}")
+        if v > T:
+            raise RuntimeError(f"Expected input_lengths to have value at most {T}, but got value {v}{where}")
     tn = read_host(targets).astype(np.int64)
     S = max(int(tl.max()) if tl.size else 0, 1)
-    if batched and tn.ndim == 2 or not batched and tn.ndim == 1 and tl.size == 1 and tn.size >= tl[0]:
-        padded = tn.reshape(N, -1)
-        if padded.shape[1] < tl.max(initial=0):
-            raise RuntimeError(f"Expected tensor to have size at least {tl.max()} at dimension 1, but got size "
-                               f"{padded.shape[1]} for argument #2 'targets' (while checking arguments for "
-                               "ctc_loss_allocate_outputs)")
+    if tn.ndim == 2:
+        padded = tn
     else:       # one flat sequence of all targets, split by target_lengths
         padded = np.zeros((N, S), np.int64)
         ends = np.cumsum(tl)

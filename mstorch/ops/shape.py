@@ -117,6 +117,11 @@ def _reshape_from_tensor(input, shape):
     if not isinstance(shape, Tensor):
         raise TypeError("_reshape_from_tensor(): argument 'shape' (position 2) must be Tensor, not "
                         f"{type(shape).__name__}")
+    if shape.dim() != 1:
+        raise RuntimeError("Expected shape_tensor.dim() == 1 to be true, but got false.  (Could this error message "
+                           "be improved?  If so, please report an enhancement request to PyTorch.)")
+    if shape.dtype != D.int64:
+        raise RuntimeError(f"expected scalar type Long but found {D.SCALAR_TYPE_NAMES[shape.dtype]}")
     return reshape(input, tuple(int(v) for v in shape.tolist()))
 
 
