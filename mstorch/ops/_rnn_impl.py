@@ -443,15 +443,20 @@ def _onednn_checks(x, hx, params, has_biases, num_layers, bidirectional):
             x.size(0), x.size(1), x.size(2)
 
 
+def unpack(packed, args):
+    """The arguments of either overload of torch's functional RNN ops, as (data, batch_sizes or None, hx,
+    params, has_biases, num_layers, dropout, train, bidirectional, batch_first)."""
+    if packed:
+        data, bs, hx, params, has_biases, num_layers, dropout, train, bidirectional = args
+        return data, bs, hx, params, has_biases, num_layers, dropout, train, bidirectional, False
+    data, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first = args
+    return data, None, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first
+
+
 def reference(mode, packed, args):
     """torch's CPU ``_rnn_impl`` for both overloads; returns the result tuple of wrapped tensors."""
     T = _public()
-    if packed:
-        data, bs, hx, params, has_biases, num_layers, dropout, train, bidirectional = args
-        batch_first = False
-    else:
-        data, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first = args
-        bs = None
+    data, bs, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first = unpack(packed, args)
     proj = False
     if mode == "LSTM":
         if len(hx) != 2:

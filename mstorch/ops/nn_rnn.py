@@ -24,12 +24,7 @@ def _fast_path_takes(mode, packed, args):
     """Whether the inputs are what nn.RNN / LSTM / GRU pass: ranks, shapes, dtypes and batch sizes all
     consistent. Anything else runs as torch's generic code (``_rnn_impl.reference``), its errors included."""
     from .._tensor import Tensor
-    if packed:
-        data, bs, hx, params, has_biases, num_layers, _, _, bidirectional = args
-        batch_first = False
-    else:
-        data, hx, params, has_biases, num_layers, _, _, bidirectional, batch_first = args
-        bs = None
+    data, bs, hx, params, has_biases, num_layers, _, _, bidirectional, batch_first = K.unpack(packed, args)
     hs = list(hx) if mode == "LSTM" else [hx]
     if not isinstance(data, Tensor) or data.dtype not in _FLOATS:
         return False
