@@ -161,11 +161,25 @@ def _empty_product(a, b, shape):
         return z
     for t in (a, b):
         # a non-empty operand beside an empty one: the result is empty, so the link's value does not
-        # matter; its gradient is zero whatever t holds (t * 0 differentiates to 0, never 0 * inf)
+        # matter; its gradient is zero whatever t holds
         if t.size and _P.requires_grad(t):
-            v = _ms.cast(t, _mindspore.float32) if t.dtype == _mindspore.bfloat16 else t
-            z = _ms.add(z, _ms.cast(_ms.sum(_ms.mul(v, 0)), z.dtype))
+            z = _ms.add(z, _ms.cast(_ZeroLink.apply(t), z.dtype))
     return z
+
+
+class _ZeroLink(_P.FunctionBase):
+    """A 0-d zero on ``t``'s autograd graph whose gradient to ``t`` is zeros, whatever arrives: added to
+    an empty result, MindSpore's Add backward hands the scalar a sum over nothing, an uninitialised
+    buffer (NaN in some runs), which a chain of its own ops (t * 0, summed) would pass on."""
+
+    @staticmethod
+    def forward(node, t):
+        node.shape, node.dtype = tuple(t.shape), t.dtype
+        return _ms.zeros((), _mindspore.float32 if t.dtype == _mindspore.bfloat16 else t.dtype)
+
+    @staticmethod
+    def backward(node, grad):
+        return _ms.zeros(node.shape, node.dtype)
 
 
 def _product_shape(a_shape, b_shape, ta=False, tb=False):
