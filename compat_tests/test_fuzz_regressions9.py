@@ -289,3 +289,16 @@ def test_fold_of_an_empty_batch(dtype):
         r.sum().backward()
         return r.detach(), x.grad
     check(f)
+
+
+@pytest.mark.parametrize("src", ["T.repeat_interleave(T.tensor(1))", "T.repeat_interleave(T.tensor([[2]]))",
+                                 "T.repeat_interleave(T.tensor([2], dtype=T.int16))",
+                                 "T.repeat_interleave(T.tensor([2.0]))",
+                                 "T.bincount(T.tensor([5, 2 ** 63 - 1, 2]), T.tensor([2.5]).expand(3))",
+                                 "T.tensor([2 ** 63 - 1, 4]).bincount(minlength=10)"])
+def test_counting_errors_as_torch(src):
+    check(lambda T: eval(src, {"T": T}), raises=True)  # noqa: S307
+
+
+def test_repeat_interleave_int32_counts():
+    check(lambda T: T.repeat_interleave(T.tensor([2, 0, 1], dtype=T.int32)))

@@ -8,6 +8,7 @@ kernels step by step in the input's dtype: torch's bin of an element ``x`` in ``
 ``histogram`` finds each element's bin among the linspace edges by a binary search.
 """
 import math
+import os
 
 import mindspore as ms
 import numpy as np
@@ -252,6 +253,18 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
 
 # --- bincount -------------------------------------------------------------------------------------
 
+def _check_allocation(nbytes):
+    """torch's CPU allocator error for a result larger than the memory this host has free: torch's
+    zeroed allocation is lazy and may succeed, mstorch's host result is written (and copied) in full, and
+    the process would be killed instead."""
+    try:
+        free = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError):
+        return
+    if 2 * nbytes > free:   # (the host result and the tensor made from it)
+        raise RuntimeError(f"DefaultCPUAllocator: not enough memory: you tried to allocate {nbytes} bytes.")
+
+
 @register("bincount", family=F)
 def bincount(input, weights=None, minlength=0):
     dt = dtype_of(input)
@@ -266,11 +279,15 @@ def bincount(input, weights=None, minlength=0):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if weights is not None and (weights.ndim != 1 or weights.shape[0] != x.shape[0]):
         raise RuntimeError("weights should be 1-d and have the same length as input")
-    n = max(int(x.max()) + 1, minlength)
+    top = int(x.max())
+    if top == 2 ** 63 - 1:
+        raise RuntimeError(f"maximum value of input overflowed, it should be < {top} but got {top}")
+    n = max(top + 1, minlength)
+    # float32 weights count in float32, every other weight type in float64
+    out_dt = D.int64 if weights is None else D.float32 if weights.dtype == ms.float32 else D.float64
+    _check_allocation(n * np.dtype(out_dt._np).itemsize)
     if weights is None:
         return _to_ms(np.bincount(x.astype(np.int64), minlength=n), D.int64)
-    # float32 weights count in float32, every other weight type in float64
-    out_dt = D.float32 if weights.dtype == ms.float32 else D.float64
     out = np.zeros(n, out_dt._np)
     np.add.at(out, x.astype(np.int64), _host(weights).astype(out_dt._np))
     return _to_ms(out, out_dt)

@@ -703,8 +703,11 @@ def tile(input, dims):
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if repeats is None:   # torch.repeat_interleave(repeats): indices repeated by their counts
         r = read_host(input)
-        if r.ndim > 1:
+        if r.ndim != 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        if r.dtype not in (np.int32, np.int64):   # torch's CPU kernel takes int and long counts only
+            raise NotImplementedError("\"repeat_interleave_cpu\" not implemented for "
+                                      f"'{D.scalar_type_name(D._FROM_MS[input.dtype])}'")
         if (r < 0).any():
             raise RuntimeError("repeats can not be negative")
         return ms.Tensor(np.repeat(np.arange(r.shape[0]), r).astype(r.dtype))
