@@ -302,3 +302,15 @@ def test_counting_errors_as_torch(src):
 
 def test_repeat_interleave_int32_counts():
     check(lambda T: T.repeat_interleave(T.tensor([2, 0, 1], dtype=T.int32)))
+
+
+@pytest.mark.parametrize("src, raises", [
+    ("T.searchsorted(T.zeros((0, 1), dtype=T.bool), T.zeros((0, 1), dtype=T.bool), side='left')", False),
+    ("T.searchsorted(T.tensor([True]), T.zeros((0,), dtype=T.bool))", False),
+    ("T.bucketize(T.zeros(0, dtype=T.bool), T.tensor([True]))", False),
+    ("T.searchsorted(T.zeros((0,), dtype=T.bool), T.tensor([True]))", True),
+    ("T.bucketize(2.0, T.tensor([complex(7.3, 2.36), complex(2.25, 3.78)]))", True),
+    ("T.searchsorted(T.tensor([1, 10, 3], dtype=T.uint8), T.tensor([complex(1.62, 1.58)]))", True),
+])
+def test_search_bool_complex_as_torch(src, raises):
+    check(lambda T: eval(src, {"T": T}), raises=raises)  # noqa: S307
