@@ -314,3 +314,15 @@ def test_repeat_interleave_int32_counts():
 ])
 def test_search_bool_complex_as_torch(src, raises):
     check(lambda T: eval(src, {"T": T}), raises=raises)  # noqa: S307
+
+
+@pytest.mark.parametrize("src", [
+    "T._softmax_backward_data(T.ones(2, 3, dtype=T.int16), T.full((2, 3), 0.5), -1, T.float32)",
+    "T._softmax_backward_data(T.ones(2, 3, dtype=T.int16), T.full((2, 3), 0.5), 0, T.float32)",
+    "T._softmax_backward_data(T.ones(3, 2), T.full((2, 3), 0.5), 0, T.float32)",
+    "T._grouped_mm(T.ones(4), T.ones(2, 3), offs=T.tensor([4], dtype=T.int32))",
+    "T._grouped_mm(T.ones(4, dtype=T.int32), T.ones(2, 3), offs=T.tensor([4], dtype=T.int32))",
+    "T.narrow_copy(T.tensor([-2.02])[1:], 1, 1, 2)",
+])
+def test_aten_argument_errors_as_torch(src):
+    check(lambda T: eval(src, {"T": T}), raises=True)  # noqa: S307

@@ -333,6 +333,9 @@ def _grouped_mm(mat_a, mat_b, offs=None, bias=None, out_dtype=None):
         if m.dtype not in (D.float32, D.bfloat16, D.float16):
             raise RuntimeError(f"Expected {name} to be Float32, BFloat16 or Float16 matrix, got "
                                f"{scalar_type_name(m.dtype)}")
+    for name, m in (("mat_a", mat_a), ("mat_b", mat_b)):
+        if m.dim() not in (2, 3):
+            raise RuntimeError(f"{name} has to be 2 or 3d")
     if (offs is not None) == (mat_a.dim() == 3 and mat_b.dim() == 3):
         raise RuntimeError("Have to provide offsets if there is a 2d matrix, or no offset if both matrices are 3d")
     if offs is not None and offs.dtype != D.int32:
@@ -366,6 +369,14 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype):
     """torch._softmax_backward_data: the gradient through ``output = softmax(x, dim)``,
     ``output * (grad - sum(grad * output, dim))``, in the gradient's dtype (models with their own softmax autograd
     Function call it: transformers' DeBERTa)."""
+    if tuple(grad_output.shape) != tuple(output.shape):
+        raise RuntimeError(f"Expected tensor for argument #1 'grad' to have same size as tensor for argument #2 "
+                           f"'output'; but {list(grad_output.shape)} does not equal {list(output.shape)} (while "
+                           "checking arguments for softmax_backward)")
+    if not grad_output.dtype.is_floating_point:
+        last = grad_output.dim() == 0 or dim in (-1, grad_output.dim() - 1)
+        kernel = "softmax_backward_lastdim_kernel_impl" if last else "softmax_backward_kernel_impl"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(grad_output.dtype)}'")
     if output.dtype != grad_output.dtype:
         raise RuntimeError(f"expected scalar type {scalar_type_name(grad_output.dtype)} but found "
                            f"{scalar_type_name(output.dtype)}")

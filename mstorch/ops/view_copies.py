@@ -67,8 +67,18 @@ def _clone(out):
     return out.clone()
 
 
+def _narrow_copy_dim(input, dim):
+    # torch's narrow_copy checks a non-negative dim against the rank itself (a negative one wraps as usual)
+    if isinstance(dim, int) and input.dim() and dim >= input.dim():
+        raise RuntimeError("Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got false.  "
+                           "(Could this error message be improved?  If so, please report an enhancement request "
+                           "to PyTorch.)")
+
+
 def _register_copy(view_name, view):
     def copy_op(input, *args, **kwargs):
+        if view_name == "narrow":
+            _narrow_copy_dim(input, args[0] if args else kwargs.get("dim"))
         return _clone(view(input, *args, **kwargs))
     copy_op.__name__ = copy_op.__qualname__ = f"{view_name}_copy"
     copy_op.__doc__ = f"torch.{view_name}_copy: torch.{view_name}'s result in memory of its own."
