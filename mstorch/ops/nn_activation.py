@@ -369,13 +369,23 @@ def _hardsigmoid(x):
 
 
 def _hardsigmoid32(x):
-    # MindSpore's HSigmoidGrad has no backward: double backward differentiates the composition
     if MP.grad_enabled() and MP.requires_grad(x):
-        # its gradient at NaN is 1/6, torch's 0 (NaN is not inside (-3, 3)): NaN is kept out of the kernel
-        nan = ops.isnan(x)
-        xs = ops.where(nan, ops.zeros_like(x), x)
-        return ops.where(nan, ops.stop_gradient(x), recompute_as(ops.hardsigmoid(xs), _hardsigmoid_composed, xs))
+        # MindSpore's gradient at NaN is 1/6, torch's 0 (NaN is not inside (-3, 3))
+        return _nan_apart(x, _hardsigmoid_kernel, ops.stop_gradient)
+    return _hardsigmoid_kernel(x)
+
+
+def _hardsigmoid_kernel(x):
+    # MindSpore's HSigmoidGrad has no backward: double backward differentiates the composition
     return recompute_as(ops.hardsigmoid(x), _hardsigmoid_composed, x)
+
+
+def _nan_apart(x, fn, at_nan):
+    """``fn(x)`` with the NaN elements kept out of ``fn`` (it sees 0 there, so its backward makes no
+    0 * NaN) and given ``at_nan(x)`` instead: torch's backward of a kink-guarded activation passes a
+    NaN element's gradient by its own comparisons, not by the kernel's formula."""
+    nan = ops.isnan(x)
+    return ops.where(nan, at_nan(x), fn(ops.where(nan, ops.zeros_like(x), x)))
 
 
 def _hardsigmoid_composed(x):
@@ -392,13 +402,9 @@ def hardsigmoid(input, inplace=False):
 def _hardswish32(x):
     # x * hardsigmoid(x): torch's gradient (0 at -3, 1 at 3; MindSpore's HSwish differs there)
     if not (MP.grad_enabled() and MP.requires_grad(x)):
-        return ops.mul(x, _hardsigmoid32(x))
-    # (_hardsigmoid32 of xs below takes its plain path: xs's NaN are zeros already)
-    # torch's backward passes the gradient through at NaN (its x < 3 test fails): there the value is x
-    # itself, and the product sees 0 instead (so that its own backward makes no 0 * NaN)
-    nan = ops.isnan(x)
-    xs = ops.where(nan, ops.zeros_like(x), x)
-    return ops.where(nan, x, ops.mul(xs, _hardsigmoid32(xs)))
+        return ops.mul(x, _hardsigmoid_kernel(x))
+    # torch's backward passes the gradient through at NaN (its x < 3 test fails): the value there is x
+    return _nan_apart(x, lambda v: ops.mul(v, _hardsigmoid_kernel(v)), lambda v: v)
 
 
 @register("hardswish", family=F, namespace="nn.functional", raw=True)

@@ -15,7 +15,7 @@ from . import _msops as ops
 from .. import _dtype as D
 from .. import _ms_private as P
 from .._tensor import Tensor, wrap, scalar_type_name
-from ._helpers import wrap_dim, wrap_dims, result_type, cast
+from ._helpers import wrap_dim, wrap_dims, result_type, cast, _scalar_name
 from ._registry import register
 from ._views import (make_view, fresh, solid, owns_storage, empty_from, index_view, reshape_pair,
                      scatter_positions, grad_source, bf16_selection,
@@ -706,8 +706,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         if r.ndim != 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
         if r.dtype not in (np.int32, np.int64):   # torch's CPU kernel takes int and long counts only
-            raise NotImplementedError("\"repeat_interleave_cpu\" not implemented for "
-                                      f"'{D.scalar_type_name(D._FROM_MS[input.dtype])}'")
+            raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for '{_scalar_name(input)}'")
         if (r < 0).any():
             raise RuntimeError("repeats can not be negative")
         return ms.Tensor(np.repeat(np.arange(r.shape[0]), r).astype(r.dtype))
