@@ -218,6 +218,54 @@ _NOT_DIFFERENTIABLE = frozenset(("creation", "random", "counting", "inplace"))
 _GRAD_DTYPES = frozenset((ms.float16, ms.float32, ms.float64, ms.bfloat16, ms.complex64, ms.complex128))
 
 
+def _grad_inputs(ms_args, kwargs):
+    """The tensor arguments (also in a list or tuple, or passed by keyword) that need gradients."""
+    found = []
+    for a in (*ms_args, *kwargs.values()) if kwargs else ms_args:
+        tp = type(a)
+        if tp is _MsTensor:
+            if a._requires_grad:
+                found.append(a)
+        elif tp is list or tp is tuple:
+            found.extend(x for x in a if type(x) is _MsTensor and x._requires_grad)
+    return found
+
+
+def _call_recorded(impl, ms_args, kwargs):
+    """A differentiable op's call while autograd records. Where every input that needs a gradient is
+    empty, each gradient is empty: the op runs unrecorded and its results are linked to those inputs
+    (MindSpore's backward kernels refuse empty tensors: "Input device address is null", "Resize failed
+    for kernel MaxPoolGradWithArgmaxV2", UnsortedSegmentSum's "loop_size_"). A result that is empty
+    has zero gradients to every input likewise: it is replaced by zeros on their graph."""
+    needs = _grad_inputs(ms_args, kwargs)
+    if not needs:
+        return _keep_on_graph(impl(*ms_args, **kwargs), ms_args)
+    for t in needs:
+        if t.size:
+            break
+    else:
+        _P.set_grad_enabled(False)
+        try:
+            r = impl(*ms_args, **kwargs)
+        finally:
+            _P.set_grad_enabled(True)
+        return _linked_results(r, needs, ms_args)
+    return _zero_empty_results(_keep_on_graph(impl(*ms_args, **kwargs), ms_args), needs, ms_args)
+
+
+def _zero_empty_results(r, needs, ms_args):
+    tp = type(r)
+    if tp is _MsTensor:
+        if r.size or not r._requires_grad or any(r is a for a in ms_args):
+            return r
+        return _msops.zeros_on(tuple(r.shape), r.dtype, needs)
+    if tp is tuple or tp is list:
+        return tp(_zero_empty_results(x, needs, ms_args) for x in r)
+    if isinstance(r, tuple) and hasattr(r, "_fields"):
+        return tp(*(_zero_empty_results(x, needs, ms_args) for x in r))
+    return r
+
+
 def _keep_on_graph(r, ms_args):
     """An op's floating results on the autograd graph of its empty inputs that need gradients: an
     implementation answers empty input with a tensor made by hand (a determinant of 1, an empty
@@ -419,9 +467,12 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
                     r = impl(*args, **kwargs)
                 else:
                     ms_args = [a._ms if type(a) is Tensor else _unwrap(a) for a in args]
-                    r = impl(*ms_args, **({k: _unwrap(v) for k, v in kwargs.items()} if kwargs else kwargs))
+                    if kwargs:
+                        kwargs = {k: _unwrap(v) for k, v in kwargs.items()}
                     if link_empty and _P.grad_enabled():
-                        r = _keep_on_graph(r, ms_args)
+                        r = _call_recorded(impl, ms_args, kwargs)
+                    else:
+                        r = impl(*ms_args, **kwargs)
                     r = _wrap_out(r)
             except SparseOperand:   # a sparse argument has no dense storage: the sparse table's implementation
                 r = sparse_call(name, args, kwargs)

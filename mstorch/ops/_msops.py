@@ -156,14 +156,24 @@ def _empty_product(a, b, shape):
     """A matrix product with an empty operand: zeros of the product's shape (an empty inner dimension)
     or an empty result. Either way the gradient of each operand is zero: MindSpore's own backward would
     multiply over the empty dimension and hand back an uninitialised buffer for the non-empty operand."""
-    z = _linked(_ms.zeros(shape, a.dtype), a, b)
+    return zeros_on(shape, a.dtype, (a, b))
+
+
+def zeros_on(shape, dtype, inputs):
+    """Zeros of ``shape`` on the autograd graph of ``inputs`` with a zero gradient to each: the value of
+    an op whose result is empty (or whose inputs are), where MindSpore's backward kernels refuse empty
+    tensors or sum over nothing into an uninitialised buffer."""
+    z = _linked(_ms.zeros(shape, dtype), *inputs)
     if not _P.grad_enabled():
         return z
-    for t in (a, b):
-        # a non-empty operand beside an empty one: the result is empty, so the link's value does not
-        # matter; its gradient is zero whatever t holds
+    for t in inputs:
+        # a non-empty input beside an empty result: the link's value does not matter; its gradient is
+        # zero whatever t holds
         if t.size and _P.requires_grad(t):
-            z = _ms.add(z, _ms.cast(_ZeroLink.apply(t), z.dtype))
+            if z.dtype == _mindspore.bfloat16:   # (the add's backward sums: no bfloat16 ReduceSum)
+                z = _ms.cast(_ms.add(_ms.cast(z, _mindspore.float32), _ZeroLink.apply(t)), z.dtype)
+            else:
+                z = _ms.add(z, _ms.cast(_ZeroLink.apply(t), z.dtype))
     return z
 
 

@@ -190,4 +190,8 @@ COMPLEX_REFUSED = {
 NOT_REACHED_WHEN_EMPTY = frozenset((
     "linalg.svd", "linalg.svdvals", "linalg.cholesky", "linalg.det", "det", "linalg.cond", "linalg.eigh",
     "linalg.eigvalsh", "cummax", "cummin", "pdist", "local_response_norm", "softmax", "log_softmax",
-    "nn.functional.softmax", "nn.functional.log_softmax", "special.softmax", "special.log_softmax"))
+    "nn.functional.softmax", "nn.functional.log_softmax", "special.softmax", "special.log_softmax",
+    # (torch's 1-d and 2-d adaptive average pools return an empty result before their dtype dispatch)
+    "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+    # (torch's transposed convolutions answer an empty input before their dtype dispatch)
+    "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"))

@@ -93,8 +93,14 @@ def _check_common(input, weight, bias, stride, padding, dilation, groups, n):
         raise RuntimeError("non-positive groups is not supported")
 
 
-def _check_kernel_dtype(input, n):
-    """After the argument and shape checks (torch's order): the dtypes there is no kernel for."""
+_NO_DILATED = (ms.uint8, ms.int8, ms.int16, ms.int32)
+
+
+def _check_kernel_dtype(input, n, dilation=None):
+    """After the argument and shape checks (torch's order): the dtypes there is no kernel for (``dilation``
+    of a forward convolution: torch's dilated kernel has integers of 64 bits only)."""
+    if dilation is not None and input.dtype in _NO_DILATED and any(d > 1 for d in dilation):
+        raise NotImplementedError(f"\"slow_conv_dilated<>\" not implemented for '{_name(input)}'")
     if dtype_of(input).is_complex:
         raise NotImplementedError(f"mstorch: conv{n}d / conv_transpose{n}d on complex tensors is not supported "
                                   f"(no complex convolution kernel on this backend)")
@@ -156,7 +162,9 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, name, torch
         raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
                            f"Kernel size: ({' x '.join(map(str, eff))}). Kernel size can't be greater than "
                            f"actual input size")
-    _check_kernel_dtype(input, n)
+    if torch_checks and input.size == 0 and 0 in kernel:    # (torch's empty path reads the weight's first element)
+        raise IndexError("select(): index 0 out of range for tensor of size [0] at dimension 0")
+    _check_kernel_dtype(input, n, dilation)
     if input.size == 0:   # torch answers an empty input without a backend: zeros of the output's size (no
         # output channels when the weight is empty too, as torch's empty path gives)
         if torch_checks and input.shape[0] and input.shape[1]:   # only the batch or the channels may be empty
@@ -328,6 +336,9 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     if bias is not None and (bias.ndim != 1 or bias.shape[0] != cout):
         raise RuntimeError(f"Given transposed=1, weight of size {_sizes(weight)}, expected bias to be "
                            f"1-dimensional with {cout} elements, but got bias of size {_sizes(bias)} instead")
+    if input.shape[0] and input.shape[1] and 0 in input.shape[2:]:   # (torch's empty path: its first check)
+        shown = list(input.shape[:2]) + ([1] if n == 1 else []) + list(input.shape[2:])
+        raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got input shape: {shown}")
     if weight.size == 0 and input.size:   # (torch's transposed kernels' shape check)
         if n == 3:
             raise RuntimeError("non-empty 5D (n_output_plane x n_input_plane x kernel_depth x kernel_height x "
@@ -470,6 +481,13 @@ def conv_tbc(input, weight, bias, pad=0):
         raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
     if weight.shape[2] != bias.shape[0]:
         raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    if input.dtype == ms.bool_:    # (torch's matrix products: no bool kernel; its empty path fails on a cast)
+        if input.size and weight.size:
+            raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+        raise RuntimeError("result type Long can't be cast to the desired output type Bool")
+    if weight.shape[2] == 0:    # no output channels: torch's empty result (MindSpore's kernel refuses it)
+        steps = input.shape[0] + 2 * pad - weight.shape[0] + 1
+        return _empty_output(input, weight, bias, (max(steps, 0), input.shape[1], 0))
     x = input.transpose(1, 2, 0)
     out = _conv(x, weight.transpose(2, 1, 0), bias, 1, pad, 1, 1, 1, "conv1d", torch_checks=False)
     return out.transpose(2, 0, 1)

@@ -23,6 +23,7 @@ from ..autograd._higher_order import recompute_as
 from ._helpers import dtype_of, cast, wrap_size_dim
 from ._registry import register
 from .reduction import has_nan
+from .arithmetic import pow as _pow
 from .nn_conv import _name, pad_tuple
 
 F = "nn.pool"
@@ -78,11 +79,16 @@ def _out_size(size, k, p, s, d, ceil):
     return out
 
 
+def _output_sizes(x, k, s, p, d, ceil):
+    return [_out_size(sz, kk, pp, ss, dd, ceil) for sz, kk, pp, ss, dd in zip(x.shape[2:], k, p, s, d)]
+
+
 def _check_output(x, k, s, p, d, ceil):
-    out = [_out_size(sz, kk, pp, ss, dd, ceil) for sz, kk, pp, ss, dd in zip(x.shape[2:], k, p, s, d)]
+    out = _output_sizes(x, k, s, p, d, ceil)
     if any(o < 1 for o in out):
-        shape = "x".join(map(str, (x.shape[1],) + tuple(x.shape[2:])))
-        outs = "x".join(map(str, [x.shape[1]] + out))
+        lead = (x.shape[1],) + ((1,) if len(k) == 1 else ())     # (1-d pools run as 2-d in torch)
+        shape = "x".join(map(str, lead + tuple(x.shape[2:])))
+        outs = "x".join(map(str, list(lead) + out))
         raise RuntimeError(f"Given input size: ({shape}). Calculated output size: ({outs}). Output size is too small")
     return out
 
@@ -179,14 +185,18 @@ def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_i
         _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
     k, s, p, d = _pool_args(kernel_size, stride, padding, dilation, n, fn)
     x, unbatched = _batched(input, n, fn, indices=return_indices)
+    _check_output(x, k, s, p, d, ceil_mode)     # (torch's shape checks come before its kernel's dtypes)
     _check_dtype(x, fn)
     if n == 1 and not return_indices and not dtype_of(x).is_floating_point:
         raise NotImplementedError(f"\"max_pool1d_impl\" not implemented for '{_name(x)}'")
-    _check_output(x, k, s, p, d, ceil_mode)
     dt = x.dtype
     if dt == ms.bfloat16:
         x = cast(x, ms.float32)
-    r = kernels.ACTIVE["max_pool"](x, k, s, p, d, ceil_mode, return_indices, n)
+    if not dtype_of(x).is_floating_point:
+        r = _max_pool_int(x, k, s, p, d, ceil_mode, n)
+        r = r if return_indices else r[0]
+    else:
+        r = kernels.ACTIVE["max_pool"](x, k, s, p, d, ceil_mode, return_indices, n)
     if return_indices:
         out, idx = r
         if idx.dtype != ms.int64:
@@ -246,6 +256,67 @@ def _max_pool_classic(x, k, s, p, d, ceil_mode, return_indices, n):
 
 
 kernels.candidates("max_pool", native=_max_pool_native, classic=_max_pool_classic)
+
+
+def _max_pool_int(x, k, s, p, d, ceil_mode, n):
+    """(values, flat indices) of an integer max pool, pooled as int64. MindSpore's CPU integer kernels
+    start a window's maximum at minus the dtype's maximum and only take greater values: a window whose
+    maximum is the dtype's minimum or one above reads one too high with an arbitrary index (uint8: 0
+    as 1), and the 3-d kernel starts at 0 (a window of negatives gives 0). The 2-d kernel's indices
+    are right elsewhere, so the values are read at them, and 3-d pools each depth slice in 2-d, then
+    those maxima along depth (the first maximum in (d, h, w) order either way, torch's rule).
+    A window of padding only (a dilated one can miss the input) has torch's value, the dtype's
+    lowest; its index points past the input as torch's does."""
+    dt = x.dtype
+    if x.size == 0:     # an empty batch or channels: empty results of the output's shape
+        shape = tuple(x.shape[:2]) + tuple(_output_sizes(x, k, s, p, d, ceil_mode))
+        return ops.zeros(shape, dt), ops.zeros(shape, ms.int64)
+    x64 = cast(x, ms.int64) if dt != ms.int64 else x
+    if n == 1:
+        idx, empty = _max_pool2d_int_indices(x64.expand_dims(2), (1,) + k, (1,) + s, (0,) + p, (1,) + d,
+                                             ceil_mode)
+        idx, empty = idx.squeeze(2), empty.squeeze(2)
+    elif n == 2:
+        idx, empty = _max_pool2d_int_indices(x64, k, s, p, d, ceil_mode)
+    else:
+        idx, empty = _max_pool3d_int_indices(x64, k, s, p, d, ceil_mode)
+    out = _read_at(x, _inside(idx, x, n), n)
+    lowest = ms.Tensor(int(np.iinfo(ms.dtype_to_nptype(dt)).min), dt)
+    return ops.where(empty, lowest, out), idx
+
+
+def _inside(idx, x, n):
+    """``idx`` clipped to the flat spatial extent of ``x`` (for reading: the clipped ones are replaced)."""
+    return ops.clamp(idx, 0, max(math.prod(x.shape[x.ndim - n:]) - 1, 0))
+
+
+_I64_MIN = -2 ** 63
+
+
+def _max_pool2d_int_indices(x, k, s, p, d, ceil_mode):
+    """(torch's flat indices, windows of padding only) of a 2-d int64 max pool: the kernel's indices,
+    except in windows whose maximum is int64's minimum or one above, whose indices come from a float
+    pool of codes (0: the minimum, 1: one above, 2: anything greater; the padding is below them all)."""
+    idx = cast(ops.max_pool2d(x, k, s, p, d, True, ceil_mode)[1], ms.int64)
+    codes = 2 - cast(x <= _I64_MIN + 1, ms.float32) - cast(x <= _I64_MIN, ms.float32)
+    low, low_idx = ops.max_pool2d(codes, k, s, p, d, True, ceil_mode)
+    return ops.where(low < 2, cast(low_idx, ms.int64), idx), low < 0
+
+
+def _max_pool3d_int_indices(x, k, s, p, d, ceil_mode):
+    """``_max_pool2d_int_indices`` in 3-d, from two 2-d pools: over (h, w) of every depth slice, then (of
+    the values read at those indices) over depth with a (kd, 1) window."""
+    N, C, D, H, W = x.shape
+    flat = x.reshape(N, C * D, H, W)
+    i1, empty1 = _max_pool2d_int_indices(flat, k[1:], s[1:], p[1:], d[1:], ceil_mode)
+    Ho, Wo = i1.shape[2:]
+    v1 = _read_at(flat, _inside(i1, flat, 2), 2).reshape(N * C, 1, D, Ho * Wo)
+    i2, empty2 = _max_pool2d_int_indices(v1, (k[0], 1), (s[0], 1), (p[0], 0), (d[0], 1), ceil_mode)
+    depth = ops.floor_divide(i2.reshape(N * C, -1, Ho * Wo), Ho * Wo)    # (the column is i2's own)
+    hw = ops.gather_elements(i1.reshape(N * C, D, Ho * Wo), 1, ops.clamp(depth, 0, D - 1))
+    idx = (depth * (H * W) + hw).reshape(N, C, -1, Ho, Wo)
+    empty = ops.logical_or(empty2.reshape(idx.shape), empty1.reshape(N, C, D, Ho, Wo)[:, :, :1])
+    return idx, empty
 
 
 def _read_at(x, idx, n):
@@ -313,20 +384,23 @@ def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
         raise RuntimeError("divisor must be not zero")
     if n == 2 and input.ndim < 3:
         wrap_size_dim(-3, input.ndim)   # torch reads input.size(-3) before its rank check: its IndexError
-    x, unbatched = _batched(input, n, fn, kind="avg")
+    x, unbatched = _avg_shape_checks(input, k, s, p, ceil_mode, n, fn)
     dt = x.dtype
     # torch's kernels: 1-d pools as 2-d; the 3-d one has no half-precision kernel
     kernel = "avg_pool3d_out_frame" if n == 3 else "avg_pool2d"
-    _check_output(x, k, s, p, (1,) * n, ceil_mode)   # (torch's shape checks come before its kernel's dtypes)
     if dt != ms.int64:
         _check_dtype(x, kernel, ints=False)
     if n == 3 and dt in (ms.float16, ms.bfloat16):
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_name(x)}'")
+    if x.size == 0:     # an empty batch: torch's empty result (MindSpore's kernels refuse empty shapes)
+        out = ops._filled(x, tuple(x.shape[:2]) + tuple(_output_sizes(x, k, s, p, (1,) * n, ceil_mode)), 0)
+        return out.squeeze(0) if unbatched else out
+    div = divisor_override or 0
+    if dt == ms.int64:      # (no gradient to record)
+        out = _avg_pool_int64(x, k, s, p, ceil_mode, count_include_pad, div)
+        return out.squeeze(0) if unbatched else out
     if dt == ms.bfloat16:
         x = cast(x, ms.float32)
-    elif dt == ms.int64:
-        x = cast(x, ms.float64)
-    div = divisor_override or 0
     if dt == ms.float64:
         out = _avg_pool_composed(x, k, s, p, ceil_mode, count_include_pad, div)
     else:
@@ -340,16 +414,42 @@ def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                                  div)
         # MindSpore's average-pool gradient kernel has no backward: double backward differentiates this
         recompute_as(out, _avg_pool_composed, x, k, s, p, ceil_mode, count_include_pad, div)
-    if dt == ms.int64:
-        out = ops.trunc(out)
     if out.dtype != dt:
         out = cast(out, dt)
     return out.squeeze(0) if unbatched else out
 
 
+def _avg_shape_checks(input, k, s, p, ceil_mode, n, fn):
+    """torch's shape checks of an average pool, made before its kernel's dtype check: (input with a batch
+    dim, squeeze?)."""
+    x, unbatched = _batched(input, n, fn, kind="avg")
+    if n == 3 and any(sz < kk for sz, kk in zip(x.shape[2:], k)):     # (the 3-d pool's own check)
+        sizes = " ".join(f"{a}: {v}" for a, v in zip("THW", x.shape[2:]))
+        kernel = " ".join(f"k{a}: {v}" for a, v in zip("THW", k))
+        raise RuntimeError(f"input image ({sizes}) smaller than kernel size ({kernel})")
+    _check_output(x, k, s, p, (1,) * n, ceil_mode)
+    return x, unbatched
+
+
 def _avg_pool_composed(x, k, s, p, ceil_mode, count_include_pad, div):
     """Window sums of strided slices over a zero-padded input, divided by torch's per-window divisor
     (MindSpore's average-pool gradient kernel has no float64)."""
+    total, out = _window_sums(x, k, s, p, ceil_mode)
+    divisor = _avg_divisor(tuple(x.shape[2:]), k, s, p, tuple(out), count_include_pad, div)
+    return total / (divisor if total.dtype == ms.float64 else cast(divisor, total.dtype))
+
+
+def _avg_pool_int64(x, k, s, p, ceil_mode, count_include_pad, div):
+    """torch's int64 average pool: int64 window sums (wrapping on overflow, as its kernel's) divided by the
+    divisor with C++'s truncation (going through float64 lost digits past 2**53)."""
+    from .arithmetic import div as divide
+    total, out = _window_sums(x, k, s, p, ceil_mode)
+    divisor = _avg_divisor(tuple(x.shape[2:]), k, s, p, tuple(out), count_include_pad, div)
+    return divide(total, cast(divisor, ms.int64), rounding_mode="trunc")
+
+
+def _window_sums(x, k, s, p, ceil_mode):
+    """(the sums of every pooling window, zero padding included, the output's spatial sizes)."""
     sizes = x.shape[2:]
     out = [_out_size(sz, kk, pp, ss, 1, ceil_mode) for sz, kk, pp, ss in zip(sizes, k, p, s)]
     right = [max(pp, (o - 1) * ss + kk - sz - pp) for o, ss, kk, sz, pp in zip(out, s, k, sizes, p)]
@@ -360,8 +460,7 @@ def _avg_pool_composed(x, k, s, p, ceil_mode, count_include_pad, div):
         end = tuple(x.shape[:2]) + tuple(o0 + (o - 1) * ss + 1 for o0, o, ss in zip(offs, out, s))
         part = ops.strided_slice(x, begin, end, (1, 1) + tuple(s))
         total = part if total is None else total + part
-    divisor = _avg_divisor(tuple(sizes), k, s, p, tuple(out), count_include_pad, div)
-    return total / (divisor if total.dtype == ms.float64 else cast(divisor, total.dtype))
+    return total, out
 
 
 @functools.lru_cache(maxsize=256)
@@ -421,7 +520,7 @@ def _adaptive_size(input, output_size, n, fn):
     return size
 
 
-def _adaptive_input(input, n, fn, kind):
+def _adaptive_input(input, n, fn, kind, check_dtype=True):
     if input.ndim == n + 2:
         x, unbatched = input, False
     elif input.ndim == n + 1:
@@ -443,7 +542,8 @@ def _adaptive_input(input, n, fn, kind):
         if shape[i] == 0:
             raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input "
                                f"has sizes {list(shape)} with dimension {i} being empty")
-    _check_dtype(x, fn, ints=False)
+    if check_dtype:
+        _check_dtype(x, fn if n < 3 or kind == "max" else "adaptive_avg_pool3d_cpu", ints=False)
     return x, unbatched
 
 
@@ -456,11 +556,16 @@ def _adaptive_empty(x, size, unbatched):
 def _adaptive_avg(input, output_size, n):
     fn = f"adaptive_avg_pool{n}d"
     size = _adaptive_size(input, output_size, n, fn)
-    if input.size == 0 and all(s == 1 for s in size) and input.ndim in (n + 1, n + 2) \
-            and dtype_of(input).is_floating_point:
+    if all(s == 1 for s in size) and input.ndim in (n + 1, n + 2):
         # torch computes an output of ones as a mean over the pooled dims, without its emptiness check
-        return ops.mean(input, tuple(range(input.ndim - n, input.ndim)), keep_dims=True)
-    x, unbatched = _adaptive_input(input, n, fn, "avg")
+        d = dtype_of(input)
+        if not (d.is_floating_point or d.is_complex):
+            raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point "
+                               f"or complex dtype. Got: {_name(input)}")
+        if input.size == 0:
+            return ops.mean(input, tuple(range(input.ndim - n, input.ndim)), keep_dims=True)
+    # (torch's 1-d and 2-d kernels return an empty result before their dtype check)
+    x, unbatched = _adaptive_input(input, n, fn, "avg", check_dtype=n == 3 or input.size > 0)
     if x.size == 0 or 0 in size:
         return _adaptive_empty(x, size, unbatched)
     dt = x.dtype
@@ -606,14 +711,17 @@ def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, n):
         # torch's input.pow(norm_type): a float exponent makes an integer input floating before the pool
         input = cast(input, D.get_default_dtype()._ms)
     refused = _LP_NO_KERNEL + ((ms.float16, ms.bfloat16) if n == 3 else ())
-    if input.dtype in refused and input.ndim in (n + 1, n + 2):   # (torch's average pool of the powers has no
-        # kernel for these; a wrong rank is its error first)
+    if input.dtype in refused:   # (torch's average pool of the powers has no kernel for these; its shape
+        # checks come first)
+        _avg_shape_checks(input, *_pool_args(kernel_size, stride, 0, 1, n, f"avg_pool{n}d")[:3], ceil_mode, n,
+                          f"avg_pool{n}d")
         raise NotImplementedError(f"\"{'avg_pool2d' if n < 3 else 'avg_pool3d_out_frame'}\" not implemented for "
                                   f"'{_name(input)}'")
-    out = _avg_pool(ops.pow(input, norm_type), kernel_size, stride, 0, ceil_mode, True, None, n)
+    # (torch's pow: an int64 power wraps around, as MindSpore's Pow does not)
+    out = _avg_pool(_pow(input, norm_type), kernel_size, stride, 0, ceil_mode, True, None, n)
     # MindSpore's CPU ReLU maps NaN to 0 where torch's keeps it (a negative input to a fractional power)
     out = ops.where(ops.isnan(out), out, ops.mul(ops.sign(out), ops.relu(ops.abs(out))))
-    return ops.pow(ops.mul(out, math.prod(k)), 1.0 / norm_type)
+    return _pow(ops.mul(out, math.prod(k)), 1.0 / norm_type)
 
 
 @register("lp_pool1d", family=F, namespace="nn.functional")
@@ -638,7 +746,8 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n):
     k = t(kernel_size)
     s = k if stride is None else t(stride)
     p = t(padding)
-    default = [(input.shape[input.ndim - n + d] - 1) * s[d] + k[d] - 2 * p[d] for d in range(n)]
+    # (torch reads input.size()[-n + d]: a tuple's IndexError for too few dims)
+    default = [(tuple(input.shape)[-n + d] - 1) * s[d] + k[d] - 2 * p[d] for d in range(n)]
     if output_size is None:
         size = default
     else:

@@ -478,8 +478,8 @@ def _unnormalize(coord, size, align_corners):
 
 
 def _reflect(x, twice_low, twice_high):
-    if twice_low == twice_high:
-        return ops.zeros_like(x)
+    if twice_low == twice_high:     # 0, with a zero gradient (kept on the graph: the grid's is zeros)
+        return ops.where(ops.ones_like(x, dtype=ms.bool_), ops.zeros_like(x), x)
     low = twice_low / 2
     span = (twice_high - twice_low) / 2
     x = ops.abs(x - low)
@@ -489,22 +489,33 @@ def _reflect(x, twice_low, twice_high):
     return ops.where(even, extra + low, span - extra + low)
 
 
-def _clip(coord, size):
+def _clip(coord, size, nan_to=0):
     """clamp(coord, 0, size - 1) whose gradient is torch's: 0 where the coordinate is clipped or on a
-    border (torch counts the borders out of bounds; the clamp's gradient passes there)."""
+    border (torch counts the borders out of bounds; the clamp's gradient passes there). NaN clips to
+    ``nan_to``: 0 in torch's 2-d kernel (its vectorized clamp_min(0, x) operand order), size - 1 in its
+    3-d one (std::min(size - 1, std::max(x, 0)))."""
     inside = ops.logical_and(coord > 0, coord < size - 1)
-    # (NaN clips to 0, as torch's clamp_min(0, x) operand order makes it)
-    clipped = ops.clamp(ops.where(ops.isnan(coord), ops.zeros_like(coord), coord), 0, size - 1)
-    return ops.where(inside, coord, ops.stop_gradient(clipped))
+    clipped = ops.clamp(ops.where(ops.isnan(coord), ops.full_like(coord, nan_to), coord), 0, size - 1)
+    # torch multiplies the gradient by 0 there (an inf or NaN one stays NaN): a term 0 in value whose
+    # gradient is 0 * the incoming one
+    finite = ops.where(ops.isfinite(coord), coord, ops.zeros_like(coord))
+    zero = (finite - ops.stop_gradient(finite)) * 0
+    return ops.where(inside, coord, ops.stop_gradient(clipped) + zero)
 
 
-def _source(coord, size, padding_mode, align_corners):
+def _source(coord, size, padding_mode, align_corners, n=2):
+    return _source_nan(coord, size, padding_mode, align_corners, n)[0]
+
+
+def _source_nan(coord, size, padding_mode, align_corners, n=2):
+    """(the source coordinate, where it was NaN before clipping: None if it cannot be)."""
+    nan_to = 0 if n == 2 else size - 1
     if padding_mode == "border":
-        return _clip(coord, size)
+        return _clip(coord, size, nan_to), ops.isnan(coord)
     if padding_mode == "reflection":
         coord = _reflect(coord, 0, 2 * (size - 1)) if align_corners else _reflect(coord, -1, 2 * size - 1)
-        return _clip(coord, size)
-    return coord
+        return _clip(coord, size, nan_to), ops.isnan(coord)
+    return coord, None
 
 
 def _grid_sample(x, grid, mode, padding_mode, align_corners):
@@ -513,11 +524,14 @@ def _grid_sample(x, grid, mode, padding_mode, align_corners):
     sizes = list(reversed(x.shape[2:]))                  # grid order: (W, H[, D])
     out_spatial = tuple(grid.shape[1:-1])
     P = math.prod(out_spatial)
+    n = len(sizes)
     flat = x.reshape(N, C, -1)
     strides = [math.prod(sizes[:k]) for k in range(len(sizes))]   # x fastest
     # split rather than unstack: MindSpore's recorded Unstack backward fails (double backward)
     per_dim = [c.squeeze(2) for c in ops.split(grid.reshape(N, P, -1), 1, 2)]
     coords = [_unnormalize(c, s, align_corners) for c, s in zip(per_dim, sizes)]
+
+    lost = None     # (points whose gradient torch drops; see below)
 
     def fetch(points):
         """Values at integer float coordinates ``points`` (one per dim); zero where out of bounds."""
@@ -526,11 +540,16 @@ def _grid_sample(x, grid, mode, padding_mode, align_corners):
         for p, s, st in zip(points, sizes, strides):
             ok = ops.logical_and(p >= 0, p <= s - 1)
             valid = ok if valid is None else ops.logical_and(valid, ok)
-            term = cast(ops.clamp(p, 0, s - 1), ms.int32) * st
+            # (read position 0 where out of bounds: NaN and inf have no integer)
+            term = cast(ops.where(ok, p, ops.zeros_like(p)), ms.int32) * st
             lin = term if lin is None else lin + term
         idx = ops.broadcast_to(lin.expand_dims(1), (N, C, P))
-        vals = ops.gather_elements(flat, 2, idx)
-        return vals, cast(valid, x.dtype).expand_dims(1)
+        valid = valid.expand_dims(1)
+        # (0 where out of bounds, whatever position 0 holds: torch reads nothing there)
+        vals = ops.where(valid, ops.gather_elements(flat, 2, idx), ops.zeros((), x.dtype))
+        if lost is not None:
+            vals = ops.where(lost, ops.stop_gradient(vals), vals)
+        return vals, valid
 
     if mode == "bicubic":
         base = [ops.floor(c) for c in coords]
@@ -543,27 +562,35 @@ def _grid_sample(x, grid, mode, padding_mode, align_corners):
             for i in range(4):
                 xi = _source(base[0] - 1 + i, sizes[0], padding_mode, align_corners)
                 vals, valid = fetch([ops.trunc(xi), ops.trunc(yj)])
-                term = vals * valid * (wx[i] * wy[j]).expand_dims(1)
+                term = vals * (wx[i] * wy[j]).expand_dims(1)
                 out = term if out is None else out + term
     else:
-        coords = [_source(c, s, padding_mode, align_corners) for c, s in zip(coords, sizes)]
+        coords, nans = zip(*[_source_nan(c, s, padding_mode, align_corners, n) for c, s in zip(coords, sizes)])
+        if n == 3 and nans[0] is not None:
+            # torch's 3-d backward recomputes the coordinates without clipping NaN: a point whose coordinate
+            # clipped from NaN passes no gradient to the grid or the input (its forward read the far border)
+            lost = functools.reduce(ops.logical_or, nans)
+            coords = [ops.where(lost, ops.stop_gradient(c), c) for c in coords]
+            lost = lost.expand_dims(1)
         if mode == "nearest":
             vals, valid = fetch([ops.round(c) for c in coords])
             # torch's grid gradient is zeros here (not None): keep the grid in the graph
             c = coords[0]
-            out = vals * valid + ops.where(ops.isfinite(c), c * 0, 0).expand_dims(1)
+            out = vals + ops.where(ops.isfinite(c), c * 0, 0).expand_dims(1)
         else:
             lo = [ops.floor(c) for c in coords]
             frac = [c - f for c, f in zip(coords, lo)]
             out = None
             for corner in range(2 ** len(coords)):
                 bits = [(corner >> k) & 1 for k in range(len(coords))]
+                vals, valid = fetch([l + b for l, b in zip(lo, bits)])
                 w = None
                 for b, f in zip(bits, frac):
-                    wk = f if b else 1 - f
+                    wk = (f if b else 1 - f).expand_dims(1)
+                    if n == 3:  # torch's 3-d kernel skips such a corner, gradients too; the 2-d one adds 0 * weight
+                        wk = ops.where(valid, wk, ops.zeros((), wk.dtype))
                     w = wk if w is None else w * wk
-                vals, valid = fetch([l + b for l, b in zip(lo, bits)])
-                term = vals * valid * w.expand_dims(1)
+                term = vals * w
                 out = term if out is None else out + term
     return out.reshape((N, C) + out_spatial)
 
