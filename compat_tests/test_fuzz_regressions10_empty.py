@@ -58,3 +58,17 @@ def test_empty_weight_with_a_nonempty_bias():
         return _grads(T, T.nn.functional.linear(x, w, b), x, w, b)
     from harness import check
     check(f)
+
+
+@pytest.mark.parametrize("src", [
+    "T.nn.functional.embedding(T.zeros((0, 4), dtype=T.int64), w, scale_grad_by_freq=True)",
+    "T.nn.functional.embedding(T.zeros((0, 4), dtype=T.int64), w)",
+    "T.nn.functional.embedding_bag(T.zeros((0,), dtype=T.int64), w, T.zeros((0,), dtype=T.int64))",
+])
+@pytest.mark.parametrize("rows", [0, 2])
+def test_embedding_of_no_indices_has_a_zero_gradient(src, rows):
+    def f(T):
+        w = T.tensor(np.ones((rows, 3), np.float32), requires_grad=True)
+        return _grads(T, eval(src), w)
+    from harness import check
+    check(f)

@@ -45,6 +45,8 @@ OPS = [
                            S(Z, TRUE, 3.0), S(I, MASK, lambda T: T.tensor(2.5)),
                            E(A, MASK.astype(np.uint8), 1.0), E(A, MASK, lambda T: T.tensor([1.0])),
                            E(A, np.ones((3, 3), bool), 1.0)]),
+    OpInfo("masked_fill_", [S(A, MASK, 2.5), S(I, MASK, 7), S(BF, XMASK, 1.0), S(A, ROWMASK, ZV),
+                            E(A, MASK.astype(np.uint8), 1.0), E(A, np.ones((3, 3), bool), 1.0)], grad=False),
     OpInfo("where", [S(MASK, A, B), S(MASK, A, 0.0), S(MASK, 1.0, 0), S(MASK, 1, 0), S(MASK, I, 2.5),
                      S(MASK, I, A), S(ROWMASK, A, V[:1].copy()), S(MASK, D64, A), S(TRUE, Z, A),
                      S(MASK), S(ROWMASK), S(np.array(True)), S(np.zeros((2, 0), bool)),

@@ -408,7 +408,8 @@ def _btrs(count, prob, uni, single):
         u = uni() - 0.5
         v = uni()
         us = 0.5 - abs(u)
-        k = math.floor((2 * a / us + b) * u + c)
+        k = (2 * a / us + b) * u + c
+        k = float(math.floor(k)) if math.isfinite(k) else k   # (an infinite count: inf or NaN, as C's floor)
         if single:
             k = float(np.float32(k))
         if k < 0 or k > n:
@@ -477,6 +478,15 @@ _ONE_THIRD_F = float(np.float32(1.0) / np.float32(3.0))
 _SQUEEZE_F = float(np.float32(0.0331))
 
 
+def _c_pow(base, exp):
+    """C's pow (the same libm as Python's math.pow, bit for bit), with its overflow to inf where
+    math.pow raises (a tiny negative alpha)."""
+    try:
+        return math.pow(base, exp)
+    except OverflowError:
+        return math.inf
+
+
 def _gamma_one(gen, alpha, single):
     """ATen's sample_gamma for one shape ``alpha`` (Marsaglia and Tsang's acceptance-rejection, alpha < 1
     boosted by a uniform power), on the generator's uniform_real_distribution<double> and
@@ -497,7 +507,7 @@ def _gamma_one(gen, alpha, single):
         if a < 1.0:
             if a == 0:
                 return 0.0
-            scale *= math.pow(1 - float(gen._unif_f64(1)[0]), 1.0 / a)
+            scale *= _c_pow(1 - float(gen._unif_f64(1)[0]), 1.0 / a)
             a += 1.0
         d = a - _ONE_THIRD_F
     with np.errstate(all="ignore"):   # (C's sqrt/log of a non-positive value: NaN or -inf, no error)

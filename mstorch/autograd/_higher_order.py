@@ -68,7 +68,8 @@ _OWN_FUNCTIONS = frozenset(("LinalgCholeskyBackward0", "LinalgCholeskyExBackward
                             "PowBackward1", "ErfinvBackward0", "LogitBackward0",
                             "SpecialEntrBackward0", "SpecialNdtriBackward0", "SpecialErfcxBackward0",
                             "SpecialLogNdtrBackward0", "SpecialI1Backward0",
-                            "LinalgVectorNormBackward0", "HypotBackward0", "_ZeroLink"))
+                            "LinalgVectorNormBackward0", "HypotBackward0", "PolygammaBackward0", "LogsumexpBackward0",
+                            "_ZeroLink"))
 # the torch API behind MindSpore kernels that are refused, for the message
 _TORCH_API = {
     "ReduceMax": "amax/max(dim)", "ReduceMin": "amin/min(dim)", "ProdExt": "prod", "Softmax": "softmax",

@@ -223,11 +223,11 @@ def _grad_inputs(ms_args, kwargs):
     found = []
     for a in (*ms_args, *kwargs.values()) if kwargs else ms_args:
         tp = type(a)
-        if tp is _MsTensor:
+        if tp is _MsTensor or isinstance(a, _MsTensor):   # (an nn.Parameter's is a mindspore.Parameter)
             if a._requires_grad:
                 found.append(a)
         elif tp is list or tp is tuple:
-            found.extend(x for x in a if type(x) is _MsTensor and x._requires_grad)
+            found.extend(x for x in a if isinstance(x, _MsTensor) and x._requires_grad)
     return found
 
 
@@ -249,7 +249,7 @@ def _call_recorded(impl, ms_args, kwargs):
             r = impl(*ms_args, **kwargs)
         finally:
             _P.set_grad_enabled(True)
-        return _linked_results(r, needs, ms_args)
+        return _linked_results(r, needs, ms_args, unrecorded=True)
     return _zero_empty_results(_keep_on_graph(impl(*ms_args, **kwargs), ms_args), needs, ms_args)
 
 
@@ -270,22 +270,25 @@ def _keep_on_graph(r, ms_args):
     """An op's floating results on the autograd graph of its empty inputs that need gradients: an
     implementation answers empty input with a tensor made by hand (a determinant of 1, an empty
     product), which MindSpore does not record, and torch's backward reaches those inputs."""
-    empty = [a for a in ms_args if type(a) is _MsTensor and not a.size and a._requires_grad]   # (size first: cheaper)
+    empty = [a for a in ms_args if isinstance(a, _MsTensor) and not a.size and a._requires_grad]
     if not empty:
         return r
     return _linked_results(r, empty, ms_args)
 
 
-def _linked_results(r, empty, ms_args):
+def _linked_results(r, empty, ms_args, unrecorded=False):
+    """``unrecorded``: ``r`` comes from a call autograd did not record (a result made from an input
+    by MindSpore's view of it may still carry the input's requires_grad flag, with no graph)."""
     tp = type(r)
     if tp is _MsTensor:
-        if r._requires_grad or r.dtype not in _GRAD_DTYPES or any(r is a for a in ms_args):
+        if (r._requires_grad and not unrecorded) or r.dtype not in _GRAD_DTYPES or any(r is a for a in ms_args):
             return r
         return _msops._linked(r, *empty)
     if tp is tuple or tp is list:
-        return tp(_linked_results(x, empty, ms_args) for x in r)
+        return tp(_linked_results(x, empty, ms_args, unrecorded) for x in r)
     if isinstance(r, tuple) and hasattr(r, "_fields"):   # (a permutation matrix P is never differentiable)
-        return tp(*(x if f == "P" else _linked_results(x, empty, ms_args) for f, x in zip(r._fields, r)))
+        return tp(*(x if f == "P" else _linked_results(x, empty, ms_args, unrecorded)
+                    for f, x in zip(r._fields, r)))
     return r
 
 
@@ -444,11 +447,11 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
         if kwargs:
             if has_out:
                 out = kwargs.pop("out", None)
-                if tuple_out and out is not None and not isinstance(out, (tuple, list)):
-                    # (torch's argument parser: before any check of the other arguments)
-                    raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
                 if out is not None and out_check is not None:
                     out_check(args, kwargs)   # (torch's argument parser: before the op runs)
+                if tuple_out and out is not None and not isinstance(out, (tuple, list)):
+                    # (torch's argument parser: before any check of the other arguments but its overload's)
+                    raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
                 if out_precheck is not None and isinstance(out, Tensor):
                     out_precheck(args, out)   # (torch's check of out= before its kernel's dtype check)
                 if out_sets_dtype and isinstance(out, Tensor) and kwargs.get("dtype") is None:
@@ -467,12 +470,11 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
                     r = impl(*args, **kwargs)
                 else:
                     ms_args = [a._ms if type(a) is Tensor else _unwrap(a) for a in args]
-                    if kwargs:
-                        kwargs = {k: _unwrap(v) for k, v in kwargs.items()}
+                    ms_kwargs = {k: _unwrap(v) for k, v in kwargs.items()} if kwargs else kwargs
                     if link_empty and _P.grad_enabled():
-                        r = _call_recorded(impl, ms_args, kwargs)
+                        r = _call_recorded(impl, ms_args, ms_kwargs)
                     else:
-                        r = impl(*ms_args, **kwargs)
+                        r = impl(*ms_args, **ms_kwargs)
                     r = _wrap_out(r)
             except SparseOperand:   # a sparse argument has no dense storage: the sparse table's implementation
                 r = sparse_call(name, args, kwargs)
@@ -526,6 +528,7 @@ def _check_complex(refusal, args, kwargs):
 
 
 from ._torch_kernels import NOT_REACHED_WHEN_EMPTY as _NOT_REACHED_WHEN_EMPTY  # noqa: E402
+from ._torch_kernels import NOT_REACHED_WHEN_0D as _NOT_REACHED_WHEN_0D  # noqa: E402
 
 
 def _check_torch_kernel(name, no_kernel, args, kwargs):
@@ -535,6 +538,8 @@ def _check_torch_kernel(name, no_kernel, args, kwargs):
     if not isinstance(first, Tensor) or kwargs.get("dtype") is not None:
         return
     if first.numel() == 0 and name in _NOT_REACHED_WHEN_EMPTY:
+        return
+    if first.dim() == 0 and name in _NOT_REACHED_WHEN_0D:
         return
     kernel = no_kernel.get(first.dtype)
     if kernel is None or any(isinstance(a, Tensor) and a.dtype is not first.dtype for a in args[1:]):
@@ -605,6 +610,9 @@ def _check_out(opdef, out, r, args, kwargs, factory=False):
             return
     elif opdef.out == "exact" and name == "ldexp" and not _ldexp_kernel(args):
         pass    # torch's ldexp of an integer input or by a float exponent is a product: its out= casts as mul's
+    elif opdef.out == "exact" and name in ("clamp", "clamp_min", "clamp_max") and \
+            any(isinstance(a, Tensor) for a in (*args[1:], *kwargs.values())):
+        pass    # torch's clamp by Tensor bounds (clamp.Tensor_out) casts into out= as a binary op does
     elif opdef.out == "exact":
         raise RuntimeError(f"Found dtype {_D.SCALAR_TYPE_NAMES.get(out.dtype, out.dtype)} but expected "
                            f"{_D.SCALAR_TYPE_NAMES.get(r.dtype, r.dtype)}")

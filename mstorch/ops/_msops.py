@@ -51,17 +51,45 @@ def _linked(z, *inputs):
     with "does not require grad"."""
     if not _P.grad_enabled():
         return z
+    return _on_link(z, _link_scalar(inputs, _link_dtype(z.dtype), False))
+
+
+def _link_dtype(dtype):
+    # (float32 for bfloat16 and the integer types: no bfloat16 ReduceSum on CPU)
+    return dtype if dtype in _F_NAN and dtype != _mindspore.bfloat16 else _mindspore.float32
+
+
+def _link_scalar(inputs, dt, nonempty):
+    """A 0-d -0.0 of dtype ``dt`` on the graph of the empty ``inputs`` that need gradients (and, with
+    ``nonempty``, of the others too, through _ZeroLink), or None where none does."""
     empty = [t.reshape(-1) for t in inputs if t.size == 0 and _P.requires_grad(t)]
-    if not empty:
+    link = None
+    if empty:
+        # a sum over [nothing..., 0]: exactly 0, and differentiable with respect to every empty input
+        link = _ms.sum(_ms.cat([e if e.dtype == dt else _ms.cast(e, dt) for e in empty] + [_ms.zeros(1, dt)]))
+        link = _ms.neg(link)    # -0.0: z + (-0.0) is z exactly, a -0.0 in z included
+    if nonempty:
+        for t in inputs:
+            if t.size and _P.requires_grad(t):
+                zl = _ZeroLink.apply(t)
+                zl = zl if zl.dtype == dt else _ms.cast(zl, dt)
+                link = _ms.neg(zl) if link is None else _ms.add(link, zl)
+    return link
+
+
+def _on_link(z, link):
+    """``z + link`` (``link`` 0-d): ``z`` on the link's graph."""
+    if link is None:
         return z
-    # a sum over [nothing..., 0]: exactly 0, and differentiable with respect to every empty input
-    # (float32 for bfloat16: no bfloat16 ReduceSum on CPU)
-    dt = z.dtype if z.dtype in _F_NAN and z.dtype != _mindspore.bfloat16 else _mindspore.float32
-    link = _ms.sum(_ms.cat([e if e.dtype == dt else _ms.cast(e, dt) for e in empty] + [_ms.zeros(1, dt)]))
-    link = _ms.neg(link)    # -0.0: z + (-0.0) is z exactly, a -0.0 in z included
-    if z.dtype == _mindspore.bfloat16:   # (the add's backward sums over z's shape: no bfloat16 ReduceSum)
-        return _ms.cast(_ms.add(_ms.cast(z, dt), link), z.dtype)
-    return _ms.add(z, _ms.cast(link, z.dtype))
+    if not z.size:
+        # an empty z holds no value: the link broadcast to its shape (an Add with an empty result makes
+        # MindSpore's CPU kernel log a warning); BroadcastTo's backward hands the link an uninitialised
+        # sum over nothing, which reaches only empty inputs (their gradient is empty) or _ZeroLink
+        r = _ms.broadcast_to(link, tuple(z.shape))
+        return r if r.dtype == z.dtype else _ms.cast(r, z.dtype)
+    if z.dtype != link.dtype:   # (bfloat16: the add's backward sums over z's shape, in float32)
+        return _ms.cast(_ms.add(_ms.cast(z, link.dtype), link), z.dtype)
+    return _ms.add(z, link)
 
 
 def _reduced_shape(shape, axis, keepdim):
@@ -162,19 +190,12 @@ def _empty_product(a, b, shape):
 def zeros_on(shape, dtype, inputs):
     """Zeros of ``shape`` on the autograd graph of ``inputs`` with a zero gradient to each: the value of
     an op whose result is empty (or whose inputs are), where MindSpore's backward kernels refuse empty
-    tensors or sum over nothing into an uninitialised buffer."""
-    z = _linked(_ms.zeros(shape, dtype), *inputs)
+    tensors or sum over nothing into an uninitialised buffer. (A non-empty input beside an empty result
+    is linked through _ZeroLink: its gradient is zero whatever arrives.)"""
+    z = _ms.zeros(shape, dtype)
     if not _P.grad_enabled():
         return z
-    for t in inputs:
-        # a non-empty input beside an empty result: the link's value does not matter; its gradient is
-        # zero whatever t holds
-        if t.size and _P.requires_grad(t):
-            if z.dtype == _mindspore.bfloat16:   # (the add's backward sums: no bfloat16 ReduceSum)
-                z = _ms.cast(_ms.add(_ms.cast(z, _mindspore.float32), _ZeroLink.apply(t)), z.dtype)
-            else:
-                z = _ms.add(z, _ms.cast(_ZeroLink.apply(t), z.dtype))
-    return z
+    return _on_link(z, _link_scalar(inputs, _link_dtype(dtype), True))
 
 
 class _ZeroLink(_P.FunctionBase):

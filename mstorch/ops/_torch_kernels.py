@@ -103,7 +103,6 @@ NO_KERNEL = {'abs': ('abs_cpu', ('bool',)),
  'nn.functional.softmax': ('softmax_lastdim_kernel_impl',
                            ('bool', 'complex64', 'int16', 'int32', 'int64', 'int8', 'uint8')),
  'nn.functional.threshold': ('threshold_cpu', ('bool', 'complex64')),
- 'pdist': ('pdist', ('bfloat16', 'float16')),
  'remainder': ('remainder_cpu', ('complex64',)),
  'rms_norm': ('rms_norm', ('bool', 'int16', 'int32', 'int64', 'int8', 'uint8')),
  'round': ('round_vml_cpu', ('bool', 'complex64')),
@@ -189,9 +188,13 @@ COMPLEX_REFUSED = {
 # empty input of those dtypes is computed, not refused (probed on torch 2.13).
 NOT_REACHED_WHEN_EMPTY = frozenset((
     "linalg.svd", "linalg.svdvals", "linalg.cholesky", "linalg.det", "det", "linalg.cond", "linalg.eigh",
-    "linalg.eigvalsh", "cummax", "cummin", "pdist", "local_response_norm", "softmax", "log_softmax",
+    "linalg.eigvalsh", "cummax", "cummin", "local_response_norm", "instance_norm", "softmax", "log_softmax",
     "nn.functional.softmax", "nn.functional.log_softmax", "special.softmax", "special.log_softmax",
     # (torch's 1-d and 2-d adaptive average pools return an empty result before their dtype dispatch)
     "adaptive_avg_pool1d", "adaptive_avg_pool2d",
     # (torch's transposed convolutions answer an empty input before their dtype dispatch)
     "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"))
+
+# Ops of NO_KERNEL whose 0-d input torch answers before its kernel's dtype dispatch (the value itself at index
+# 0), so a 0-d input of those dtypes is computed, not refused (probed on torch 2.13).
+NOT_REACHED_WHEN_0D = frozenset(("cummax", "cummin", "mode", "kthvalue"))

@@ -27,6 +27,7 @@ from ..autograd._higher_order import record_own_backward
 from ._helpers import dtype_of, scalar_tensor, wrap_dim, cast
 from ._views import repeated_writes
 from .comparison import inplace_function
+from .creation import _check_fill
 from .pointwise import register, _not_impl, _need_tensor, _expm1
 
 A = "activation"
@@ -88,13 +89,32 @@ def celu(input, alpha=1.0):
     return _elu(input, alpha, 1, 1 / alpha)
 
 
-@register("threshold", family=A, namespace="torch")
+@register("threshold", family=A, namespace="torch", bf16=False)
 def threshold(input, threshold, value):
+    check_threshold_args(input, threshold, value)
+    d = dtype_of(input)
+    # torch: x <= threshold ? value : x, so NaN stays NaN
+    if d in (D.float16, D.bfloat16):
+        # torch compares half types in float32 with the threshold unrounded (its opmath type); MindSpore's CPU
+        # select has no bfloat16 kernel. The value is rounded to the dtype first, so the result rounds back exactly
+        x = cast(input, ms.float32)
+        v = cast(scalar_tensor(value, d), ms.float32)
+        return cast(ops.where(ops.less_equal(x, scalar_tensor(threshold, D.float32)), v, x), d._ms)
+    return ops.where(ops.less_equal(input, scalar_tensor(threshold, d)), scalar_tensor(value, d), input)
+
+
+def check_threshold_args(input, threshold, value):
+    """torch's threshold checks (also for nn.functional.threshold): each Scalar fits int64 or uint64, the
+    input is not bool, and both convert without overflow: the value to the input's dtype, the threshold to
+    its opmath type (float32 for the half types)."""
+    for v in (threshold, value):
+        if isinstance(v, int) and not isinstance(v, bool) and not -2 ** 63 <= v < 2 ** 64:
+            raise OverflowError("int too big to convert" if v > 0 else "can't convert negative int to unsigned")
     if input.dtype is _bool:
         _not_impl("threshold_cpu", input)
     d = dtype_of(input)
-    # torch: x <= threshold ? value : x, so NaN stays NaN
-    return ops.where(ops.less_equal(input, scalar_tensor(threshold, d)), scalar_tensor(value, d), input)
+    _check_fill(threshold, D.float32 if d in (D.float16, D.bfloat16) else d)
+    _check_fill(value, d)
 
 
 @register("hardshrink", family=A, namespace=("torch", "Tensor", "nn.functional"))

@@ -27,7 +27,7 @@ from ._argerr import invalid_args, BINARY, BINARY_SCALAR_SELF
 from ._views import fresh, broadcast_shape
 from .products import _node
 from .pointwise import (F, register, _T, _TRUE, _bool, _f32, _f64, _f16, _bf16, _need_tensor, _not_impl,
-                        _zero_grad, _float_operands, _COMPLEX, _make_complex)
+                        _zero_grad, _float_operands, _COMPLEX, _make_complex, _empty_broadcast)
 
 _NUMBER = (bool, int, float)
 _ONE = 1   # alpha's default: `alpha is _ONE` also tells True and 1.0 from 1
@@ -77,13 +77,13 @@ def _no_grad_result(r, *inputs):
 def add(input, other, *, alpha=1):
     if isinstance(input, _T) and isinstance(other, _T):
         d = input.dtype
-        if d is other.dtype and alpha is _ONE and d is not _bool:
+        if d is other.dtype and alpha is _ONE and d is not _bool and d not in _COMPLEX:
             return ops.add(input, other)
     elif not isinstance(input, _T) and not isinstance(other, _T):
         input = _scalar_input(input)
     _check_other("add", other)
     a, b, rt = promote(input, other)
-    if alpha is not _ONE:
+    if alpha is not _ONE or rt.is_complex:
         b = _scaled(b, rt, alpha)
     if rt is D.bool_:
         return ops.logical_or(a, b)
@@ -102,7 +102,15 @@ def _scaled(b, rt, alpha):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
     if rt is D.bool_:
         return b if alpha else ops.zeros_like(b)
+    if rt.is_complex:
+        return _scaled_complex(b, complex(alpha))
     return ops.mul(b, to_operand(alpha, rt))
+
+
+def _scaled_complex(b, alpha):
+    # torch scales a complex operand by alpha even when it is 1, as a complex product: an infinite part
+    # makes the other part NaN ((1 + 0j) * (inf + 1j) is inf + nanj: 0 * inf)
+    return _complex_mul(b, scalar_tensor(alpha, dtype_of(b)))
 
 
 def _sub_bool_error(a, b):
@@ -123,7 +131,7 @@ def _has_bool(x):
 def sub(input, other, *, alpha=1):
     if isinstance(input, _T) and isinstance(other, _T):
         d = input.dtype
-        if d is other.dtype and alpha is _ONE and d is not _bool and d is not _bf16:
+        if d is other.dtype and alpha is _ONE and d is not _bool and d is not _bf16 and d not in _COMPLEX:
             if d in _SUB_PRIM and input.shape != other.shape:
                 return _SUB(input, other)   # broadcasting: the classic Sub is ~3x faster than ops.sub
             return ops.sub(input, other)
@@ -133,7 +141,7 @@ def sub(input, other, *, alpha=1):
     if _has_bool(input) or _has_bool(other):
         _sub_bool_error(input, other)
     a, b, rt = promote(input, other)
-    if alpha is not _ONE:
+    if alpha is not _ONE or rt.is_complex:
         b = _scaled(b, rt, alpha)
     if rt is D.bfloat16:   # no bfloat16 Sub kernel; Add has one
         return ops.add(a, ops.neg(b))
@@ -145,7 +153,7 @@ def rsub(input, other, *, alpha=1):
     if _has_bool(input) or _has_bool(other):
         _sub_bool_error(input, other)
     a, b, rt = promote(input, other)
-    if alpha is not _ONE:
+    if alpha is not _ONE or rt.is_complex:
         a = _scaled(a, rt, alpha)
     return ops.sub(b, a)
 
@@ -153,13 +161,22 @@ def rsub(input, other, *, alpha=1):
 @register("mul", family=F, inplace="mul_", out=True, aliases=("multiply",), bf16=False)
 def mul(input, other):
     if isinstance(input, _T) and isinstance(other, _T):
-        if input.dtype is other.dtype:
+        if input.dtype is other.dtype and input.dtype not in _COMPLEX:
             return ops.mul(input, other)   # MindSpore's Mul on bool is logical and, as torch's
     elif not isinstance(input, _T) and not isinstance(other, _T):
         input = _scalar_input(input)
     _check_other("mul", other)
     a, b, rt = promote(input, other)
+    if rt.is_complex:
+        return _complex_mul(a, b)
     return ops.mul(a, b)
+
+
+def _complex_mul(x, y):
+    # torch's complex product is the plain formula (ac - bd) + (ad + bc)i, so an infinite part meeting a
+    # zero gives NaN; MindSpore's complex Mul recovers infinities (C99 Annex G) and has no gradient
+    a, b, c, d = ops.real(x), ops.imag(x), ops.real(y), ops.imag(y)
+    return _make_complex(ops.sub(ops.mul(a, c), ops.mul(b, d)), ops.add(ops.mul(a, d), ops.mul(b, c)))
 
 
 @register("div", family=F, inplace="div_", out=True, aliases=("divide",), bf16=False)
@@ -172,6 +189,8 @@ def div(input, other, *, rounding_mode=None):
         input = _scalar_input(input)
     a, b, rt = promote(input, other)
     if rounding_mode is None:
+        if rt.is_complex:
+            return _complex_div(a, b)
         a, b = _float_operands(a, b, rt)
         return _true_div(a, b)
     if rt is D.bfloat16:
@@ -192,6 +211,37 @@ def div(input, other, *, rounding_mode=None):
         return _no_grad_result(_floor_divide_float(a, b), a, b)
     raise RuntimeError(
         f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+
+
+def _complex_div(x, y):
+    """torch's CPU complex division (c10::complex's: Smith's scaling by the larger part of y, and a
+    part-wise division by 0 for y == 0), in real ops: MindSpore's complex Div gives other values at
+    infinities and past overflow, and a wrong gradient. (torch's vectorised chunks of 8+ elements scale
+    differently, which shows at infinities and overflow only.)"""
+    a, b, c, d = ops.real(x), ops.imag(x), ops.real(y), ops.imag(y)
+    t = dtype_of(a)
+    one, zero = scalar_tensor(1, t), scalar_tensor(0, t)
+    abs_c, abs_d = ops.abs(c), ops.abs(d)
+    by_zero = ops.logical_and(ops.equal(abs_c, zero), ops.equal(abs_d, zero))
+    first = ops.logical_and(ops.greater_equal(abs_c, abs_d), ops.logical_not(by_zero))
+    second = ops.logical_and(ops.logical_not(first), ops.logical_not(by_zero))
+    # each branch divides by its own safe stand-in elsewhere, so the branches not taken stay finite and
+    # pass no NaN to the gradient
+    c1 = ops.where(first, c, one)
+    rat1 = ops.div(d, c1)
+    scl1 = ops.reciprocal(ops.add(c1, ops.mul(d, rat1)))
+    re1 = ops.mul(ops.add(a, ops.mul(b, rat1)), scl1)
+    im1 = ops.mul(ops.sub(b, ops.mul(a, rat1)), scl1)
+    d2 = ops.where(second, d, one)
+    rat2 = ops.div(c, d2)
+    scl2 = ops.reciprocal(ops.add(d2, ops.mul(c, rat2)))
+    re2 = ops.mul(ops.add(ops.mul(a, rat2), b), scl2)
+    im2 = ops.mul(ops.sub(ops.mul(b, rat2), a), scl2)
+    # by zero: a / +0 and b / +0, IEEE's (a times an infinity: +-inf, NaN for 0 and NaN)
+    inf = ops.where(by_zero, scalar_tensor(math.inf, t), zero)
+    re = ops.where(by_zero, ops.mul(a, inf), ops.where(first, re1, re2))
+    im = ops.where(by_zero, ops.mul(b, inf), ops.where(first, im1, im2))
+    return _make_complex(re, im)
 
 
 def _true_div_kernel(a, b):
@@ -318,7 +368,11 @@ def _sum_to(g, shape):
         return g
     lead = g.ndim - len(shape)
     dims = tuple(range(lead)) + tuple(lead + k for k, s in enumerate(shape) if s == 1 and g.shape[lead + k] != 1)
-    return ops.sum(g, dims, True).reshape(shape) if dims else g.reshape(shape)
+    if not dims:
+        return g.reshape(shape)
+    if g.dtype is _bf16:   # (no bfloat16 ReduceSum kernel: torch accumulates in float32 too)
+        return cast(ops.sum(cast(g, _f32), dims, True), _bf16).reshape(shape)
+    return ops.sum(g, dims, True).reshape(shape)
 
 
 class _HostRemainder(P.FunctionBase):
@@ -650,23 +704,49 @@ def _float_binary(name, kernel=None):
 
 def _atan2_backward(saved, g):
     # torch's: g * x / (x^2 + y^2) for y, -g * y / (x^2 + y^2) for x, 0 where x^2 + y^2 is 0 (MindSpore's
-    # Atan2Grad gives NaN at the origin); in recorded ops (create_graph: _higher_order._OWN_FUNCTIONS)
+    # Atan2Grad gives NaN at the origin); in recorded ops (create_graph: _higher_order._OWN_FUNCTIONS).
+    # torch squares each operand in its own dtype: a float16 y beside a float64 x has y^2 rounded to
+    # float16, an int64 y^2 wraps around
     y, x = saved
-    recip = ops.reciprocal(ops.add(ops.mul(x, x), ops.mul(y, y)))
+    if y.dtype is _bool:   # (torch's formula negates y as it is)
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+    d = _f32 if g.dtype is _bf16 else g.dtype   # (bfloat16 in float32: few bfloat16 kernels)
+    g = cast(g, d)
+    recip = ops.reciprocal(ops.add(cast(ops.mul(x, x), d), cast(ops.mul(y, y), d)))
     recip = ops.where(ops.isinf(recip), ops.zeros_like(recip), recip)
-    return _sum_to(ops.mul(ops.mul(g, x), recip), y.shape), _sum_to(ops.neg(ops.mul(ops.mul(g, y), recip)), x.shape)
+    gy = _sum_to(ops.mul(ops.mul(g, cast(x, d)), recip), y.shape)
+    gx = _sum_to(ops.neg(ops.mul(ops.mul(g, cast(y, d)), recip)), x.shape)
+    return cast(gy, y.dtype), cast(gx, x.dtype)
 
 
-_atan2_node = _node("Atan2Backward0", lambda y, x: (ops.atan2(y, x), (y, x)), _atan2_backward)
+def _atan2_value(a, b, rt):
+    if rt is D.bfloat16:   # (no bfloat16 Atan2 kernel: in float32, rounded once)
+        return cast(ops.atan2(cast(a, _f32), cast(b, _f32)), _bf16)
+    return ops.atan2(a, b)
 
 
-def _atan2(y, x):
-    if y.dtype in (_f32, _f64, _f16, _bf16) and P.grad_enabled() and (P.requires_grad(y) or P.requires_grad(x)):
-        return _atan2_node(y, x)
-    return ops.atan2(y, x)
+def _atan2_forward(y, x):
+    a, b, rt = promote(y, x)
+    return _atan2_value(a, b, rt), (y, x)
 
 
-register("atan2", family=F, inplace="atan2_", out=True, aliases=("arctan2",))(_float_binary("atan2")(_atan2))
+_atan2_node = _node("Atan2Backward0", _atan2_forward, _atan2_backward)
+
+
+def _atan2(input, other):
+    _need_tensor("atan2", input, 1, "input")
+    _need_tensor("atan2", other, 2)
+    a, b, rt = promote(input, other)
+    if rt._cat < D._FLOAT:
+        return ops.atan2(*_float_operands(a, b, rt))
+    if P.grad_enabled() and (P.requires_grad(input) or P.requires_grad(other)):
+        # (the node takes the unpromoted operands: its gradient squares them as they are)
+        return _atan2_node(input, other)
+    return _atan2_value(a, b, rt)
+
+
+register("atan2", family=F, inplace="atan2_", out=True, aliases=("arctan2",), bf16=False)(_atan2)
 
 
 @register("hypot", family=F, inplace="hypot_", out=True)
@@ -710,6 +790,9 @@ _log1p_unit = ops.log1p_unit
 @register("logaddexp", family=F, out=True)
 @_float_binary("logaddexp", "logaddexp_cpu")
 def logaddexp(a, b):
+    empty = _empty_broadcast(a, b)
+    if empty is not None:
+        return empty
     r = ops.add(ops.maximum(a, b), _log1p_unit(ops.exp(ops.neg(ops.abs(ops.sub(a, b))))))
     return _equal_infinities(a, b, r)
 
@@ -722,6 +805,11 @@ def _equal_infinities(a, b, r):
 @register("logaddexp2", family=F, out=True)
 @_float_binary("logaddexp2", "logaddexp2_cpu")
 def logaddexp2(a, b):
+    if a.dtype in _COMPLEX:   # (torch's logaddexp2 has no complex kernel; before the empty result)
+        _not_impl("logaddexp2_cpu", a)
+    empty = _empty_broadcast(a, b)
+    if empty is not None:
+        return empty
     d = dtype_of(a)
     t = _log1p_unit(ops.exp2(ops.neg(ops.abs(ops.sub(a, b)))))
     r = ops.add(ops.maximum(a, b), ops.mul(t, scalar_tensor(1 / math.log(2), d)))
@@ -785,6 +873,8 @@ def copysign(input, other):
     _need_input("copysign", input, other)
     a, b, rt = promote(input, other)
     broadcast_shape((a.shape, b.shape))   # torch's message (MindSpore's CopySign reports internal shapes)
+    if rt.is_complex:
+        _not_impl("copysign_cpu", a)
     a, b = _float_operands(a, b, rt)
     # MindSpore's CopySign reads -0.0 as positive: give it the sign of 1/b (-inf) instead
     b2 = ops.where(ops.equal(b, scalar_tensor(0, dtype_of(b))), ops.reciprocal(b), b)
@@ -913,7 +1003,7 @@ def _scale_by_power_of_two(x, e):
 _frexp_rt = None
 
 
-@register("frexp", family=F, out=True)
+@register("frexp", family=F, out="tuple")
 def frexp(input):
     """x = mantissa * 2**exponent with 0.5 <= |mantissa| < 1 (0, inf and NaN kept, exponent 0), as C's frexp:
     computed in float64, where dividing by powers of two is exact; the division is split in two so 2**e
@@ -1016,7 +1106,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
             "behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all "
             "dtypes.")
     rt = result_type(input, tensor1, tensor2)
-    return _pointwise3(input, tensor1, tensor2, value, rt, ops.div)
+    return _pointwise3(input, tensor1, tensor2, value, rt, _true_div)   # (IEEE signs: 0.8 / -0.0 is -inf)
 
 
 def _pointwise3(input, tensor1, tensor2, value, rt, op):
@@ -1028,7 +1118,10 @@ def _pointwise3(input, tensor1, tensor2, value, rt, op):
     ct = D.float32 if half else rt
     a, b, c = (to_operand(t, ct) if not half else cast(to_operand(t, rt), ms.float32)
                for t in (input, tensor1, tensor2))
-    if value != 1:
+    if ct.is_complex:   # (a complex product by value even when it is 1, as torch's: see _scaled_complex)
+        b = _scaled_complex(b, complex(value))
+        op = _complex_mul if op is ops.mul else _complex_div
+    elif value != 1:
         b = ops.mul(to_operand(value, ct), b)
     if op is ops.mul and ct is D.float32:
         f64 = ms.float64

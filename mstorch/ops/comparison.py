@@ -12,13 +12,13 @@ from ._helpers import promote, dtype_of, to_operand, result_type, scalar_tensor,
 from .._tensor import Tensor, wrap
 from ._views import fresh
 from ._registry import OPS
-from .pointwise import F, register, _need_tensor, _not_impl, _T
+from .pointwise import F, register, _need_tensor, _not_impl, _T, _empty_broadcast
 
 _bool = ms.bool_
 
 # --- clamp / min-max ---------------------------------------------------------------------------
 
-@register("clamp", family=F, inplace="clamp_", out="exact", aliases=("clip",))
+@register("clamp", family=F, inplace="clamp_", out="exact", aliases=("clip",), bf16=False)
 def clamp(input, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -28,32 +28,48 @@ def clamp(input, min=None, max=None):
             "Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None",
             "Tensor input, Number min = None, Number max = None, *, Tensor out = None"))
     rt = result_type(*(x for x in (input, min, max) if x is not None))
+    if rt is not D.bfloat16:
+        return _clamp(input, min, max, rt, kinds == {True})
+    # MindSpore's CPU comparisons and selects lack bfloat16: clamp in float32, every operand first rounded
+    # to bfloat16 as torch's are (a Python bound 0.3 is 0.30078125 there: x == 0.30078125 is inside it)
+    def up(v):
+        if v is None:
+            return None
+        return cast(cast(v, ms.bfloat16) if isinstance(v, _T) else scalar_tensor(v, D.bfloat16), ms.float32)
+    return cast(_clamp(up(input), up(min), up(max), D.float32, kinds == {True}), ms.bfloat16)
+
+
+def _clamp(input, min, max, rt, tensor_bounds):
     x = xin = input if input.dtype is rt._ms else cast(input, rt._ms)
     # selects, not Maximum/Minimum: NaN passes through and, at x == bound, the gradient goes to x (torch)
-    nan_bounds = rt._cat >= D._FLOAT and kinds == {True}   # a NaN in a tensor bound propagates too
+    nan_bounds = rt._cat >= D._FLOAT and tensor_bounds   # a NaN in a tensor bound propagates too
     if min is not None:
         lo = to_operand(min, rt)
-        if max is not None and kinds == {True} and P.requires_grad(lo):
+        if max is not None and tensor_bounds and P.requires_grad(lo):
             # torch's gradient reaches min only where min < max (x below min == max: nowhere)
             lo = ops.where(ops.less(lo, to_operand(max, rt)), lo, P.detach(lo))
-        below = ops.less(x, lo)
-        x = ops.where(ops.logical_or(below, ops.isnan(lo)) if nan_bounds else below, lo, x)
+        x = ops.where(ops.less(x, lo), lo, _nan_bound(x, lo) if nan_bounds else x)
     if max is not None:
         hi = to_operand(max, rt)
-        above = ops.greater(x, hi)
-        x = ops.where(ops.logical_or(above, ops.isnan(hi)) if nan_bounds else above, hi, x)
+        x = ops.where(ops.greater(x, hi), hi, _nan_bound(x, hi) if nan_bounds else x)
     if xin is not x and P.requires_grad(xin) and ops._has_nan(xin):
         # torch passes the gradient only where min <= x <= max holds, which it does not for NaN
         x = ops.where(ops.isnan(xin), P.detach(x), x)
     return x
 
 
-@register("clamp_min", family=F, inplace="clamp_min_", out="exact")
+def _nan_bound(x, bound):
+    # a NaN bound is the result, but torch's gradient reaches neither x (x >= NaN fails) nor the bound
+    # (x < NaN fails too)
+    return ops.where(ops.isnan(bound), P.detach(bound), x)
+
+
+@register("clamp_min", family=F, inplace="clamp_min_", out="exact", bf16=False)
 def clamp_min(input, min):
     return clamp(input, min=min)
 
 
-@register("clamp_max", family=F, inplace="clamp_max_", out="exact")
+@register("clamp_max", family=F, inplace="clamp_max_", out="exact", bf16=False)
 def clamp_max(input, max):
     return clamp(input, max=max)
 
@@ -65,6 +81,9 @@ def _minmax(name, fn, bool_fn):
         a, b, rt = promote(input, other)
         if rt is D.bool_:
             return bool_fn(a, b)
+        empty = _empty_broadcast(a, b)
+        if empty is not None:
+            return empty
         r = fn(a, b)
         if rt._cat >= D._FLOAT:   # MindSpore returns b when either is NaN: a NaN in a must win too
             r = ops.where(ops.isnan(a), a, r)

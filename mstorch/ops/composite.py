@@ -432,12 +432,24 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     if source.dtype != input.dtype:
         raise RuntimeError(f"index_reduce_(): self ({scalar_type_name(input.dtype)}) and source "
                            f"({scalar_type_name(source.dtype)}) must have the same scalar type")
+    if d != 0 and d >= source.dim():
+        raise RuntimeError(f"index_reduce_(): Indexing dim {d} is out of bounds of the source tensor with dim "
+                           f"{source.dim()}")
     n = index.numel()
     if (source.shape[d] if source.dim() else 1) != n:
         raise RuntimeError(f"index_reduce_(): Number of indices ({n}) should be equal to source.size(dim): "
                            f"({source.shape[d] if source.dim() else 1}), for dim: {dim}")
-    if n and (int(index.min()) < 0 or int(index.max()) >= input.shape[d]):   # (no negative indices)
+    own, src = list(input.shape), list(source.shape)
+    if own and src:
+        del own[d], src[d]
+    if own != src:
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. "
+                           f"Got self.shape = {list(input.shape)} source.shape = {list(source.shape)}")
+    if n and (int(index.min()) < 0 or int(index.max()) >= (input.shape[d] if input.dim() else 1)):   # (none < 0)
         raise IndexError("index out of range in self")
+    if not input.dim():   # (a 0-d self and source: as one-element vectors)
+        return input.reshape(1).scatter_reduce(0, index.to(D.int64).reshape(1), source.reshape(1), reduce,
+                                               include_self=include_self).reshape(())
     shape = [1] * max(source.dim(), 1)
     shape[d] = n
     spread = index.to(D.int64).reshape(shape).expand(tuple(source.shape) or (1,))
@@ -489,6 +501,8 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     if isinstance(spacing, Tensor):
         raise TypeError("gradient() received an invalid combination of arguments - got (Tensor, spacing=Tensor), "
                         "but expected one of:")
+    if input.dtype is D.uint8:   # (torch's first check: its differences would wrap around)
+        raise RuntimeError("torch.gradient does not support uint8 input.")
     dims = list(range(input.dim())) if dim is None else [dim] if isinstance(dim, int) else list(dim)
     if edge_order not in (1, 2):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")

@@ -16,7 +16,7 @@ import numpy as np
 from .._runtime import read_host
 from .._cast import NP_BF16
 from .. import _dtype as D
-from .._tensor import Tensor, scalar_type_name
+from .._tensor import Tensor, scalar_type_name, wrap
 from ._argerr import invalid_args
 from ._helpers import dtype_of, result_type, cast
 from ._registry import register
@@ -73,6 +73,34 @@ def _in_range(x, lo, hi):
     return (x >= lo) & (x <= hi)
 
 
+def _bin_positions(x, e, npt, linear):
+    """The bin of each value of ``x`` (all within the edges ``e``) as torch's CPU kernel picks it: a binary
+    search among given edges; for linspace edges (``linear``) the bin ``(x - e[0]) * bins / (e[-1] - e[0])``
+    computed in the dtype, corrected by a search among the edges next to it. The last bin holds its right
+    edge."""
+    n = e.size
+    if not linear:
+        pos = np.searchsorted(e, x, side="right") - 1
+    else:
+        with np.errstate(all="ignore"):
+            est = (x.astype(npt) - npt(e[0])) * npt(n - 1) / (npt(e[-1]) - npt(e[0]))
+        est = np.asarray(est, np.float64)
+        # an estimate that overflows the dtype (values and range spanning more than its largest finite
+        # value) converts to int64's minimum in torch: its search window then wraps around to the two
+        # edges e[0], e[1], so the value lands in bin 1 when it is at least e[1], else in bin 0
+        wild = ~np.isfinite(est) | (np.abs(est) >= 2.0 ** 63)
+        pos = np.where(wild, 0, est).astype(np.int64)
+        lo, hi = np.maximum(pos - 1, 0), np.minimum(pos + 2, n)
+        lo, hi = np.where(wild, 0, lo), np.where(wild, 2, hi)
+        found = np.zeros_like(pos)
+        for j in range(3):      # an upper bound among the (at most three) edges of the window
+            i = lo + j
+            found += (i < hi) & (e[np.minimum(i, n - 1)] <= x)
+        pos = lo + found - 1
+    pos[pos == n - 1] = n - 2
+    return pos
+
+
 # --- histc -----------------------------------------------------------------------------------------
 
 def _histc_out(args, out):
@@ -83,16 +111,37 @@ def _histc_out(args, out):
                            f"{_CPP_NAMES.get(out.dtype, out.dtype)}")
 
 
+_CONVERT_NAMES = {D.uint8: "uint8_t", D.int8: "int8_t", D.int16: "int16_t", D.int32: "int", D.int64: "int64_t",
+                  D.float16: "c10::Half", D.bfloat16: "c10::BFloat16", D.float32: "float", D.float64: "double",
+                  D.complex64: "c10::complex<float>", D.complex128: "c10::complex<double>"}
+_NO_LINSPACE = (D.bool_, D.uint16, D.uint32, D.uint64)
+
+
+def _linspace_limits(lo, hi, dt):
+    """torch's linspace checks on the edges of its bins, in its kernel: the dtype has one, and both ends
+    convert to the dtype without overflow."""
+    if dt in _NO_LINSPACE:
+        raise NotImplementedError(f"\"linspace_cpu\" not implemented for '{D.scalar_type_name(dt)}'")
+    npt = np.float32 if dt.is_complex and dt.itemsize == 8 else np.float64 if dt.is_complex else \
+        np.float32 if dt is D.bfloat16 else dt._np
+    info = np.finfo(npt) if dt.is_floating_point or dt.is_complex else np.iinfo(npt)
+    top = 3.3895313892515355e38 if dt is D.bfloat16 else float(info.max)
+    bottom = -top if dt is D.bfloat16 else float(info.min)
+    if not (bottom <= lo <= top and bottom <= hi <= top):
+        raise RuntimeError(f"value cannot be converted to type {_CONVERT_NAMES[dt]} without overflow")
+
+
 @register("histc", family=F, out=True, out_check=_histc_out)
 def histc(input, bins=100, min=0, max=0):
+    # torch's order: the bin count, the data's range (aminmax) when min == max, the range's checks, the
+    # linspace of the edges in the input's dtype, and only then the kernel's dtype (floating only)
     dt = dtype_of(input)
-    if not dt.is_floating_point:
-        raise _not_implemented("histogram_cpu", input)
     _check_bins(bins)
     x = _host(input).reshape(-1)
-    npt = np.float32 if dt is D.bfloat16 else dt._np
-    lo, hi = float(npt(min)), float(npt(max))
+    lo, hi = float(min), float(max)
     if lo == hi and x.size:
+        if dt.is_complex or dt in D._BITS_UNSIGNED:
+            raise _not_implemented("aminmax_cpu", input)
         # torch's aminmax of the data: NaN wins and prints with its sign bit set
         lo, hi = (-math.nan, -math.nan) if np.isnan(x).any() else (float(x.min()), float(x.max()))
     if lo == hi:
@@ -101,10 +150,21 @@ def histc(input, bins=100, min=0, max=0):
         raise RuntimeError(f"torch.histc: range of [{_cfmt(lo)}, {_cfmt(hi)}] is not finite")
     if lo > hi:
         raise RuntimeError("torch.histc: max must be larger than min")
+    _linspace_limits(lo, hi, dt)
+    if not dt.is_floating_point:
+        raise _not_implemented("histogram_cpu", input)
+    npt = np.float32 if dt is D.bfloat16 else dt._np
     # the kernel's edges are the input dtype's values of min and max
     left, right = npt(lo), npt(hi)
     x = x[_in_range(x, left, right)]
-    pos = ((x - left) * npt(bins) / (right - left)).astype(np.int64)
+    with np.errstate(all="ignore"):
+        est = (x - left) * npt(bins) / (right - left)
+    if not np.isfinite(est).all():
+        # torch converts the overflowed position to int64's minimum and writes outside its histogram
+        raise RuntimeError(f"mstorch.histc: the bin position of a value overflows {dt} (the range [{_cfmt(lo)}, "
+                           f"{_cfmt(hi)}] is wider than the dtype's largest value); torch's kernel writes outside "
+                           "its histogram here")
+    pos = est.astype(np.int64)
     pos[pos == bins] = bins - 1
     counts = np.bincount(pos, minlength=bins)[:bins]
     return _to_ms(counts, dt)
@@ -135,7 +195,7 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
     # torch's kernel has floating dtypes only; its argument checks come first, except for the input's
     # min and max (with int bins, no range and a non-empty input), whose dispatch refuses before them
     no_kernel = dt not in (D.float32, D.float64, D.float16, D.bfloat16)
-    x = read_host(input).reshape(-1)
+    x = _host(input).reshape(-1)   # (bfloat16 read as float32: MindSpore's bfloat16 host copies fail to index)
     if isinstance(bins, ms.Tensor):
         if bins.ndim != 1:
             raise RuntimeError("torch.histogramdd: bins tensor should have one dimension, but got "
@@ -175,8 +235,7 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
     hist = np.zeros(nbins, _npt(dt))
     if nbins > 0:
         keep = _in_range(x, edges[0], edges[-1])
-        pos = np.searchsorted(edges, x[keep], side="right") - 1
-        pos[pos == nbins] = nbins - 1   # the last bin includes its right edge
+        pos = _bin_positions(x[keep], edges, _npt(dt), not isinstance(bins, ms.Tensor))
         # accumulated one element at a time in the input's dtype, as torch's kernel does
         np.add.at(hist, pos, w[keep] if w is not None else _npt(dt)(1))
     if density:
@@ -197,9 +256,16 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
     if input.ndim < 2:
         raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
     n = input.shape[-1]
-    points = read_host(input).reshape(-1, n) if n else np.zeros((math.prod(input.shape[:-1]), 0), np.float64)
-    if dt not in (D.float32, D.float64) and int_bins and range is None and points.size:   # (aminmax's dispatch)
+    points = _host(input).reshape(-1, n) if n else np.zeros((math.prod(input.shape[:-1]), 0), np.float64)
+    # bin counts (an int or a list of them) without a range take the data's range: aminmax's dispatch
+    counts = int_bins or (isinstance(bins, (list, tuple)) and bins and not any(isinstance(b, ms.Tensor) for b in bins))
+    if dt not in (D.float32, D.float64) and counts and range is None and points.size:
         raise _not_implemented("histogramdd", input)
+    for d, b in enumerate([] if int_bins else bins):   # (torch compares the dtypes before its kernel's dispatch)
+        if isinstance(b, ms.Tensor) and b.dtype != input.dtype:
+            raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have the same dtype, but got "
+                               f"input with dtype {_NAMES[dt]} and bins for dimension {d} with dtype "
+                               f"{_NAMES[dtype_of(b)]}")
     if dt not in (D.float32, D.float64, D.float16, D.bfloat16):
         raise _not_implemented("histogram_cpu", input)
     if int_bins:
@@ -237,16 +303,18 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
         for d, e in enumerate(edges):
             keep &= _in_range(points[:, d], e[0], e[-1])
         for d, e in enumerate(edges):
-            p = np.searchsorted(e, points[keep, d], side="right") - 1
-            p[p == sizes[d]] = sizes[d] - 1    # the last bin includes its right edge
-            pos.append(p)
+            pos.append(_bin_positions(points[keep, d], e, _npt(dt), not isinstance(bins[d], ms.Tensor)))
         np.add.at(hist, tuple(pos), w[keep] if w is not None else _npt(dt)(1))
     if density:
-        volume = np.ones((), np.float64)
-        for e in edges:
-            volume = np.multiply.outer(volume, np.diff(e))
-        with np.errstate(invalid="ignore", divide="ignore"):   # (an empty histogram's density is NaN, as torch's)
-            hist = (hist / (hist.sum() * volume)).astype(_npt(dt))
+        # torch divides by the total, then by each dim's bin lengths in turn, in the dtype (an empty
+        # histogram's density is NaN)
+        npt = _npt(dt)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            hist = (hist / npt(hist.astype(np.float64).sum())).astype(npt)
+            for d, e in enumerate(edges):
+                shape = [1] * len(edges)
+                shape[d] = e.size - 1
+                hist = (hist / np.diff(e).astype(npt).reshape(shape)).astype(npt)
     hist_t = _to_ms(hist, dt) if hist.ndim else _to_ms(hist, dt).reshape(())   # (no dims: a 0-d histogram)
     return histogramdd_rt(hist_t, tuple(_to_ms(e, dt) for e in edges))
 
@@ -302,16 +370,57 @@ def _isin_signatures():
             "Tensor elements, Scalar test_element, *, bool assume_unique = False, bool invert = False")
 
 
-@register("isin", family=F, namespace="torch", out="exact")
+def _flattens_as_view(shape, strides):
+    """Whether ``view(-1)`` of this layout exists (size-1 dims aside, each stride spans the dims inside it)."""
+    dims = [(n, st) for n, st in zip(shape, strides) if n != 1]
+    return 0 in shape or all(st == n_in * st_in for (_, st), (n_in, st_in) in zip(dims, dims[1:]))
+
+
+def _dense_layout(shape, strides):
+    """torch's non-overlapping-and-dense test: some order of the dims is a contiguous layout."""
+    expected = 1
+    for st, n in sorted((st, n) for n, st in zip(shape, strides) if n != 1):
+        if st != expected:
+            return False
+        expected *= n
+    return True
+
+
+def _check_isin_view(elements, test_elements, common):
+    """torch's small-test_elements kernel (test_elements.numel() below 10 * elements.numel() ** 0.145) flattens
+    test_elements with view(-1) after converting it to the common dtype, which keeps a dense layout's strides:
+    a layout that does not flatten as a view (transposed, expanded) fails there."""
+    if not isinstance(test_elements, Tensor):
+        return
+    n = elements.numel() if isinstance(elements, Tensor) else 1
+    if not n or test_elements.numel() >= 10.0 * n ** 0.145:
+        return
+    shape, strides = tuple(test_elements.shape), test_elements.stride()
+    if test_elements.dtype is not common and not _dense_layout(shape, strides):
+        return   # (converted into a fresh contiguous tensor)
+    if not _flattens_as_view(shape, strides):
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
+                           "spans across two contiguous subspaces). Use .reshape(...) instead.")
+
+
+@register("isin", family=F, namespace="torch", out="exact", raw=True)
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
-    if not isinstance(elements, ms.Tensor) and not isinstance(test_elements, ms.Tensor):
+    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
         raise invalid_args("isin", (elements, test_elements), signatures=_isin_signatures())
+    found = _isin(elements._ms if isinstance(elements, Tensor) else elements,
+                  test_elements._ms if isinstance(test_elements, Tensor) else test_elements, invert,
+                  lambda common: _check_isin_view(elements, test_elements, common))
+    return wrap(found)
+
+
+def _isin(elements, test_elements, invert, check_view):
     for v in (elements, test_elements):   # (a bool tensor is refused whatever the other operand)
         if isinstance(v, ms.Tensor) and v.dtype == ms.bool_:
             raise RuntimeError("Unsupported input type encountered for isin(): Bool")
     rt = result_type(elements, test_elements)
     if rt is D.bool_ or rt.is_complex:
         raise RuntimeError(f"Unsupported input type encountered for isin(): {scalar_type_name(rt)}")
+    check_view(rt)
     npt = np.float32 if rt is D.bfloat16 else rt._np
 
     def host(v):

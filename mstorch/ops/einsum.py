@@ -5,10 +5,10 @@ import math
 import mindspore as ms
 from . import _msops as ops
 
-from ._helpers import cast
+from ._helpers import cast, promote
 from ._registry import register
 from ._views import empty_from
-from .products import F, _bf16, _f32, _mm, _no_bool, _scalar_type_msg
+from .products import F, _mm, _no_bool, _scalar_type_msg
 
 
 def _parse_term(term, ndim, k):
@@ -98,7 +98,12 @@ def _sum_labels(t, labels, drop):
     axes = tuple(i for i, l in enumerate(labels) if l in drop)
     if not axes:
         return t, labels
+    if t.dtype in _INTEGRAL:   # torch's sum: bool and integers add up in int64
+        t = cast(t, ms.int64)
     return ops.sum(t, axes), [l for l in labels if l not in drop]
+
+
+_INTEGRAL = (ms.bool_, ms.uint8, ms.int8, ms.int16, ms.int32)
 
 
 def _contract(a, la, b, lb, keep):
@@ -122,6 +127,15 @@ def _contract(a, la, b, lb, keep):
     pb = arrange(b, lb, batch + contr + bo)
     nb = math.prod(sizes[l] for l in batch)
     na, nc, nbo = (math.prod(sizes[l] for l in g) for g in (ao, contr, bo))
+    if not contr:
+        # nothing summed: torch multiplies (promoting dtypes, bool included) rather than calling bmm
+        pa, pb, _ = promote(pa.reshape(nb, na, 1), pb.reshape(nb, 1, nbo))
+        out = ops.logical_and(pa, pb) if pa.dtype == ms.bool_ else ops.mul(pa, pb)
+        return out.reshape(tuple(sizes[l] for l in batch + ao + bo)), batch + ao + bo
+    # a sum: torch's bmm, which takes one dtype (bool refused first)
+    _no_bool(a, "bmm")
+    if a.dtype != b.dtype:
+        _scalar_type_msg(a, b)
     if batch:
         out = _mm(pa.reshape(nb, na, nc), pb.reshape(nb, nc, nbo))
     else:
@@ -144,8 +158,6 @@ def einsum(*args):
         raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
     if len(terms) < len(operands):
         raise RuntimeError("einsum(): more operands were provided than specified in the equation")
-    if len({o.dtype for o in operands}) > 1:
-        _scalar_type_msg(operands[0], next(o for o in operands if o.dtype != operands[0].dtype))
     labels = [_parse_term(term, op.ndim, k) for k, (term, op) in enumerate(zip(terms, operands))]
     # sizes must agree (or broadcast from 1)
     seen = {}
@@ -172,11 +184,7 @@ def einsum(*args):
             for l in ls:
                 counts[l] = counts.get(l, 0) + 1
         out = ell + sorted(l for l, c in counts.items() if c == 1 and not l.startswith("#"))
-    if operands and operands[0].dtype == ms.bool_:
-        _no_bool(operands[0], "bmm")
-    bf16 = bool(operands) and operands[0].dtype == _bf16
-    ts = [cast(o, _f32) if bf16 else o for o in operands]
-    items = [_diagonalize(t, ls) for t, ls in zip(ts, labels)]
+    items = [_diagonalize(t, ls) for t, ls in zip(operands, labels)]
     # drop labels no one else needs before contracting, then contract left to right
     for k in range(len(items)):
         t, ls = items[k]
@@ -192,4 +200,4 @@ def einsum(*args):
         t = t.transpose(*[ls.index(l) for l in out]) if ls else t
     if tuple(t.shape) != shape:
         t = ops.broadcast_to(t, shape)
-    return cast(t, _bf16) if bf16 else t
+    return t

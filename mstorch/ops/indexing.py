@@ -6,6 +6,8 @@ slices left, where MindSpore's NumPy rule for where advanced dims go is torch's 
 first is what torch does and what makes ``x[0, :, [1, 2]]`` differ from NumPy.)
 """
 
+import warnings
+
 import numpy as np
 import mindspore as ms
 from .._runtime import read_host
@@ -19,7 +21,8 @@ from ._helpers import dtype_of, promote, cast
 from ._registry import register
 from ..autograd._higher_order import own_backward
 from .creation import _infer_sequence_dtype, _data_to_ms, _check_fill
-from ._views import BasicIndex, index_view, fresh, solid, empty_from, scatter_positions, grad_source, broadcast_shape
+from ._views import (BasicIndex, index_view, fresh, solid, empty_from, scatter_positions, grad_source, broadcast_shape,
+                     repeated_writes)
 from .reduction import needs_grad, empty_result
 
 F = "indexing"
@@ -248,6 +251,13 @@ def _broadcast_error(shapes):
     return IndexError(f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}")
 
 
+def _check_empty_dims(r, dims, bshape):
+    """torch's check, before any index's range (and before index_put's value shape): an indexed dim of size 0
+    has no valid index, so a non-empty index into it fails."""
+    if 0 not in bshape and any(r.shape[d] == 0 for d in dims):
+        raise IndexError("index is out of bounds for dimension with size 0")
+
+
 def _linear_index_kernels(r, adv):
     """The device path: integer indices combined into one linear index by kernels, no host read; as
     torch's CUDA indexing, an out-of-range index is not reported (``MSTORCH_CHECK_INDICES=1`` checks)."""
@@ -255,6 +265,7 @@ def _linear_index_kernels(r, adv):
         bshape = np.broadcast_shapes(*(tuple(t.shape) for _, t in adv))
     except ValueError:
         raise _broadcast_error([t.shape for _, t in adv]) from None
+    _check_empty_dims(r, [pos for pos, _ in adv], bshape)
     linear = None
     for pos, t in adv:
         n = r.shape[pos]
@@ -266,7 +277,7 @@ def _linear_index_kernels(r, adv):
 
 def _linear_index_host(r, adv, range_errors=None):
     """Indices read on the host (range-checked, masks expanded to their positions): one linear index."""
-    arrays, dims = [], []
+    arrays, dims, errors = [], [], []
     for pos, t in adv:
         a = read_host(t)
         if t.dtype == ms.bool_:
@@ -276,10 +287,7 @@ def _linear_index_host(r, adv, range_errors=None):
             size = r.shape[pos]
             if a.size and (a.min() < -size or a.max() >= size):
                 bad = a[(a < -size) | (a >= size)]
-                err = IndexError(f"index {bad.flat[0]} is out of bounds for dimension {pos} with size {size}")
-                if range_errors is None:
-                    raise err
-                range_errors.append(err)
+                errors.append(IndexError(f"index {bad.flat[0]} is out of bounds for dimension {pos} with size {size}"))
                 a = np.zeros_like(a)
             arrays.append(a)
             dims.append(pos)
@@ -287,6 +295,11 @@ def _linear_index_host(r, adv, range_errors=None):
         arrays = np.broadcast_arrays(*arrays)
     except ValueError:
         raise _broadcast_error([a.shape for a in arrays]) from None
+    _check_empty_dims(r, dims, arrays[0].shape)
+    if errors:   # (torch's kernel checks the range last)
+        if range_errors is None:
+            raise errors[0]
+        range_errors.extend(errors)
     linear = np.zeros(arrays[0].shape, np.int64)
     for a, d in zip(arrays, dims):
         n = r.shape[d]
@@ -348,10 +361,11 @@ def _scalar_value(value, self):
     return ms.Tensor(v, self._ms.dtype)
 
 
-def _fit(v, shape, advanced):
-    """torch's broadcast of an assigned value to the indexed shape (leading 1s may be dropped)."""
+def _fit(v, shape, advanced, strip=True):
+    """torch's broadcast of an assigned value to the indexed shape (leading 1s may be dropped by index
+    assignment, ``strip``; not by index_put, which expands the value as it is)."""
     vs = tuple(v.shape)
-    while len(vs) > len(shape) and vs[0] == 1:
+    while strip and len(vs) > len(shape) and vs[0] == 1:
         vs = vs[1:]
     ok = len(vs) <= len(shape) and all(a == b or a == 1 for a, b in zip(reversed(vs), reversed(shape)))
     if not ok:
@@ -441,23 +455,37 @@ def index_put(input, indices, values, accumulate=False):
     key, adv, _ = _parse(tuple(indices), t.shape)
     masked_fill = (len(adv) == 1 and adv[0][0] == 0 and adv[0][1].dtype == ms.bool_ and v.size == 1
                    and _is_noop(key) and not accumulate)
-    if v.dtype != t.dtype and not masked_fill:
-        _index_put_dtype_error(input, values)
+    # torch's order: the indices (broadcast, an indexed empty dim), the value's shape, its dtype, and last
+    # (in the kernel) each index's range
     range_errors = []
     positions = _positions(t, key, adv, range_errors)
-    v = _fit(cast(v, t.dtype), positions.shape, True)
-    if range_errors:   # (torch's kernel checks the indices' range after the value's shape)
+    _fit(v, positions.shape, True, strip=False)
+    if v.dtype != t.dtype and not masked_fill:
+        _index_put_dtype_error(input, values)
+    v = _fit(cast(v, t.dtype), positions.shape, True, strip=False)
+    if range_errors and positions.size:   # (an empty result never reaches the kernel's range check)
         raise range_errors[0]
     if not accumulate:
         r = scatter_positions(grad_source(t), positions, v)
     else:
         flat = t.reshape(-1)
         if positions.size:
-            idx, vals = positions.reshape(-1, 1), v.reshape(-1)
-            flat = _kern(lambda f: ops.tensor_scatter_add(f, idx, cast(vals, f.dtype)), flat)
+            flat = _scatter_add_flat(flat, positions.reshape(-1, 1), v.reshape(-1))
         r = solid(flat.reshape(t.shape))
     # empty values that need gradients: torch's backward reaches them (an empty gradient, not None)
     return wrap(ops._linked(r, values._ms) if not values._ms.size else r)
+
+
+def _scatter_add_flat(flat, idx, vals):
+    """index_put's accumulation (MindSpore's TensorScatterAdd has no bool or complex kernel: a bool sum is
+    their logical or, a complex one adds the parts)."""
+    def add(f, w):
+        return _kern(lambda a: ops.tensor_scatter_add(a, idx, cast(w, a.dtype)), f)
+    if flat.dtype == ms.bool_:
+        return cast(add(cast(flat, ms.int32), cast(vals, ms.int32)), ms.bool_)
+    if flat.dtype in _COMPLEX:
+        return _make_complex(add(ops.real(flat), ops.real(vals)), add(ops.imag(flat), ops.imag(vals)))
+    return add(flat, vals)
 
 
 # --- masked_fill / where ---------------------------------------------------------------------------
@@ -480,7 +508,7 @@ def _where(cond, a, b):
     return ops.where(cond, a, b)
 
 
-@register("masked_fill", family=F, inplace="masked_fill_")
+@register("masked_fill", family=F)
 def masked_fill(input, mask, value):
     _check_mask(mask, "masked_fill_")
     _bshape(mask.shape, input.shape)   # torch expands the mask against the input
@@ -496,6 +524,35 @@ def masked_fill(input, mask, value):
     return _where(mask, v, input)
 
 
+_MASKED_FILL_ = []
+
+
+@register("masked_fill_", family=F, namespace="Tensor", raw=True)
+def masked_fill_(self, mask, value):
+    """Tensor.masked_fill_: the generic in-place form, except on a receiver whose elements repeat (an expanded
+    view), which torch writes element by element: a memory location takes the value when any of its copies
+    is masked, so every copy is given that one result before the write."""
+    if not _MASKED_FILL_:
+        from ._bind import _make_inplace   # (built on first use: _bind builds the op table from this file)
+        from ._registry import PUBLIC
+        _MASKED_FILL_.append(_make_inplace(PUBLIC["masked_fill"], "masked_fill_"))
+    generic = _MASKED_FILL_[0]
+    if not isinstance(mask, Tensor) or mask.dtype is not D.bool_:
+        return generic(self, mask, value)
+    shape = tuple(self.shape)
+    # (the in-place form broadcasts the receiver with the mask: torch's message names the receiver first)
+    repeated = [d for d, (n, st) in enumerate(zip(shape, self.stride())) if st == 0 and n > 1]
+    if _bshape(shape, tuple(mask.shape)) != shape or not repeated:
+        return generic(self, mask, value)
+    warnings.warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before performing "
+                  "this operation. This also applies to advanced indexing e.g. tensor[mask] = scalar", UserWarning)
+    m = ops.broadcast_to(mask._ms, shape)
+    for d in repeated:
+        m = ops.any(m, d, True)
+    with repeated_writes():
+        return generic(self, wrap(ops.broadcast_to(m, shape)), value)
+
+
 def _fill_unpack_error(value):
     if value < 0:
         return OverflowError("can't convert negative int to unsigned")
@@ -506,6 +563,10 @@ def _fill_unpack_error(value):
 def where(condition, input=None, other=None):
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
+    if condition.dtype == ms.uint8:   # (still accepted by torch, read as condition != 0)
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed "
+                      "in a future version of PyTorch. Use a boolean condition instead.", UserWarning)
+        condition = cast(condition, ms.bool_)
     if condition.dtype != ms.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{scalar_type_name(dtype_of(condition))}")

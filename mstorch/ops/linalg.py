@@ -24,8 +24,10 @@ from ..autograd._higher_order import own_backward
 from .._warnings import warn_once
 from .products import _broadcast_batch, _mm, _CPP, matmul, chain_product, cross as _cross
 from .arithmetic import _sum_to
-from .linalg_decomp import _real, pinv, mH, LinAlgError, host_array, host_result, check_matrix, eye_like, mT, svdvals_ms, _node, trsolve
+from .linalg_decomp import (_real, pinv, mH, LinAlgError, host_array, host_result, check_matrix, eye_like, mT,
+                            svdvals_ms, _node, trsolve)
 from .shape import diagonal as _diagonal
+from .linalg_lu import host_lu_solve, _getrf
 
 
 F = "linalg"
@@ -150,24 +152,26 @@ def matrix_inverse(x):
     return _make_complex(inv[..., :n, :n], inv[..., n:, :n])
 
 
-def is_singular(x):
-    """A bool per matrix: the exact zero pivot that torch's LU (LAPACK's getrf) meets. For finite matrices
-    log|det| = -inf says it; a matrix with an inf or NaN entry is eliminated on the host as getrf does
-    (NaN and inf pivots are not zero: torch returns NaN there instead of raising)."""
+def is_singular(x, name="linalg.inv"):
+    """A bool per matrix: the exact zero pivot that torch's LU (LAPACK's getrf in MKL's order, fused
+    updates) meets, by the same elimination on the host (NaN and inf pivots are not zero: torch returns
+    NaN there instead of raising)."""
     n = x.shape[-1]
-    if n == 1:
-        logabs = ops.log(ops.abs(x.reshape(tuple(x.shape[:-2]))))
-    else:
-        logabs = ops.slogdet(x)[1]
-    if dtype_of(x)._cat == D._COMPLEX:     # MindSpore's log|det| of a complex matrix is complex
-        logabs = ops.real(logabs)
-    singular = ops.logical_and(ops.isinf(logabs), ops.lt(logabs, 0))
     a = read_host(x).reshape((-1, n, n))
-    odd = ~np.isfinite(a).all(axis=(-2, -1))
-    if not odd.any():
-        return singular
-    flags = read_host(singular).reshape(-1).copy()
-    flags[odd] = _zero_pivot(a[odd]) > 0
+    pivots = _zero_pivot(a)
+    flags = pivots > 0
+    if n > 1 and not flags.all():
+        # MindSpore's LU (unfused updates) meets an exact zero where torch's leaves a rounding residue as
+        # the pivot: torch then returns the huge values that residue gives, which no other elimination
+        # reproduces, and MindSpore's kernels fail or return others
+        logabs = ops.slogdet(x)[1]
+        if dtype_of(x)._cat == D._COMPLEX:     # MindSpore's log|det| of a complex matrix is complex
+            logabs = ops.real(logabs)
+        zero = read_host(ops.logical_and(ops.isinf(logabs), ops.lt(logabs, 0))).reshape(-1)
+        if (zero & ~flags & np.isfinite(a).all(axis=(-2, -1))).any():
+            raise LinAlgError(f"{name}: the input matrix is singular to working precision: torch's LU leaves a "
+                              "rounding residue as a pivot and returns the huge values it gives, which mstorch "
+                              "does not reproduce")
     return ms.Tensor(flags.reshape(tuple(x.shape[:-2])))
 
 
@@ -197,29 +201,8 @@ def singular_error(name, A, singular):
 
 def _zero_pivot(a):
     """The 1-based index of the first zero pivot that LAPACK's getrf meets in each matrix of the batch
-    ``a`` (0 where none): partial pivoting chooses as BLAS's i?amax does (the first largest |x|, or
-    |re| + |im| for complex, where a NaN never compares larger), the elimination runs in ``a``'s dtype,
-    and a zero pivot column is skipped as getrf skips it."""
-    a = np.array(a, copy=True)
-    batch, n = a.shape[0], a.shape[-1]
-    rows = np.arange(batch)
-    first = np.zeros(batch, np.int64)
-    with np.errstate(all="ignore"):
-        for k in range(n):
-            col = a[:, k:, k]
-            mag = np.abs(col.real) + np.abs(col.imag) if np.iscomplexobj(col) else np.abs(col)
-            # i?amax: a NaN in front wins (nothing compares larger), later NaNs never do
-            p = k + np.where(np.isnan(mag[:, 0]), 0, np.argmax(np.where(np.isnan(mag), -1, mag), axis=1))
-            zero = a[rows, p, k] == 0
-            first = np.where(zero & (first == 0), k + 1, first)
-            pivot_rows = a[rows, p].copy()
-            a[rows, p] = a[:, k]
-            a[:, k] = pivot_rows
-            # a zero pivot's column stays unscaled, and still updates the rest (as getrf's gemm does)
-            lower = np.where(zero[:, None], a[:, k + 1:, k], a[:, k + 1:, k] / np.where(zero, 1, a[:, k, k])[:, None])
-            a[:, k + 1:, k] = lower
-            a[:, k + 1:, k + 1:] -= lower[:, :, None] * a[:, k, k + 1:][:, None, :]
-    return first
+    ``a`` (0 where none), by the same elimination on the host (linalg_lu's, torch's MKL order)."""
+    return _getrf(np.asarray(a))[2]
 
 
 def inverse_value(t):
@@ -362,12 +345,12 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if ord in (2, -2):
         return _svd_norm(A, d0, d1, keepdim, lambda s, d: (amax if ord > 0 else amin)(s, d, False), ord)
     # 1 / inf: the largest column / row sum of |A|
+    if A.size == 0 and ord > 0:   # torch answers 0 (unrecorded: no gradient) for the largest of no sums
+        return ops.zeros(_out_shape(A.shape, (d0, d1), keepdim), _real(A.dtype))
     inner, outer = (d0, d1) if abs(ord) == 1 else (d1, d0)
-    sums = vector_norm(A, 1, inner, True)
-    r = (amax if ord > 0 else amin)(sums, outer, True)
-    if not keepdim:
-        r = r.reshape(_out_shape(r.shape, (d0, d1), False))
-    return r
+    sums = vector_norm(A, 1, inner, keepdim)
+    # (without keepdim, the second reduction's dim shifts down: torch's amin error names it so)
+    return (amax if ord > 0 else amin)(sums, outer - 1 if not keepdim and inner < outer else outer, keepdim)
 
 
 @register("linalg.norm", family=NS, namespace="linalg", out=True)
@@ -390,34 +373,43 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
 def cond(A, p=None):
     if A.ndim < 2:
         raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
-    if A.size == 0:   # torch answers 0 for every (empty) matrix, square or not, before any other check
+    name = f"linalg.cond(ord={_fmt(p)})"
+    if isinstance(p, str) and A.shape[-1] != A.shape[-2]:   # (checked for 'fro' / 'nuc' even when empty)
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {A.shape[-2]} by "
+                           f"{A.shape[-1]} matrices")
+    if A.size == 0:   # torch answers 0 for every (empty) matrix, before any other check
         return ops.zeros(tuple(A.shape[:-2]), _real(A.dtype))
     if p in (None, 2, -2):
         check_matrix(A, "linalg.cond", kernel="linalg_svd_cpu")
         s = svdvals_ms(A)
         big, small = amax(s, -1, False), amin(s, -1, False)
         return ops.div(small, big) if p == -2 else ops.div(big, small)
-    check_matrix(A, f"linalg.cond(ord={_fmt(p)})", square=True)
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {A.shape[-2]} by "
+                           f"{A.shape[-1]} matrices")
+    if p == "nuc":   # torch takes A's nuclear norm (an SVD) before inverting: the SVD's dtype checks first
+        check_matrix(A, "linalg.svd", kernel="linalg_svd_cpu")
+    _check_square(A, "linalg.inv")
     return ops.mul(matrix_norm(A, p), matrix_norm(inverse(A), p))
 
 
 # --- inverses and solves ------------------------------------------------------------------------
 
-@register("linalg.inv_ex", family=NS, namespace="linalg", out="tuple",
-          note="info is 1 for a singular matrix (torch gives the index of LU's zero pivot)")
+@register("linalg.inv_ex", family=NS, namespace="linalg", out="tuple")
 def inv_ex(A, *, check_errors=False):
     check_matrix(A, "linalg.inv", square=True)
     if A.shape[-1] == 0:
         return inv_ex_rt(A.copy(), ops.zeros(tuple(A.shape[:-2]), ms.int32))
-    bad = is_singular(A)
-    info = cast(bad, ms.int32)
+    bad = is_singular(A, "linalg.inv_ex")
     if not bool(bad.any()):
-        return inv_ex_rt(inverse(A), info)
+        return inv_ex_rt(inverse(A), cast(bad, ms.int32))
     if check_errors:
         raise singular_error("linalg.inv_ex", A, bad)
-    nan = ops.full(tuple(A.shape), math.nan, dtype=A.dtype)
-    safe = ops.where(ops.expand_dims(ops.expand_dims(bad, -1), -1), eye_like(A), A)
-    return inv_ex_rt(ops.where(ops.expand_dims(ops.expand_dims(bad, -1), -1), nan, inverse_value(safe)), info)
+    # torch solves A X = I: its LU's info (the first zero pivot) and getrs' partial result (inf/NaN from
+    # the division by that pivot), LAPACK's on the host
+    n = A.shape[-1]
+    info = _zero_pivot(read_host(A).reshape((-1, n, n))).reshape(tuple(A.shape[:-2]))
+    return inv_ex_rt(lapack_solve(A, eye_like(A), host=True), ms.Tensor(info))
 
 
 def _solve_args(A, B, left, name="linalg.solve"):
@@ -456,43 +448,88 @@ def solve(A, B, *, left=True):
     a, b, vector = _solve_args(A, B, left)
     if a.shape[-1] == 0 or b.size == 0:
         return _finish_solve(ops.zeros(tuple(b.shape), b.dtype), vector, left)
-    if bool(is_singular(a).any()):
+    if bool(is_singular(a, "linalg.solve").any()):
         raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.")
-    return _finish_solve(_solve_node(a, b) if needs_grad(a) or needs_grad(b) else ops.matrix_solve(a, b),
-                         vector, left)
+    if needs_grad(a) or needs_grad(b):
+        return _finish_solve(_solve_nodes[False, left](a, b), vector, left)
+    return _finish_solve(_solve_value(a, b, left), vector, left)
 
 
-def _solve_fwd(a, b):
-    x = ops.matrix_solve(a, b)
-    return x, (a, x)
+def lapack_solve(f, b, trans="N", host=False):
+    """F^-1 B (trans "T": F^-T B, "C": F^-H B) by MindSpore's MatrixSolve, or LAPACK's getrf/getrs on the
+    host (torch's) for singular matrices (``host``) and where an entry is inf, NaN or subnormal: MindSpore's
+    LU flushes subnormals to zero (and calls the matrix singular) and lets no NaN through where LAPACK's
+    elimination spreads it."""
+    hf, hb = _odd_host(f), _odd_host(b)
+    if hf is None and hb is None and not host:
+        return ops.matrix_solve({"N": f, "T": mT(f), "C": mH(f)}[trans], b)
+    hf = read_host(f) if hf is None else hf
+    hb = read_host(b) if hb is None else hb
+    n, k = hb.shape[-2], hb.shape[-1]
+    hf = np.broadcast_to(hf, hb.shape[:-2] + (n, n))
+    x = host_lu_solve(hf.reshape((-1, n, n)), hb.reshape((-1, n, k)), trans)
+    return host_result(x.reshape(hb.shape), b)
 
 
-def _solve_backward(saved, gx):
-    # MindSpore's MatrixSolve backward returns float32 gradients for float64 inputs: X = A^-1 B gives
-    # gB = A^-H gX, gA = -gB X^H
-    a, x = saved
-    # recording (double backward): through our own node again, whose gradients are right in float64
-    gb = _solve_node(mT(a), gx) if needs_grad(gx) or needs_grad(a) else ops.matrix_solve(mT(a), gx)
-    return ops.neg(_mm(gb, mT(x))), gb
+def _odd_host(t):
+    """``t`` on the host if an entry is inf, NaN or subnormal, else None."""
+    a = read_host(t)
+    with np.errstate(invalid="ignore"):
+        mag = np.abs(a)
+        tiny = np.finfo(mag.dtype).tiny
+        return a if not np.isfinite(a).all() or ((mag > 0) & (mag < tiny)).any() else None
 
 
-_solve_node = _node("LinalgSolveExBackward0", _solve_fwd, _solve_backward)
+def _solve_value(a, b, left, host=False):
+    """A X = B as torch solves it: from the LU of the user's A, which is ``a`` (left) or its transpose
+    (X A = B taken as A^T X^T = B^T), so that inf and NaN spread as in torch's elimination."""
+    return lapack_solve(a, b, host=host) if left else lapack_solve(mT(a), b, "T", host)
 
 
-@register("linalg.solve_ex", family=NS, namespace="linalg", out="tuple",
-          note="a singular system gives info = 1 and a result of NaN (torch: LU's pivot index and its partial result)")
+def _solve_adjoint(a, g, left, host=False):
+    """A^-H G for the backward, from the same LU."""
+    if left:
+        return lapack_solve(a, g, "C", host)
+    if a.dtype in _COMPLEX:   # (A^T)^H = conj(A)
+        return ops.conj(lapack_solve(mT(a), ops.conj(g), host=host))
+    return lapack_solve(mT(a), g, host=host)
+
+
+def _solve_node_for(host, left):
+    def fwd(a, b):
+        x = _solve_value(a, b, left, host)
+        return x, (a, x)
+
+    def bwd(saved, gx):
+        # X = A^-1 B: gB = A^-H gX, gA = -gB X^H (MindSpore's MatrixSolve backward returns float32
+        # gradients for float64 inputs)
+        a, x = saved
+        # recording (double backward): through our own node again, whose gradients are right in float64
+        gb = _solve_nodes[host, True](mH(a), gx) if needs_grad(gx) or needs_grad(a) else \
+            _solve_adjoint(a, gx, left, host)
+        return ops.neg(_mm(gb, mH(x))), gb
+    return _node("LinalgSolveExBackward0", fwd, bwd)
+
+
+# (host: singular matrices, whose partial results only LAPACK's elimination on the host gives)
+_solve_nodes = {(h, left): _solve_node_for(h, left) for h in (False, True) for left in (False, True)}
+
+
+@register("linalg.solve_ex", family=NS, namespace="linalg", out="tuple")
 def solve_ex(A, B, *, left=True, check_errors=False):
     a, b, vector = _solve_args(A, B, left)
-    bad = is_singular(a) if a.shape[-1] else ops.zeros(tuple(a.shape[:-2]), ms.bool_)
-    info = cast(bad, ms.int32)
+    bad = is_singular(a if left else mT(a), "linalg.solve_ex") if a.shape[-1] else \
+        ops.zeros(tuple(a.shape[:-2]), ms.bool_)
     if not bool(bad.any()):
-        return solve_ex_rt(solve(A, B, left=left), info)
+        return solve_ex_rt(solve(A, B, left=left), cast(bad, ms.int32))
     if check_errors:
         raise LinAlgError("torch.linalg.solve_ex: The solver failed because the input matrix is singular.")
-    mask = ops.expand_dims(ops.expand_dims(bad, -1), -1)
-    x = ops.matrix_solve(ops.where(mask, eye_like(a), a), b)
-    x = ops.where(mask, ops.full(tuple(x.shape), math.nan, dtype=x.dtype), x)
-    return solve_ex_rt(_finish_solve(x, vector, left), info)
+    # a singular system: torch's LU info (the first zero pivot) and getrs' partial result (inf/NaN from the
+    # division by that pivot), both LAPACK's on the host
+    n = a.shape[-1]
+    info = _getrf(read_host(a if left else mT(a)).reshape((-1, n, n)))[2].reshape(tuple(a.shape[:-2]))
+    x = _solve_nodes[True, left](a, b) if needs_grad(a) or needs_grad(b) else _solve_value(a, b, left, True)
+    return solve_ex_rt(_finish_solve(x, vector, left), ms.Tensor(info))
 
 
 # --- products -----------------------------------------------------------------------------------
@@ -585,29 +622,48 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
 @register("matrix_exp", family=F)
 def matrix_exp(input):
     """exp(A) by scaling and squaring: A / 2^s has a 1-norm of at most 1/2 (the largest over the batch),
-    a Taylor polynomial of a degree that reaches the dtype's precision there (float32: 10, error < 1e-10;
-    float64: 15, < 1e-18), then s squarings. MindSpore's MatrixExp kernel fails on CPU; this composite of
-    products is differentiable to any order through MindSpore's engine (torch differentiates its own
-    degree-18 Taylor form through the exact Fréchet derivative: gradients agree to the dtype's rounding)."""
+    a Taylor polynomial of degree 15 (error < 1e-18 there), then s squarings, all in double precision:
+    torch's float32 degree-18 form has rounding errors of its own, which single precision squarings
+    would add to (3e-4 relative on entries that cancel). MindSpore's MatrixExp kernel fails on CPU; this
+    composite of products is differentiable to any order through MindSpore's engine (torch differentiates
+    its own Taylor form through the exact Fréchet derivative: gradients agree to the dtype's rounding)."""
     check_matrix(input, "linalg.matrix_exp", square=True, low_precision=True)
     n = input.shape[-1]
     if input.size == 0:
         return fresh(input)
     if n == 1:
         return ops.exp(input)
-    if input.dtype in (ms.float16, ms.bfloat16):   # torch's CPU kernels compute half types in float
-        return cast(matrix_exp(cast(input, ms.float32)), input.dtype)
+    wide = {ms.float16: ms.float64, ms.bfloat16: ms.float64, ms.float32: ms.float64, ms.complex64: ms.complex128}
+    if input.dtype in wide:
+        return cast(matrix_exp(cast(input, wide[input.dtype])), input.dtype)
     mag = ops.sqrt(ops.square(ops.real(input)) + ops.square(ops.imag(input))) if input.dtype in _COMPLEX \
         else ops.abs(input)
-    norm = float(read_host(ops.amax(ops.sum(mag, -2))))
-    squarings = max(0, math.ceil(math.log2(norm / 0.5))) if math.isfinite(norm) and norm > 0.5 else 0
-    x = input / (2.0 ** squarings) if squarings else input
-    eye = eye_like(input)
+    norms = ops.amax(ops.sum(mag, -2), -1)
+    # a NaN or an infinite 1-norm: torch scales by 2^-inf (or NaN), which leaves NaN everywhere
+    bad = ops.logical_not(ops.isfinite(norms))
+    if bool(bad.any()):
+        mask = ops.expand_dims(ops.expand_dims(bad, -1), -1)
+        r = matrix_exp(ops.where(mask, ops.zeros((), input.dtype), input))
+        return ops.where(mask, ops.full((), math.nan, dtype=input.dtype), r)
+    norm = float(read_host(ops.amax(norms)))
+    squarings = max(0, math.ceil(math.log2(norm) + 1)) if norm > 0.5 else 0   # (no overflow at 1.8e308)
+    a = host_array(input)
+    if a is not None:   # entries past sqrt(max): A / 2^s has subnormal entries, which MindSpore flushes to 0
+        with np.errstate(all="ignore"):
+            r = _taylor_exp(a, squarings, np.eye(n, dtype=a.dtype), np.matmul, lambda t, f: t * a.dtype.type(f))
+        return host_result(r, input)
+    return _taylor_exp(input, squarings, eye_like(input), _mm, lambda t, f: ops.mul(t, ms.Tensor(f, t.dtype)))
+
+
+def _taylor_exp(x, squarings, eye, mm, scale):
+    """The degree-15 Taylor polynomial of A / 2^s, squared s times (tensors or host arrays)."""
+    for part in (squarings // 2, squarings - squarings // 2):   # (2^-1025 is below double's normal range)
+        x = scale(x, 2.0 ** -part) if part else x
     r = eye
-    for k in range(15 if input.dtype in (ms.float64, ms.complex128) else 10, 0, -1):
-        r = eye + _mm(x, r) / k
+    for k in range(15, 0, -1):
+        r = eye + mm(x, r) / k
     for _ in range(squarings):
-        r = _mm(r, r)
+        r = mm(r, r)
     return r
 
 
@@ -624,8 +680,9 @@ def tensorinv(A, ind=2):
                            f"prod(self.shape[:ind]), but got {cols} != {rows}")
     a = A.reshape(cols, cols)
     _check_square(a, "linalg.inv")
-    if cols and bool(is_singular(a).any()):   # torch reports the failed inversion under the name "inv"
-        raise singular_error("inv", a, is_singular(a))
+    singular = is_singular(a, "linalg.tensorinv") if cols else None
+    if cols and bool(singular.any()):   # torch reports the failed inversion under the name "inv"
+        raise singular_error("inv", a, singular)
     return inverse(a).reshape(tuple(A.shape[ind:]) + tuple(A.shape[:ind]))
 
 
@@ -723,6 +780,14 @@ def cholesky_solve(input, input2, upper=False):
     if input.dtype != input2.dtype:
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {_scalar_name(input)} "
                            f"and A of type {_scalar_name(input2)} instead.")
+    # torch's shape checks come before its kernel's dtype dispatch
+    n = input2.shape[-1]
+    if input2.shape[-2] != n:
+        raise RuntimeError(f"A must be batches of square matrices, but they are {input2.shape[-2]} by {n} matrices")
+    if input.shape[-2] != n:
+        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is {n} by {n} but each b "
+                           f"matrix is {input.shape[-2]} by {input.shape[-1]}")
+    _broadcast_batch(input.shape[:-2], input2.shape[:-2])
     if input.dtype not in (ms.float32, ms.float64, ms.complex64, ms.complex128):
         raise NotImplementedError(f"\"cholesky_solve_cpu\" not implemented for '{_scalar_name(input)}'")
     # torch's LAPACK call reads one triangle of the factor, and its gradient treats the factor as a full
@@ -775,16 +840,107 @@ def cholesky_inverse(input, upper=False):
     if dtype_of(input)._cat < D._FLOAT or input.dtype in (ms.float16, ms.bfloat16):
         raise NotImplementedError(f"\"cholesky_inverse_out_cpu\" not implemented for '{_scalar_name(input)}'")
     check_matrix(input, "cholesky_inverse", square=True)
+    if input.size == 0:
+        return fresh(input)
+    _check_factor_diagonal(input)
     if needs_grad(input):
         return _cholesky_inverse_nodes[bool(upper)](input)
-    return inverse(_gram(input, upper))
+    a = host_array(input)
+    if a is not None:   # inf/NaN entries: LAPACK's potri, whose inf/NaN pattern the triangular solves miss
+        return host_result(_host_potri(a, upper), input)
+    return _potri(input, upper)
+
+
+def _check_factor_diagonal(factor):
+    """torch's potri (its trtri) refuses an exact zero on the factor's diagonal, naming the first one."""
+    zero = ops.eq(ops.diagonal(factor, 0, -2, -1), 0)
+    if not bool(zero.any()):
+        return
+    flat = read_host(zero).reshape((-1, factor.shape[-1]))
+    b = int(flat.any(axis=1).nonzero()[0][0])
+    where = f"(Batch element {b}): " if factor.ndim > 2 else ""
+    raise LinAlgError(f"cholesky_inverse: {where}The diagonal element {int(flat[b].nonzero()[0][0]) + 1} is zero, "
+                      "the inversion could not be completed because the input matrix is singular.")
+
+
+def _potri(factor, upper):
+    """A^-1 for A = L L^H (U^H U) as LAPACK's potri forms it: the factor's inverse W, then W^H W (W W^H).
+    Inverting L L^H itself squares the condition number (1e-3 relative off torch in float32)."""
+    w = trsolve(factor, eye_like(factor), upper)
+    if w.dtype not in _COMPLEX:
+        return _mm(w, mH(w)) if upper else _mm(mH(w), w)
+    # zlauu2 reads only the real part of each diagonal entry, and scales the last row (column) with the
+    # last one, whose imaginary part stays: a factor with a complex diagonal gives torch's complex corner
+    n = w.shape[-1]
+    diag = ops.ne(ops.eye(n, n, ms.float32), 0)
+    re = ops.real(w).astype(w.dtype)
+    x = ops.where(diag, re, w)
+    x = _mm(x, mH(x)) if upper else _mm(mH(x), x)
+    corner = ops.logical_and(diag, ops.eq(ops.arange(n), n - 1).reshape(1, n))
+    return ops.where(corner, ops.mul(re, w), x)
+
+
+def _host_potri(a, upper):
+    """LAPACK's unblocked potri (trti2, then lauu2) on a host batch with inf/NaN entries, where the order
+    of operations decides between inf and NaN: trmv skips a zero entry (no 0 * inf), the diagonal is
+    copied and the other triangle mirrored as torch fills it."""
+    flat = a.reshape((-1,) + a.shape[-2:])
+    out = np.empty_like(flat)
+    with np.errstate(all="ignore"):
+        for b, m in enumerate(flat):
+            # an upper factor is the lower one with its indices reversed (trti2), transposed (lauu2)
+            low = np.tril(m[::-1, ::-1] if upper else m)
+            w = _trti2_lower(low)
+            if upper:
+                w = w[::-1, ::-1].T.conj()
+            r = _lauu2_lower(w)
+            if upper:
+                r = r.conj()
+            full = np.tril(r) + np.tril(r, -1).T.conj()
+            out[b] = full.T if upper else full
+    return out.reshape(a.shape)
+
+
+def _trti2_lower(w):
+    """The inverse of a lower triangular matrix column by column from the last, as LAPACK's trti2."""
+    w = w.copy()
+    n = w.shape[0]
+    for j in range(n - 1, -1, -1):
+        d = w[j, j]
+        # a complex reciprocal as conj(d) / |d|^2 (inf - 0.7j gives NaN there, not NumPy's 0)
+        w[j, j] = np.conj(d) / (d.real * d.real + d.imag * d.imag) if np.iscomplexobj(w) else 1 / d
+        x = w[j + 1:, j].copy()
+        t = w[j + 1:, j + 1:]
+        for k in range(len(x) - 1, -1, -1):   # trmv: x = T x, a zero entry of x skipped
+            if x[k] != 0:
+                x[k + 1:] += x[k] * t[k + 1:, k]
+                x[k] *= t[k, k]
+        w[j + 1:, j] = x * -w[j, j]
+    return w
+
+
+def _lauu2_lower(w):
+    """The lower triangle of W^H W for lower triangular W, row by row as LAPACK's lauu2 (gemv's beta
+    scaling sets y to zero for beta 0, no 0 * inf)."""
+    w = w.copy()
+    n = w.shape[0]
+    for i in range(n):
+        d = w[i, i]
+        if i == n - 1:
+            w[i, :i + 1] *= d.real
+            break
+        d = d.real   # (zlauu2 reads the real part of the diagonal entry)
+        w[i, i] = d * d + np.vdot(w[i + 1:, i], w[i + 1:, i]).real
+        y = np.zeros_like(w[i, :i]) if d == 0 else w[i, :i] * d
+        w[i, :i] = y + w[i + 1:, :i].T @ np.conj(w[i + 1:, i])
+    return w
 
 
 def _cholesky_inverse_node(upper):
     # torch's backward multiplies by the whole input, not its triangle: gL = -L (X (G + G^H) X) for U^H U,
     # -(X (G + G^H) X) L for L L^H, X the result
     def fwd(factor):
-        x = inverse(_gram(factor, upper))
+        x = _potri(factor, upper)
         return x, (factor, x)
 
     def bwd(saved, g):

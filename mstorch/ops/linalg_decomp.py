@@ -522,14 +522,23 @@ def _eigh_check(A, UPLO):
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"linalg.eigh: A must be batches of square matrices, but they are {A.shape[-2]} by "
                            f"{A.shape[-1]} matrices")
-    need_lapack_dtype(A, "linalg_eigh_cpu")
+    if A.size:   # (torch answers an empty input without its kernel, in the input's own dtype)
+        need_lapack_dtype(A, "linalg_eigh_cpu")
     return UPLO.upper()
+
+
+def _eigh_empty(A):
+    """linalg.eigh of an empty batch: eigenvalues (real for complex input) and eigenvectors, both empty."""
+    w = ops.zeros(tuple(A.shape[:-1]), _real(A.dtype) if A.dtype in _COMPLEX else A.dtype)
+    return w, ops.zeros(tuple(A.shape), A.dtype)
 
 
 @register("linalg.eigh", family=F, namespace="linalg", out="tuple",
           note="computed by LAPACK through NumPy on the host; eigenvectors may differ from torch's by sign")
 def eigh(A, UPLO="L"):
     uplo = _eigh_check(A, UPLO)
+    if A.size == 0 and not needs_grad(A):
+        return eigh_rt(*_eigh_empty(A))
     if needs_grad(A):
         return eigh_rt(*_eigh_nodes[uplo](A))
     return eigh_rt(*_eigh_host(A, uplo))
@@ -538,6 +547,8 @@ def eigh(A, UPLO="L"):
 @register("linalg.eigvalsh", family=F, namespace="linalg", out=True)
 def eigvalsh(A, UPLO="L"):
     uplo = _eigh_check(A, UPLO)
+    if A.size == 0 and not needs_grad(A):
+        return _eigh_empty(A)[0]
     if needs_grad(A):
         return _eigh_nodes[uplo](A)[0]
     return _eigh_host(A, uplo)[0]
@@ -671,14 +682,19 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None):
 
 @register("linalg.matrix_rank", family=F, namespace="linalg", out=True)
 def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
-    if A.dtype not in (ms.float32, ms.float64, ms.complex64, ms.complex128):
-        raise RuntimeError("This function doesn't handle types other than float and double")
-    check_matrix(A, "torch.linalg.matrix_rank")
     if tol is not None:
         atol, rtol = tol, 0.0
-    a = ops.stop_gradient(A)
+    # torch looks up the dtype's epsilon only for a default rtol; otherwise an empty input is rank 0
+    # whatever its dtype, and a non-empty one meets the SVD's (eigh's) own checks
+    if rtol is None and A.dtype not in (ms.float32, ms.float64, ms.complex64, ms.complex128):
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    if A.ndim < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor A must have at least 2 dimensions.")
     if A.size == 0:
         return ops.zeros(tuple(A.shape[:-2]), ms.int64)
+    check_matrix(A, "linalg.eigh" if hermitian else "linalg.svd",
+                 kernel="linalg_eigh_cpu" if hermitian else "linalg_svd_cpu")
+    a = ops.stop_gradient(A)
     s = ops.abs(eigvalsh(a)) if hermitian else svdvals_ms(a)
     tol_ = _tol(ops.amax(s, -1, True), A, atol, rtol)
     return ops.sum(cast(ops.gt(s, tol_), ms.int64), -1)
@@ -874,6 +890,8 @@ def legacy_cholesky(input, upper=False):
               "PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\n"
               "and\nU = torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\n"
               "This transform will produce equivalent results for all valid (symmetric positive definite) inputs.")
+    if input.ndim >= 2 and input.size == 0:   # torch answers an empty input as it is, square or not
+        return ops.zeros(tuple(input.shape), input.dtype)
     if input.ndim >= 2 and input.shape[-1] != input.shape[-2]:   # (before the kernel's dtype check)
         raise RuntimeError(f"cholesky: A must be batches of square matrices, but they are {input.shape[-2]} by "
                            f"{input.shape[-1]} matrices")

@@ -35,28 +35,95 @@ _lu_with_info_rt = return_type("_lu_with_info", ("LU", "pivots", "info"))
 
 
 def _getrf(a):
-    """(LU, pivots, info) of a host batch (B, m, n), as LAPACK's getrf."""
+    """(LU, pivots, info) of a host batch (B, m, n), as LAPACK's getrf in torch's MKL: multipliers by the
+    pivot's reciprocal (a division where one entry is below the pivot of a square matrix up to 4x4, and
+    for a subnormal pivot), the trailing update fused (one rounding of a - l u, so an exactly dependent
+    row leaves a tiny nonzero residue rather than a zero pivot)."""
     a = a.copy()
     nb, m, n = a.shape
     k = min(m, n)
     piv = np.zeros((nb, k), np.int32)
     info = np.zeros(nb, np.int32)
     rows = np.arange(nb)
-    for j in range(k):
-        col = a[:, j:, j]
-        mag = np.abs(col.real) + np.abs(col.imag) if np.iscomplexobj(a) else np.abs(col)
-        # LAPACK's i?amax: the first maximum; a NaN wins only in first place (later ones compare false)
-        p = np.where(np.isnan(mag[:, 0]), 0, np.argmax(np.where(np.isnan(mag), -1, mag), axis=1)) + j
-        piv[:, j] = p + 1
-        top = a[rows, j].copy()
-        a[rows, j] = a[rows, p]
-        a[rows, p] = top
-        d = a[:, j, j]
-        zero = d == 0
-        info[(info == 0) & zero] = j + 1
-        a[:, j + 1:, j] /= np.where(zero, 1, d)[:, None]
-        a[:, j + 1:, j + 1:] -= a[:, j + 1:, j, None] * a[:, j, None, j + 1:]
+    small = m == n and n <= 4
+    with np.errstate(all="ignore"):
+        for j in range(k):
+            col = a[:, j:, j]
+            mag = np.abs(col.real) + np.abs(col.imag) if np.iscomplexobj(a) else np.abs(col)
+            # LAPACK's i?amax: the first maximum; a NaN wins only in first place (later ones compare false)
+            p = np.where(np.isnan(mag[:, 0]), 0, np.argmax(np.where(np.isnan(mag), -1, mag), axis=1)) + j
+            piv[:, j] = p + 1
+            top = a[rows, j].copy()
+            a[rows, j] = a[rows, p]
+            a[rows, p] = top
+            d = a[:, j, j]
+            zero = d == 0
+            info[(info == 0) & zero] = j + 1
+            d = np.where(zero, 1, d)[:, None]
+            divide = (small and m - j - 1 == 1) | (np.abs(d) < (np.finfo(a.dtype).tiny if a.dtype.kind in "fc" else 1))
+            a[:, j + 1:, j] = np.where(divide, a[:, j + 1:, j] / d, a[:, j + 1:, j] * (1 / d))
+            a[:, j + 1:, j + 1:] = _fma_sub(a[:, j + 1:, j + 1:], a[:, j + 1:, j, None], a[:, j, None, j + 1:])
     return a, piv, info
+
+
+def _fma_sub(z, x, y):
+    """z - x y rounded once (a fused multiply-add): float32 through float64, float64 by an exact product
+    (Dekker's split) and an exact sum; complex and non-finite values as z - x y."""
+    plain = z - x * y
+    if z.dtype == np.float32:
+        return (z.astype(np.float64) - x.astype(np.float64) * y.astype(np.float64)).astype(np.float32)
+    if z.dtype != np.float64:
+        return plain
+    x, y = np.broadcast_arrays(x, y)
+    p = x * y
+    xh, xl = _split(x)
+    yh, yl = _split(y)
+    e = ((xh * yh - p) + xh * yl + xl * yh) + xl * yl   # x y = p + e exactly
+    s = z - p
+    t = s - z
+    err = (z - (s - t)) - (p + t)                       # z - p = s + err exactly
+    r = s + (err - e)
+    return np.where(np.isfinite(r), r, plain)
+
+
+def _split(v):
+    c = 134217729.0 * v   # 2^27 + 1
+    hi = c - (c - v)
+    return hi, v - hi
+
+
+def host_lu_solve(a, b, trans="N"):
+    """A^-1 B (trans "T": A^-T B, "C": A^-H B) for host batches a (B, n, n), b (B, n, k), as torch's solve
+    runs LAPACK: getrf, then getrs' row interchanges and triangular solves (no entry skipped: NaN and inf
+    spread as there, 0 * inf included)."""
+    lu, piv, _ = _getrf(a)
+    x = b.copy()
+    n = a.shape[-1]
+    rows = np.arange(a.shape[0])
+    with np.errstate(all="ignore"):
+        if trans == "N":
+            for j in range(n):
+                _swap_rows(x, rows, j, piv[:, j] - 1)
+            for k in range(n):               # L (unit lower), column by column
+                x[:, k + 1:] -= x[:, k][:, None, :] * lu[:, k + 1:, k, None]
+            for k in range(n - 1, -1, -1):   # U
+                x[:, k] /= lu[:, k, k, None]
+                x[:, :k] -= x[:, k][:, None, :] * lu[:, :k, k, None]
+            return x
+        h = np.conj(lu) if trans == "C" else lu
+        for i in range(n):                   # U^T (U^H), row by row
+            x[:, i] = (x[:, i] - np.einsum("bk,bkc->bc", h[:, :i, i], x[:, :i])) / h[:, i, i, None]
+        for i in range(n - 1, -1, -1):       # L^T (L^H), unit
+            x[:, i] = x[:, i] - np.einsum("bk,bkc->bc", h[:, i + 1:, i], x[:, i + 1:])
+        for j in range(n - 1, -1, -1):
+            _swap_rows(x, rows, j, piv[:, j] - 1)
+    return x
+
+
+def _swap_rows(x, rows, j, p):
+    top = x[:, j].copy()
+    x[:, j] = x[rows, p]
+    x[rows, p] = top
 
 
 def _permutation(piv, m, dtype, batch):

@@ -103,8 +103,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         _renorm_(weight, host.reshape(-1), max_norm, norm_type)
         w = weight._ms
     if idx.size == 0:
-        # MindSpore's Gather backward fails on an empty index; the result has no gradient path
-        return wrap(ops.zeros(tuple(idx.shape) + (w.shape[1],), w.dtype))
+        # MindSpore's Gather backward fails on an empty index: zeros with a zero gradient to the weight
+        return wrap(ops.zeros_on(tuple(idx.shape) + (w.shape[1],), w.dtype, (w,)))
     out = ops.gather(w, idx, 0)
     if scale_grad_by_freq:
         counts = np.bincount(host.reshape(-1), minlength=n)
@@ -226,8 +226,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         raise RuntimeError("Expected i < index_size to be true, but got false.  (Could this error message be "
                            "improved?  If so, please report an enhancement request to PyTorch.)")
     dim = w.shape[1]
-    if nbags <= 0:
-        return wrap(ops.zeros((0, dim), w.dtype))
+    if nbags <= 0:   # (no bags: an empty result, on the weight's graph as torch's)
+        return wrap(ops.zeros_on((0, dim), w.dtype, (w,) if psw is None else (w, psw)))
     keep = np.ones(total, bool) if padding_idx is None else host != padding_idx
     if fixed is not None and keep.all() and fixed > 0 and mode != "max":
         rows = ops.gather(w, idx, 0)
@@ -288,9 +288,9 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
 
 def _linked_zeros(shape, w, psw):
     """Zeros that are a function of ``w`` (and ``psw``) with a zero gradient, as torch's bags of padding only."""
-    zeros = ops.zeros(shape, w.dtype)
     if not w.shape[0] or 0 in shape:
-        return zeros
+        return ops.zeros_on(shape, w.dtype, (w,) if psw is None else (w, psw))
+    zeros = ops.zeros(shape, w.dtype)
     src = ops.broadcast_to(w[:1], shape)
     if psw is not None and psw.size:
         src = src + ops.broadcast_to(cast(psw[:1], src.dtype).reshape(1, 1), shape)

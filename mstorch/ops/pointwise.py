@@ -15,7 +15,7 @@ from .. import _dtype as D
 from .. import _ms_private as P
 from .._tensor import scalar_type_name
 from .._cast import NP_BF16
-from ._helpers import MsTensor, float_result, dtype_of, result_type, scalar_tensor, cast
+from ._helpers import MsTensor, float_result, dtype_of, result_type, scalar_tensor, cast, _node
 from ._registry import register as _register
 from ._views import fresh
 
@@ -49,7 +49,11 @@ def _run_in_f32(fn, args, kwargs):
     back = result_type(*operands) is D.bfloat16
 
     def up(a):
-        return cast(a, _f32) if isinstance(a, _T) and a.dtype is _bf16 else a
+        if isinstance(a, _T) and (a.dtype is _bf16 or back and a.dtype in _ROUND_TO_BF16):
+            # a 0-d float operand of another dtype beside a bfloat16 tensor: torch casts it to the common
+            # bfloat16 first (logaddexp(x, tensor(2.2)) adds 2.203125)
+            return cast(a if a.dtype is _bf16 else cast(a, _bf16), _f32)
+        return a
 
     def down(t):
         return cast(t, _bf16) if back and isinstance(t, _T) and t.dtype is _f32 else t
@@ -58,6 +62,9 @@ def _run_in_f32(fn, args, kwargs):
         return down(r)
     # (a torch.return_types namedtuple takes its fields as arguments)
     return type(r)(*(down(t) for t in r)) if hasattr(r, "_fields") else tuple(down(t) for t in r)
+
+
+_ROUND_TO_BF16 = (_f16, _f32, _f64)
 
 
 def _need_tensor(name, x, pos, arg="other"):
@@ -76,6 +83,16 @@ def _zero_grad(r, x):
     if P.requires_grad(x):
         return ops.where(_TRUE, r, x)
     return r
+
+
+def _empty_broadcast(a, b):
+    """An empty result of a and b broadcast (MindSpore's Maximum/Minimum refuse an empty output), on
+    their graph; None when the result has elements."""
+    if a.size and b.size:
+        return None
+    from ._views import broadcast_shape
+    shape = broadcast_shape((a.shape, b.shape))
+    return ops._linked(ops.zeros(shape, a.dtype), a, b) if 0 in shape else None
 
 
 def _float_operands(a, b, rt):
@@ -329,8 +346,49 @@ def polygamma(n, input):
         raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not {type(n).__name__}")
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
+    if input.dtype in _COMPLEX:
+        _not_impl({0: "digamma", 1: "trigamma"}.get(n, "polygamma"), input)
     x = float_result(input)
-    return ops.digamma(x) if n == 0 else ops.polygamma(ms.Tensor(n, ms.int64), x)
+    if n == 0:
+        return ops.digamma(x)
+    if n == 1:
+        return _trigamma_node(x) if P.grad_enabled() and P.requires_grad(x) else _trigamma(x)
+    return ops.polygamma(ms.Tensor(n, ms.int64), x)
+
+
+def _trigamma(x):
+    # torch's series: reflection below 1/2, six recurrence steps, then the asymptotic expansion. At the
+    # poles (x = 0, -1, -2...) sin(pi x) is not exactly 0, so torch's value is huge but finite
+    # (1.29e15 at -1 in float32) where MindSpore's Polygamma gives inf. float16 computes in float32
+    d = x.dtype
+    if d is _f16:
+        return cast(_trigamma(cast(x, _f32)), _f16)
+
+    def c(v):
+        return scalar_tensor(v, dtype_of(x))
+    pi = float(np.float32(math.pi)) if d is _f32 else math.pi
+    pi2 = float(np.float32(pi) * np.float32(pi)) if d is _f32 else math.pi * math.pi
+    reflect = ops.less(x, c(0.5))
+    sin = ops.sin(ops.mul(c(pi), x))
+    result = ops.where(reflect, ops.neg(ops.div(c(pi2), ops.mul(sin, sin))), c(0.0))
+    x = ops.where(reflect, ops.sub(c(1.0), x), x)
+    for _ in range(6):
+        result = ops.add(result, ops.reciprocal(ops.mul(x, x)))
+        x = ops.add(x, c(1.0))
+    ixx = ops.reciprocal(ops.mul(x, x))
+    head = ops.add(c(1.0), ops.div(c(1.0), ops.mul(c(2.0), x)))
+    tail = ops.mul(ixx, ops.sub(c(1 / 6), ops.mul(ixx, ops.sub(c(1 / 30), ops.mul(ixx, c(1 / 42))))))
+    result = ops.add(result, ops.div(ops.add(head, tail), x))
+    return ops.where(reflect, ops.neg(result), result)
+
+
+def _trigamma_backward(saved, g):
+    # torch's: grad * polygamma(2, x)
+    (x,) = saved
+    return ops.mul(g, ops.polygamma(ms.Tensor(2, ms.int64), x))
+
+
+_trigamma_node = _node("PolygammaBackward0", lambda x: (_trigamma(x), (x,)), _trigamma_backward)
 
 
 @register("mvlgamma", family=F, inplace="mvlgamma_", out=True)

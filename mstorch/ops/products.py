@@ -68,6 +68,11 @@ def _mm(a, b):
     b2 = b.reshape(-1, 1) if b.ndim == 1 else b
     batch = _broadcast_batch(a2.shape[:-2], b2.shape[:-2])
     n, k, m = a2.shape[-2], a2.shape[-1], b2.shape[-1]
+    if 0 in batch or n == 0 or m == 0:
+        # an empty result (BatchMatMul refuses broadcasting to an empty batch): zeros that still lead back
+        # to both operands (zero gradients)
+        out = ops.mul(ops.zeros(batch + (n, m), a.dtype), ops.add(ops.sum(a), ops.sum(b)).astype(a.dtype))
+        return out.squeeze(-2) if a.ndim == 1 else out.squeeze(-1) if b.ndim == 1 else out
     a3 = ops.broadcast_to(a2, batch + (n, k)) if tuple(a2.shape[:-2]) != batch else a2
     b3 = ops.broadcast_to(b2, batch + (k, m)) if tuple(b2.shape[:-2]) != batch else b2
     out = ops.bmm(a3.reshape(-1, n, k), b3.reshape(-1, k, m)).reshape(batch + (n, m))
@@ -136,21 +141,22 @@ def matmul(input, other):
     if a.ndim == 1 and b.ndim == 1:
         return dot(a, b)
     _same_dtype_mm(a, b)
-    if a.size and b.size:   # (torch answers an empty product without its kernel)
-        _no_bool(a, "addmm_impl_cpu_")
     if a.ndim <= 2 and b.ndim <= 2:
         if b.ndim == 1:
             _check_mv(a, b)
         else:
             _check_mm_shapes(a.reshape(1, -1) if a.ndim == 1 else a, b)
-    else:
-        k = b.shape[-2] if b.ndim > 1 else b.shape[0]
-        if a.shape[-1] != k:
-            n = a.shape[-3] if a.ndim > 2 else 1
-            raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{n}, "
-                               f"{a.shape[-1]}] but got: [{b.shape[-3] if b.ndim > 2 else 1}, {k}].")
-        if a.ndim > 2 and b.ndim > 2:
-            _broadcast_batch(a.shape[:-2], b.shape[:-2])
+    elif b.ndim <= 2:   # torch folds A's batch into its rows: a matrix (or matrix-vector) product
+        rows = a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
+        _check_mv(rows, b) if b.ndim == 1 else _check_mm_shapes(rows, b)
+    else:   # a batched product over the broadcast batch, which torch checks first
+        batch = _broadcast_batch(a.shape[:-2], b.shape[:-2])
+        if a.shape[-1] != b.shape[-2]:
+            bs = math.prod(batch)
+            raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{bs}, "
+                               f"{a.shape[-1]}] but got: [{bs}, {b.shape[-2]}].")
+    if a.size and b.size:   # (after the shape checks; torch answers an empty product without its kernel)
+        _no_bool(a, "addmm_impl_cpu_")
     return _mm(a, b)
 
 
@@ -467,7 +473,12 @@ def tensordot(a, b, dims=2):
     da = [wrap_dim(d, a.ndim) for d in da]
     db = [wrap_dim(d, b.ndim) for d in db]
     for x, y in zip(da, db):
-        if a.shape[x] != b.shape[y]:
+        # a size-1 dimension broadcasts against the other's: torch sums the other side's over it first
+        if b.shape[y] == 1 and a.shape[x] != 1:
+            a = cast(ops.sum(a, x, keepdim=True), a.dtype)
+        elif a.shape[x] == 1 and b.shape[y] != 1:
+            b = cast(ops.sum(b, y, keepdim=True), b.dtype)
+        elif a.shape[x] != b.shape[y]:
             raise RuntimeError(f"contracted dimensions need to match, but first has size {a.shape[x]} in dim "
                                f"{x if not isinstance(dims, int) else x - a.ndim} and second has size "
                                f"{b.shape[y]} in dim {y}")

@@ -330,15 +330,17 @@ def _check_range(frm, to_inc, dt):
 
 def _random_values(gen, n, dt, frm=None, to=None, has_from=False):
     """random_(), random_(to), random_(from, to), random_(from, None): ATen's random_from_to_impl."""
-    if dt.is_complex or dt in (D.uint16, D.uint32, D.uint64) and not has_from and to is None:
-        raise _not_impl("random_kernel_cpu" if not has_from else "random_from_to_kernel_cpu", dt)
     if not has_from and to is None:
+        if dt.is_complex or dt in (D.uint16, D.uint32, D.uint64):
+            raise _not_impl("random_kernel_cpu", dt)
         return R.random_default(gen, n, dt)
     frm = 0 if frm is None else int(frm)
     if to is not None:
         to = int(to)
         if frm >= to:
             raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={frm} >= to={to}")
+        if dt.is_complex:   # (torch's range checks have no complex case)
+            raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
         if dt.is_floating_point:
             frm, to = _update_from(dt, frm), _update_to(dt, to)
             if frm >= to:
@@ -347,6 +349,8 @@ def _random_values(gen, n, dt, frm=None, to=None, has_from=False):
         _check_range(frm, to - 1, dt)
         return R.random_from_to(gen, n, dt, to - frm, frm) if n else np.empty(0, np.int64)
     if frm != -(1 << 63):
+        if dt.is_complex:
+            raise RuntimeError("random_from_to_impl handles only integral, floating-point and boolean types")
         if dt.is_floating_point:
             to_inc = 1 << _DIGITS[dt]
             frm = _update_from(dt, frm)
@@ -359,6 +363,8 @@ def _random_values(gen, n, dt, frm=None, to=None, has_from=False):
             to_inc = int(np.iinfo(dt._np).max)
         _check_range(frm, to_inc, dt)
         return R.random_from_to(gen, n, dt, to_inc - frm + 1, frm) if n else np.empty(0, np.int64)
+    if dt.is_complex:
+        raise _not_impl("random_full_64_bits_range_kernel_cpu", dt)
     if dt not in (D.int64, D.float64, D.float32, D.bfloat16):
         raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16")
     return R.random_full64(gen, n, dt)
@@ -785,9 +791,15 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
     if n_cat > 1 << 24:
         raise RuntimeError("number of categories cannot exceed 2^24")
-    probs = _host(input).reshape(-1, n_cat)
+    probs = _host(input).reshape(input.shape[0] if input.dim() == 2 else 1, n_cat)
+    shape = (num_samples,) if input.dim() == 1 else (probs.shape[0], num_samples)
+    if not probs.shape[0]:   # (torch returns an empty result before it looks at the probabilities)
+        return _new(np.zeros(0, np.int64), D.int64, shape, out, False, input.device)
     if not replacement or num_samples == 1:
-        if probs.size and not (np.isfinite(probs).all() and (probs >= 0).all()):
+        if not probs.size:   # (torch's max/min of the probabilities)
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                               "identity.")
+        if not (np.isfinite(probs).all() and (probs >= 0).all()):
             raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
         if (probs.sum(axis=1) == 0).any():
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
@@ -807,10 +819,9 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
                                "or NaN)")
         acc = np.float64 if dt is D.float64 else np.float32
         probs = probs.astype(acc)
-        if (np.cumsum(probs, axis=1, dtype=acc)[:, -1] <= 0).any():
+        if not n_cat or (np.cumsum(probs, axis=1, dtype=acc)[:, -1] <= 0).any():
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
         idx = R.multinomial_with_replacement(gen, probs, num_samples)
-    shape = (num_samples,) if input.dim() == 1 else (probs.shape[0], num_samples)
     return _new(idx.astype(np.int64), D.int64, shape, out, False, input.device)
 
 
@@ -832,13 +843,16 @@ def binomial(count, prob, generator=None):
     generator stream, value for value."""
     gen = R._check_generator(generator)
     dt = count.dtype
-    if not dt.is_floating_point:
-        raise ValueError(f"binomial only supports floating-point dtypes for count, got: {scalar_type_name(dt)}")
-    if dt not in (D.float32, D.float64):
-        raise _not_impl("binomial_cpu", dt)
+    # torch's order: both dtypes floating, the broadcast, prob's dtype as count's, then the kernel's dtypes
+    for t, what in ((count, "count"), (prob, "prob")):
+        if not t.dtype.is_floating_point:
+            raise ValueError(f"binomial only supports floating-point dtypes for {what}, got: "
+                             f"{scalar_type_name(t.dtype)}")
+    shape = _broadcast(tuple(count._ms.shape), tuple(prob._ms.shape))
     if prob.dtype is not dt:
         raise RuntimeError(f"Found dtype {scalar_type_name(prob.dtype)} but expected {scalar_type_name(dt)}")
-    shape = np.broadcast_shapes(tuple(count._ms.shape), tuple(prob._ms.shape))
+    if dt not in (D.float32, D.float64):
+        raise _not_impl("binomial_cpu", dt)
     n = np.broadcast_to(_host(count), shape).ravel()
     p = np.broadcast_to(_host(prob), shape).ravel()
     s = R.binomial(gen, n, p, dt is D.float32)

@@ -199,7 +199,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     return _reduce_sum(input, _axes(input, dim), keepdim, _acc_dtype(input, dtype))
 
 
-@register("nansum", family=F, out=True)
+@register("nansum", family=F, out="dtype")
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     out_dt = _acc_dtype(input, dtype)
     x = cast(input, out_dt) if input.dtype != out_dt else input
@@ -303,6 +303,8 @@ def _head(x, d, k):
 def _binary(name, fn, logical):
     def run(input, other):
         a, b, rt = promote(input, other)
+        if rt.is_complex:
+            raise RuntimeError(f"{name} not implemented for complex tensors.")
         if rt is D.bool_:
             return logical(a, b)
         a2, dt = comparable(a)
@@ -548,7 +550,7 @@ def _var_mean(input, axes, c, keepdim, root=False):
     dev = x - m
     sq = ops.real(dev * ops.conj(dev)) if _FROM_MS[x.dtype]._cat == D._COMPLEX else ops.square(dev)
     n = 1
-    for a in axes or range(x.ndim):
+    for a in (axes or range(x.ndim)) if x.ndim else ():   # (a 0-d tensor's dim 0 is itself: one element)
         n *= x.shape[a]
     var = _reduce_sum(sq, axes, keepdim, sq.dtype) / float(builtins.max(n - c, 0))
     if not keepdim:
@@ -660,10 +662,15 @@ def vector_norm(x, p, axes, keepdim):
 
 @register("norm", family=F, out="exact")
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
-    if dtype is not None:
-        input = cast(input, dtype._ms)
     if isinstance(dim, int):
         dim = (dim,)
+    matrix = p == "nuc" or p == "fro" and dim is not None and len(dim) > 2
+    if matrix and p == "nuc" and input.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    if not matrix or p == "nuc":
+        _check_norm_dtype(input, dtype, "linalg.matrix_norm" if matrix else "linalg.vector_norm")
+    if dtype is not None:
+        input = cast(input, dtype._ms)
     if isinstance(p, str):
         if p == "fro" and (dim is None or len(dim) <= 2):
             p = 2
@@ -682,6 +689,26 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     x = cast(input, ms.float32) if low else input
     r = vector_norm(x, p, _axes(x, dim), keepdim)
     return cast(r, input.dtype) if low else r
+
+
+def _check_norm_dtype(input, dtype, who):
+    """torch.linalg's norms take float and complex inputs, and a dtype= of the same kind that the input
+    converts to without narrowing."""
+    if not is_float(input):
+        raise RuntimeError(f"{who}: Expected a floating point or complex tensor as input. Got {_scalar_name(input)}")
+    if who == "linalg.matrix_norm" and input.dtype in (ms.float16, ms.bfloat16):   # (the SVD's norms)
+        raise RuntimeError(f"{who}: Low precision dtypes not supported. Got {_scalar_name(input)}")
+    if dtype is None:
+        return
+    src, name = _FROM_MS[input.dtype], D.scalar_type_name(dtype)
+    if dtype._cat < D._FLOAT:
+        raise RuntimeError(f"{who}: dtype should be floating point or complex, but got {name}")
+    if src.is_complex != dtype.is_complex:
+        kind = "complex" if src.is_complex else "real"
+        raise RuntimeError(f"{who}: dtype should be {kind} for {kind} inputs, but got {name}")
+    if D.promote_types(src, dtype) is not dtype:
+        raise RuntimeError(f"{who}: the dtype of the input ({D.scalar_type_name(src)}) should be convertible "
+                           f"without narrowing to the specified dtype ({name})")
 
 
 @register("dist", family=F)
@@ -720,8 +747,32 @@ def logsumexp(input, dim, keepdim=False):
     axes = _axes(x, dim)
     if x.size == 0:
         return empty_result(x, _out_shape(x.shape, axes, keepdim), -math.inf)
+    r = _logsumexp_node(axes)(x) if needs_grad(x) else _logsumexp(x, axes)
+    return r if keepdim else r.reshape(_out_shape(x.shape, axes, False))
+
+
+def _logsumexp(x, axes):
     # shift by the (constant) max for range; an infinite max would turn inf - inf into nan
     m = ops.stop_gradient(ops.amax(x, axes, True))
     m = ops.where(ops.isinf(m), const(0, m.dtype), m)
-    r = ops.log(ops.sum(ops.exp(x - m), axes, True)) + m
-    return r if keepdim else r.reshape(_out_shape(x.shape, axes, False))
+    return ops.log(ops.sum(ops.exp(x - m), axes, True)) + m
+
+
+_LOGSUMEXP_NODES = {}
+
+
+def _logsumexp_node(axes):
+    """logsumexp (dims kept) with torch's gradient g * exp(x - result): not the softmax of the composition,
+    where they differ (the result rounded: 1e30 twice gives 1e30, so torch's gradient is 1 for each; an
+    infinite result gives 0 beside a finite x and NaN at inf). In recorded ops (double backward:
+    _OWN_FUNCTIONS)."""
+    node = _LOGSUMEXP_NODES.get(axes)
+    if node is not None:
+        return node
+
+    def backward(saved, g):
+        x, = saved
+        r = node(x) if P.grad_enabled() and P.requires_grad(x) else _logsumexp(x, axes)
+        return ops.mul(g.reshape(r.shape), ops.exp(ops.sub(x, r)))
+    node = _LOGSUMEXP_NODES[axes] = _node("LogsumexpBackward0", lambda x: (_logsumexp(x, axes), (x,)), backward)
+    return node

@@ -7,13 +7,15 @@ MindSpore's kernels refuse are answered by hand.
 import math
 
 import mindspore as ms
+import numpy as np
+from .._runtime import read_host
 from . import _msops as ops
 
 from .. import _dtype as D
 from .. import _ms_private as P
 from ._helpers import wrap_dim, result_type, cast
 from ._registry import register, OPS
-from .reduction import (F, _FROM_MS, _acc_dtype, _back, as_int64, comparable, const, empty_result, is_float,
+from .reduction import (F, _FROM_MS, _acc_dtype, _back, as_int64, comparable, empty_result, is_float,
                         needs_grad, return_type)
 
 cummax_rt = return_type("cummax", ("values", "indices"))
@@ -47,14 +49,19 @@ def _cum_finish(r, input, out_dt):
     return r if r.dtype == out_dt else cast(r, out_dt)
 
 
-def _no_bool_scan(name, dtype):
-    if dtype is D.bool_:   # torch's scan kernels have no bool variant (a bool input scans in int64)
+def _no_bool_scan(name, dtype, input):
+    """torch's scan kernels have no bool variant (a bool input scans in int64); a 0-d or empty input never
+    reaches them (its result is the input converted)."""
+    if dtype is D.bool_ and input.ndim and input.size:
         raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+    return dtype is D.bool_
 
 
 @register("cumsum", family=F, out="dtype")
 def cumsum(input, dim, *, dtype=None):
-    _no_bool_scan("cumsum", dtype)
+    if _no_bool_scan("cumsum", dtype, input):
+        wrap_dim(dim, input.ndim)
+        return cast(input, ms.bool_) if input.dtype != ms.bool_ else input.copy()
     x, d, out_dt = _cum_input(input, dim, dtype)
     if x is not input and input.size and needs_grad(input) and _FROM_MS[input.dtype]._cat == D._FLOAT:
         out = CumsumBackward0.apply(input, x, d, out_dt)
@@ -76,8 +83,8 @@ class CumsumBackward0(P.FunctionBase):   # (the class names the node, as torch's
     @staticmethod
     def backward(node, g):
         g = cast(g, node.in_dt)
-        if node.in_dt in _CUM_ACC:
-            g = cast(g, _CUM_ACC[node.in_dt])
+        if node.in_dt in _CUM_ACC or node.in_dt == ms.bfloat16:   # (no bfloat16 CPU flip: float32 holds it)
+            g = cast(g, _CUM_ACC.get(node.in_dt, ms.float32))
         flat = g.reshape(1) if g.ndim == 0 else g
         gx = ops.flip(ops.cumsum(ops.flip(flat, (node.d,)), node.d), (node.d,)).reshape(g.shape)
         return cast(gx, node.in_dt), None, None, None
@@ -85,7 +92,9 @@ class CumsumBackward0(P.FunctionBase):   # (the class names the node, as torch's
 
 @register("cumprod", family=F, out="dtype")
 def cumprod(input, dim, *, dtype=None):
-    _no_bool_scan("cumprod", dtype)
+    if _no_bool_scan("cumprod", dtype, input):
+        wrap_dim(dim, input.ndim)
+        return cast(input, ms.bool_) if input.dtype != ms.bool_ else input.copy()
     x, d, out_dt = _cum_input(input, dim, dtype)
     return _cum_run(_cumprod_scan if needs_grad(x) else ops.cumprod, x, d, input, out_dt)
 
@@ -98,8 +107,7 @@ def _cum_inplace(name, fn):
             from .arithmetic import _c_name
             raise RuntimeError(f"Bad in-place call: input tensor dtype {_c_name(self.dtype)} and output tensor dtype "
                                f"{_c_name(dtype)} should match")
-        if self.dtype is D.bool_:
-            raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+        _no_bool_scan(name, self.dtype, self._ms)
         return self._write(fn(self._ms, dim, dtype=self.dtype))
     impl.__name__ = name + "_"
     return register(name + "_", family=F, namespace="Tensor", raw=True)(impl)
@@ -121,11 +129,11 @@ def _cumprod_scan(x, d):
 
 def _cum_extreme(name, fn, rt):
     def impl(input, dim):
+        if input.size == 0:   # (torch answers an empty input before it looks at dim)
+            return rt(input.copy(), ops.zeros(input.shape, ms.int64))
         d = wrap_dim(dim, input.ndim)
         if input.ndim == 0:
             return rt(input.copy(), ops.zeros((), ms.int64))
-        if input.size == 0:
-            return rt(input.copy(), ops.zeros(input.shape, ms.int64))
         x, dt = comparable(input)
         values, idx = fn(x, d)
         idx = as_int64(idx)
@@ -151,9 +159,7 @@ def logcumsumexp(input, dim):
     if x.ndim == 0:
         return x.copy()
     if _FROM_MS[x.dtype]._cat == D._COMPLEX:
-        m = ops.stop_gradient(ops.amax(x, (d,), True))
-        m = ops.where(ops.isinf(m), const(0, m.dtype), m)
-        return ops.log(ops.cumsum(ops.exp(x - m), d)) + m
+        return _logcumsumexp_complex(x, d)
     # a scan of logaddexp over shifted copies (Hillis-Steele, log2(n) steps), as torch accumulates
     # log(exp(a) + exp(b)) element by element: one shift by the whole dim's maximum would underflow the
     # earlier terms (logcumsumexp([-100, 100]) gave -inf first)
@@ -165,6 +171,38 @@ def logcumsumexp(input, dim):
         x = add(x, shifted)
         step *= 2
     return x
+
+
+def _log_add_exp_complex(acc, x):
+    """torch's complex log(exp(acc) + exp(x)), elementwise: ordered by real part (``acc`` is the smaller one of
+    a tie; a NaN operand wins), log1p(exp(min - max)) + max, with its own answers for equal infinite real
+    parts."""
+    nan_x = np.isnan(x.real) | np.isnan(x.imag)
+    nan_a = np.isnan(acc.real) | np.isnan(acc.imag)
+    first = x.real < acc.real
+    lo, hi = np.where(first, x, acc), np.where(first, acc, x)
+    with np.errstate(all="ignore"):
+        r = np.log1p(np.exp(lo - hi)) + hi
+        both_inf = ~np.isfinite(lo.real) & (lo.real == hi.real)
+        r = np.where(both_inf & (lo.real < 0), lo, r)
+        r = np.where(both_inf & (lo.real > 0), np.log(np.exp(lo) + np.exp(hi)), r)
+        nan = np.array(complex(math.nan, math.nan), r.dtype)
+        return np.where(nan_x | nan_a, nan, r).astype(acc.dtype)
+
+
+def _logcumsumexp_complex(x, d):
+    """Complex logcumsumexp as torch's CPU scan, element by element along ``d`` in the input's precision (on
+    the host: MindSpore has no complex log1p). Its gradient is not implemented: refused rather than lost."""
+    if needs_grad(x):
+        raise NotImplementedError("mstorch.logcumsumexp: the gradient of complex logcumsumexp is not implemented "
+                                  "(MindSpore has no complex log1p kernel); compute it under torch.no_grad()")
+    a = np.moveaxis(read_host(x), d, 0)
+    out = np.empty_like(a)
+    acc = np.full(a.shape[1:], complex(-math.inf, 0), a.dtype)   # (torch's scan starts from -inf)
+    for i in range(a.shape[0]):
+        acc = _log_add_exp_complex(acc, a[i])
+        out[i] = acc
+    return ms.Tensor(np.ascontiguousarray(np.moveaxis(out, 0, d)))
 
 
 @register("diff", family=F, out=True)

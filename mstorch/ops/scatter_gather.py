@@ -116,7 +116,8 @@ def _scatter_prep(input, dim, index, src, name):
     _check_gather_shapes(input, index, src if isinstance(src, ms.Tensor) else None, d, name)
     _check_range(index, _shape1(input)[d], d)
     if isinstance(src, ms.Tensor):
-        src = _crop(src, index.shape)
+        if index.size:   # (an empty index reads nothing: torch checks no shape of it)
+            src = _crop(src, index.shape)
         if src.dtype != input.dtype:
             src = cast(src, input.dtype)
     else:
@@ -298,41 +299,58 @@ def index_add(input, dim, index, source, *, alpha=1):
     if alpha != 1:
         source = ops.mul(source, scalar_tensor(alpha, dtype_of(source)))
     size = input.shape[d] if input.ndim else 1
-    # (torch's kernel for a vector self checks each index in its loop: its IndexError; otherwise its message)
-    err = IndexError("index out of range in self") if input.ndim <= 1 else None
+    # torch's CPU kernel runs a scatter_add (whose range check is a RuntimeError naming the index) along the
+    # first or last dim of a matrix or more, with alpha 1 and an int64 index; otherwise its own loop, whose
+    # check is an IndexError
+    scatters = input.ndim > 1 and d in (0, input.ndim - 1) and alpha == 1 and index.dtype == ms.int64
+    err = None if scatters else IndexError("index out of range in self")
     return _along_front(input, source, d, index, "index_add_", ops.tensor_scatter_add,
                         check=lambda: _check_range(index, size, d, err))
 
 
 @register("index_copy", family=F, inplace="index_copy_")
 def index_copy(input, dim, index, source):
+    # torch's order: the index's rank, the source's rank, the dtypes, the slice shapes, the index count
+    # (its meta function), then each index's range (its kernel, which an empty self never runs)
     d = wrap_dim(dim, input.ndim)
+    n = index.size
+    if index.ndim > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})")
+    if source.ndim == 0 and n != 1:
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one element (got {n})")
+    if source.ndim != input.ndim and source.ndim and input.ndim:
+        raise IndexError(f"index_copy_(): When source and destination are not scalars, their dimensionality "
+                         f"must match. Source dimensionality ({source.ndim}), destination dimensionality "
+                         f"({input.ndim})")
     if index.dtype != ms.int64:
         raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got "
                            f"{scalar_type_name(dtype_of(index))}")
-    if index.ndim > 1:
-        raise IndexError("index_copy_(): Index should have dimension 1 or 0 (got 2)")
-    size = input.shape[d] if input.ndim else 1
-    if index.size and kernels.CHECK_INDICES:
-        a = read_host(index)
-        if a.min() < 0 or a.max() >= size:
-            bad = a.min() if a.min() < 0 else a.max()
-            raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension {d} with size {size}")
     if source.dtype != input.dtype:
         raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
                            f"{scalar_type_name(dtype_of(input))} and (source) {scalar_type_name(dtype_of(source))}")
-    if input.ndim and source.ndim:
-        # torch compares the slices before it counts the indices
-        if source.ndim != input.ndim:
-            raise IndexError(f"index_copy_(): When source and destination are not scalars, their dimensionality "
-                             f"must match. Source dimensionality ({source.ndim}), destination dimensionality "
-                             f"({input.ndim})")
-        own, src = list(input.shape), list(source.shape)
-        del own[d], src[d]
-        if own != src:
-            raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice shapes. Destination "
-                               f"slice shape: {' '.join(map(str, own))} at dimension {d} and source slice shape: "
-                               f"{' '.join(map(str, src))} at dimension 0.")
+    own, src = list(input.shape), list(source.shape)
+    if own:
+        del own[d]
+    if src:
+        del src[d]
+    if own != src:
+        raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice shapes. Destination "
+                           f"slice shape: {' '.join(map(str, own))} at dimension {d} and source slice shape: "
+                           f"{' '.join(map(str, src))} at dimension 0.")
+    if source.ndim and n != source.shape[d]:
+        raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to source.size(dim) "
+                         f"({source.shape[d]})")
+    size = input.shape[d] if input.ndim else 1
+    if input.size == 0:
+        if n:   # (torch's kernel views the empty self as n rows first)
+            _index_fill_empty(input, d, n)
+    elif n and kernels.CHECK_INDICES:
+        a = read_host(index).reshape(-1)
+        bad = a[(a < 0) | (a >= size)]
+        if bad.size:
+            raise IndexError(f"index_copy_(): index {bad[0]} is out of bounds for dimension {d} with size {size}")
+    if input.ndim and not source.ndim:   # (a 0-d source is the one row of its one index)
+        source = source.reshape(1)
     return _along_front(input, source, d, index, "index_copy_", ops.tensor_scatter_update, IndexError)
 
 

@@ -5,6 +5,7 @@ writes through them reach the base. The others return tensors with storage of th
 an in-place op on them must never write into an input.
 """
 import math
+import os
 import warnings
 
 import numpy as np
@@ -610,7 +611,7 @@ def clone(input, *, memory_format=None):
 
 
 def _flip(t, dims):
-    if not dims or t.size == 0:
+    if not dims or t.size == 0 or t.ndim == 0:   # (nothing to reverse; MindSpore's ReverseV2 refuses 0-d)
         return fresh(t)
     return _kern(ops.flip, t, dims)
 
@@ -699,16 +700,32 @@ def tile(input, dims):
     return repeat(input, (1,) * (input.ndim - len(dims)) + dims)
 
 
+def _check_host_allocation(nbytes):
+    """torch's CPU allocator error for a result larger than this host's free memory (the host result would
+    otherwise be killed or fail in NumPy)."""
+    try:
+        free = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError):
+        return
+    if 2 * nbytes > free:
+        raise RuntimeError(f"DefaultCPUAllocator: not enough memory: you tried to allocate {nbytes} bytes.")
+
+
 @register("repeat_interleave", family=F)
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if repeats is None:   # torch.repeat_interleave(repeats): indices repeated by their counts
         r = read_host(input)
+        if r.dtype not in (np.int32, np.int64):   # torch's CPU kernel takes int and long counts only (checked first)
+            raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for '{_scalar_name(input)}'")
         if r.ndim != 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
-        if r.dtype not in (np.int32, np.int64):   # torch's CPU kernel takes int and long counts only
-            raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for '{_scalar_name(input)}'")
         if (r < 0).any():
             raise RuntimeError("repeats can not be negative")
+        total = sum(int(c) for c in r.tolist())
+        if total >= 2 ** 63:   # (torch's int64 sum of the counts wraps around)
+            raise RuntimeError(f"IntArrayRef contains an int that cannot be represented as a SymInt: "
+                               f"{(total + 2 ** 63) % 2 ** 64 - 2 ** 63}")
+        _check_host_allocation(total * r.dtype.itemsize)
         return ms.Tensor(np.repeat(np.arange(r.shape[0]), r).astype(r.dtype))
     if dim is None:
         input = input.reshape(-1)
@@ -720,16 +737,19 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     d = wrap_dim(dim, input.ndim)
     n = input.shape[d] if input.ndim else 1
     if isinstance(repeats, ms.Tensor):
+        # torch's order: the repeats' rank and size, then its kernel's dtype (int and long) and signs
         r = read_host(repeats).reshape(-1)
         if repeats.ndim > 1:
-            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
-        if (r < 0).any():
-            raise RuntimeError("repeats can not be negative")
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
         if r.shape[0] == 1:
             r = np.full(n, r[0])
         elif r.shape[0] != n:
             raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
                                f"{r.shape[0]} and input.size({d}) = {n}")
+        if r.dtype not in (np.int32, np.int64):
+            raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for '{_scalar_name(repeats)}'")
+        if (r < 0).any():
+            raise RuntimeError("repeats can not be negative")
     else:
         if repeats < 0:
             raise RuntimeError("Repeats must be non-negative")

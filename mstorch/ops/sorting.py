@@ -95,12 +95,14 @@ def msort(input):
 
 @register("topk", family=F, out="tuple", note="sorted=False returns the k values sorted; " + _TIE_NOTE)
 def topk(input, k, dim=-1, largest=True, sorted=True):
+    if input.dtype == ms.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     d = wrap_dim(dim, input.ndim)
     n = input.shape[d] if input.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError("selected index k out of range")
-    if input.ndim == 0:
-        return topk_rt(input.copy(), ops.zeros((), ms.int64)) if k else topk_rt(*_empty_pair(input, ()))
+    if input.ndim == 0:   # (torch returns the value itself, whether k is 0 or 1)
+        return topk_rt(input.copy(), ops.zeros((), ms.int64))
     if k == 0 or input.size == 0:
         shape = list(input.shape)
         shape[d] = k
@@ -153,9 +155,13 @@ def _even_share(x, value, nan_value):
     return ops.stop_gradient(value) + (picked - ops.stop_gradient(picked)) / count
 
 
+_NAN_AS_INT = {ms.int64: -2 ** 63, ms.int32: -2 ** 31, ms.bool_: True}
+
+
 def _median_full(input, ignore_nan):
-    if input.size == 0:
-        return empty_result(input, (), math.nan if _FROM_MS[input.dtype]._cat >= D._FLOAT else 0)
+    if input.size == 0:   # NaN, converted to the dtype as x86 does (int32/int64 read it as their minimum)
+        return empty_result(input, (), math.nan if _FROM_MS[input.dtype]._cat >= D._FLOAT else
+                            _NAN_AS_INT.get(input.dtype, 0))
     x, dt = comparable(input.reshape(-1))
     n, nan_value = x.shape[0], False
     if not kernels.HOST_WORKAROUNDS:
@@ -223,14 +229,14 @@ def _median_dim(input, dim, keepdim, ignore_nan, rt, name):
     return rt(_back(values, dt), idx)
 
 
-@register("median", family=F, out=True, out_requires="dim", note=_TIE_NOTE)
+@register("median", family=F, out="tuple", out_requires="dim", note=_TIE_NOTE)
 def median(input, dim=None, keepdim=False):
     if dim is None:
         return _median_full(input, False)
     return _median_dim(input, dim, keepdim, False, median_rt, "median")
 
 
-@register("nanmedian", family=F, out=True, out_requires="dim", note=_TIE_NOTE)
+@register("nanmedian", family=F, out="tuple", out_requires="dim", note=_TIE_NOTE)
 def nanmedian(input, dim=None, keepdim=False):
     if dim is None:
         return _median_full(input, True)
@@ -365,27 +371,50 @@ def _invert_order(order, inv_sorted):
     return ops.tensor_scatter_elements(ops.zeros(order.shape, ms.int64), order, inv_sorted, 0)
 
 
+def _unique_consecutive(x, dim):
+    """MindSpore's UniqueConsecutive (values, inverse, counts), without the empty group it puts first when
+    the first element (or slice) holds a NaN (torch: each NaN a group of its own, none empty)."""
+    values, inverse, counts = ops.unique_consecutive(x, True, True, dim)
+    if int(read_host(counts[0])) == 0:
+        values = ops.narrow(values, 0 if dim is None else dim, 1, values.shape[0 if dim is None else dim] - 1)
+        counts = counts[1:]
+        inverse = inverse - 1
+    return values, inverse, counts
+
+
 @register("unique", family=F, note="NaN elements get inverse indices in input order (torch: arbitrary)")
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     # torch's CPU kernel sorts whether or not ``sorted`` is set
     if dim is not None:
-        return _unique_dim(input, wrap_dim(dim, input.ndim), return_inverse, return_counts)
+        return _unique_dim(input, _unique_axis(input, dim), return_inverse, return_counts)
     x, dt = comparable(input.reshape(-1))
     if x.size == 0:
         empty = ops.zeros((0,), ms.int64)
         return _unique_result(input.reshape(-1), ops.zeros(input.shape, ms.int64), empty,
                               return_inverse, return_counts)
     s, order = sort_last(x, 0)
-    values, inv_sorted, counts = ops.unique_consecutive(s, True, True, None)
+    values, inv_sorted, counts = _unique_consecutive(s, None)
     inverse = _invert_order(order, as_int64(inv_sorted)).reshape(input.shape) if return_inverse else None
     return _unique_result(_back(values, dt), inverse, as_int64(counts), return_inverse, return_counts)
 
 
-def _unique_dim(input, d, return_inverse, return_counts):
+def _unique_axis(input, dim):
+    """The dim of unique/unique_consecutive along a dim, with torch's checks (a 0-d input has none; an empty
+    input must be empty along that dim only)."""
+    if input.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = wrap_dim(dim, input.ndim)
     if input.size == 0:
         if input.shape[d] != 0:
             raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be "
                                "applied")
+        if list(input.shape).count(0) > 1:
+            raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
+    return d
+
+
+def _unique_dim(input, d, return_inverse, return_counts):
+    if input.size == 0:
         empty = ops.zeros((0,), ms.int64)
         return _unique_result(input.copy(), empty, empty, return_inverse, return_counts)
     x, dt = comparable(ops.moveaxis(input, d, 0))
@@ -398,7 +427,7 @@ def _unique_dim(input, d, return_inverse, return_counts):
         _, o = sort_last(key, 0)
         order = ops.gather(order, o, 0)
     s = ops.gather(x, order, 0)
-    values, inv_sorted, counts = ops.unique_consecutive(s, True, True, 0)
+    values, inv_sorted, counts = _unique_consecutive(s, 0)
     inverse = _invert_order(order, as_int64(inv_sorted)) if return_inverse else None
     values = ops.moveaxis(_back(values, dt), 0, d)
     return _unique_result(values, inverse, as_int64(counts), return_inverse, return_counts)
@@ -407,14 +436,14 @@ def _unique_dim(input, d, return_inverse, return_counts):
 @register("unique_consecutive", family=F)
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     if dim is not None:
-        dim = wrap_dim(dim, input.ndim)
+        dim = _unique_axis(input, dim)
     x, dt = comparable(input)
     if x.size == 0:
         empty = ops.zeros((0,), ms.int64)
         return _unique_result(input.reshape(-1) if dim is None else input.copy(),
                               ops.zeros(input.shape if dim is None else (input.shape[dim],), ms.int64),
                               empty, return_inverse, return_counts)
-    values, inverse, counts = ops.unique_consecutive(x.reshape(1) if x.ndim == 0 else x, True, True, dim)
+    values, inverse, counts = _unique_consecutive(x.reshape(1) if x.ndim == 0 else x, dim)
     if x.ndim == 0:
         inverse = inverse.reshape(())
     return _unique_result(_back(values, dt), as_int64(inverse), as_int64(counts),
@@ -471,10 +500,17 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     if sorted_sequence.ndim == 0:
         raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got "
                            "0 dimension")
+    if sorter is not None:
+        if sorter.dtype != ms.int64:
+            raise RuntimeError(f"torch.searchsorted(): sorter must be a tensor of long dtype but got dtype "
+                               f"{D.scalar_type_name(_FROM_MS[sorter.dtype])}")
+        if tuple(sorter.shape) != tuple(sorted_sequence.shape):
+            raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
+                               f"tensor {list(sorted_sequence.shape)}and got sorter tensor {list(sorter.shape)}")
     return _search(sorted_sequence, input, out_int32, right, sorter)
 
 
-@register("bucketize", family=F, namespace="torch", out="exact")
+@register("bucketize", family=F, namespace="torch", out="exact", out_requires="tensor_self")   # (no out= for a number)
 def bucketize(input, boundaries, *, out_int32=False, right=False):
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
