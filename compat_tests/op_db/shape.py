@@ -131,6 +131,8 @@ OPS = [
                     E(V)]),
     OpInfo("tril", [S(Q), S(Q, 1), S(Q, -2), S(A.T.copy()), S(X, -1), S(I), S(BO), S(BF, -1), S(CPLX),
                     E(V)]),
+    OpInfo("triu_", [S(Q), S(Q, 1), S(X, 0), S(I), S(BF, -1), E(V)], grad=False),
+    OpInfo("tril_", [S(Q), S(Q, -2), S(X, -1), S(BO), S(CPLX), E(V)], grad=False),
     OpInfo("diag", [S(V3), S(V3, 1), S(V3, -2), S(Q), S(Q, 1), S(A, -1), S(A, 5), S(I), S(BO), S(CPLX),
                     E(X)]),
     OpInfo("diagonal", [S(Q), S(Q, 1), S(Q, -1), S(A, 1), S(X, 0, 0, 2), S(X, -1, 2, 1), S(X, 0, -1, 0),

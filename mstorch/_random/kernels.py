@@ -318,6 +318,12 @@ def poisson(gen, lam):
     return out
 
 
+def _c_int64(v):
+    """C's (int64_t) conversion as x86 does it: NaN, infinities and values out of range give INT64_MIN
+    (sample_poisson of an infinite rate returns it, -9.2e18 as a float)."""
+    return int(v) if v == v and -2.0 ** 63 <= v < 2.0 ** 63 else -2 ** 63
+
+
 def _poisson_one(lmb, uni):
     if lmb >= 10:
         # transformed rejection (Hoermann 1993), as ATen's sample_poisson
@@ -330,7 +336,7 @@ def _poisson_one(lmb, uni):
             u = uni() - 0.5
             v = uni()
             us = 0.5 - abs(u)
-            k = math.floor((2 * a / us + b) * u + lmb + 0.43)
+            k = _c_int64(math.floor(x) if math.isfinite(x := (2 * a / us + b) * u + lmb + 0.43) else x)
             if us >= 0.07 and v <= vr:
                 return k
             if k < 0 or (us < 0.013 and v > us):

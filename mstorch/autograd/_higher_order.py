@@ -69,6 +69,7 @@ _OWN_FUNCTIONS = frozenset(("LinalgCholeskyBackward0", "LinalgCholeskyExBackward
                             "SpecialEntrBackward0", "SpecialNdtriBackward0", "SpecialErfcxBackward0",
                             "SpecialLogNdtrBackward0", "SpecialI1Backward0",
                             "LinalgVectorNormBackward0", "HypotBackward0", "PolygammaBackward0", "LogsumexpBackward0",
+                            "VarBackward0", "CumprodBackward0",
                             "_ZeroLink"))
 # the torch API behind MindSpore kernels that are refused, for the message
 _TORCH_API = {

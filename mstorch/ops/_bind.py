@@ -694,18 +694,23 @@ def _make_inplace(fn, name):
             # place and backward fails with "modified by an inplace operation" (torch's CopySlices keeps
             # the old value). A differentiable copy is what the op reads and saves.
             src = wrap(fresh(self._ms))
-        if name == "conj_physical_" and not self.dtype.is_complex:   # (torch writes a real one unchanged,
-            with _repeated_writes():                                  # an expanded receiver included)
-                return self._write(fn(src)._ms)
+        if (name == "conj_physical_" and not self.dtype.is_complex) or (
+                name == "nan_to_num_" and not (self.dtype.is_floating_point or self.dtype.is_complex)):
+            # (torch writes a real one unchanged, an integer or bool one for nan_to_num_: an expanded
+            # receiver included)
+            with _repeated_writes():
+                return self._write(fn(src, *args, **kwargs)._ms)
         try:
             r = fn(src, *args, **kwargs)
-        except NotImplementedError:
+        except NotImplementedError as exc:
             # torch checks the receiver (autograd's rules, overlap) and the result type before it looks
-            # for a kernel
-            self._check_inplace()
-            _check_no_overlap(self)
-            if args:
-                _check_result_fits(self, args[0])
+            # for a kernel; an op's own refusal ("floor is not supported for complex inputs") comes first,
+            # and a comparison's result is bool whatever its operands
+            if "not implemented for '" in str(exc):
+                self._check_inplace()
+                _check_no_overlap(self)
+                if args and op not in ("eq", "ne", "lt", "le", "gt", "ge"):
+                    _check_result_fits(self, args[0])
             raise
         except TypeError as exc:
             # an argument error reads as torch's Tensor.<name>_ does: self not counted, the in-place name

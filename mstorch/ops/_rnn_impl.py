@@ -368,7 +368,17 @@ def _batch_sizes(bs):
     n = bs.size(0)
     if bs.dtype != D.int64:
         raise RuntimeError(f"expected scalar type Long but found {D.scalar_type_name(bs.dtype)}")
-    return n, [int(v) for v in bs.tolist()]
+    return n, host_batch_sizes(bs)
+
+
+def host_batch_sizes(bs):
+    """The packed batch sizes as ints. torch's CPU kernel reads the first size(0) values of the storage
+    whatever the tensor's shape: a batch_sizes of more than one dimension gives it memory-dependent results
+    (often out-of-bounds reads), so mstorch refuses it."""
+    if bs.dim() != 1:
+        raise RuntimeError(f"mstorch: batch_sizes must be a 1-D tensor, got {bs.dim()}-D (torch reads its storage "
+                           "as if 1-D there, with unspecified results)")
+    return [int(v) for v in bs.tolist()]
 
 
 def _packed_layer(cell, data, bs, h0, p):

@@ -25,7 +25,7 @@ from .._cast import NP_BF16
 from .._tensor import Tensor
 from ..autograd._higher_order import record_own_backward
 from ._helpers import dtype_of, scalar_tensor, wrap_dim, cast
-from ._views import repeated_writes
+from ._views import repeated_writes, check_no_overlap
 from .comparison import inplace_function
 from .creation import _check_fill
 from .pointwise import register, _not_impl, _need_tensor, _expm1
@@ -42,6 +42,8 @@ def _inplace_function(method):
         if not isinstance(input, Tensor):
             raise TypeError(f"{method}(): argument 'input' (position 1) must be Tensor, not "
                             f"{type(input).__name__}")
+        if impl != "threshold" and not (impl == "celu" and (args[0] if args else kwargs.get("alpha", 1.0)) == 0):
+            check_no_overlap(input)   # (torch's TensorIterator, before it looks for the dtype's kernel)
         r = _IMPLS[impl](input._ms, *args, **kwargs)
         if impl == "threshold":   # (torch's threshold_ writes an expanded receiver)
             with repeated_writes():
@@ -83,9 +85,9 @@ def selu(input):
 
 @register("celu", family=A, namespace="torch")
 def celu(input, alpha=1.0):
-    _float_only(input, "elu_cpu")
-    if alpha == 0:
+    if alpha == 0:   # (torch's check, before elu's dtype dispatch)
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    _float_only(input, "elu_cpu")
     return _elu(input, alpha, 1, 1 / alpha)
 
 

@@ -25,6 +25,7 @@ from .._tensor import Tensor, scalar_type_name
 from ._helpers import promote, float_result, dtype_of, to_operand, result_type, scalar_tensor, cast
 from ._argerr import invalid_args, BINARY, BINARY_SCALAR_SELF
 from ._views import fresh, broadcast_shape
+from ._registry import OPS
 from .products import _node
 from .pointwise import (F, register, _T, _TRUE, _bool, _f32, _f64, _f16, _bf16, _need_tensor, _not_impl,
                         _zero_grad, _float_operands, _COMPLEX, _make_complex, _empty_broadcast)
@@ -169,7 +170,27 @@ def mul(input, other):
     a, b, rt = promote(input, other)
     if rt.is_complex:
         return _complex_mul(a, b)
+    if rt is D.bfloat16 or rt is D.float16:
+        if isinstance(input, _NUMBER):     # (number * tensor: torch's kernel sees the tensor first)
+            input, other, a, b = other, input, b, a
+        s = _opmath_scalar(other, input)
+        if s is not None:
+            return cast(ops.mul(cast(a, _f32), s), rt._ms)
     return ops.mul(a, b)
+
+
+def _opmath_scalar(other, input):
+    """torch's CPU kernels (mul, div) of a half-precision result by a scalar second operand (a number, or a
+    tensor with one element, broadcast to all) take the scalar at its own value in float32 and round the
+    result once: bfloat16 x * 0.1 is x * 0.1f, not x * bfloat16(0.1) = x * 0.10009765625. That float32
+    scalar, or None for other operands."""
+    if not isinstance(input, _T):
+        return None
+    if isinstance(other, _NUMBER):
+        return scalar_tensor(float(other), D.float32)
+    if isinstance(other, _T) and other.size == 1 and other.dtype not in _COMPLEX:
+        return other if other.dtype is _f32 else cast(other, _f32)
+    return None
 
 
 def _complex_mul(x, y):
@@ -188,12 +209,19 @@ def div(input, other, *, rounding_mode=None):
     elif not isinstance(input, _T) and not isinstance(other, _T):
         input = _scalar_input(input)
     a, b, rt = promote(input, other)
+    if rt is D.bfloat16 or rt is D.float16:
+        s = _opmath_scalar(other, input)
+        if s is not None:
+            return cast(div(cast(a, _f32), s, rounding_mode=rounding_mode), rt._ms)
     if rounding_mode is None:
         if rt.is_complex:
             return _complex_div(a, b)
-        a, b = _float_operands(a, b, rt)
+        a, b = _float_operands(a, b, rt, input, other)
         return _true_div(a, b)
     if rt is D.bfloat16:
+        if rounding_mode == "trunc":   # torch truncates the quotient rounded to bfloat16 (1.5 / 0.30078125 is 5)
+            q = cast(cast(_true_div(cast(a, _f32), cast(b, _f32)), _bf16), _f32)
+            return _no_grad_result(cast(ops.trunc(q), _bf16), a, b)
         return cast(div(cast(a, _f32), cast(b, _f32), rounding_mode=rounding_mode), _bf16)
     if rounding_mode == "trunc":
         if rt._cat < D._FLOAT:
@@ -512,6 +540,16 @@ def pow(input, exponent):
         base = input if input.dtype is rt._ms else cast(input, rt._ms)
         if exponent == 2:
             return ops.square(base)
+        if rt.is_complex and exponent in (3, -2):
+            # torch multiplies these out: plain complex products (NaN where an infinite part meets a
+            # zero: (inf - 2.8j) ** 3 is nan - inf j), and 1 / z^2 by its complex division
+            sq = _complex_mul(base, base)
+            return _complex_mul(sq, base) if exponent == 3 else _complex_div(ops.ones_like(sq), sq)
+        if rt.is_complex and exponent in (0.5, -0.5):
+            # torch takes these as sqrt and 1 / sqrt (its complex division): the branch cut and the
+            # infinities follow csqrt (inf ** 0.5 with any finite imaginary part is inf + 0j), not exp(log)
+            root = ops.sqrt(base)
+            return root if exponent > 0 else _complex_div(ops.ones_like(root), root)
         if exponent == 0 and rt._cat >= D._FLOAT:
             # 1 everywhere with a zero gradient (MindSpore's PowGrad gives 0 * 0^-1 = NaN at 0)
             return _no_grad_result(ops.ones_like(base), base)
@@ -593,6 +631,8 @@ def float_power(input, exponent):
         _need_tensor("float_power", input, 1, "input")
     cplx = any(isinstance(x, complex) or isinstance(x, _T) and dtype_of(x).is_complex for x in (input, exponent))
     rt = D.complex128 if cplx else D.float64
+    if isinstance(input, _T) and isinstance(exponent, (int, float)) and not isinstance(exponent, bool):
+        return pow(to_operand(input, rt), exponent)   # torch's pow, with its special exponents
     return ops.pow(to_operand(input, rt), to_operand(exponent, rt))
 
 
@@ -695,7 +735,7 @@ def _float_binary(name, kernel=None):
             if rt._cat < D._FLOAT:
                 if kernel:
                     _not_impl(kernel, a)
-                a, b = _float_operands(a, b, rt)
+                a, b = _float_operands(a, b, rt, input, other)
             return fn(a, b)
         impl.__name__ = name
         return impl
@@ -706,7 +746,7 @@ def _atan2_backward(saved, g):
     # torch's: g * x / (x^2 + y^2) for y, -g * y / (x^2 + y^2) for x, 0 where x^2 + y^2 is 0 (MindSpore's
     # Atan2Grad gives NaN at the origin); in recorded ops (create_graph: _higher_order._OWN_FUNCTIONS).
     # torch squares each operand in its own dtype: a float16 y beside a float64 x has y^2 rounded to
-    # float16, an int64 y^2 wraps around
+    # float16, an int64 y^2 wraps around, and so does -y
     y, x = saved
     if y.dtype is _bool:   # (torch's formula negates y as it is)
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
@@ -716,7 +756,8 @@ def _atan2_backward(saved, g):
     recip = ops.reciprocal(ops.add(cast(ops.mul(x, x), d), cast(ops.mul(y, y), d)))
     recip = ops.where(ops.isinf(recip), ops.zeros_like(recip), recip)
     gy = _sum_to(ops.mul(ops.mul(g, cast(x, d)), recip), y.shape)
-    gx = _sum_to(ops.neg(ops.mul(ops.mul(g, cast(y, d)), recip)), x.shape)
+    # (-y in y's own dtype: an int16 -32768 stays -32768, as torch's negation wraps)
+    gx = _sum_to(ops.mul(ops.mul(g, cast(ops.neg(y), d)), recip), x.shape)
     return cast(gy, y.dtype), cast(gx, x.dtype)
 
 
@@ -739,7 +780,7 @@ def _atan2(input, other):
     _need_tensor("atan2", other, 2)
     a, b, rt = promote(input, other)
     if rt._cat < D._FLOAT:
-        return ops.atan2(*_float_operands(a, b, rt))
+        return ops.atan2(*_float_operands(a, b, rt, input, other))
     if P.grad_enabled() and (P.requires_grad(input) or P.requires_grad(other)):
         # (the node takes the unpromoted operands: its gradient squares them as they are)
         return _atan2_node(input, other)
@@ -752,6 +793,9 @@ register("atan2", family=F, inplace="atan2_", out=True, aliases=("arctan2",), bf
 @register("hypot", family=F, inplace="hypot_", out=True)
 @_float_binary("hypot", "hypot_cpu")
 def hypot(a, b):
+    empty = _empty_broadcast(a, b)   # (MindSpore's Maximum refuses an empty output)
+    if empty is not None:
+        return empty
     if P.grad_enabled() and (P.requires_grad(a) or P.requires_grad(b)):
         return _hypot_node(a, b)
     return _hypot(a, b)
@@ -793,8 +837,45 @@ def logaddexp(a, b):
     empty = _empty_broadcast(a, b)
     if empty is not None:
         return empty
+    if a.dtype in _COMPLEX:
+        if P.grad_enabled() and (P.requires_grad(a) or P.requires_grad(b)):
+            return _complex_logaddexp_node(a, b)
+        return _complex_logaddexp(a, b)
     r = ops.add(ops.maximum(a, b), _log1p_unit(ops.exp(ops.neg(ops.abs(ops.sub(a, b))))))
     return _equal_infinities(a, b, r)
+
+
+def _complex_logaddexp(a, b):
+    """torch's complex logaddexp (MindSpore has no kernel): log1p(exp(lo - hi)) + hi with lo, hi the
+    operands ordered by real part (b is lo on ties and beside a NaN); NaN + NaNj where lo has a NaN part, lo itself
+    where both real parts are -inf, log(exp(lo) + exp(hi)) where both are +inf."""
+    shape = broadcast_shape((a.shape, b.shape))
+    a, b = ops.broadcast_to(a, shape), ops.broadcast_to(b, shape)
+    swap = ops.logical_not(ops.less(ops.real(a), ops.real(b)))
+    lo, hi = ops.where(swap, b, a), ops.where(swap, a, b)
+    exp, log, log1p = OPS["exp"].impl, OPS["log"].impl, OPS["log1p"].impl
+    r = ops.add(log1p(exp(ops.sub(lo, hi))), hi)
+    lo_re = ops.real(lo)
+    both_inf = ops.logical_and(ops.isinf(lo_re), ops.equal(lo_re, ops.real(hi)))
+    r = ops.where(both_inf, ops.where(ops.less(lo_re, ops.zeros_like(lo_re)), lo,
+                                      log(ops.add(exp(lo), exp(hi)))), r)
+    nan = ops.logical_or(ops.isnan(lo_re), ops.isnan(ops.imag(lo)))
+    nan_c = _make_complex(ops.full_like(lo_re, math.nan), ops.full_like(lo_re, math.nan))
+    return ops.where(nan, nan_c, r)
+
+
+def _complex_logaddexp_backward(saved, g):
+    # torch's: g / conj(1 + exp(b - a)) for a, g / conj(1 + exp(a - b)) for b (its complex division)
+    a, b = saved
+    exp = OPS["exp"].impl
+    one = ops.ones_like(g)
+    ga = _complex_div(g, ops.conj(ops.add(one, exp(ops.sub(b, a)))))
+    gb = _complex_div(g, ops.conj(ops.add(one, exp(ops.sub(a, b)))))
+    return _sum_to(ga, a.shape), _sum_to(gb, b.shape)
+
+
+_complex_logaddexp_node = _node("LogaddexpBackward0", lambda a, b: (_complex_logaddexp(a, b), (a, b)),
+                                _complex_logaddexp_backward)
 
 
 def _equal_infinities(a, b, r):
@@ -822,6 +903,8 @@ def _np_nextafter(x, y, bf16):
     if not bf16:
         return np.nextafter(x, y)
     x, y = np.broadcast_arrays(np.asarray(x, np.float32), np.asarray(y, np.float32))
+    if not x.ndim:   # (0-d: NumPy's shifts give scalars of a wider type, which cannot be viewed as float32)
+        return _np_nextafter(x.reshape(1), y.reshape(1), bf16).reshape(())
     bits = (x.view(np.uint32) >> 16).astype(np.int64)
     # away from zero (the magnitude's bits + 1) when y lies beyond x on x's side
     bits = np.where((y > x) == (x > 0), bits + 1, bits - 1)
@@ -872,10 +955,12 @@ def nextafter(a, b):
 def copysign(input, other):
     _need_input("copysign", input, other)
     a, b, rt = promote(input, other)
-    broadcast_shape((a.shape, b.shape))   # torch's message (MindSpore's CopySign reports internal shapes)
+    shape = broadcast_shape((a.shape, b.shape))   # torch's message (MindSpore's CopySign reports internal shapes)
     if rt.is_complex:
         _not_impl("copysign_cpu", a)
-    a, b = _float_operands(a, b, rt)
+    a, b = _float_operands(a, b, rt, input, other)
+    if a.shape != b.shape:   # (MindSpore's CopySign broadcasts operands of different ranks wrongly)
+        a, b = ops.broadcast_to(a, shape), ops.broadcast_to(b, shape)
     # MindSpore's CopySign reads -0.0 as positive: give it the sign of 1/b (-inf) instead
     b2 = ops.where(ops.equal(b, scalar_tensor(0, dtype_of(b))), ops.reciprocal(b), b)
     return _zero_grad(ops.copysign(a, b2), b)   # torch's gradient for `other` is zero, MindSpore's none
@@ -886,7 +971,7 @@ def xlogy(input, other):
     if not isinstance(input, _T) and not isinstance(other, _T):
         raise invalid_args("xlogy", (input, other), signatures=BINARY_SCALAR_SELF)
     a, b, rt = promote(input, other)
-    a, b = _float_operands(a, b, rt)
+    a, b = _float_operands(a, b, rt, input, other)
     return x_log(a, b, ops.log, 0)
 
 
@@ -919,7 +1004,9 @@ class _XLogNode(P.FunctionBase):
         masked = ops.logical_and(ops.equal(a, scalar_tensor(0, d)), ops.le(b, scalar_tensor(node.pole, d)))
         ga = ops.where(masked, ops.zeros_like(g), ops.mul(g, node.log_fn(b)))
         shifted = b if node.pole == 0 else ops.sub(b, scalar_tensor(node.pole, d))
-        gb = ops.mul(g, _true_div(a, shifted))   # IEEE signs: 3 / -0.0 is -inf
+        # torch's formula in its order, grad * a / b: g * a overflows to inf before the division (a large
+        # a == b gives inf, not g); IEEE signs: 3 / -0.0 is -inf
+        gb = _true_div(ops.mul(g, a), shifted)
         return _sum_to(ga, a.shape), _sum_to(gb, b.shape), None, None
 
 
@@ -968,19 +1055,22 @@ def ldexp(input, other):
         if other.dtype == ms.bool_:
             raise NotImplementedError('"ldexp_cpu_exp" not implemented for \'Bool\'')
         return _scale_by_power_of_two(input, other)
-    # otherwise torch's input * 2 ** other (0 * 2 ** 2000 is NaN there too), the power taken in the exponent's
-    # float type (a bfloat16 exponent's power rounded to bfloat16), or for a complex input in its complex type
-    e = float_result(other)
-    if dtype_of(e).is_complex:
-        e = ops.exp2(e)
-    elif dtype_of(input).is_complex:
-        if e.dtype == ms.float16 and e.ndim:    # (a 0-d exponent takes the input's complex type)
+    # otherwise torch's input * 2 ** other (0 * 2 ** 2000 is NaN there too). torch raises a 2 of the
+    # input's dtype, 0-d, to the exponent (a float32 or integer input: the exponent's float type), so a
+    # 0-d exponent beside a float64 input powers in float64 and one with dims in its own dtype; half
+    # types power in float32 and round, a complex power is the real one's
+    xd = dtype_of(input)
+    if xd._cat >= D._FLOAT and xd is not D.float32:
+        if xd.is_complex and other.dtype == ms.float16 and other.ndim:
             raise NotImplementedError('"pow" not implemented for \'ComplexHalf\'')
-        e = ops.exp2(cast(e, ms.float64 if e.dtype == ms.float64 else ms.float32))
-    elif e.dtype in (ms.float16, ms.bfloat16):
-        e = cast(ops.exp2(cast(e, ms.float32)), e.dtype)
+        pt = result_type(scalar_tensor(2, xd), other)
     else:
-        e = ops.exp2(e)
+        pt = dtype_of(float_result(other))
+    if dtype_of(other).is_complex:
+        e = ops.exp2(cast(other, pt._ms))
+    else:
+        real = D.float64 if pt in (D.float64, D.complex128) else D.float32
+        e = cast(ops.exp2(cast(other, real._ms)), pt._ms)
     input, e, _ = promote(input, e)
     x = float_result(input)
     return ops.mul(x, cast(e, x.dtype))
@@ -1046,9 +1136,23 @@ def gcd(input, other):
     return ops.gcd(a, b)
 
 
+def _np_lcm(x, y):
+    # torch's: gcd g, then |x / g * y| in C integer arithmetic (wrapping: lcm(4, 2**63 - 1) is 4). Narrow
+    # types compute in int, as C promotes them, and wrap when stored back.
+    with np.errstate(all="ignore"):
+        wide = x.dtype.itemsize < 4
+        g = np.gcd(x, y)
+        xs, ys = (x.astype(np.int64), y.astype(np.int64)) if wide else (x, y)
+        q = xs // np.where(g == 0, 1, g).astype(xs.dtype)   # (exact: g divides x)
+        r = np.abs(q * ys)
+        return np.where(g == 0, 0, r).astype(x.dtype)
+
+
 @register("lcm", family=F, inplace="lcm_", out=True)
 def lcm(input, other):
     a, b, rt = _gcd_operands("lcm", input, other)
+    if _on_host(a):   # MindSpore's Lcm gives a negative lcm past overflow
+        return _int_division(a, b, _np_lcm, ops.lcm)
     if rt in (D.int8, D.uint8, D.int16):   # CPU Lcm has int32/64 only
         return cast(ops.lcm(cast(a, ms.int32), cast(b, ms.int32)), rt._ms)
     return ops.lcm(a, b)
@@ -1063,6 +1167,8 @@ def lerp(input, end, weight):
     if isinstance(weight, _T) and weight.dtype is not input.dtype:
         raise RuntimeError(f"expected dtype {_c_name(d)} for `weight` but got dtype {_c_name(dtype_of(weight))}")
     if d._cat < D._FLOAT:
+        # (torch's TensorIterator broadcasts the operands before it looks for the dtype's kernel)
+        broadcast_shape((input.shape, end.shape) + ((weight.shape,) if isinstance(weight, _T) else ()))
         _not_impl("lerp_kernel_tensor" if isinstance(weight, _T) else "lerp_kernel_scalar", input)
     if d in (D.float16, D.bfloat16):   # torch computes half types in float32, rounding once
         w = cast(weight, ms.float32) if isinstance(weight, _T) else weight
@@ -1131,7 +1237,7 @@ def _pointwise3(input, tensor1, tensor2, value, rt, op):
     return cast(r, rt._ms) if half else r
 
 
-@register("nan_to_num", family=F, inplace="nan_to_num_", out="exact")
+@register("nan_to_num", family=F, inplace="nan_to_num_", out="exact", bf16=False)
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     d = dtype_of(input)
     if d._cat < D._FLOAT:
@@ -1143,10 +1249,18 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     info = _finfo_max(d)
     posinf = info if posinf is None else posinf
     neginf = -info if neginf is None else neginf
+    # the replacements in the input's dtype (bfloat16's max is its own: float32's rounds to inf in bfloat16);
+    # bfloat16 selects in float32 (few bfloat16 kernels), rounded back exactly
+    fills = [scalar_tensor(float(v), d) for v in (nan, posinf, neginf)]
+    x = input
+    if d is D.bfloat16:
+        x, fills = cast(x, _f32), [cast(v, _f32) for v in fills]
+    ct = dtype_of(x)
     # MindSpore's NanToNum has no float64 kernel; three selects work for every float type
-    x = ops.where(ops.isnan(input), scalar_tensor(float(nan), d), input)
-    x = ops.where(ops.equal(x, scalar_tensor(math.inf, d)), scalar_tensor(float(posinf), d), x)
-    return ops.where(ops.equal(x, scalar_tensor(-math.inf, d)), scalar_tensor(float(neginf), d), x)
+    x = ops.where(ops.isnan(x), fills[0], x)
+    x = ops.where(ops.equal(x, scalar_tensor(math.inf, ct)), fills[1], x)
+    x = ops.where(ops.equal(x, scalar_tensor(-math.inf, ct)), fills[2], x)
+    return cast(x, _bf16) if d is D.bfloat16 else x
 
 
 def _finfo_max(d):

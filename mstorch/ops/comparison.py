@@ -27,7 +27,12 @@ def clamp(input, min=None, max=None):
         raise invalid_args("clamp", (input, min) + ((max,) if max is not None else ()), signatures=(
             "Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None",
             "Tensor input, Number min = None, Number max = None, *, Tensor out = None"))
+    if dtype_of(input).is_complex:   # (torch's check, before the bounds broadcast)
+        raise NotImplementedError("clamp is not supported for complex types")
     rt = result_type(*(x for x in (input, min, max) if x is not None))
+    if rt is D.bool_ and kinds == {True} and min is not None and max is not None:
+        # (one tensor bound goes through torch's maximum/minimum, which take bool; both, its clamp kernel)
+        raise NotImplementedError("\"clamp_cpu\" not implemented for 'Bool'")
     if rt is not D.bfloat16:
         return _clamp(input, min, max, rt, kinds == {True})
     # MindSpore's CPU comparisons and selects lack bfloat16: clamp in float32, every operand first rounded
@@ -125,7 +130,13 @@ def _compare(name, fn, aliases=()):
         if isinstance(other, _T) and input.dtype is other.dtype:
             a, b = input, other
         else:
-            a, b, _ = promote(input, other)
+            try:
+                a, b, _ = promote(input, other)
+            except RuntimeError as exc:
+                if name in ("eq", "ne") or "complex32" not in str(exc):
+                    raise
+                # float16 with a complex operand promotes to complex32, which torch orders with no kernel
+                raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'ComplexHalf'") from None
         if a.dtype is ms.bfloat16:
             # torch compares in the common dtype, a Python scalar rounded to bfloat16 first; MindSpore has no
             # bfloat16 comparison kernels, and float32 holds every bfloat16 value (the generic bf16 route
@@ -218,8 +229,8 @@ def bitwise_not(input):
 def _shift(name, left):
     def impl(input, other):
         a, b, rt = _bitwise_operands(name, input, other)
-        if rt is D.bool_:
-            a, b = cast(a, ms.uint8), cast(b, ms.uint8)
+        if rt is D.bool_:   # (torch's shift kernels have no bool one)
+            _not_impl(f"{_KERNELS[name]}_cpu", a)
         bits = 8 * dtype_of(a).itemsize
         # torch: shifting by a negative amount or by the bit width or more gives 0 (left, or right on
         # unsigned) or the sign fill (right on signed); C leaves it undefined
@@ -233,7 +244,7 @@ def _shift(name, left):
             r = ops.bitwise_right_shift(a, ops.where(out_of_range, cap, b))
             if not dtype_of(a).is_signed:
                 r = ops.where(out_of_range, ops.zeros_like(r), r)
-        return cast(r, _bool) if rt is D.bool_ else r
+        return r
     impl.__name__ = name
     register(name, family=F, inplace=name + "_", out=True, out_requires="tensor_self")(impl)
 

@@ -270,7 +270,18 @@ def renorm(input, p, dim, maxnorm):
         # norm is taken of zeros here, so its own backward meets no 0 * NaN
         norm = PUBLIC["linalg.vector_norm"](PUBLIC["where"](big, input, 0), p, dims, True)
     factor = PUBLIC["where"](big, maxnorm / (norm + 1e-7), PUBLIC["ones_like"](norm))
-    return input * factor
+    tiny = _SMALLEST_NORMAL.get(input.dtype)
+    if tiny is None:
+        return input * factor
+    # a factor below the smallest normal number (a float32 norm past maxnorm * 8.5e37) is subnormal, which
+    # MindSpore's kernels flush to 0 (docs/known-differences.md; their division too, through 1 / norm):
+    # scaled up by 2 ** 64 it stays normal, and the products scaled back down are torch's (-3.4e38
+    # renormed to 0.5 is -0.5, not -0)
+    scaled = input * (maxnorm / ((norm + 1e-7) * 2.0 ** -64)) * 2.0 ** -64
+    return PUBLIC["where"](factor < tiny, scaled, input * factor)
+
+
+_SMALLEST_NORMAL = {D.float32: 2.0 ** -126, D.float64: 2.0 ** -1022}
 
 
 @register("sum_to_size", family=F, namespace="Tensor", raw=True)
@@ -351,11 +362,26 @@ def _grouped_mm(mat_a, mat_b, offs=None, bias=None, out_dtype=None):
         return PUBLIC["bmm"](mat_a, mat_b)
     bounds = [0] + offs.tolist()
     spans = list(zip(bounds[:-1], bounds[1:]))
+    batched = mat_b if mat_b.dim() == 3 else mat_a if mat_a.dim() == 3 else None
+    if batched is not None and batched.shape[0] != len(spans):
+        raise RuntimeError("matrix batch sizes have to match")
     if mat_a.dim() == 2 and mat_b.dim() == 3:
-        return PUBLIC["cat"]([mm(mat_a[lo:hi], mat_b[g]) for g, (lo, hi) in enumerate(spans)], 0)
+        parts = [mm(mat_a[lo:hi], mat_b[g]) for g, (lo, hi) in enumerate(spans)]
+        return PUBLIC["cat"](parts + _grouped_tail(mat_a, mat_b, bounds[-1], 0), 0)
     if mat_a.dim() == 2:
         return PUBLIC["stack"]([mm(mat_a[:, lo:hi], mat_b[lo:hi]) for lo, hi in spans], 0)
-    return PUBLIC["cat"]([mm(mat_a[g], mat_b[:, lo:hi]) for g, (lo, hi) in enumerate(spans)], 1)
+    parts = [mm(mat_a[g], mat_b[:, lo:hi]) for g, (lo, hi) in enumerate(spans)]
+    return PUBLIC["cat"](parts + _grouped_tail(mat_a, mat_b, bounds[-1], 1), 1)
+
+
+def _grouped_tail(mat_a, mat_b, end, dim):
+    """The rows (dim 0) or columns (dim 1) of the result past the last offset: torch's result keeps the
+    split operand's size there and leaves them unwritten (uninitialised memory); zeros here."""
+    rest = (mat_a.shape[0] if dim == 0 else mat_b.shape[1]) - max(end, 0)
+    if rest <= 0:
+        return []
+    shape = (rest, mat_b.shape[-1]) if dim == 0 else (mat_a.shape[-2], rest)
+    return [PUBLIC["zeros"](shape, dtype=mat_a.dtype)]
 
 
 @register("grouped_mm", family=F, namespace="nn.functional", raw=True)
@@ -445,7 +471,16 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     if own != src:
         raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. "
                            f"Got self.shape = {list(input.shape)} source.shape = {list(source.shape)}")
+    if input.dtype is D.bool_ or input.dtype.is_complex:
+        # torch's kernels: the fill of the excluded self, and the one-dimensional loop, take neither
+        # (before the index range check)
+        kernel = "index_reduce_func_exclude_input_init" if not include_self else "index_func_" if input.dim() <= 1 else None
+        if kernel:
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(input.dtype)}'")
     if n and (int(index.min()) < 0 or int(index.max()) >= (input.shape[d] if input.dim() else 1)):   # (none < 0)
+        if not include_self and not input.numel():
+            # torch fills the excluded slices of an empty self first, through a view its storage cannot hold
+            raise RuntimeError(f"index_reduce_(): index out of range for the empty self of size {list(input.shape)}")
         raise IndexError("index out of range in self")
     if not input.dim():   # (a 0-d self and source: as one-element vectors)
         return input.reshape(1).scatter_reduce(0, index.to(D.int64).reshape(1), source.reshape(1), reduce,

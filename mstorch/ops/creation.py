@@ -504,7 +504,7 @@ def _full_size(size, name):
     return size_args((size,))
 
 
-@register("full", family=F, namespace="torch", raw=True, out=True)
+@register("full", family=F, namespace="torch", raw=True, out="dtype")   # (full.out is out.fill_(value))
 def full(size, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     shape = _full_size(size, "full")
     fill_value = _num(fill_value)

@@ -113,6 +113,21 @@ def _contract(a, la, b, lb, keep):
         for s, l in zip(t.shape, ls):
             prev = sizes.get(l, 1)
             sizes[l] = s if prev == 1 else prev   # (a size-1 dim broadcasts, also against a size-0 one)
+    # torch's rule for a summed label of size 1 in one operand: it sums the other operand over it first
+    # (bool and integers then add up in int64), and a label of size 1 in both is a plain product
+    for l in [l for l in la if l in lb and l not in keep]:
+        sa, sb = a.shape[la.index(l)], b.shape[lb.index(l)]
+        if sa != 1 and sb != 1:
+            continue
+        if sa != 1:
+            a, la = _sum_labels(a, la, {l})
+        else:
+            a, la = a.squeeze(la.index(l)), [x for x in la if x != l]
+        if sb != 1:
+            b, lb = _sum_labels(b, lb, {l})
+        else:
+            b, lb = b.squeeze(lb.index(l)), [x for x in lb if x != l]
+        sizes.pop(l, None)
     batch = [l for l in la if l in lb and l in keep]
     contr = [l for l in la if l in lb and l not in keep]
     ao = [l for l in la if l not in lb]

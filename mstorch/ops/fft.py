@@ -295,6 +295,8 @@ def _shift(x, dim, sign):
         dims = tuple(range(x.ndim))
     else:
         dims = tuple(wrap_dim(d, x.ndim) for d in ([dim] if isinstance(dim, int) else dim))
+    if not dims:   # (a 0-d input or dim=(): torch's roll is given no shifts)
+        raise RuntimeError("`shifts` required")
     return _roll(x, tuple(sign * (x.shape[d] // 2) for d in dims), dims)
 
 

@@ -16,12 +16,14 @@ from .. import _dtype as D
 from ._helpers import dtype_of, wrap_dim, wrap_dims, _scalar_name, cast
 from ._views import fresh
 from ._registry import register
-from .reduction import return_type, needs_grad, vector_norm as _vector_norm_math, amax, amin, _out_shape
-from .scans import _cumprod_scan
+from .reduction import (return_type, needs_grad, vector_norm as _vector_norm_math, amax, amin, _out_shape,
+                        _reduce_sum)
+from .scans import cumprod as _cumprod, _cumprod_scan
 from .arithmetic import abs as _abs
 from .. import _ms_private as P
 from ..autograd._higher_order import own_backward
 from .._warnings import warn_once
+from .._tensor import Tensor as _Tensor
 from .products import _broadcast_batch, _mm, _CPP, matmul, chain_product, cross as _cross
 from .arithmetic import _sum_to
 from .linalg_decomp import (_real, pinv, mH, LinAlgError, host_array, host_result, check_matrix, eye_like, mT,
@@ -71,6 +73,10 @@ def det(input):
     d = ops.det(input)
     if dtype_of(input)._cat == D._FLOAT:
         own_backward(d, _det_backward, input, P.detach(d))
+        if not needs_grad(input):   # (the value swap breaks double backward: kept off the graph for now)
+            diag, parity = _host_lu_diag(input)
+            with np.errstate(all="ignore"):
+                d = _with_value(d, diag.prod(-1) * parity, input)
     return d
 
 
@@ -103,8 +109,7 @@ def _slogdet_backward(node, grad_outputs, a):
 @register("logdet", family=F)
 def logdet(input):
     _check_square(input, "logdet")
-    r = _small(input, lambda t: ops.log(t.reshape(tuple(t.shape[:-2]))),
-               lambda t: ops.zeros(tuple(t.shape[:-2]), t.dtype))
+    r = _small(input, _logdet_1x1, lambda t: ops.zeros(tuple(t.shape[:-2]), t.dtype))
     if r is not None:
         return r
     # log(det) through slogdet as torch: a negative determinant is NaN whose gradient is zero (MindSpore's
@@ -112,9 +117,20 @@ def logdet(input):
     sign, logabs = ops.slogdet(input)
     if dtype_of(input)._cat == D._FLOAT:
         own_backward(logabs, _slogdet_backward, input)
+        if not needs_grad(input):   # (the value swap breaks double backward: kept off the graph for now)
+            sign, logabs = _lu_slogdet(input, logabs)
     if dtype_of(input)._cat == D._COMPLEX:
         return ops.add(ops.log(sign), logabs)
     return ops.where(ops.lt(sign, 0), ops.full_like(logabs, math.nan), logabs)
+
+
+def _logdet_1x1(t):
+    v = t.reshape(tuple(t.shape[:-2]))
+    if dtype_of(t)._cat == D._COMPLEX:
+        return ops.log(v)
+    # torch's NaN for a negative determinant is a constant beside log|det|: its gradient is 0 (times
+    # 1 / det: -0.0), not log's 1 / det
+    return ops.where(ops.lt(v, 0), ops.full_like(v, math.nan), ops.log(v))
 
 
 slogdet_rt = return_type("slogdet", ("sign", "logabsdet"))
@@ -134,7 +150,39 @@ def slogdet(input):
         logabs = ops.real(logabs)
     if dtype_of(input)._cat == D._FLOAT:
         own_backward(logabs, _slogdet_backward, input)
+        if not needs_grad(input):   # (the value swap breaks double backward: kept off the graph for now)
+            sign, logabs = _lu_slogdet(input, logabs)
     return slogdet_rt(sign, logabs)
+
+
+def _host_lu_diag(input):
+    """(U's diagonal, the permutation's sign) of torch's LU of each real matrix, on the host (linalg_lu's
+    getrf in MKL's order): a (nearly) singular matrix's determinant is the rounding residue of its
+    elimination, which differs between MindSpore's and torch's orders by orders of magnitude."""
+    a = read_host(input)
+    n = a.shape[-1]
+    # torch factors A^T (the column-major view of a row-major A: no copy), det(A^T) = det(A)
+    lu, piv, _ = _getrf(np.swapaxes(a.reshape((-1, n, n)), -1, -2))
+    swaps = (piv != np.arange(1, n + 1)).sum(-1) % 2
+    return np.diagonal(lu, axis1=-2, axis2=-1), np.where(swaps == 1, -1, 1).astype(a.dtype)
+
+
+def _with_value(graph, value, input):
+    """The host array ``value`` (shaped as ``graph``) carrying ``graph``'s gradient: detach(graph) - graph
+    is an exact +0 where graph is finite, and value - (+0) keeps a -0.0."""
+    value = host_result(value.reshape(tuple(graph.shape)), input)
+    zero = ops.where(ops.isfinite(graph), ops.sub(P.detach(graph), graph), ops.zeros_like(graph))
+    return ops.sub(value, zero)
+
+
+def _lu_slogdet(input, logabs):
+    """(sign, log|det|) of real matrices from torch's LU, keeping the gradient of MindSpore's ``logabs``."""
+    diag, parity = _host_lu_diag(input)
+    with np.errstate(all="ignore"):
+        # torch's sgn: 0 for a NaN pivot
+        sign = np.where(diag > 0, 1, np.where(diag < 0, -1, 0)).astype(diag.dtype).prod(-1) * parity
+        value = np.log(np.abs(diag)).sum(-1)
+    return host_result(sign.reshape(tuple(logabs.shape)), input), _with_value(logabs, value, input)
 
 
 _make_complex = ops.Complex()
@@ -157,6 +205,8 @@ def is_singular(x, name="linalg.inv"):
     updates) meets, by the same elimination on the host (NaN and inf pivots are not zero: torch returns
     NaN there instead of raising)."""
     n = x.shape[-1]
+    if x.size == 0:   # (an empty batch: nothing to factor)
+        return ops.zeros(tuple(x.shape[:-2]), ms.bool_)
     a = read_host(x).reshape((-1, n, n))
     pivots = _zero_pivot(a)
     flags = pivots > 0
@@ -179,7 +229,7 @@ def is_singular(x, name="linalg.inv"):
 def inverse(input):
     _check_square(input, "linalg.inv")
     n = input.shape[-1]
-    if n == 0:
+    if input.size == 0:   # (0 x 0 matrices, or an empty batch)
         return fresh(input)
     inv = ops.reciprocal(input) if n == 1 else inverse_value(input)
     # MindSpore returns garbage for singular matrices; torch raises (a zero pivot in its LU)
@@ -206,21 +256,15 @@ def _zero_pivot(a):
 
 
 def inverse_value(t):
-    """MindSpore's inverse of square matrices (n > 1), LAPACK's on the host for inputs it gets wrong."""
+    """MindSpore's inverse of square matrices (n > 1); for inputs it gets wrong (inf, NaN, entries near
+    the limit), torch's A X = I by LAPACK's getrf/getrs on the host, so that inf and NaN spread as there."""
     a = host_array(t)
-    return matrix_inverse(t) if a is None else host_result(_host_inv(a), t)
-
-
-def _host_inv(a):
-    """LAPACK's inverse per matrix; a singular one is left to the caller's check (NaN here)."""
-    flat = a.reshape((-1,) + a.shape[-2:])
-    out = np.empty_like(flat)
-    for i, m in enumerate(flat):
-        try:
-            out[i] = np.linalg.inv(m)
-        except np.linalg.LinAlgError:
-            out[i] = np.nan
-    return out.reshape(a.shape)
+    if a is None:
+        return matrix_inverse(t)
+    n = a.shape[-1]
+    flat = a.reshape((-1, n, n))
+    eye = np.broadcast_to(np.eye(n, dtype=a.dtype), flat.shape).copy()
+    return host_result(host_lu_solve(flat, eye).reshape(a.shape), t)
 
 
 _COMPLEX = (ms.complex64, ms.complex128)
@@ -276,7 +320,29 @@ def _check_float(x, name):
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_scalar_name(x)}")
 
 
-@register("linalg.vector_norm", family=NS, namespace="linalg", out=True)
+def _real_of(d):
+    return {D.complex64: D.float32, D.complex128: D.float64}.get(d, d)
+
+
+def _norm_out_check(name, always=True):
+    """torch's out= check of a norm: only the real dtype of the input (or of dtype=, which the check does
+    not see: ``always`` False checks only a complex out=, wrong whatever dtype= says)."""
+    def check(args, out):
+        x = args[0] if args else None
+        if not isinstance(x, _Tensor) or x.dtype._cat < D._FLOAT:
+            return
+        want = _real_of(x.dtype)
+        if out.dtype is want or not (always or out.dtype._cat == D._COMPLEX):
+            return
+        if name is None:
+            raise RuntimeError(f"Expected out tensor to have dtype {_CPP[want._ms]}, but got {_CPP[out.dtype._ms]} "
+                               "instead")
+        raise RuntimeError(f"{name} expected out tensor dtype {D.SCALAR_TYPE_NAMES[want]} but got: "
+                           f"{D.SCALAR_TYPE_NAMES[out.dtype]}")
+    return check
+
+
+@register("linalg.vector_norm", family=NS, namespace="linalg", out=True, out_check=_norm_out_check(None, False))
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     if isinstance(ord, str) or not isinstance(ord, (int, float)):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not {type(ord).__name__}")
@@ -291,9 +357,16 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
             if x.shape[wrap_dim(d, x.ndim)] == 0:
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {_fmt(ord)} norm on the dimension {d}"
                                    "because this dimension is empty and the operation does not have an identity")
+    if x.ndim == 0:   # the element as a 1-element vector (its norm is 0-d with or without keepdim)
+        x, axes, keepdim = x.reshape(1), (), False
     low = x.dtype in (ms.float16, ms.bfloat16)
     xc = cast(x, ms.float32) if low else x
-    r = _vector_norm_math(xc, ord, axes, keepdim)
+    if ord == 1 and x.size and needs_grad(x) and dtype_of(x)._cat == D._FLOAT:
+        # |x| as x sgn(x), sgn detached: torch's gradient g sgn(x) is NaN at a zero element when g is NaN
+        # (a NaN norm beside it), where MindSpore's Abs backward gives 0
+        r = _reduce_sum(ops.mul(xc, ops.stop_gradient(ops.sign(xc))), axes, keepdim, xc.dtype)
+    else:
+        r = _vector_norm_math(xc, ord, axes, keepdim)
     return cast(r, x.dtype) if low else r
 
 
@@ -322,7 +395,8 @@ def _svd_norm(A, d0, d1, keepdim, fn, ord=None):
     return _keep(fn(svdvals_ms(x), -1), d0, d1, keepdim)
 
 
-@register("linalg.matrix_norm", family=NS, namespace="linalg", out=True)
+@register("linalg.matrix_norm", family=NS, namespace="linalg", out=True,
+          out_check=_norm_out_check("linalg.matrix_norm", False))
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     name = "linalg.matrix_norm"
     if isinstance(ord, str):
@@ -350,10 +424,21 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     inner, outer = (d0, d1) if abs(ord) == 1 else (d1, d0)
     sums = vector_norm(A, 1, inner, keepdim)
     # (without keepdim, the second reduction's dim shifts down: torch's amin error names it so)
-    return (amax if ord > 0 else amin)(sums, outer - 1 if not keepdim and inner < outer else outer, keepdim)
+    return _extreme_sum(amax if ord > 0 else amin, sums, outer - 1 if not keepdim and inner < outer else outer,
+                        keepdim)
 
 
-@register("linalg.norm", family=NS, namespace="linalg", out=True)
+def _extreme_sum(fn, sums, dim, keepdim):
+    """amax/amin of the row or column sums; where a sum is NaN, torch's backward divides the gradient by
+    the count of elements equal to the (NaN) result, none, and sends NaN to the whole slice (amax's
+    backward here sends nothing): a NaN of the sums times x, whose gradient is NaN everywhere."""
+    r = fn(sums, dim, keepdim)
+    if needs_grad(sums) and bool(ops.isnan(sums).any()):
+        r = ops.where(ops.any(ops.isnan(sums), dim, keepdim), ops.sum(ops.mul(sums, math.nan), dim, keepdim), r)
+    return r
+
+
+@register("linalg.norm", family=NS, namespace="linalg", out=True, out_check=_norm_out_check("linalg.norm", False))
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     if dim is not None:
         dims = [dim] if isinstance(dim, int) else list(dim)
@@ -632,6 +717,8 @@ def matrix_exp(input):
     if input.size == 0:
         return fresh(input)
     if n == 1:
+        if needs_grad(input) and not bool(ops.isfinite(input).all()):
+            return _exp_1x1_node(input)
         return ops.exp(input)
     wide = {ms.float16: ms.float64, ms.bfloat16: ms.float64, ms.float32: ms.float64, ms.complex64: ms.complex128}
     if input.dtype in wide:
@@ -644,7 +731,8 @@ def matrix_exp(input):
     if bool(bad.any()):
         mask = ops.expand_dims(ops.expand_dims(bad, -1), -1)
         r = matrix_exp(ops.where(mask, ops.zeros((), input.dtype), input))
-        return ops.where(mask, ops.full((), math.nan, dtype=input.dtype), r)
+        # (A NaN: x times NaN, whose gradient is NaN too, as torch's block-matrix backward gives there)
+        return ops.where(mask, ops.mul(input, ms.Tensor(math.nan, input.dtype)), r)
     norm = float(read_host(ops.amax(norms)))
     squarings = max(0, math.ceil(math.log2(norm) + 1)) if norm > 0.5 else 0   # (no overflow at 1.8e308)
     a = host_array(input)
@@ -653,6 +741,17 @@ def matrix_exp(input):
             r = _taylor_exp(a, squarings, np.eye(n, dtype=a.dtype), np.matmul, lambda t, f: t * a.dtype.type(f))
         return host_result(r, input)
     return _taylor_exp(input, squarings, eye_like(input), _mm, lambda t, f: ops.mul(t, ms.Tensor(f, t.dtype)))
+
+
+def _exp_1x1_backward(saved, g):
+    # torch differentiates exp(A) as the corner of exp([[A^H, G], [0, A^H]]), a matrix whose 1-norm is
+    # not finite beside an inf or NaN entry of A: NaN there, not g exp(a)
+    x, y = saved
+    good = ops.isfinite(x)
+    return ops.where(good, ops.mul(g, ops.conj(y) if y.dtype in _COMPLEX else y), ops.full_like(g, math.nan))
+
+
+_exp_1x1_node = _node("LinalgMatrixExpBackward0", lambda x: (lambda y: (y, (x, y)))(ops.exp(x)), _exp_1x1_backward)
 
 
 def _taylor_exp(x, squarings, eye, mm, scale):
@@ -674,6 +773,8 @@ _same("matrix_exp", matrix_exp)
 def tensorinv(A, ind=2):
     if ind <= 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    if ind > A.ndim:   # (torch slices A's shape at ind first)
+        raise RuntimeError(f"ArrayRef: invalid slice, N = {ind}; size = {A.ndim}")
     rows, cols = math.prod(A.shape[:ind]), math.prod(A.shape[ind:])
     if rows != cols:
         raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[ind:]) == "
@@ -702,9 +803,16 @@ def tensorsolve(A, B, dims=None):
 def _vander_powers(x, n):
     """Columns x^0 .. x^(n-1) (n > 1) as torch builds them: a row of ones, then cumulative products."""
     copies = ops.broadcast_to(ops.expand_dims(x, -1), tuple(x.shape) + (n - 1,))
-    # with grad, products of shifted copies: MindSpore's CumProd backward divides by the input (nan at a
-    # zero) and is not recorded for double backward
-    powers = _cumprod_scan(copies, x.ndim) if needs_grad(x) else ops.cumprod(copies, -1)
+    if not needs_grad(x):
+        powers = ops.cumprod(copies, -1)
+    elif bool(ops.isfinite(ops.cumprod(ops.stop_gradient(copies), -1)).all()):
+        # products of shifted copies: exact at zeros (MindSpore's CumProd backward divides by them) and
+        # recorded for double backward
+        powers = _cumprod_scan(copies, x.ndim)
+    else:
+        # an infinite power: torch.cumprod's own gradient formula (the reversed sum of grad * out over
+        # x: NaN at an infinite x, inf where a power overflows), not the exact products of the others
+        powers = _cumprod.impl(copies, x.ndim)
     return ops.cat((ops.ones(tuple(x.shape) + (1,), powers.dtype), powers), -1)
 
 
@@ -748,7 +856,7 @@ def pinverse(input, rcond=1e-15):
     return pinv(input, rcond=rcond)
 
 
-@register("nuclear_norm", family=F, namespace="torch", out=True)
+@register("nuclear_norm", family=F, namespace="torch", out=True, out_check=_norm_out_check("linalg.matrix_norm"))
 def nuclear_norm(input, dim=None, keepdim=False):
     warn_once("at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will be removed in a "
               "future PyTorch release. Please use `linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead")
@@ -757,7 +865,7 @@ def nuclear_norm(input, dim=None, keepdim=False):
     return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
 
 
-@register("frobenius_norm", family=F, namespace="torch", out=True)
+@register("frobenius_norm", family=F, namespace="torch", out=True, out_check=_norm_out_check(None))
 def frobenius_norm(input, dim, keepdim=False):
     warn_once("at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will be removed in a "
               "future PyTorch release. Please use `linalg.vector_norm(A, 2., dim, keepdim)` instead")
@@ -837,6 +945,9 @@ _cholesky_solve_nodes = {u: _cholesky_solve_node(u) for u in (False, True)}
 def cholesky_inverse(input, upper=False):
     if input.ndim < 2:
         raise RuntimeError("cholesky_inverse: The input tensor A must have at least 2 dimensions.")
+    if input.shape[-1] != input.shape[-2]:   # (before the kernel's dtype dispatch)
+        raise RuntimeError(f"cholesky_inverse: A must be batches of square matrices, but they are {input.shape[-2]} "
+                           f"by {input.shape[-1]} matrices")
     if dtype_of(input)._cat < D._FLOAT or input.dtype in (ms.float16, ms.bfloat16):
         raise NotImplementedError(f"\"cholesky_inverse_out_cpu\" not implemented for '{_scalar_name(input)}'")
     check_matrix(input, "cholesky_inverse", square=True)
@@ -853,10 +964,11 @@ def cholesky_inverse(input, upper=False):
 
 def _check_factor_diagonal(factor):
     """torch's potri (its trtri) refuses an exact zero on the factor's diagonal, naming the first one."""
-    zero = ops.eq(ops.diagonal(factor, 0, -2, -1), 0)
-    if not bool(zero.any()):
+    # (on the host: MindSpore's Equal flushes a subnormal diagonal entry to zero, which LAPACK inverts)
+    zero = np.diagonal(read_host(factor), 0, -2, -1) == 0
+    if not zero.any():
         return
-    flat = read_host(zero).reshape((-1, factor.shape[-1]))
+    flat = zero.reshape((-1, factor.shape[-1]))
     b = int(flat.any(axis=1).nonzero()[0][0])
     where = f"(Batch element {b}): " if factor.ndim > 2 else ""
     raise LinAlgError(f"cholesky_inverse: {where}The diagonal element {int(flat[b].nonzero()[0][0]) + 1} is zero, "

@@ -139,16 +139,62 @@ def trsolve(a, b, upper, left=True, unitriangular=False):
     else:
         a = ops.triu(a) if upper else ops.tril(a)
     if not left:   # X A = B  <=>  A^T X^T = B^T
-        return mT(trsolve(mT(a), mT(b), not upper))
+        return mT(trsolve(mT(a), mT(b), not upper, unitriangular=unitriangular))
     batch = _broadcast_batch(a.shape[:-2], b.shape[:-2])
     if tuple(a.shape[:-2]) != batch:
         a = ops.broadcast_to(a, batch + tuple(a.shape[-2:]))
     if tuple(b.shape[:-2]) != batch:
         b = ops.broadcast_to(b, batch + tuple(b.shape[-2:]))
+    if not (P.grad_enabled() and (P.requires_grad(a) or P.requires_grad(b))) and \
+            (host_array(a) is not None or host_array(b) is not None):
+        # inf/NaN: MindSpore's Eigen solver skips zero entries and divides complex numbers its own way
+        return host_result(host_trsm(read_host(a), read_host(b), upper, unitriangular), a)
     x = MatrixTriangularSolve(lower=not upper, adjoint=False)(a, b)
     # MindSpore's backward of MatrixTriangularSolve is not recorded completely: torch's formula for
     # double backward
     return own_backward(x, _trsolve_backward, a, P.detach(x), upper)
+
+
+def host_trsm(a, b, upper, unit=False):
+    """A^-1 B for host batches of triangular A, as torch's BLAS trsm (MKL) spreads inf and NaN: every entry
+    used (0 * inf is NaN), complex products plain. Measured on complex input: with several right-hand
+    sides B is first scaled by alpha = 1 as a plain complex product (inf + 0j becomes inf + NaN j), and
+    quotients are scaled by |c| + |d| (an infinite divisor gives NaN, not 0), except for a 1 x 1 A with
+    several right-hand sides, which divides as C (Smith's quotient, NumPy's)."""
+    x = b.copy()
+    n, k = a.shape[-1], b.shape[-1]
+    cplx = np.iscomplexobj(x)
+    with np.errstate(all="ignore"):
+        if cplx and k > 1 and n == 1:
+            return x / a
+        if cplx and k > 1:
+            x = _times_one(x)
+        for j in range(n - 1, -1, -1) if upper else range(n):
+            if not unit:   # (a unit diagonal is not read: no division by 1 + 0j)
+                x[..., j, :] = _trsm_div(x[..., j, :], a[..., j, j, None])
+            rest = slice(0, j) if upper else slice(j + 1, n)
+            x[..., rest, :] -= x[..., j, None, :] * a[..., rest, j, None]
+    return x
+
+
+def _complex(re, im, dtype):
+    q = np.empty(np.shape(re), dtype)
+    q.real, q.imag = re, im   # (not re + 1j * im: 1j * inf has a NaN real part)
+    return q
+
+
+def _times_one(z):
+    """z * (1 + 0j) as a plain complex product: an infinite part makes the other part NaN."""
+    return _complex(z.real * 1 - z.imag * 0, z.real * 0 + z.imag * 1, z.dtype)
+
+
+def _trsm_div(x, d):
+    if not np.iscomplexobj(d):
+        return x / d
+    s = np.abs(d.real) + np.abs(d.imag)
+    c, e = d.real / s, d.imag / s
+    den = c * c + e * e
+    return _complex(((x.real * c + x.imag * e) / den) / s, ((x.imag * c - x.real * e) / den) / s, x.dtype)
 
 
 def _trsolve_backward(node, grad_outputs, a, x, upper):
@@ -414,8 +460,11 @@ def ms_svd(A, full_matrices=False, compute_uv=True):
 
 
 def _svd_fwd(a):
-    if a.size and not bool(ops.isfinite(a).all()):   # MindSpore's kernel returns numbers for an inf entry
-        u, s, vh = host_svd(read_host(a), True)       # (NaN everywhere, as torch's LAPACK)
+    h = read_host(a) if a.size else None
+    # MindSpore's kernel returns numbers for an inf entry (NaN everywhere, as torch's LAPACK) and loses
+    # the small singular vectors of matrices with entries past sqrt(max) (LAPACK scales them first)
+    if h is not None and (not np.isfinite(h).all() or (np.abs(h) > math.sqrt(np.finfo(h.dtype).max)).any()):
+        u, s, vh = host_svd(h, True)
         s, u, v = host_result(s, a), host_result(u, a), mH(host_result(vh, a))
         return (s, u, v), (s, u, v)
     s, u, v = ops.svd(a, full_matrices=False, compute_uv=True)
@@ -498,7 +547,9 @@ def _eigh_backward(saved, gw, gv):
     vhgv = _mm(mH(v), gv)
     diff = ops.sub(ops.expand_dims(w, -2), ops.expand_dims(w, -1))   # E_ij = L_j - L_i
     eye = eye_like(vhgv)
-    inner = ops.div(ops.mul(ops.sub(vhgv, mH(vhgv)), 0.5), ops.add(diff, eye))
+    # (the eigenvector term where gV is 0: torch skips it when only the eigenvalues are used, so NaN
+    # eigenvalue gaps give no NaN there)
+    inner = _over_nonzero(ops.mul(ops.sub(vhgv, mH(vhgv)), 0.5), ops.add(diff, eye))
     inner = ops.add(ops.mul(inner, ops.sub(1, eye)), ops.mul(ops.expand_dims(gw, -1), eye))
     return _mm(_mm(v, inner), mH(v))
 
@@ -664,6 +715,14 @@ def pinv_backward(g, p, a):
 
 @register("linalg.pinv", family=F, namespace="linalg", out=True)
 def pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None):
+    if isinstance(atol, (int, float)) and rtol is None and rcond is None:
+        # torch's overload for a number atol sizes its default rtol by A's matrix dims and the dtype's
+        # epsilon before any other check
+        if A.ndim < 2:
+            raise IndexError("Dimension specified as -2 but tensor has no dimensions" if A.ndim == 0 else
+                             "Dimension out of range (expected to be in range of [-1, 0], but got -2)")
+        if A.dtype not in (ms.float32, ms.float64, ms.complex64, ms.complex128):
+            raise RuntimeError("This function doesn't handle types other than float and double")
     if dtype_of(A)._cat < D._FLOAT or A.ndim < 2 or A.dtype in (ms.float16, ms.bfloat16):
         raise RuntimeError(f"linalg.pinv({_scalar_name(A)}{{{list(A.shape)}}}): expected a tensor with 2 or more "
                            "dimensions of float, double, cfloat or cdouble types")

@@ -19,7 +19,8 @@ from ._registry import register
 from .products import _broadcast_batch, _mm, _node
 from .reduction import return_type, needs_grad
 from .._warnings import warn_once
-from .linalg_decomp import F, LinAlgError, _batch_prefix, host_result, mH, mT, need_lapack_dtype, trsolve
+from .linalg_decomp import (F, LinAlgError, _batch_prefix, host_result, mH, need_lapack_dtype, trsolve,
+                            _trsm_div)
 
 
 # --- LU: lu_factor(_ex), lu, lu_unpack, lu_solve (MindSpore 2.10's Lu kernel has no CPU build) --------
@@ -61,9 +62,15 @@ def _getrf(a):
             info[(info == 0) & zero] = j + 1
             d = np.where(zero, 1, d)[:, None]
             divide = (small and m - j - 1 == 1) | (np.abs(d) < (np.finfo(a.dtype).tiny if a.dtype.kind in "fc" else 1))
-            a[:, j + 1:, j] = np.where(divide, a[:, j + 1:, j] / d, a[:, j + 1:, j] * (1 / d))
+            a[:, j + 1:, j] = np.where(divide, _div(a[:, j + 1:, j], d), a[:, j + 1:, j] * _div(np.ones_like(d), d))
             a[:, j + 1:, j + 1:] = _fma_sub(a[:, j + 1:, j + 1:], a[:, j + 1:, j, None], a[:, j, None, j + 1:])
     return a, piv, info
+
+
+def _div(x, d):
+    """x / d as MKL divides: complex quotients scaled by |re| + |im| of the divisor, so an infinite pivot
+    gives NaN multipliers (NumPy's Smith quotient gives 0 there and hides the inf)."""
+    return _trsm_div(x, d) if np.iscomplexobj(d) else x / d
 
 
 def _fma_sub(z, x, y):
@@ -157,16 +164,16 @@ def _lu_backward(saved, g):
     m, n = lu.shape[-2], lu.shape[-1]
     l, u = _unpack(lu, m, n)
     gl, gu = ops.tril(g[..., :, :min(m, n)], -1), ops.triu(g[..., :min(m, n), :])
-    if m <= n:
-        u1, gu1 = u[..., :, :m], gu[..., :, :m]
-        x = ops.add(ops.tril(_mm(mH(l), gl), -1), ops.triu(_mm(gu1, mH(u1))))
-        if m < n:   # wide: U = [U1 | U2], A2 = P L U2 feeds L too
-            u2, gu2 = u[..., :, m:], gu[..., :, m:]
-            x = ops.sub(x, ops.tril(_mm(gu2, mH(u2)), -1))
-        ga = trsolve(mH(u1), trsolve(mH(l), x, upper=True, unitriangular=True), upper=False, left=False)
-        if m < n:
-            ga = ops.cat((ga, trsolve(mH(l), gu2, upper=True, unitriangular=True)), -1)
-        return _mm(p, ga)
+    if m == n:
+        x = ops.add(ops.tril(_mm(mH(l), gl), -1), ops.triu(_mm(gu, mH(u))))
+        return _mm(p, trsolve(mH(u), trsolve(mH(l), x, upper=True, unitriangular=True), upper=False, left=False))
+    if m < n:
+        # wide: U = [U1 | U2]; as torch orders it, only the strictly lower part (L^H gL - gU U^H) goes
+        # through U1^-H and gU1 is added after (gU1 U1^H U1^-H could overflow where gU1 does not)
+        u1, gu1, gu2 = u[..., :, :m], gu[..., :, :m], gu[..., :, m:]
+        x = ops.tril(ops.sub(_mm(mH(l), gl), _mm(gu, mH(u))), -1)
+        ga = ops.cat((ops.add(trsolve(mH(u1), x, upper=False, left=False), gu1), gu2), -1)
+        return _mm(p, trsolve(mH(l), ga, upper=True, unitriangular=True))
     # tall: L = [L1; L2], L2 = B2 U^-1 feeds U too
     l1, l2, gl1, gl2 = l[..., :n, :], l[..., n:, :], gl[..., :n, :], gl[..., n:, :]
     x = ops.add(ops.tril(_mm(mH(l1), gl1), -1), ops.triu(ops.sub(_mm(gu, mH(u)), _mm(mH(l2), gl2))))
@@ -189,7 +196,11 @@ def _lu_factor(A):
     m, n = A.shape[-2], A.shape[-1]
     batch = tuple(A.shape[:-2])
     a = read_host(A)
-    lu, piv, info = _getrf(a.reshape((math.prod(batch), m, n)))
+    if a.size == 0:   # nothing to factor (any dtype: torch checks it only for the kernel)
+        k = min(m, n)
+        lu, piv, info = a, np.zeros(batch + (k,), np.int32), np.zeros(batch, np.int32)
+    else:
+        lu, piv, info = _getrf(a.reshape((math.prod(batch), m, n)))
     host = host_result(lu.reshape(a.shape), A)
     if host.dtype != A.dtype:   # (an empty bfloat16 matrix reads back as NumPy float64; torch keeps bfloat16)
         host = cast(host, A.dtype)
@@ -285,11 +296,39 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
         return mH(lu_solve(LU, pivots, mH(B), adjoint=not adjoint))
     m = LU.shape[-1]
     piv = read_host(pivots)
-    p = _permutation(piv, m, dtype_of(LU)._np, piv.shape[:-1])
+    order = _row_order(piv, m)
     l, u = _unpack(LU, m, m)
     if adjoint:   # A^H = U^H L^H P^T: X = P L^-H U^-H B
-        return _mm(p, trsolve(mH(l), trsolve(mH(u), B, upper=False), upper=True, unitriangular=True))
-    return trsolve(u, trsolve(l, _mm(mT(p), B), upper=False, unitriangular=True), upper=True)
+        y = trsolve(mH(l), trsolve(mH(u), B, upper=False), upper=True, unitriangular=True)
+        return _take_rows(y, np.argsort(order, axis=-1))
+    return trsolve(u, trsolve(l, _take_rows(B, order), upper=False, unitriangular=True), upper=True)
+
+
+def _row_order(piv, m):
+    """perm (batch + (m,)) with P^T B = B[perm], from LAPACK's row interchanges (host pivots, batch + (k,))."""
+    batch = piv.shape[:-1]
+    flat = piv.reshape((-1, piv.shape[-1]))
+    perm = np.tile(np.arange(m), (flat.shape[0], 1))
+    rows = np.arange(flat.shape[0])
+    for i in range(flat.shape[1]):
+        j = flat[:, i] - 1
+        top = perm[:, i].copy()
+        perm[:, i] = perm[rows, j]
+        perm[rows, j] = top
+    return perm.reshape(batch + (m,))
+
+
+def _take_rows(x, order):
+    """x's rows in the host ``order`` (batches broadcast): a gather, not a product with the permutation
+    matrix, whose zeros would turn an inf or NaN of B into NaN in every row (getrs swaps rows)."""
+    batch = _broadcast_batch(x.shape[:-2], order.shape[:-1])
+    shape = batch + tuple(x.shape[-2:])
+    if tuple(x.shape) != shape:
+        x = ops.broadcast_to(x, shape)
+    if x.size == 0:
+        return x
+    index = np.broadcast_to(order[..., None], shape).astype(np.int64)
+    return ops.gather_elements(x, x.ndim - 2, ms.Tensor(np.ascontiguousarray(index)))
 
 
 @register("lu", family=F)

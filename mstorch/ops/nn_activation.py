@@ -33,6 +33,7 @@ from .pointwise import _not_impl, tanh_accurate
 from .reduction import vector_norm
 from ._views import check_no_overlap, grad_source, repeated_writes
 from ..autograd._higher_order import recompute_as
+from ..autograd.function import Function
 
 F = "nn.activation"
 _f32, _f64, _f16, _bf16, _bool = ms.float32, ms.float64, ms.float16, ms.bfloat16, ms.bool_
@@ -98,18 +99,8 @@ def f_celu(input, alpha=1.0, inplace=False):
 @register("nn.functional.threshold", family=F, namespace="nn.functional", raw=True)
 def f_threshold(input, threshold, value, inplace=False):
     x = _src(input, "threshold", inplace, overlap_check=False)   # (torch's threshold_ writes overlaps)
-    if x.dtype is _bool:
-        _not_impl("threshold_cpu", x)
-    # torch keeps NaN (its test is `x <= threshold`, false for NaN)
-    if x.dtype == _bf16:
-        # MindSpore's CPU comparison and select have no bfloat16 kernel: in float32 as torch's opmath (the
-        # threshold not rounded to bfloat16), the value rounded to bfloat16 first, so the result rounds
-        # back exactly
-        xf = cast(x, _f32)
-        v = cast(_c(value, x), _f32)
-        r = cast(ops.where(ops.less_equal(xf, scalar_tensor(threshold, D.float32)), v, xf), _bf16)
-    else:
-        r = ops.where(ops.less_equal(x, _c(threshold, x)), _c(value, x), x)
+    # (torch.threshold's impl: its argument checks, half types compared in float32 as torch's opmath)
+    r = _top.threshold(x, threshold, value)
     with repeated_writes():   # (torch's threshold_ writes an expanded receiver)
         return _done(input, r, inplace)
 
@@ -151,6 +142,8 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     if input.dtype is _bool:
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
                            "invert a mask, use the `~` or `logical_not()` operator instead.")
+    if input.numel() == 0:   # (nothing to negate: softmax's answer for empty inputs of any dtype)
+        return _top.softmax(input, dim, dtype)
     if dtype is None and input.dtype is _bf16:   # no bfloat16 Neg kernel; the negation is exact in float32
         return cast(_top.softmax(ops.neg(cast(input, _f32)), dim, None), _bf16)
     return _top.softmax(ops.neg(input), dim, dtype)
@@ -158,10 +151,17 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 
 # --- piecewise-linear activations (torch's gradient is 0 at the kinks of hardtanh, slope at 0 for leaky) ---
 
+def _no_complex_clamp(input):
+    # torch's hardtanh is a clamp, which refuses complex inputs before looking at an in-place receiver's memory
+    if isinstance(input, Tensor) and input._ms.dtype in (ms.complex64, ms.complex128):
+        raise NotImplementedError("clamp is not supported for complex types")
+
+
 def _hardtanh(x, lo, hi):
+    _no_complex_clamp(wrap(x))
     if x.dtype is _bool:
         raise RuntimeError("Bool inputs not supported for hardtanh")
-    if x.dtype is ms.uint8 and (lo < 0 or hi < 0):
+    if x.dtype is ms.uint8 and (math.trunc(lo) < 0 or math.trunc(hi) < 0):   # (torch: the limits as integers)
         raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
     if x.dtype is _bf16:
         return _in_float(_hardtanh, x, lo, hi)
@@ -171,6 +171,7 @@ def _hardtanh(x, lo, hi):
 
 @register("hardtanh", family=F, namespace="nn.functional", raw=True)
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    _no_complex_clamp(input)
     x = _src(input, "hardtanh", inplace)
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
@@ -179,6 +180,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 @register("hardtanh_", family=F, namespace="nn.functional", raw=True)
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    _no_complex_clamp(input)
     return input._write(_hardtanh(_src(input, "hardtanh_"), min_val, max_val))
 
 
@@ -248,10 +250,25 @@ def _gelu_native(x, approximate):
         if x.dtype == _f64:   # MindSpore's GeLU kernel holds its constants in float32 (4e-13 off in float64)
             inner = ops.mul(ops.add(x, ops.mul(ops.mul(ops.mul(x, x), x), _c(0.044715, x))), _c(_SQRT_2_PI, x))
             return ops.mul(ops.mul(x, _c(0.5, x)), ops.add(tanh_accurate(inner), _c(1.0, x)))
-        return _GELU_TANH(x)
+        out = _GELU_TANH(x)
+        # the kernel's x (1 + tanh) overflows past FLT_MAX / 2 where torch's 0.5 x (1 + tanh) is x
+        return ops.where(ops.greater(x, _c(_F32_HALF_MAX, x)), x, out) if x.dtype == _f32 else out
     # x * Phi(x) with Phi(x) = erfc(-x / sqrt(2)) / 2: torch's 0.5 x (1 + erf(x / sqrt(2))) in one op fewer,
     # and without its cancellation below x = -3 (the two differ there by < 1e-7 absolute)
-    return ops.mul(x, ops.mul(ops.erfc(ops.mul(x, _c(-_SQRT1_2, x))), _c(0.5, x)))
+    # Phi underflows to 0 below -40 in every float type: the product is then x * 0 outright, as the autodiff
+    # of erfc at a huge x squares it (inf) and its 0 * inf would make torch's zero gradient NaN
+    tail = ops.logical_and(ops.less(x, _c(-40.0, x)), ops.greater(x, _c(-math.inf, x)))   # (-inf: NaN, as torch)
+    xs = ops.where(tail, _c(-40.0, x), x)
+    out = ops.where(tail, ops.mul(x, _c(0.0, x)),
+                    ops.mul(x, ops.mul(ops.erfc(ops.mul(xs, _c(-_SQRT1_2, x))), _c(0.5, x))))
+    if kernels.HOST_WORKAROUNDS and x.dtype == _f32:
+        # torch's CPU kernel: NaN at +-inf (its vectorised erf), inf past FLT_MAX / 2 (x (1 + erf) overflows)
+        out = ops.where(ops.isinf(x), _c(math.nan, x),
+                        ops.where(ops.greater(x, _c(_F32_HALF_MAX, x)), ops.add(out, _c(math.inf, x)), out))
+    return out
+
+
+_F32_HALF_MAX = float(np.finfo(np.float32).max) / 2
 
 
 def _gelu_host(x, approximate):
@@ -270,7 +287,10 @@ def _gelu_host(x, approximate):
 
 def _gelu_np(a):
     with _host.kernel("GeLU"):
-        return 0.5 * a * (1 + _erf32(a * np.float32(_SQRT1_2)))
+        # torch's CPU order, x (1 + erf) / 2: inf past FLT_MAX / 2, as its kernel; and its vectorised erf
+        # is NaN at +-inf, so is its gelu
+        out = a * (1 + _erf32(a * np.float32(_SQRT1_2))) * np.float32(0.5)
+        return np.where(np.isinf(a), np.float32(np.nan), out).astype(a.dtype, copy=False)
 
 
 def _gelu_grad_np(a):
@@ -340,7 +360,61 @@ def gelu(input, *, approximate="none"):
 
 def _silu(x):
     _float_only(x, "silu_cpu")
-    return _in_float(ops.silu, x)
+    if x.dtype in (ms.complex64, ms.complex128):
+        if MP.grad_enabled() and MP.requires_grad(x):
+            raise RuntimeError("silu does not support automatic differentiation for outputs with complex dtype.")
+        return _complex_quotient(x, ops.add(ops.exp(ops.neg(x)), _c(1.0, x)))
+    return _in_float(_silu_real, x)
+
+
+_COMPLEX_OF_PARTS = ops.Complex()
+
+
+def _complex_quotient(num, den):
+    """num / den as torch's complex division (Smith's: scaled by the larger part of ``den``), on the parts:
+    MindSpore divides by an infinite ``den`` as C99 does (0), torch gets NaN where the scaling meets inf/inf."""
+    a, b, c, d = ops.real(num), ops.imag(num), ops.real(den), ops.imag(den)
+    wide = ops.greater_equal(ops.abs(c), ops.abs(d))
+    zero = ops.logical_and(ops.equal(c, _c(0.0, c)), ops.equal(d, _c(0.0, d)))
+    # |c| >= |d|: r = d / c, s = 1 / (c + d r); otherwise r = c / d, s = 1 / (d + c r)
+    big, small = ops.where(wide, c, d), ops.where(wide, d, c)
+    safe = ops.where(zero, _c(1.0, c), big)
+    r = ops.div(small, safe)
+    s = ops.div(_c(1.0, c), ops.add(safe, ops.mul(small, r)))
+    re = ops.where(wide, ops.add(a, ops.mul(b, r)), ops.add(ops.mul(a, r), b))
+    im = ops.where(wide, ops.sub(b, ops.mul(a, r)), ops.sub(ops.mul(b, r), a))
+    re, im = ops.mul(re, s), ops.mul(im, s)
+    # 0 / 0: torch divides each part by a zero (inf or NaN, signed)
+    re = ops.where(zero, ops.div(a, ops.abs(c)), re)
+    im = ops.where(zero, ops.div(b, ops.abs(d)), im)
+    return _COMPLEX_OF_PARTS(re, im)
+
+
+def _silu_real(x):
+    if MP.grad_enabled() and MP.requires_grad(x):
+        return Silu.apply(wrap(x))._ms
+    return ops.silu(x)
+
+
+class Silu(Function):
+    """silu with torch's gradient, dy s (1 + x (1 - s)) for s = sigmoid(x), in recorded ops (double
+    backward differentiates it): dy at a huge x (x * 0), -0 at a huge negative one, NaN at an infinite
+    one, where MindSpore's SiLUGrad gives NaN for all of them. Named after torch's node (SiluBackward0)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return wrap(ops.silu(x._ms))
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, g = ctx.saved_tensors[0]._ms, grad._ms
+        one = _c(1.0, x)
+        # torch's steps, s = 1 / (1 + exp(-x)) (s is 1 once exp(-x) is below half an ulp of 1); a float32
+        # exp computed in float64 and rounded: MindSpore's float32 exp is a few ulps off
+        e = ops.exp(ops.neg(x)) if x.dtype == ms.float64 else cast(ops.exp(ops.neg(cast(x, ms.float64))), x.dtype)
+        s = ops.div(one, ops.add(one, e))
+        return wrap(ops.mul(ops.mul(g, s), ops.add(one, ops.mul(x, ops.sub(one, s)))))
 
 
 @register("silu", family=F, namespace="nn.functional", raw=True)
@@ -511,6 +585,8 @@ def _rrelu(input, lower, upper, training, generator, inplace):
     if not training:
         return _leaky_relu(x, (lower + upper) / 2)
     _float_only(x, "rrelu_with_noise_out_cpu")
+    if x.dtype == _f16:   # (torch's CPU kernel has bfloat16, not float16; empty input refused too)
+        _not_impl("rrelu_with_noise_out_cpu", x)
     host = read_host(cast(x, _f32) if x.dtype in _HALF else x)
     neg = host <= 0
     noise = np.ones(host.shape, np.float64 if x.dtype is _f64 else np.float32)
@@ -542,11 +618,20 @@ def normalize(input, p=2.0, dim=1, eps=1e-12):
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. "
                            f"Got {scalar_type_name(dtype_of(input))}")
     axis = wrap_dim(dim, input.ndim)
-
-    def run(x):
-        norm = vector_norm(x, p, (axis,), True)
-        return ops.div(x, ops.clamp(norm, eps))
-    return _in_float(run, input)
+    if input.size == 0 and (p < 0 or p == math.inf):   # torch's refusal of a norm with no identity, in its words
+        OPS["linalg.vector_norm"].impl(input, p, dim, True)
+    dt = input.dtype
+    if dt in _HALF:
+        # torch rounds the norm to the half dtype and clamps it by eps rounded to it too (1e-12 is 0 in
+        # float16: a zero row is 0 / 0 = NaN there); the division is computed in float32 and rounded once
+        x = cast(input, _f32)
+        norm = cast(cast(vector_norm(x, p, (axis,), True), dt), _f32)
+        eps_h = float(read_host(cast(ms.Tensor(float(eps), _f32), dt)).astype(np.float32))
+        return cast(ops.div(x, ops.clamp(norm, eps_h)), dt)
+    norm = ops.clamp(vector_norm(input, p, (axis,), True), eps)
+    if dt in (ms.complex64, ms.complex128):   # (the real norm divides a complex input: no mixed Div kernel)
+        norm = cast(norm, dt)
+    return ops.div(input, norm)
 
 
 @register("gumbel_softmax", family=F, namespace="nn.functional", raw=True)
@@ -554,7 +639,10 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     # composed from Tensor ops, as torch's: the noise is exponential_() from the generator torch would use
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=3)
-    gumbels = -PUBLIC["empty_like"](logits).exponential_().log()
+    noise = PUBLIC["empty_like"](logits)
+    if logits.numel():   # (torch's exponential_ of nothing returns before its dtype check)
+        noise.exponential_()
+    gumbels = -noise.log()
     y_soft = ((logits + gumbels) / tau).softmax(dim)
     if not hard:
         return y_soft

@@ -164,6 +164,8 @@ def affine_grid_generator(theta, size, align_corners):
     full = size[:1] + spatial
     cols = []
     for i, s in enumerate(reversed(spatial)):       # W, H(, D)
+        if s > 1 and theta.dtype == D.bool_:
+            raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
         if s <= 1:
             if theta.dtype in (D.float16, D.bfloat16, D.bool_):
                 raise NotImplementedError(f"\"tensor_cpu\" not implemented for '{D.scalar_type_name(theta.dtype)}'")
@@ -210,15 +212,30 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
 
 @register("norm_except_dim", family=F, namespace="torch", raw=True)
 def norm_except_dim(v, pow=2, dim=0):  # noqa: A002 (torch's name)
-    """The ``pow``-norm over every dim but ``dim`` (kept as size 1); ``dim=-1``: over everything (weight_norm)."""
+    """The ``pow``-norm over every dim but ``dim`` (kept as size 1); ``dim=-1``: over everything (weight_norm).
+    torch's composite, view by view (so a 1-d input keeps its size, and an empty one fails its view)."""
     if dim == -1:
-        return PUBLIC["linalg.vector_norm"](v, pow)
-    dims = tuple(d for d in range(v.dim()) if d != dim)
-    return PUBLIC["linalg.vector_norm"](v, pow, dims, True)
+        return v.norm(pow)
+    if dim == 0:
+        return v.contiguous().view(v.size(0), -1).norm(pow, 1).view([v.size(0)] + [1] * (v.dim() - 1))
+    if dim == v.dim() - 1:
+        return v.contiguous().view(-1, v.size(dim)).norm(pow, 0).view([1] * (v.dim() - 1) + [v.size(dim)])
+    return norm_except_dim(v.transpose(0, dim), pow, 0).transpose(0, dim)
 
 
 
 def _grid_sampler_nd(n, input, grid, interpolation_mode, padding_mode, align_corners):
+    # torch's common checks come before the rank's: sizes read by index (a 0-d tensor's IndexError)
+    if input.size(0) != grid.size(0):
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got input with "
+                           f"sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
+    if grid.size(-1) != input.dim() - 2:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {input.dim() - 2} in last dimension, but got "
+                           f"grid with sizes {list(grid.shape)}")
+    for i in range(2, input.dim()):
+        if input.size(i) <= 0:
+            raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial dimensions, but input has "
+                               f"sizes {list(input.shape)} with dimension {i} being empty")
     if input.dim() != n + 2 or grid.dim() != n + 2:
         raise RuntimeError(f"grid_sampler(): expected {n + 2}D input and grid with same number of dimensions, but got "
                            f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
@@ -255,6 +272,10 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
     that gave the max (first on ties, 0 for an empty bag) in max mode, else a copy of ``bag_size``."""
     if mode not in _BAG_MODES:
         raise RuntimeError("`mode` must be sum, mean, or max.")
+    if weight.dim() == 0 and (padding_idx is not None and padding_idx < 0 or weight.requires_grad):
+        # torch reads weight.size(0) before any check there: to wrap a negative padding_idx, and in its
+        # autograd wrapper
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     # _embedding_bag_cpu_impl's checks, in its order (indices and offsets promoted to a common type first)
     if indices.dim() not in (1, 2):
         raise RuntimeError(f"input has to be a 1D or 2D Tensor, but got Tensor of dimension {indices.dim()}")
@@ -331,13 +352,30 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     if input.dim() == 0:   # (torch's kernel sizes a SmallVector by dim() - 1)
         raise RuntimeError("SmallVector unable to grow. Requested capacity (18446744073709551615) is larger than "
                            "maximum value for size type (4294967295)")
+    _check_float_kernel(input, "batch_norm")
+    _check_mixed(input, weight, bias, running_mean, running_var)
     if input.dim() == 1:
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
-    _check_float_kernel(input, "batch_norm")
     if training:
         _check_not_empty(input)
-    out = PUBLIC["nn.functional.batch_norm"](input, running_mean, running_var, weight, bias, training, momentum, eps)
+    # (the kernel itself: none of F.batch_norm's checks of the batch size, eps and the parameters' sizes)
+    from .nn_norm import _batch_norm
+    from .._tensor import wrap
     dtype = _stats_dtype(input, weight, bias, running_mean, running_var)
+    if input.numel() == 0:      # (evaluation of an empty input: torch's kernel reads no parameter)
+        empty = PUBLIC["empty"](0, dtype=dtype)
+        return input * 1, empty, empty.clone()
+    c = input.shape[1]
+    for t, name in ((weight, "weight"), (bias, "bias")) + ((() if training else
+                                                            ((running_mean, "running_mean"), (running_var, "running_var")))):
+        if t is not None and t.numel() != c:
+            # (torch's kernel takes a parameter of another size by the input's memory layout: its first
+            # elements, or broadcast against the channels; none of its results is checked)
+            raise RuntimeError(f"mstorch: torch.native_batch_norm with {name} of {t.numel()} elements for {c} "
+                               "channels is not supported (torch's result depends on the input's memory layout)")
+    # training updates the running statistics given: their first elements, as torch's kernel does
+    with _first_running(running_mean, c, "running_mean") as rm, _first_running(running_var, c, "running_var") as rv:
+        out = wrap(_batch_norm(input, weight, bias, rm, rv, training, momentum, eps))
     if not training:
         empty = PUBLIC["empty"](0, dtype=dtype)
         return out, empty, empty.clone()
@@ -350,15 +388,64 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
 
 def _bn_moments(input, dtype):
     """(mean, sum of squared deviations, count) per channel (dim 1), computed in float32 for a float16/bfloat16
-    input (bfloat16 statistics rounded to it, as torch's)."""
+    input (bfloat16 statistics rounded to it, as torch's). torch's kernel for a contiguous float32 input sums
+    in float64 (its mean of values near the float32 limit stays finite), squaring the deviations from the
+    float32 mean in float32."""
     x = _opmath(input)
     dims = tuple(d for d in range(x.dim()) if d != 1)
+    if input.dtype == D.float32 and x.is_contiguous():
+        mean = x.double().mean(dims).float()
+        cen = x - mean.reshape([1, -1] + [1] * (x.dim() - 2))
+        return mean, (cen * cen).double().sum(dims).float(), x.numel() // max(x.shape[1], 1)
     kept = x.mean(dims, keepdim=True)
     cen = x - kept
     mean, var_sum = x.mean(dims), (cen * cen).sum(dims)
     if dtype == D.bfloat16:
         mean, var_sum = _round(mean, dtype), _round(var_sum, dtype)
     return mean, var_sum, x.numel() // max(x.shape[1], 1) if x.dim() > 1 else x.numel()
+
+
+def _check_mixed(input, *params, mixed=_HALF):
+    """torch's CPU norms take parameters of the input's dtype, or float32 ones for an input of a ``mixed``
+    dtype (the first parameter given decides)."""
+    first = next((t for t in params if t is not None), None)
+    if first is None or first.dtype == input.dtype:
+        return
+    if input.dtype not in mixed:
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    if any(t is not None and t.dtype != D.float32 for t in params):
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+
+
+def _first(t, c, name):
+    """The first ``c`` elements of a per-channel parameter, as torch's kernel reads it (it checks no size: a
+    shorter one it reads past its end, which has no result to match)."""
+    if t is None or t.numel() == c:
+        return t
+    if t.numel() < c:
+        raise RuntimeError(f"mstorch: {name} has {t.numel()} elements for {c} channels; torch's kernel reads past "
+                           "its end (an undefined result)")
+    return t.reshape(-1)[:c]
+
+
+class _first_running:
+    """The first ``c`` elements of a running statistic, as a tensor the kernel updates in place: written back
+    into those elements after (the rest untouched, as torch's kernel leaves them)."""
+
+    def __init__(self, t, c, name):
+        self.t, self.part = t, _first(t, c, name)
+        if self.part is not None and self.part is not t:
+            self.part = self.part.clone()
+
+    def __enter__(self):
+        return self.part
+
+    def __exit__(self, *exc):
+        if exc[0] is None and self.part is not None and self.part is not self.t:
+            from ..autograd.grad_mode import no_grad
+            with no_grad():
+                self.t.view(-1)[:self.part.numel()] = self.part
+        return False
 
 
 def _check_float_kernel(input, name):
@@ -390,9 +477,16 @@ def _per(total, count, dtype):
 def native_dropout(input, p, train):
     """(dropout, mask): the draw is torch's dropout stream on ``input``'s shape; ``train=None`` trains."""
     if input.numel() == 0:   # torch's mask of an empty input is an empty tensor of the input's dtype
-        return input * 1, PUBLIC["empty_like"](input).detach()
+        on_graph = input.dtype.is_floating_point or input.dtype.is_complex
+        return input * 1 if on_graph else input.clone(), PUBLIC["empty_like"](input).detach()
     if train is False:
         return input.clone(), PUBLIC["ones_like"](input, dtype=D.bool_)
+    if not 0 <= p <= 1:     # (torch draws the mask with bernoulli_(1 - p))
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={1 - p:g}")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        # torch scales the masked input in place by a float (even for p = 0): an integer or bool one refuses it
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{D.scalar_type_name(input.dtype)}")
     noise = PUBLIC["dropout"](PUBLIC["ones_like"](input), p, True)
     mask = noise != 0
     if train is None:
@@ -414,10 +508,17 @@ def batch_norm_update_stats(input, running_mean, running_var, momentum):
     the mean and the unbiased var by ``momentum`` in place, as torch's kernel does. Computed in float32 for a
     float16/bfloat16 input, and given in float32 where the running statistics are (as torch's)."""
     _check_float_kernel(input, "batch_norm_update_stats_cpu")
+    _check_mixed(input, running_mean, running_var, mixed=_HALF + (D.float32,))
     if input.dim() < 2:
         raise IndexError("Dimension specified as 1 but tensor has no dimensions" if input.dim() == 0 else
                          "Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     _check_not_empty(input)
+    c = input.shape[1]
+    with _first_running(running_mean, c, "running_mean") as rm, _first_running(running_var, c, "running_var") as rv:
+        return _update_stats(input, rm, rv, momentum)
+
+
+def _update_stats(input, running_mean, running_var, momentum):
     dtype = _stats_dtype(input, running_mean, running_var)
     mean, var_sum, n = _bn_moments(input, dtype)
     var = _per(var_sum, n, dtype)

@@ -108,9 +108,7 @@ def _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa):
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
                                "is_causal=True")
     _sdp_backend_for(query, key, value, dropout_p)  # torch's backend switches (nn.attention.sdpa_kernel)
-    if query.dtype not in _FLOATS:
-        raise RuntimeError(f"expected scalar type Float but found {_cname(query)}")
-    if dropout_p > 1:
+    if dropout_p > 1 and query.dtype not in (ms.complex64, ms.complex128):   # (complex: softmax refuses first)
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
     if key.shape[-1] != query.shape[-1]:
         raise RuntimeError(
@@ -122,7 +120,7 @@ def _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa):
             f"[{_batch(query)}, {key.shape[-2]}] but got: [{_batch(value)}, {value.shape[-2]}].")
     if enable_gqa and query.ndim >= 3:
         hq, hk, hv = query.shape[-3], key.shape[-3], value.shape[-3]
-        if hq % hk or hq % hv:
+        if hk and hv and (hq % hk or hq % hv):   # (no heads: nothing to check, as torch)
             raise RuntimeError("Number of heads in key and value must divide the number of heads in ")
 
 
@@ -137,7 +135,26 @@ def _batch(t):
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
                                  scale=None, enable_gqa=False):
     _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa)
+    if query.shape[-2] == 0 or key.shape[-2] == 0 or 0 in query.shape[:-2] or 0 in key.shape[:-2]:
+        # no scores: torch's kernel never reads the mask (its shape goes unchecked) and gives zeros in
+        # query's batch shape (the rows of an empty key attend to nothing), where MindSpore's BatchMatMul
+        # refuses the empty operands
+        shape = tuple(query.shape[:-2]) + (query.shape[-2], value.shape[-1])
+        return ops.zeros_on(shape, query.dtype, (query, key, value))
+    if query.dtype not in _FLOATS:
+        _refuse_dtype(query, key, value)
+        return ops.zeros_on(tuple(query.shape[:-1]) + (value.shape[-1],), query.dtype, (query, key, value))
     return kernels.ACTIVE["sdpa"](query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
+def _refuse_dtype(query, key, value):
+    """torch's math path takes any dtype until a kernel runs on a non-empty operand: the scores' matmul
+    (no integer kernel) or their softmax (no complex one). An empty output is never computed."""
+    if 0 in value.shape[-1:]:
+        return
+    if query.dtype in (ms.complex64, ms.complex128):
+        raise NotImplementedError(f"\"softmax_lastdim_kernel_impl\" not implemented for '{_cname(query)}'")
+    raise RuntimeError(f"expected scalar type Float but found {_cname(query)}")
 
 
 def _sdpa_native(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
@@ -276,8 +293,16 @@ def canonical_mask(mask, mask_name, other_type, other_name, target_type, check_o
         warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for "
                       "both instead.", stacklevel=3)
     if mask.dtype == ms.bool_:
+        if target_type not in _FLOATING and target_type != ms.bool_:
+            # torch fills -inf into a mask of the (integer) query's dtype: its overflow check
+            raise RuntimeError(f"value cannot be converted to type {_C_INT[target_type]} without overflow")
         mask = _additive(mask, target_type, keep_true=False)
     return mask
+
+
+_FLOATING = (ms.float16, ms.bfloat16, ms.float32, ms.float64, ms.complex64, ms.complex128)
+_C_INT = {ms.uint8: "uint8_t", ms.int8: "int8_t", ms.int16: "int16_t", ms.int32: "int32_t", ms.int64: "int64_t",
+          ms.uint16: "uint16_t", ms.uint32: "uint32_t", ms.uint64: "uint64_t"}
 
 
 def _shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):

@@ -101,7 +101,7 @@ def _check_kernel_dtype(input, n, dilation=None):
     of a forward convolution: torch's dilated kernel has integers of 64 bits only)."""
     if dilation is not None and input.dtype in _NO_DILATED and any(d > 1 for d in dilation):
         raise NotImplementedError(f"\"slow_conv_dilated<>\" not implemented for '{_name(input)}'")
-    if dtype_of(input).is_complex:
+    if dtype_of(input).is_complex and input.size:   # (torch convolves complex tensors; an empty one is zeros)
         raise NotImplementedError(f"mstorch: conv{n}d / conv_transpose{n}d on complex tensors is not supported "
                                   f"(no complex convolution kernel on this backend)")
     if input.dtype == ms.bool_:
@@ -264,6 +264,16 @@ def _im2col_tiled(x, w, stride, dilation, groups):
     return ops.cat(tiles, 2)
 
 
+def stepped_slice(x, begin, end, strides):
+    """``ops.strided_slice`` with a backward that works: MindSpore's CPU StridedSliceGrad fails ("input
+    memory out of bounds") on a stepped dim before a whole last dim of step 1 (a (2, 4, 3) input stepped
+    (1, 2, 1) to its end), so the last dim gets one more (zero) element first: the slice then ends before it."""
+    if any(st > 1 for st in strides[:-1]) and strides[-1] == 1 and begin[-1] == 0 and end[-1] >= x.shape[-1]:
+        x = ops.pad(x, (0, 1))
+        end = tuple(end[:-1]) + (x.shape[-1] - 1,)
+    return ops.strided_slice(x, begin, end, strides)
+
+
 def _im2col(x, w, stride, dilation, groups, out):
     kernel = w.shape[2:]
     N, C = x.shape[:2]
@@ -271,7 +281,7 @@ def _im2col(x, w, stride, dilation, groups, out):
     for offs in itertools.product(*[range(k) for k in kernel]):
         begin = (0, 0) + tuple(o * d for o, d in zip(offs, dilation))
         end = (N, C) + tuple(b0 + (o - 1) * st + 1 for b0, o, st in zip(begin[2:], out, stride))
-        cols.append(ops.strided_slice(x, begin, end, (1, 1) + tuple(stride)))
+        cols.append(stepped_slice(x, begin, end, (1, 1) + tuple(stride)))
     col = ops.stack(cols, 2)                                   # (N, C, K, *out)
     K = len(cols)
     L = math.prod(out)
@@ -363,9 +373,7 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
         raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, lead + list(input.shape[2:])))}). "
                            f"Calculated output size per channel: ({' x '.join(map(str, lead + out))}). "
                            f"Output size is too small")
-    y = _transpose_run(input, weight, stride, padding, output_padding, groups, dilation, out, n)
-    if bias is not None:
-        y = y + cast(bias, y.dtype).reshape((1, cout) + (1,) * n)
+    y = _transpose_run(input, weight, bias, stride, padding, output_padding, groups, dilation, out, n)
     return y.squeeze(0) if unbatched else y
 
 
@@ -381,13 +389,19 @@ def _transpose3d(cin, cout, kernel, pad, stride, dilation, groups, output_paddin
                              group=groups, output_padding=output_padding)
 
 
-def _transpose_run(x, w, stride, padding, output_padding, groups, dilation, out, n):
+def _transpose_run(x, w, b, stride, padding, output_padding, groups, dilation, out, n):
+    """The transposed convolution plus the bias (added in float32 for bfloat16: rounded once, and
+    MindSpore's ReduceSum, the bias's gradient, has no bfloat16 kernel)."""
     dt = x.dtype
     if dt == ms.bfloat16:
         x, w = cast(x, ms.float32), cast(w, ms.float32)
-    elif dt not in _NATIVE:
-        return _transpose_composed(x, w, stride, padding, output_padding, groups, dilation, out, n)
-    y = kernels.ACTIVE["conv_transpose"](x, w, stride, padding, output_padding, groups, dilation, out, n)
+        b = None if b is None else cast(b, ms.float32)
+    if dt in _NATIVE or dt == ms.bfloat16:
+        y = kernels.ACTIVE["conv_transpose"](x, w, stride, padding, output_padding, groups, dilation, out, n)
+    else:
+        y = _transpose_composed(x, w, stride, padding, output_padding, groups, dilation, out, n)
+    if b is not None:
+        y = y + b.reshape((1, y.shape[1]) + (1,) * n)
     return cast(y, dt) if dt == ms.bfloat16 else y
 
 

@@ -6,7 +6,7 @@ from .. import _dtype as D
 from .._tensor import scalar_type_name
 from ._helpers import promote, result_type, wrap_dim, cast, dtype_of
 from ._registry import PUBLIC, register
-from .nn_loss import F, _broadcast_checked, _c, _in_float, _mode, _reduce, _sg
+from .nn_loss import F, _HALF, _broadcast_checked, _c, _in_float, _mode, _reduce, _rounded_steps, _sg
 from .reduction import vector_norm
 from .arithmetic import abs as _abs, _sub_bool_error
 
@@ -17,14 +17,28 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     if rt is D.bool_:
         _sub_bool_error(a, b)
     nd = max(a.ndim, b.ndim)
-    # torch adds eps as a double: integer differences become the default float dtype
-    d, e, _ = promote(ops.sub(a, b), float(eps))
-    d = ops.add(d, e)
+    half = a.dtype if a.dtype in _HALF else None
+    if half is not None:
+        # torch rounds the difference, and the difference plus eps, to the half type (each step computed in
+        # float32): an unrounded difference can give a norm one ulp off, and the triplet losses' min a tie
+        step = _rounded_steps(half)
+        d = step(ops.sub(cast(a, ms.float32), cast(b, ms.float32)))
+        d = step(ops.add(d, _c(float(eps), d)))
+    else:
+        # torch adds eps as a double: integer differences become the default float dtype
+        d, e, _ = promote(ops.sub(a, b), float(eps))
+        d = ops.add(d, e)
     if d.dtype in (ms.complex64, ms.complex128):
         d = _abs(d)   # a complex difference's norms are its magnitudes' norms, and real as torch's
+    if d.ndim and abs(p) == float("inf") and d.shape[max(nd - 1, 0)] == 0:   # (max/min have no identity)
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {'inf' if p > 0 else '-inf'} norm on the "
+                           f"dimension {max(nd - 1, 0)}because this dimension is empty and the operation does not "
+                           f"have an identity")
     if d.ndim == 0:
-        return ops.abs(d) if p != 0 else cast(ops.ne(d, _c(0, d)), d.dtype)
-    return _in_float(lambda v: vector_norm(v, p, (max(nd - 1, 0),), keepdim), d)
+        r = ops.abs(d) if p != 0 else cast(ops.ne(d, _c(0, d)), d.dtype)
+    else:
+        r = _in_float(lambda v: vector_norm(v, p, (max(nd - 1, 0),), keepdim), d)
+    return r if half is None else cast(r, half)
 
 
 def _clamped_norm(n, eps):
@@ -45,6 +59,8 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     a, b = (cast(x, rt._ms) if dtype_of(x)._cat < D._FLOAT else x for x in (x1, x2))
     a, b = _broadcast_checked(a, b)
     axis = wrap_dim(dim, a.ndim)
+    if a.ndim == 0:   # (0-d operands: the norms over their one element; the sum over it is 0-d again)
+        a, b = a.reshape(1), b.reshape(1)
 
     def unit(u):
         # the norm rounded to u's dtype, then the quotient (half types: each step in float32, rounded once)

@@ -14,6 +14,8 @@ from . import _msops as ops
 
 from .. import _dtype as D
 from .._tensor import wrap
+from .. import _ms_private as _P
+from ..autograd.function import Function
 from .._cast import cast
 from ._registry import register
 
@@ -71,10 +73,25 @@ def _wrap_padding(padding_idx, n):
     return padding_idx + n if padding_idx < 0 else padding_idx
 
 
+class Embedding(Function):
+    """``y`` in value, ``s * dy`` in gradient (``s`` broadcasts over the embedding dim). A custom node, not
+    ``y' + s (y - y')`` with ``y'`` detached, whose value is NaN where ``y`` is infinite; named after
+    torch's node (grad_fn: EmbeddingBackward, torch's EmbeddingBackward0)."""
+
+    @staticmethod
+    def forward(ctx, y, s):
+        ctx.s = s
+        return wrap(y._ms.copy())
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * ctx.s, None
+
+
 def _grad_scale(y, s):
-    """``y`` in value, ``s * dy`` in gradient (s broadcasts over the embedding dim)."""
-    sg = ops.stop_gradient(y)
-    return sg + (y - sg) * s
+    if not _P.requires_grad(y):
+        return y
+    return Embedding.apply(wrap(y), wrap(s))._ms
 
 
 @register("embedding", family=F, namespace="nn.functional", raw=True)
@@ -84,11 +101,13 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         raise NotImplementedError("torch.nn.functional.embedding(sparse=True) is not supported by mstorch: it "
                                   "cannot return sparse gradient tensors; use sparse=False")
     w, idx = weight._ms, input._ms
-    n = w.shape[0]
+    if not w.ndim and padding_idx:   # (torch's Python check reads weight.size(0) for a nonzero one first)
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    n = w.shape[0] if w.ndim else 0
     padding_idx = _wrap_padding(padding_idx, n)
-    _check_indices(idx, "embedding")
-    if w.ndim != 2:
+    if w.ndim != 2:   # (torch's kernel checks the weight before the indices)
         raise RuntimeError("'weight' must be 2-D")
+    _check_indices(idx, "embedding")
     # the indices on the host: to check their range (torch's CPU kernel does, its CUDA kernel does not:
     # not on the device path unless MSTORCH_CHECK_INDICES=1), and for max_norm / scale_grad_by_freq
     host = _host(idx) if kernels.CHECK_INDICES or max_norm is not None or scale_grad_by_freq else None
@@ -111,7 +130,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         s = 1.0 / counts[host]
         if padding_idx is not None:
             s = np.where(host == padding_idx, 0.0, s)
-        out = _grad_scale(out, cast(ms.Tensor(s[..., None].astype(np.float32)), out.dtype))
+        wide = np.float64 if out.dtype == ms.float64 else np.float32
+        out = _grad_scale(out, cast(ms.Tensor(s[..., None].astype(wide)), out.dtype))
     elif padding_idx is not None and host is None:   # the device path: the padding rows masked by kernels
         mask = ops.equal(idx, padding_idx).expand_dims(-1)
         out = ops.select(mask.broadcast_to(out.shape), ops.stop_gradient(out), out)
@@ -146,6 +166,9 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                              "fixed length sequences. However, found offsets of type "
                              "<class 'torch.Tensor'>")
         bags, length = idx.shape
+        d = D._FROM_MS[idx.dtype]
+        if d.is_complex or d is D.bool_:   # (torch's offsets: arange(0, numel, size(1)) in input's dtype)
+            raise NotImplementedError(f"\"arange_cpu\" not implemented for '{D.SCALAR_TYPE_NAMES[d]}'")
         if length == 0:   # (torch's arange(0, numel, size(1)) for the offsets)
             raise RuntimeError("step must be nonzero")
         include_last_offset = False
@@ -234,7 +257,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         if scale_grad_by_freq:
             rows = _freq_scale(rows, host, host, n)
         if psw is not None:
-            rows = rows * cast(psw, rows.dtype)[:, None]
+            rows = ops.mul(rows, cast(psw, rows.dtype)[:, None])
         rows = rows.reshape(nbags, fixed, dim)
         if mode == "sum":
             return wrap(ops.sum(rows, 1))
@@ -268,7 +291,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         rows = _freq_scale(rows, host[pos], host, n)
     if psw is not None:
         p = psw if pos.size == total else ops.gather(psw, ms.Tensor(pos.astype(np.int64)), 0)
-        rows = rows * cast(p, rows.dtype)[:, None]
+        rows = ops.mul(rows, cast(p, rows.dtype)[:, None])
     if trailing is not None:   # (zero values that still pass the gradient)
         rows = ops.select(ms.Tensor(trailing[pos][:, None].copy()).broadcast_to(rows.shape),
                           ops.sub(rows, ops.stop_gradient(rows)), rows)
@@ -277,7 +300,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         return wrap(_max_grad_quirks(_bag_max(rows, seg, bag[pos], counts, nbags), w, span, counts))
     out = ops.unsorted_segment_sum(rows, seg, nbags)
     if mode == "mean":
-        out = out / cast(ms.Tensor(np.where(span > 0, span, 1).astype(np.float32)[:, None]), out.dtype)
+        out = ops.div(out, cast(ms.Tensor(np.where(span > 0, span, 1).astype(np.float32)[:, None]), out.dtype))
         if (span < 0).any():
             # (unsorted offsets) torch's backward divides the gradient by any nonzero bag_size, a negative
             # one too, where the forward divided by max(bag_size, 1)
@@ -293,7 +316,7 @@ def _linked_zeros(shape, w, psw):
     zeros = ops.zeros(shape, w.dtype)
     src = ops.broadcast_to(w[:1], shape)
     if psw is not None and psw.size:
-        src = src + ops.broadcast_to(cast(psw[:1], src.dtype).reshape(1, 1), shape)
+        src = ops.add(src, ops.broadcast_to(cast(psw[:1], src.dtype).reshape(1, 1), shape))
     return ops.select(ms.Tensor(np.zeros(shape, bool)), src, zeros)
 
 

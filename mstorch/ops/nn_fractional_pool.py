@@ -40,6 +40,10 @@ def _pool(name, nd, input, kernel_size, output_size, samples):
     if input.dim() not in (nd + 1, nd + 2):
         raise RuntimeError(f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: {list(input.shape)}")
     kernel, out = _tuple(kernel_size, nd), tuple(int(o) for o in _tuple(output_size, nd))
+    for i in range(1, input.dim()):
+        if input.shape[i] == 0:
+            raise RuntimeError(f"{name}{'_out' if nd == 3 else ''}(): Expected input to have non-zero size for "
+                               f"non-batch dimensions, but got{list(input.shape)} with dimension {i} being empty.")
     words = ("time", "height", "width")[3 - nd:]
     for w, k, o, s in zip(words, kernel, out, spatial):
         # (torch's 3-D kernel also refuses a last window that ends at the input's edge, and names itself _out)
@@ -47,13 +51,19 @@ def _pool(name, nd, input, kernel_size, output_size, samples):
             raise RuntimeError(f"{name}{'_out' if nd == 3 else ''}(): pool {w} {k} too large relative to input {w} {s}")
     if samples.dtype != input.dtype:
         raise RuntimeError("Expect _random_samples to have the same dtype as input")
-    if samples.dim() != 3 or samples.shape[2] != nd:
-        raise RuntimeError(f"Expect _random_samples.size(2) equals to {nd}; got {samples.shape[2]}.")
+    if samples.dim() != 3:
+        raise RuntimeError(f"Expect _random_samples to have 3 dimensions, got {samples.dim()}")
     x = input if batched else input.unsqueeze(0)
     n, c = x.shape[0], x.shape[1]
-    if samples.shape[0] < n or samples.shape[1] < c:
-        raise RuntimeError(f"Expect _random_samples to have at least {n} samples of {c} planes each, got "
-                           f"{list(samples.shape)}")
+    if samples.shape[0] < n:
+        raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")
+    if samples.shape[1] != c:
+        raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    if samples.shape[2] != nd:
+        raise RuntimeError(f"Expect _random_samples.size(2) equals to {nd}; got {samples.shape[2]}.")
+    if n == 0:      # an empty batch: torch's empty results
+        empty = PUBLIC["empty"]((0, c) + out, dtype=input.dtype)
+        return empty + x.sum() * 0 if x.requires_grad else empty, PUBLIC["empty"]((0, c) + out, dtype=D.int64)
     u = samples.detach()[:n, :c].float().numpy() if samples.dtype == D.bfloat16 else samples.detach()[:n, :c].numpy()
     np_type = _FLOAT_NP.get(input.dtype, np.float32)
     # which draw places which dim, as torch's kernels read them: 2-D u[..., 0] the width windows and u[..., 1]

@@ -1,4 +1,5 @@
 """torch.nn.functional.linear / bilinear."""
+import mindspore as ms
 from . import _msops as ops
 
 from . import _host
@@ -7,6 +8,7 @@ from ._helpers import dtype_of, wrap_dim
 from .. import _ms_private as P
 from ._registry import OPS, register
 from .products import _mm
+from ._views import infer_size
 
 F = "nn.linear"
 
@@ -22,25 +24,75 @@ def linear(input, weight, bias=None):
     if input.dtype != weight.dtype or bias is not None and weight.ndim == 2 and bias.dtype != weight.dtype:
         _dtype_error(input, weight, bias)
     if weight.ndim == 1:   # torch: input @ weight (+ bias), a vector product over input's last dim
-        if bias is not None and input.ndim == 2:
+        # (a 2-D input, or a 1-D bias, takes torch's addmm route, which wants a matrix)
+        if bias is not None and (input.ndim == 2 or bias.ndim == 1):
             raise RuntimeError("mat2 must be a matrix, got 1-D tensor")
         r = OPS["matmul"].impl(input, weight)
-        return r if bias is None else OPS["add"].impl(r, bias)
+        if bias is None:
+            return r
+        full = infer_size(tuple(r.shape), tuple(bias.shape))   # (torch adds the bias in place)
+        if full != tuple(r.shape):
+            raise RuntimeError(f"output with shape {list(r.shape)} doesn't match the broadcast shape {list(full)}")
+        return OPS["add"].impl(r, bias)
     if input.shape[-1] != weight.shape[-1]:
         rows = 1
         for s in input.shape[:-1]:
             rows *= s
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
                            f"{weight.shape[-1]}x{weight.shape[0]})")
+    if input.dtype == ms.bool_ and input.size and weight.size:   # (an empty product never reaches the kernel)
+        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
     if input.ndim == 2:
-        return kernels.ACTIVE["linear"](input, weight, bias)
+        if bias is not None:
+            _check_expand(bias, (input.shape[0], weight.shape[0]))
+        return _linear2d(input, weight, bias)
     lead = input.shape[:-1]
     rows = 1
     for n in lead:
         rows *= n
     flat = input.reshape(rows, input.shape[-1])   # (not -1: ambiguous for an empty input)
-    out = kernels.ACTIVE["linear"](flat, weight, bias)
+    out = _linear2d(flat, weight, bias)
     return out.reshape(tuple(lead) + (weight.shape[0],))
+
+
+def _linear2d(x, w, b):
+    if x.dtype in _COMPLEX and x.size and w.size:
+        return _complex_linear(x, w, b)
+    return kernels.ACTIVE["linear"](x, w, b)
+
+
+def _complex_linear(x, w, b):
+    """x w^T (+ b) for complex tensors as torch's BLAS computes it: the plain complex products (MindSpore's
+    complex MatMul recovers infinities from NaN as C99's complex product does, torch's gemm does not), and
+    without a bias the product scaled by alpha = 1 + 0j, so that an infinite part makes the other NaN."""
+    xr, xi, wr, wi = ops.real(x), ops.imag(x), ops.real(w), ops.imag(w)
+    re = ops.sub(_MATMUL_T(xr, wr), _MATMUL_T(xi, wi))
+    im = ops.add(_MATMUL_T(xr, wi), _MATMUL_T(xi, wr))
+    if not bool(ops.logical_and(ops.isfinite(re), ops.isfinite(im)).all()):
+        # an overflow: torch sums whole complex terms (x_k w_k), so +inf in one and -inf in another part's
+        # term is NaN where the separate real products of the parts may overflow to one infinity
+        xr, xi, wr, wi = xr.expand_dims(1), xi.expand_dims(1), wr.expand_dims(0), wi.expand_dims(0)
+        re = ops.sum(ops.sub(ops.mul(xr, wr), ops.mul(xi, wi)), 2)
+        im = ops.sum(ops.add(ops.mul(xr, wi), ops.mul(xi, wr)), 2)
+    if b is None:
+        zero = ops.zeros((), re.dtype)
+        re, im = ops.sub(re, ops.mul(im, zero)), ops.add(ops.mul(re, zero), im)
+        return _COMPLEX_OF_PARTS(re, im)
+    return ops.add(_COMPLEX_OF_PARTS(re, im), b)
+
+
+def _check_expand(bias, target):
+    """torch's addmm expands the bias to the product's shape: its error where that cannot be done."""
+    if bias.ndim > len(target):
+        raise RuntimeError(f"expand(torch.FloatTensor{{{list(bias.shape)}}}, size={list(target)}): the number of sizes "
+                           f"provided ({len(target)}) must be greater or equal to the number of dimensions in the "
+                           f"tensor ({bias.ndim})")
+    lead = len(target) - bias.ndim
+    for i, size in enumerate(bias.shape):
+        if size != 1 and size != target[lead + i]:
+            raise RuntimeError(f"The expanded size of the tensor ({target[lead + i]}) must match the existing size "
+                               f"({size}) at non-singleton dimension {lead + i}.  Target sizes: {list(target)}.  "
+                               f"Tensor sizes: {list(bias.shape)}")
 
 
 # classic primitives: their backward records completely (double backward is right)
@@ -128,6 +180,8 @@ _HostMm.__name__ = "MmBackward0"
 
 kernels.candidates("linear", dense=_linear_dense, matmul=_linear_matmul, host_blas=_linear_host)
 _MATMUL_T = ops.MatMul(transpose_b=True)
+_COMPLEX_OF_PARTS = ops.Complex()
+_COMPLEX = (ms.complex64, ms.complex128)
 _MATMUL_TA = ops.MatMul(transpose_a=True)
 _MATMUL = ops.MatMul()
 
@@ -172,6 +226,10 @@ def _bilinear_check(input1, input2, weight, bias):
 def bilinear(input1, input2, weight, bias=None):
     # out[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j] + b[o]
     _bilinear_check(input1, input2, weight, bias)
+    for x in (input1, input2):
+        if x.shape[-1] == 0:   # (torch flattens each input with reshape(-1, size(-1)): ambiguous there)
+            raise RuntimeError("cannot reshape tensor of 0 elements into shape [-1, 0] because the unspecified "
+                               "dimension size -1 can be any value and is ambiguous")
     lead = input1.shape[:-1]
     x1 = input1.reshape(-1, input1.shape[-1])
     x2 = input2.reshape(-1, input2.shape[-1])

@@ -14,6 +14,7 @@ from mindspore.ops import operations as P
 from .. import _dtype as D
 from .. import _ms_private as _P
 from .._tensor import scalar_type_name
+from .._cast import bf16_bits
 from ._helpers import dtype_of, promote, scalar_tensor, cast, float_result, _node
 from ._views import infer_size
 from .arithmetic import abs as _abs_impl
@@ -63,8 +64,14 @@ def _reduce(loss, mode):
         # torch accumulates half types in float32 and rounds once (and MindSpore's CPU sum has no bfloat16)
         return cast(_reduce(cast(loss, _f32), mode), loss.dtype)
     if mode == "mean":
+        if loss.dtype in (ms.complex64, ms.complex128):
+            # torch divides the complex sum by a complex count: an infinite real part makes the imaginary NaN
+            return ops.div(ops.sum(loss), ms.Tensor(np.array(loss.size, dtype_of(loss)._np)))
         return ops.mean(loss)
     if mode == "sum":
+        if dtype_of(loss)._cat < D._FLOAT:
+            # torch's integer sum wraps; MindSpore's CPU ReduceSum accumulates int64 in double
+            return OPS["sum"].impl(loss)
         return ops.sum(loss)
     return loss
 
@@ -75,6 +82,12 @@ def _rounded_steps(dtype):
     if dtype in _HALF:
         return lambda r: cast(cast(r, dtype), _f32)
     return lambda r: r
+
+
+def _bf16_value(v):
+    """The Python float ``v`` rounded to bfloat16 (torch's bfloat16 kernels hold their scalars so)."""
+    bits = np.array([bf16_bits(v)], np.uint16).astype(np.uint32) << 16
+    return float(bits.view(np.float32)[0])
 
 
 def _c(v, like):
@@ -122,6 +135,11 @@ def _xlogy(a, b):
     return OPS["xlogy"](a, b)
 
 
+def _exp(t):
+    # torch.exp in t's own dtype (half types computed in float32 and rounded)
+    return OPS["exp"](t)
+
+
 def _no_grad_weight(weight, fn, arg="weight"):
     if weight is not None and _needs_grad(weight):
         raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument '{arg}'. "
@@ -143,7 +161,9 @@ def _broadcast(a, b):
     shape = np.broadcast_shapes(tuple(a.shape), tuple(b.shape)) if a.shape != b.shape else None
     if shape is None:
         return a, b
-    return a.broadcast_to(shape), b.broadcast_to(shape)
+    # (ops.broadcast_to: a bfloat16 operand needing gradients broadcasts in float32, its backward's
+    # ReduceSum having no bfloat16 kernel)
+    return ops.broadcast_to(a, shape), ops.broadcast_to(b, shape)
 
 
 def _pair(input, target):
@@ -167,6 +187,29 @@ def _broadcast_checked(input, target):
 
 # --- binary cross-entropy ---------------------------------------------------------------------------
 
+def _into(shape, other_shape, mismatch=None):
+    """torch's in-place product into a loss of ``shape`` (its weights): ``other_shape`` must broadcast to it.
+    Shapes that do not broadcast are ``mismatch()``'s error (infer_size's by default)."""
+    try:
+        full = infer_size(tuple(shape), tuple(other_shape))
+    except RuntimeError:
+        if mismatch is None:
+            raise
+        mismatch()
+        raise
+    if tuple(full) != tuple(shape):
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(full)}")
+
+
+def _bce_weight_mismatch(weight, shape):
+    # (binary_cross_entropy's kernel expands the weight to the input's shape)
+    for i in range(1, min(len(shape), weight.ndim) + 1):
+        if weight.shape[-i] not in (1, shape[-i]):
+            raise RuntimeError(f"Attempting to broadcast a dimension of length {weight.shape[-i]} at {-i}! Mismatching "
+                               f"argument at index 1 had {_size(weight)}; but expected shape should be broadcastable "
+                               f"to {list(shape)}")
+
+
 @register("binary_cross_entropy", family=F, namespace="nn.functional")
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     mode = _mode(reduction, size_average, reduce)
@@ -175,8 +218,12 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                          f"({_size(input)}) is deprecated. Please ensure they have the same size.")
     if target.dtype != input.dtype:
         raise RuntimeError(f"Found dtype {_tname(target)} but expected {_tname(input)}")
-    _float_only(input, "binary_cross_entropy")
     _no_grad_weight(weight, "binary_cross_entropy")
+    if weight is not None:   # torch expands the weight before its kernel looks at the dtype
+        _into(input.shape, weight.shape, lambda: _bce_weight_mismatch(weight, tuple(input.shape)))
+    _float_only(input, "binary_cross_entropy")
+    if input.dtype in (ms.complex64, ms.complex128):
+        _not_impl("binary_cross_entropy", input)
     if not kernels.HOST_WORKAROUNDS:
         # the device path: no range check on the host (torch's CUDA kernel asserts on the device) and the
         # composition, whose values and gradients are torch's everywhere in [0, 1]
@@ -185,6 +232,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     lo, hi = (host.min(), host.max()) if host.size else (0.5, 0.5)
     if not (lo >= 0 and hi <= 1) or np.isnan(host).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
+    if not _in_unit_range(target):
+        raise RuntimeError("all elements of target should be between 0 and 1")
     if input.dtype is _f32 and input.size > 1 and lo >= 1e-7 and hi < 1 and not _needs_grad(target):
         # MindSpore's kernel takes log(x + 1e-12) and has torch's gradient: exact to 1e-6 away from 0 and 1.
         # It doubles the loss of a single element, and writes nothing for none.
@@ -195,6 +244,12 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         # MindSpore's BinaryCrossEntropyGrad has no backward: double backward differentiates the composition
         return recompute_as(prim(input, target, w), _bce_composed, input, target, weight, mode)
     return _bce_composed(input, target, weight, mode)
+
+
+def _in_unit_range(t):
+    # torch's CPU kernel checks the target as it checks the input: NaN is outside [0, 1]
+    host = read_host(cast(t, _f32) if t.dtype is _bf16 else t)
+    return bool(((host >= 0) & (host <= 1)).all())
 
 
 def _bce_composed(input, target, weight, mode):
@@ -234,8 +289,12 @@ def _infinite_slope(t, slope):
     return _infinite_slope_node()(t, slope)
 
 
+# torch's backward floor: its EPSILON is the float 1e-12 (9.99999996e-13 in a float64 gradient)
+_BCE_EPS = float(np.float32(1e-12))
+
+
 def _bce_grad(x, t):
-    return ops.div(ops.sub(x, t), ops.maximum(ops.mul(x, ops.sub(_c(1, x), x)), _c(1e-12, x)))
+    return ops.div(ops.sub(x, t), ops.maximum(ops.mul(x, ops.sub(_c(1, x), x)), _c(_BCE_EPS, x)))
 
 
 def _bce_input_backward(node, grad_outputs, x, t):
@@ -260,6 +319,13 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise ValueError(f"Target size ({_size(target)}) must be the same as input size ({_size(input)})")
     _no_grad_weight(weight, "binary_cross_entropy_with_logits")
     _no_grad_weight(pos_weight, "binary_cross_entropy_with_logits", "pos_weight")
+    # torch's loss is computed in place, in input's shape: pos_weight's term first, then the weight
+    if pos_weight is not None:
+        infer_size(tuple(pos_weight.shape), tuple(target.shape))
+        _into(input.shape, pos_weight.shape)
+    if weight is not None:
+        _into(input.shape, weight.shape)
+    _real_float_only(input, "log_sigmoid_cpu")   # (torch's log_sigmoid(input) comes first)
     x, t, rt = promote(input, target)
     if not D.can_cast(rt, dtype_of(target)):
         # torch computes (1 - target).mul_(input): the product must fit the target's dtype
@@ -276,7 +342,11 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         prim = _BCE_LOGITS.get(mode)
         if prim is None:
             prim = _BCE_LOGITS[mode] = P.BCEWithLogitsLoss(mode)
-        return prim(x, t, w, pw)
+        out = prim(x, t, w, pw)
+        if not kernels.HOST_WORKAROUNDS or bool(read_host(ops.isfinite(out).all())):
+            return out
+        # an infinite target (or input): the kernel's stable formula gives NaN where torch's
+        # (1 - t) x - log_sigmoid(x) is infinite; the composition below is torch's (checked on the result)
     xu, tu = _upcast(x), _upcast(t)
     one = _c(1, xu)
     log_sig = ops.neg(_SOFTPLUS(ops.neg(xu)))
@@ -310,11 +380,12 @@ def _check_weight_size(weight, input):
 def _weighted(err, weight, input, mode):
     """torch's weighted regression losses: composed in Python (no loss kernel), the weight promoting."""
     _check_weight_size(weight, input)
-    err, weight, _ = promote(err, weight)
-    err = ops.mul(err, weight)
+    # (half types: each step in float32, rounded as torch's; the sums accumulate in float32, the weight's
+    # in its own dtype before it promotes)
+    err = _half_step(ops.mul, *promote(err, weight)[:2])
     if mode == "mean":
-        return ops.div(ops.sum(err), ops.sum(weight))
-    return ops.sum(err) if mode == "sum" else err
+        return _half_step(ops.div, *promote(_reduce(err, "sum"), _reduce(weight, "sum"))[:2])
+    return _reduce(err, "sum") if mode == "sum" else err
 
 
 @register("l1_loss", family=F, namespace="nn.functional")
@@ -327,11 +398,11 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     elif mode == "mean" and dtype_of(x)._cat < D._FLOAT:
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {_tname(x)}")
-    d = ops.sub(x, t)
+    d = _half_step(ops.sub, x, t)   # (torch's input - target in a half dtype: rounded before the weight's product)
     if d.dtype in (ms.complex64, ms.complex128):   # |z| is real (MindSpore's Abs keeps the complex dtype),
         err = _abs_impl(d)                           # and torch's hypot does not overflow past 1.8e19
     else:
-        err = ops.abs(d)
+        err = _half_step(ops.abs, d)
     if weight is not None:
         return _weighted(err, weight, input, mode)
     return _reduce(err, mode)
@@ -344,13 +415,19 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     x, t = _pair(input, target)
     if weight is not None:
         _check_weight_size(weight, input)
-        return _weighted(ops.square(ops.sub(x, t)), weight, input, mode)
+        return _weighted(_half_step(_squared, _half_step(ops.sub, x, t)), weight, input, mode)
     _real_float_only(x, "mse_cpu")
     if x.dtype in _HALF:   # torch's kernel squares in float32 and rounds each term once (its backward's
-        err = cast(ops.square(ops.sub(_upcast(x), _upcast(t))), x.dtype)   # 2 (x - y) g likewise)
+        err = cast(_squared(ops.sub(_upcast(x), _upcast(t))), x.dtype)   # 2 (x - y) g likewise)
     else:
-        err = ops.square(ops.sub(x, t))
+        err = _squared(ops.sub(x, t))
     return _reduce(err, mode)
+
+
+def _squared(d):
+    # d * d, not Square: its gradient 2 d g overflows before the mean's 1 / N scales g, where torch's
+    # (2 / N) d g does not (d near the dtype's largest value); d g + d g is 2 d (g / N) without that overflow
+    return ops.mul(d, d)
 
 
 @register("smooth_l1_loss", family=F, namespace="nn.functional")
@@ -390,20 +467,49 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         _check_weight_size(weight, input)
     _fits_input(x, input)
     _real_float_only(x, "huber_cpu")
-    d = ops.sub(x, t)
+    # torch's CPU kernel computes float16 in float32 (rounded once) but rounds every bfloat16 step, delta
+    # included, to bfloat16
+    step = _rounded_steps(x.dtype) if x.dtype is _bf16 else (lambda r: r)
+    if x.dtype is _bf16:
+        delta = _bf16_value(delta)
+    d = step(ops.sub(_upcast(x), _upcast(t)))
     z = ops.abs(d)
     dc = _c(delta, d)
     # torch's branches: linear beyond delta, quadratic otherwise (nan included); the quadratic branch
     # squares d only where it is taken, so an infinite d gives no 0 * inf = nan gradient
     quad = ops.logical_not(ops.greater(z, dc))
-    loss = ops.where(quad, ops.mul(ops.square(ops.where(quad, d, ops.zeros_like(d))), _c(0.5, d)),
-                     ops.mul(ops.sub(z, _c(0.5 * delta, d)), dc))
+    zq = ops.abs(ops.where(quad, d, ops.zeros_like(d)))
+    half_delta = step(_c(0.5 * delta, d))
+    loss = ops.where(quad, step(ops.mul(step(ops.mul(zq, _c(0.5, d))), zq)),
+                     step(ops.mul(step(ops.sub(z, half_delta)), dc)))
     if loss.dtype != input.dtype:
         # torch's kernel writes into a tensor like the input: computed in the common dtype, stored in input's
         loss = cast(loss, input.dtype)
     if weight is not None:
-        loss = ops.mul(loss, weight)
+        loss = _half_step(ops.mul, *promote(loss, weight)[:2])
     return _reduce(loss, mode)
+
+
+def _own_dtype(fn, t, result):
+    """``fn(t)`` in t's dtype. A float32 one promoted into a float64 ``result``: torch's float32 log / exp
+    are within an ulp, MindSpore's a few ulps off, which shows at float64 precision; ``fn(t, True)`` then
+    computes them in float64 and rounds as torch's float32 kernel does."""
+    if t.dtype is _f32 and result.dtype is _f64:
+        return fn(t, True)
+    return fn(t)
+
+
+def _xlogy_self(t, f64_log=False):
+    """xlogy(t, t). ``f64_log``: t float32, as torch's kernel computes it: t * log(t) with the log rounded
+    to float32, then the product (0 at t == 0)."""
+    if not f64_log:
+        return _xlogy(t, t)
+    p = ops.mul(t, cast(ops.log(cast(t, _f64)), _f32))
+    return ops.where(ops.equal(t, _c(0, t)), _c(0, t), p)
+
+
+def _exp_own(t, f64_exp=False):
+    return cast(ops.exp(cast(t, _f64)), _f32) if f64_exp else _exp(t)
 
 
 @register("kl_div", family=F, namespace="nn.functional")
@@ -420,10 +526,12 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if any(dtype_of(a)._cat < D._FLOAT for a in (input, target)):
         raise RuntimeError("kl_div: Integral inputs not supported.")
     x, t, _ = promote(input, target)
+    # torch's exp(target) / xlogy(target, target) are of the target's own dtype (a float32 target of a
+    # float64 input: computed in float32), promoted only by the product with the input's term
     if log_target:
-        loss = ops.mul(ops.exp(t), ops.sub(t, x))
+        loss = ops.mul(*promote(_own_dtype(_exp_own, target, x), ops.sub(t, x))[:2])
     else:
-        loss = ops.sub(_xlogy(t, t), ops.mul(t, x))
+        loss = ops.sub(*promote(_own_dtype(_xlogy_self, target, x), ops.mul(t, x))[:2])
     out = _reduce(loss, mode)
     if reduction == "batchmean" and input.ndim != 0 and size_average is None and reduce is None:
         out = ops.div(out, _c(input.shape[0], out))
@@ -442,7 +550,9 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     else:
         loss = ops.sub(x, ops.mul(t, ops.log(ops.add(x, _c(eps, x)))))
     if full:
-        stirling = ops.add(ops.sub(_xlogy(t, t), t), ops.mul(ops.log(ops.mul(t, _c(2 * math.pi, t))), _c(0.5, t)))
+        # torch's terms as written, t * log(t) too (not xlogy: its gradient's g * t overflows a float16 where
+        # torch's does; the masked t <= 1 are NaN before the mask, as torch's)
+        stirling = ops.add(ops.sub(ops.mul(t, ops.log(t)), t), ops.mul(ops.log(ops.mul(t, _c(2 * math.pi, t))), _c(0.5, t)))
         loss = ops.add(loss, ops.where(ops.less_equal(t, _c(1, t)), _c(0, t), stirling))
     return _reduce(loss, mode)
 
@@ -463,7 +573,9 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     if isinstance(var, float):
         if var < 0:
             raise ValueError("var has negative entry/entries")
-        var = ops.full(tuple(input.shape), var, dtype=input.dtype)
+        # (torch's var * ones_like(input): an integer input's promotes to the default float dtype)
+        dt = input.dtype if dtype_of(input)._cat >= D._FLOAT else D.get_default_dtype()._ms
+        var = ops.full(tuple(input.shape), var, dtype=dt)
     elif bool(read_host(ops.any(ops.less(var, _c(0, var))))):
         raise ValueError("var has negative entry/entries")
     if tuple(var.shape) != tuple(input.shape):
@@ -476,6 +588,8 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     if dtype_of(var)._cat < D._FLOAT:   # torch's in-place clamp of var by the float eps
         name = D.scalar_type_name(dtype_of(var))
         raise RuntimeError(f"result type Float can't be cast to the desired output type {D.CPP_TYPE_NAMES[name]}")
+    if input.dtype == ms.bool_ or target.dtype == ms.bool_:   # (torch's input - target)
+        _sub_bool_error(input, target)
     # torch clamps a clone of var under no_grad: the value is clamped, the gradient passes unchanged
     var = ops.add(var, _sg(ops.sub(ops.clamp(var, eps), var)))
     loss = ops.mul(ops.add(ops.log(var), ops.div(ops.square(ops.sub(input, target)), var)), _c(0.5, var))
@@ -509,8 +623,15 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 @register("hinge_embedding_loss", family=F, namespace="nn.functional")
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     mode = _mode(reduction, size_average, reduce)
+    if input.dtype == ms.bool_:   # (torch's margin - input: the margin filled into a bool tensor like input)
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                           "`logical_xor()` operator instead.")
     if dtype_of(input)._cat == D._INT:
         # torch fills the margin into a tensor like the input (truncating it) and keeps the integer dtype
+        info = np.iinfo(dtype_of(input)._np)
+        if not info.min <= margin <= info.max:
+            raise RuntimeError(f"value cannot be converted to type {np.dtype(dtype_of(input)._np).name}_t without "
+                               "overflow")
         if mode == "mean":
             raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating "
                                f"point or complex dtype. Got: {_tname(input)}")
@@ -565,6 +686,7 @@ def _in_float(fn, x, *rest):
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce)
+    _real_float_only(input, "log_sigmoid_cpu")   # (torch's logsigmoid(input) comes first)
     if target.dtype is ms.bool_:
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
                            "to invert a mask, use the `~` or `logical_not()` operator instead.")
@@ -579,8 +701,10 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     loss = _in_float(run, x, t)
     if weight is not None:
         loss = ops.mul(loss, weight)
-    C = x.shape[-1] if x.ndim else 1
-    loss = ops.div(ops.sum(loss, x.ndim - 1 if x.ndim else ()), _c(C, loss))
+    if not x.ndim:   # (torch reads input.size(input.dim() - 1))
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    C = x.shape[-1]
+    loss = ops.div(ops.sum(loss, x.ndim - 1), _c(C, loss))
     if reduction == "none":
         return loss
     if reduction == "mean":
@@ -603,10 +727,12 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     axis = target.ndim
     # integer inputs sum exactly, then the float eps promotes them to the default dtype (torch's arithmetic):
     # an all-zero row is cos 0, not 0 / 0
-    prod = float_result(ops.sum(ops.mul(a, b), axis))
+    # (torch's sum: MindSpore's CPU ReduceSum accumulates int64 in double, where torch's wraps)
+    total = OPS["sum"].impl if dtype_of(a)._cat < D._FLOAT else ops.sum
+    prod = float_result(total(ops.mul(a, b), axis))
     eps = _c(1e-12, prod)
-    mag1 = ops.add(float_result(ops.sum(ops.mul(a, a), axis)), eps)
-    mag2 = ops.add(float_result(ops.sum(ops.mul(b, b), axis)), eps)
+    mag1 = ops.add(float_result(total(ops.mul(a, a), axis)), eps)
+    mag2 = ops.add(float_result(total(ops.mul(b, b), axis)), eps)
     cos = ops.div(prod, ops.sqrt(ops.mul(mag1, mag2)))
     zero = _c(0, cos)
     pos = ops.sub(_c(1, cos), cos)
@@ -643,7 +769,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     # torch's kernel: the input's dtype dispatch, then the target's and the weight's dtypes, then the range
     if input.dtype in _HALF:
         _not_impl("multi_margin_loss_cpu_kernel", input)
-    _float_only(x, "multi_margin_loss_cpu_kernel")
+    _real_float_only(x, "multi_margin_loss_cpu_kernel")
     if target.dtype != ms.int64:
         raise RuntimeError(f"expected scalar type Long but found {_tname(target)}")
     if weight is not None and weight.dtype != input.dtype:
@@ -663,7 +789,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if weight is not None:
         h = ops.mul(h, ops.gather(cast(_upcast(weight), xu.dtype), ms.Tensor(tn), 0).reshape(-1, 1))
     loss = ops.div(ops.sum(h, 1), _c(C, h))
-    if input.ndim < 2:
+    if input.ndim < 2 and target.ndim == 0:   # (torch: one loss per frame whenever the target has a dim)
         loss = loss.reshape(())
     out = _reduce(loss, mode)
     return cast(out, input.dtype) if input.dtype in _HALF else out
@@ -720,6 +846,25 @@ def _lengths(v, name, n):
     return a
 
 
+def _ctc_strided_targets(tn, stride, tl):
+    """The labels torch's CPU ctc_loss reads from a strided 1-D ``targets``: label s of sequence i at
+    ``offset_i + s * stride`` elements from the first, where offset_i (the sum of the earlier target
+    lengths) is not scaled by the stride. Where that is not an element of the view (outside the tensor, or
+    between its elements), torch reads other memory: refused."""
+    out = np.zeros(int(tl.sum()), np.int64)
+    start = 0
+    for n in tl:
+        rel = start + np.arange(n) * stride
+        j = rel // stride if stride else rel
+        if ((rel % stride != 0) if stride else (rel != 0)).any() or (j >= tn.size).any():
+            raise RuntimeError("ctc_loss: torch's CPU kernel reads a 1-D targets tensor of stride "
+                               f"{stride} at unscaled offsets, outside its elements here; pass "
+                               "targets.contiguous()")
+        out[start:start + n] = tn[j]
+        start += n
+    return out
+
+
 @register("ctc_loss", family=F, namespace="nn.functional")
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
     mode = _mode(reduction)
@@ -763,6 +908,8 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
         if v > T:
             raise RuntimeError(f"Expected input_lengths to have value at most {T}, but got value {v}{where}")
     tn = read_host(targets).astype(np.int64)
+    if tn.ndim == 1 and tn.size > 1 and targets.stride()[0] != 1:
+        tn = _ctc_strided_targets(tn, targets.stride()[0], tl)
     S = max(int(tl.max()) if tl.size else 0, 1)
     if tn.ndim == 2:
         padded = tn
@@ -771,6 +918,13 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
         ends = np.cumsum(tl)
         for i in range(N):
             padded[i, :tl[i]] = tn[ends[i] - tl[i]:ends[i]]
+    used = np.arange(padded.shape[1])[None, :] < tl[:, None]
+    bad = used & ((padded < 0) | (padded >= C))
+    if bad.any():
+        # torch's CPU kernel does not check: it reads (and in backward writes) memory outside log_probs and
+        # its gradient, returning garbage or corrupting the heap; MindSpore's reads outside too
+        raise RuntimeError(f"ctc_loss: target label {padded[bad][0]} is out of range for {C} classes (torch's "
+                           "CPU kernel reads and writes outside its tensors there)")
     # the kernel refuses input_length < target_length (torch: an infinite loss); those rows run with an
     # empty target and are replaced below
     short = il < tl

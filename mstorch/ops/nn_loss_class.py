@@ -59,12 +59,40 @@ def _check_class_target(input, target, weight, C):
                                f"dimension: {target.ndim}")
         if tuple(target.shape[1:]) != tuple(input.shape[2:]):
             raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)}")
-    elif tuple(target.shape[1:]) != tuple(input.shape[2:]):
-        want = [input.shape[0]] + list(input.shape[2:])
-        raise RuntimeError(f"Expected target size {want}, got {list(target.shape)}")
+    else:
+        if tuple(target.shape[1:]) != tuple(input.shape[2:]):
+            want = [input.shape[0]] + list(input.shape[2:])
+            raise RuntimeError(f"Expected target size {want}, got {list(target.shape)}")
+        if input.size == 0 and target.size:
+            # torch views these as 4-d for its 2-d kernel: an empty input as (N, C, 0, 0), the target as
+            # (N, 1, -1), whose sizes then disagree
+            n = input.shape[0]
+            raise RuntimeError(f"size mismatch (got input: {[n, C, 0, 0]} , target: {[n, 1, target.size // n]}")
     if weight is not None and (weight.ndim != 1 or weight.size != C):
         raise RuntimeError(f"weight tensor should be defined either for all {C} classes or no classes but got "
                            f"weight tensor of shape: {list(weight.shape)}")
+
+
+def _nll_kernel(input):
+    # torch's nll_loss_nd views inputs of more than 2 dims as 4-d and runs its 2-d kernel on them
+    return "nll_loss_out_frame" if input.ndim <= 2 else "nll_loss2d_forward_out_frame"
+
+
+def _check_spatial_target(input, target):
+    # torch's 2-d kernel reads a non-empty target as int64 only (its 1-d one takes uint8 too)
+    if input.ndim > 2 and target.dtype == ms.uint8 and target.size:
+        raise RuntimeError("expected scalar type Long but found Byte")
+
+
+def _real_float_only(t, kernel):
+    if dtype_of(t)._cat < D._FLOAT or t.dtype in (ms.complex64, ms.complex128):
+        _not_impl(kernel, t)
+
+
+def _check_weight_dtype(input, weight):
+    """torch's class-index kernels read the weight as the input's scalar type (no promotion), empty batches too."""
+    if weight is not None and weight.dtype != input.dtype:
+        raise RuntimeError(f"expected scalar type {_tname(input)} but found {_tname(weight)}")
 
 
 def _rows(input):
@@ -150,6 +178,14 @@ def _empty_loss(input, target_shape, mode):
     return ops.add(base, _c(float("nan"), input)) if mode == "mean" else base
 
 
+def _no_class_loss(input, target, C, ignore_index, weight, mode):
+    """Zero classes but a target: torch's kernel accepts it when every target is ignore_index (each row's
+    loss 0, their 'mean' 0 / 0); any other target is out of bounds."""
+    tg = _Targets(target, C, ignore_index, weight)
+    rows = ops.add(ops.zeros((target.size,), input.dtype), ops.mul(ops.sum(input), _c(0, input)))
+    return _finish_rows(rows, mode, tg, target.shape)
+
+
 def _log_softmax_rows(x):
     s = ops.sub(x, _sg(_ROW_MAX(x)[1]))
     return ops.sub(s, ops.log(ops.sum(ops.exp(s), 1, True)))
@@ -212,15 +248,19 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         return _cross_entropy_prob(input, target, weight, mode, ignore_index, label_smoothing, C)
     if label_smoothing > 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
-    # torch takes log_softmax (its dtype check: real floats only) before nll_loss checks the target
-    kernel = "log_softmax_lastdim_kernel_impl" if input.ndim <= 2 else "log_softmax_kernel_impl"
-    _float_only(input, kernel)
-    if input.dtype in (ms.complex64, ms.complex128):
-        _not_impl(kernel, input)
+    # torch takes log_softmax (its dtype check: real floats only) before nll_loss checks the target; an
+    # empty log_softmax returns before its kernel, and the dtype is then nll_loss's to refuse
+    if input.size:
+        _real_float_only(input, "log_softmax_lastdim_kernel_impl" if input.ndim <= 2 else "log_softmax_kernel_impl")
     _check_class_target(input, target, weight, C)
+    _real_float_only(input, _nll_kernel(input))
+    _check_spatial_target(input, target)
     _no_grad_weight(weight, "nll_loss_forward" if input.ndim <= 2 else "nll_loss2d_forward")
+    _check_weight_dtype(input, weight)
     if target.size == 0:
         return _empty_loss(input, target.shape, mode)
+    if input.size == 0:
+        return _no_class_loss(input, target, C, ignore_index, weight, mode)
     ls = max(float(label_smoothing), 0.0)
     if not kernels.HOST_WORKAROUNDS:
         out = _class_loss_kernels(_log_softmax_rows(_upcast(_rows(input))), target, C, ignore_index, weight, ls,
@@ -229,6 +269,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     tg = _Targets(target, C, ignore_index, weight)
     x = _upcast(_rows(input))
     small = C <= _DENSE_LABELS_MAX
+    out = None
     if x.dtype is _f32 and weight is None and mode != "none" and tg.total and not (ls and small):
         out = _sparse_softmax_ce(x, tg, mode, ls, C)
     elif x.dtype is _f32 and small:
@@ -237,7 +278,11 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if _P.requires_grad(rows):
             record_own_backward(rows, _sce_backward, _P.detach(backprop), labels)
         out = _finish_rows(rows if scale is None else ops.mul(rows, scale), mode, tg, target.shape)
-    else:
+    if out is not None and not bool(read_host(ops.isfinite(out).all())):
+        # an infinite logit: torch's log_softmax subtracts the row maximum (inf - inf = NaN), where the fused
+        # kernels give inf; the composition is torch's there (checked on the result, a few values)
+        out = None
+    if out is None:
         out = _finish_rows(_class_rows(_log_softmax_rows(x), tg, ls, weight, C), mode, tg, target.shape)
     return cast(out, input.dtype) if input.dtype in _HALF else out
 
@@ -311,10 +356,14 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     mode = _mode(reduction, size_average, reduce)
     C = input.shape[1] if input.ndim > 1 else input.shape[0] if input.ndim else 0
     _check_class_target(input, target, weight, C)
-    _float_only(input, "nll_loss_out_frame")
+    _real_float_only(input, _nll_kernel(input))
+    _check_spatial_target(input, target)
     _no_grad_weight(weight, "nll_loss_forward" if input.ndim <= 2 else "nll_loss2d_forward")
+    _check_weight_dtype(input, weight)
     if target.size == 0:
         return _empty_loss(input, target.shape, mode)
+    if input.size == 0:
+        return _no_class_loss(input, target, C, ignore_index, weight, mode)
     if kernels.HOST_WORKAROUNDS:
         tg = _Targets(target, C, ignore_index, weight)
         out = _finish_rows(ops.neg(_picked(_rows(_upcast(input)), tg)), mode, tg, target.shape)

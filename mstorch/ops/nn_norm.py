@@ -19,7 +19,7 @@ from .._tensor import wrap, scalar_type_name
 from .._cast import cast
 from ._helpers import graph_inputs
 from ._registry import register
-from ._helpers import dtype_of, scalar_tensor, wrap_dim, wrap_size_dim
+from ._helpers import dtype_of, promote, scalar_tensor, wrap_dim, wrap_size_dim
 from ..autograd._higher_order import record_own_backward, recompute_as, Recompute
 
 F = "nn.norm"
@@ -74,7 +74,7 @@ def _f32(t):
 def _plus_eps(t, eps):
     """``t + eps`` in ``t``'s dtype: MindSpore rounds a Python float operand to float32 first, which moves a
     float64 result by ~1e-13 (1e-5 becomes 9.99999974e-06)."""
-    return t + scalar_tensor(eps, dtype_of(t))
+    return ops.add(t, scalar_tensor(eps, dtype_of(t)))
 
 
 def _ms(t):
@@ -95,19 +95,56 @@ def _check_channels(name, t, c):
 def _batch_norm(x, weight, bias, rmean, rvar, training, momentum, eps):
     """ATen's batch_norm on mstorch Tensors (running stats updated in place); returns mindspore.Tensor."""
     xm = x._ms
-    _not_float(xm, "batch_norm")
+    if xm.size == 0 and not D._FROM_MS[xm.dtype].is_floating_point:
+        return _bn_empty(xm, weight, bias)
     c = xm.shape[1] if xm.ndim > 1 else 0
     w, b, rm, rv = _ms(weight), _ms(bias), _ms(rmean), _ms(rvar)
     _check_channels("running_mean", rm, c)
     _check_channels("running_var", rv, c)
     _check_channels("weight", w, c)
     _check_channels("bias", b, c)
+    if xm.ndim < 2 and (training or D._FROM_MS[xm.dtype].is_floating_point):
+        # torch's kernel then asks for the input's size(1): before its dtype check when training
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)" if xm.ndim else
+                         "Dimension specified as 1 but tensor has no dimensions")
+    # torch's CPU kernel: parameters of the input's dtype, or float32 ones beside a float16/bfloat16
+    # input (F.batch_norm of float64 input with float32 running statistics raises in torch)
+    first = next((t for t in (w, b, rm, rv) if t is not None), None)
+    if first is not None and first.dtype != xm.dtype and D._FROM_MS[xm.dtype].is_floating_point:
+        if xm.dtype not in (ms.float16, ms.bfloat16):
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        if any(t is not None and t.dtype != ms.float32 for t in (w, b, rm, rv)):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    _not_float(xm, "batch_norm")   # (after the size checks, as torch's kernel dispatch)
     if not training and (rm is None or rv is None):
         raise RuntimeError("running_mean must be defined in evaluation mode")
     update = training and rm is not None
+    if c == 0 and xm.size == 0:   # no channels, no statistics (MindSpore's kernels fault on them)
+        return ops._linked(ops.zeros(tuple(xm.shape), xm.dtype), xm)
     if xm.dtype in _FUSED and 0 < eps <= 1 and 0 <= momentum <= 1 and xm.ndim >= 2:
         return _bn_fused(xm, w, b, rmean, rvar, training, momentum, eps, update, c)
     return _bn_composed(xm, w, b, rmean, rvar, training, momentum, eps, update)
+
+
+def _first_elements(*params):
+    # torch's batch norm of an empty input reads weight[0] and bias[0], whatever the dtype or mode
+    for t in params:
+        if t is not None and t._ms.size == 0:
+            raise IndexError("select(): index 0 out of range for tensor of size [0] at dimension 0")
+
+
+def _bn_empty(xm, weight, bias):
+    """torch's batch norm of an empty integer or bool input, before any check or kernel (float ones take the
+    kernel path, which native_batch_norm's statistics need): input.clone() * weight[0] + bias[0], promoted
+    by those 0-d elements."""
+    _first_elements(weight, bias)
+    out = xm.copy()
+    for t, op in ((weight, ops.mul), (bias, ops.add)):
+        if t is not None:
+            a, b, _ = promote(out, t._ms.reshape(-1)[0])
+            out = op(a, b) if out.dtype != ms.bool_ or b.dtype != ms.bool_ else \
+                (ops.logical_and(a, b) if op is ops.mul else ops.logical_or(a, b))
+    return out
 
 
 def _direct(buf):
@@ -165,9 +202,9 @@ def _bn_composed(xm, w, b, rmean, rvar, training, momentum, eps, update):
     if training:
         axes = (0,) + tuple(range(2, xm.ndim))
         mean = ops.mean(xm, axes, keep_dims=True)
-        cen = xm - mean
-        var = ops.mean(cen * cen, axes, keep_dims=True)
-        out = cen * ops.rsqrt(_plus_eps(var, eps))
+        cen = ops.sub(xm, mean)
+        var = ops.mean(ops.mul(cen, cen), axes, keep_dims=True)
+        out = ops.mul(cen, ops.rsqrt(_plus_eps(var, eps)))
         if update:
             n = xm.size // xm.shape[1]
             m = _P.detach(mean).reshape(-1)
@@ -176,17 +213,17 @@ def _bn_composed(xm, w, b, rmean, rvar, training, momentum, eps, update):
             rvar._write(_moved(rvar._ms, v, momentum))
     else:
         mean = cast(rmean._ms, xm.dtype).reshape(shape)
-        out = (xm - mean) * ops.rsqrt(_plus_eps(cast(rvar._ms, xm.dtype).reshape(shape), eps))
+        out = ops.mul(ops.sub(xm, mean), ops.rsqrt(_plus_eps(cast(rvar._ms, xm.dtype).reshape(shape), eps)))
     if w is not None:
-        out = out * w.reshape(shape)
+        out = ops.mul(out, w.reshape(shape))
     if b is not None:
-        out = out + b.reshape(shape)
+        out = ops.add(out, b.reshape(shape))
     return out
 
 
 def _times(t, f):
     """``t * f`` in ``t``'s dtype (a Python float operand would be rounded to float32 first)."""
-    return t * scalar_tensor(f, dtype_of(t))
+    return ops.mul(t, scalar_tensor(f, dtype_of(t)))
 
 
 def _moved(running, batch, momentum):
@@ -213,6 +250,11 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
     if momentum is None:
         raise TypeError("batch_norm(): argument 'momentum' (position 7) must be float, not NoneType")
+    if input._ms.size == 0:
+        _first_elements(weight, bias)
+    if input._ms.size == 0 and not input.is_floating_point():
+        # (torch's batch_norm answers an empty input before any other check, integer dtypes included)
+        return wrap(_bn_empty(input._ms, weight, bias))
     return wrap(_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps))
 
 
@@ -233,6 +275,9 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
     n, c = shape[0], shape[1]
     if input._ms.size == 0:   # (MindSpore's batch norm faults on no channels): empty, on the input's graph
+        if n == 0:   # torch repeats weight and bias N times: none left for its empty-input weight[0]
+            _first_elements(*(t if t is None else wrap(t._ms[:0]) for t in (weight, bias)))
+        _first_elements(weight, bias)
         return wrap(ops._linked(ops.zeros(shape, input._ms.dtype), input._ms))
 
     def rep(t):
@@ -288,12 +333,14 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
         return out if dt == _F32 else cast(out, dt)
     axes = tuple(range(axis, input.ndim))
     mean = ops.mean(input, axes, keep_dims=True)
-    cen = input - mean
-    out = cen * ops.rsqrt(_plus_eps(ops.mean(cen * cen, axes, keep_dims=True), eps))
+    # (ops' binary wrappers: a broadcasting bfloat16 product needing gradients runs in float32, as the
+    # CPU ReduceSum its backward needs has no bfloat16 kernel)
+    cen = ops.sub(input, mean)
+    out = ops.mul(cen, ops.rsqrt(_plus_eps(ops.mean(ops.mul(cen, cen), axes, keep_dims=True), eps)))
     if weight is not None:
-        out = out * weight
+        out = ops.mul(out, weight)
     if bias is not None:
-        out = out + bias
+        out = ops.add(out, bias)
     return out
 
 
@@ -317,11 +364,13 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if eps is None:
         eps = _EPS[x.dtype]     # the epsilon of the dtype torch computes in
     axes = tuple(range(input.ndim - len(ns), input.ndim))
-    r = ops.rsqrt(_plus_eps(ops.mean(x * x, axes, keep_dims=True), eps))
-    out = x * r
+    r = ops.rsqrt(_plus_eps(ops.mean(ops.mul(x, x), axes, keep_dims=True), eps))
+    out = ops.mul(x, r)
     if out.dtype != dt:
         out = cast(out, dt)
-    return out if weight is None else out * weight
+    # (ops.mul: a bfloat16 weight broadcast needing gradients multiplies in float32, its backward's
+    # ReduceSum having no bfloat16 kernel)
+    return out if weight is None else ops.mul(out, weight)
 
 
 _EPS = {ms.float32: 1.1920928955078125e-07, ms.float64: 2.220446049250313e-16}
@@ -381,6 +430,31 @@ def _group_norm_recompute(x, groups, w, b, eps):
 
 # --- local response norm ---------------------------------------------------------------------------
 
+def _lrn_views(shape, strides):
+    """Whether torch's local_response_norm can view ``input * input`` as (N, 1, C, H, -1) for a 5-d or
+    larger input: the product keeps the input's stride order (TensorIterator sorts the dims by stride,
+    fastest first, ties kept in order), so a permuted input whose trailing dims are not laid out in order
+    makes that view fail before the dtype is checked."""
+    nd = len(shape)
+    perm = list(range(nd - 1, -1, -1))   # perm[0]: the fastest-moving dim
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            a, b = perm[d0], perm[d1]
+            sa, sb = strides[a], strides[b]
+            if sa == 0 or sb == 0 or sa == sb and shape[a] <= shape[b]:
+                continue    # (no order between them: look further back)
+            if sa < sb:
+                break
+            perm[d0], perm[d1] = perm[d1], perm[d0]
+            d1 = d0
+    out, step = [0] * nd, 1
+    for d in perm:
+        out[d], step = step, step * shape[d]
+    dims = [d for d in range(3, nd) if shape[d] != 1]
+    return all(out[d] == out[e] * shape[e] for d, e in zip(dims, dims[1:]))
+
+
 @register("local_response_norm", family=F, namespace="nn.functional")
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     dim = input.ndim
@@ -389,6 +463,9 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
                          "dimensions)")
     if input.size == 0:
         return input
+    if dim > 4 and not _lrn_views(tuple(input.shape), tuple(input.stride())):
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
+                           "spans across two contiguous subspaces). Use .reshape(...) instead.")
     if dim > 3 and input.dtype not in (ms.float32, ms.float64, ms.int64):
         # torch pools a 4-d or larger input with avg_pool3d, whose CPU kernel has fewer dtypes
         raise NotImplementedError(
@@ -403,12 +480,26 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     if back:
         pads.append(ops.zeros((input.shape[0], back) + tuple(input.shape[2:]), sq.dtype))
     padded = ops.concat(pads, 1) if len(pads) > 1 else sq
+    if padded.dtype in _LOW:
+        # torch's avg_pool sums float16/bfloat16 windows in float32 and rounds the mean once
+        padded = padded.astype(_F32)
     total = padded[:, 0:c]
     for j in range(1, size):
         total = total + padded[:, j:j + c]
-    if total.dtype == ms.float64:
+    if total.dtype == ms.int64:
+        # torch's avg_pool of int64 divides the window's sum by the window size in integers (truncating)
+        avg = ops.div(total, size, rounding_mode="trunc")
+    else:
+        avg = (total / size).astype(sq.dtype)
+    if avg.dtype == ms.float64:
         # MindSpore rounds a Python float operand of a float64 tensor to float32 (0.1 -> 0.10000000149)
         f64 = D._FROM_MS[ms.float64]
         alpha, k, beta = (scalar_tensor(float(v), f64) for v in (alpha, k, beta))
-    div = ops.pow(total / size * alpha + k, beta)
+    base = avg * alpha + k
+    if base.dtype == ms.bfloat16:
+        # no bfloat16 Pow kernel: raise in float32 and round once, as torch's bfloat16 pow does (a float32
+        # rerun of the whole op would skip torch's roundings of the steps before)
+        div = ops.pow(base.astype(_F32), beta).astype(ms.bfloat16)
+    else:
+        div = ops.pow(base, beta)
     return input / div

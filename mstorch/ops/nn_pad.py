@@ -53,30 +53,24 @@ def pad(input, pad, mode="constant", value=None):
         raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
     k = len(pad) // 2
     if k not in (1, 2, 3) or input.ndim not in (k + 1, k + 2):
-        raise NotImplementedError(f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.")
+        raise NotImplementedError(f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\n"
+                                  "Supported combinations for non-constant padding:\n"
+                                  "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+                                  "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+                                  "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
     dims = [(input.ndim - 1 - i, pad[2 * i], pad[2 * i + 1]) for i in range(k)]
-    kind = "reflection" if mode == "reflect" else "replication"
-    if input.dtype == ms.bool_ and mode != "circular":
-        raise NotImplementedError(f"\"{kind}_pad{k}d\" not implemented for 'Bool'")
-    if mode != "circular" and 0 in input.shape[input.ndim - k - 1:]:   # (only a batch dim may be empty)
-        raise RuntimeError(f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size "
-                           f"and other non-zero dimensions for input, but got: {list(input.shape)}")
-    for dim, lo, hi in dims:
-        size = input.shape[dim]
-        if mode == "reflect" and (lo >= size or hi >= size):
-            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input "
-                               f"dimension, but got: padding ({lo}, {hi}) at dimension {dim} of input "
-                               f"{list(input.shape)}")
-        if mode == "circular" and (lo > size or hi > size):
-            raise RuntimeError("Padding value causes wrapping around more than once.")
-        if size + lo + hi < 0 or mode != "circular" and size + lo + hi <= 0:
-            raise RuntimeError(f"input (W: {size}) is too small. Calculated output W: {size + lo + hi}")
+    if mode == "circular":
+        _check_circular(input, dims)
+    else:
+        _check_reflect_replicate(input, dims, mode)
     dt = input.dtype
-    if input.size == 0:   # (MindSpore's pad kernel refuses an empty output; nothing to gather)
-        shape = list(input.shape)
-        for dim, lo, hi in dims:
-            shape[dim] += lo + hi
+    shape = list(input.shape)
+    for dim, lo, hi in dims:
+        shape[dim] += lo + hi
+    if input.size == 0 or 0 in shape:   # (MindSpore's pad kernel refuses an empty output; nothing to gather)
         return ops.zeros(tuple(shape), dt)
+    if mode == "circular":
+        _check_circular_copies(input, dims)
     x = cast(input, ms.float32) if dt == ms.bfloat16 else cast(input, ms.uint8) if dt == ms.bool_ else input
     if mode == "circular" and any(lo < 0 or hi < 0 for _, lo, hi in dims):
         # torch crops first, then wraps around the cropped tensor
@@ -89,6 +83,61 @@ def pad(input, pad, mode="constant", value=None):
     else:
         out = _gathered(x, mode, dims)
     return cast(out, dt) if out.dtype != dt else out
+
+
+def _check_circular(input, dims):
+    """torch's checks of a circular pad, outer dims first."""
+    for dim, lo, hi in reversed(dims):
+        size = input.shape[dim]
+        if lo > size or hi > size:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if size + lo + hi < 0:
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
+
+
+def _check_reflect_replicate(input, dims, mode):
+    """torch's checks of a reflection / replication pad, in its order: emptiness, the reflected pads' sizes,
+    the output's size (too small when every padded dim comes out below 1; one below 0 fails creating
+    it), then the kernel's dtype (an empty bool input, or a bad padding of one, is a shape error first)."""
+    k = len(dims)
+    if 0 in input.shape[input.ndim - k - 1:]:   # (only a batch dim may be empty)
+        raise RuntimeError(f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size "
+                           f"and other non-zero dimensions for input, but got: {list(input.shape)}")
+    for i, (dim, lo, hi) in enumerate(dims):
+        if mode == "reflect" and (lo >= input.shape[dim] or hi >= input.shape[dim]):
+            raise RuntimeError(f"Argument #{4 + 2 * i}: Padding size should be less than the corresponding input "
+                               f"dimension, but got: padding ({lo}, {hi}) at dimension {dim} of input "
+                               f"{list(input.shape)}")
+    sizes = [input.shape[d] for d, _, _ in reversed(dims)]                # (D,) H, W
+    outs = [input.shape[d] + lo + hi for d, lo, hi in reversed(dims)]
+    if all(o < 1 for o in outs):
+        names = "DHW"[3 - k:]
+        if k == 1:
+            given = f"W: {sizes[0]}"
+        else:
+            given = " ".join(f"{a}: {v}" for a, v in zip(names[:-2], sizes)) + (" " if k == 3 else "") + \
+                f"H: {sizes[-2]}, W: {sizes[-1]}" + (" " if k == 2 and mode == "replicate" else "")
+        calc = " ".join(f"{a}: {v}" for a, v in zip(names, outs))
+        raise RuntimeError(f"input ({given}) is too small. Calculated output {calc}")
+    if any(o < 0 for o in outs):
+        shape = list(input.shape[:input.ndim - k]) + outs
+        bad = next(o for o in shape if o < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {shape}")
+    if input.dtype == ms.bool_:
+        kind = "reflection" if mode == "reflect" else "replication"
+        raise NotImplementedError(f"\"{kind}_pad{k}d\" not implemented for 'Bool'")
+
+
+def _check_circular_copies(input, dims):
+    """torch pads circularly by copying the cropped input's ends into the result: a pad wider than what a
+    negative pad on the other side leaves of the dim makes it copy between overlapping parts of the result,
+    which its overlap check refuses (where it cannot tell, it reads memory being written: refused here too)."""
+    for dim, lo, hi in dims:
+        kept = input.shape[dim] + min(lo, 0) + min(hi, 0)
+        if lo > kept or hi > kept:
+            raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor "
+                               "refer to a single memory location. Please clone() the tensor before performing the "
+                               "operation.")
 
 
 def _gathered(x, mode, dims):
@@ -113,6 +162,11 @@ def _constant(input, pad, value):
         value = bool(value)
     elif not (d.is_floating_point or d.is_complex):
         value = int(value)
+    shape = list(input.shape)
+    for i in range(len(pad) // 2):
+        shape[input.ndim - 1 - i] += pad[2 * i] + pad[2 * i + 1]
+    if input.size == 0 or 0 in shape:   # (MindSpore's pad kernel refuses an empty input or output)
+        return ops._filled(input, tuple(shape), value)
     if dt == ms.bfloat16:
         return cast(ops.pad(cast(input, ms.float32), tuple(pad), "constant", value), dt)
     return ops.pad(input, tuple(pad), "constant", value)

@@ -23,8 +23,8 @@ from ..autograd._higher_order import recompute_as
 from ._helpers import dtype_of, cast, wrap_size_dim
 from ._registry import register
 from .reduction import has_nan
-from .arithmetic import pow as _pow
-from .nn_conv import _name, pad_tuple
+from .arithmetic import abs as _abs, pow as _pow
+from .nn_conv import _name, pad_tuple, stepped_slice
 
 F = "nn.pool"
 _INF = float("inf")
@@ -458,7 +458,7 @@ def _window_sums(x, k, s, p, ceil_mode):
     for offs in itertools.product(*[range(kk) for kk in k]):
         begin = (0, 0) + offs
         end = tuple(x.shape[:2]) + tuple(o0 + (o - 1) * ss + 1 for o0, o, ss in zip(offs, out, s))
-        part = ops.strided_slice(x, begin, end, (1, 1) + tuple(s))
+        part = stepped_slice(x, begin, end, (1, 1) + tuple(s))
         total = part if total is None else total + part
     return total, out
 
@@ -703,16 +703,19 @@ _LP_NO_KERNEL = (ms.uint8, ms.int8, ms.int16, ms.int32, ms.complex64, ms.complex
 
 def _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, n):
     k = _pool_tuple(kernel_size, n, f"lp_pool{n}d", "kernel_size")
+    # (torch's abs: a complex input's magnitudes, a bool one refused)
     if norm_type == _INF:
-        return _max_pool(ops.abs(input), kernel_size, stride, 0, 1, ceil_mode, False, n)
+        return _max_pool(_abs(input), kernel_size, stride, 0, 1, ceil_mode, False, n)
     if norm_type == -_INF:
-        return ops.neg(_max_pool(ops.neg(ops.abs(input)), kernel_size, stride, 0, 1, ceil_mode, False, n))
+        return ops.neg(_max_pool(ops.neg(_abs(input)), kernel_size, stride, 0, 1, ceil_mode, False, n))
     if isinstance(norm_type, float) and dtype_of(input)._cat < D._FLOAT:
         # torch's input.pow(norm_type): a float exponent makes an integer input floating before the pool
         input = cast(input, D.get_default_dtype()._ms)
     refused = _LP_NO_KERNEL + ((ms.float16, ms.bfloat16) if n == 3 else ())
     if input.dtype in refused:   # (torch's average pool of the powers has no kernel for these; its shape
-        # checks come first)
+        # checks come first, the 2-d one's read of input.size(-3) first of all)
+        if n == 2 and input.ndim < 3:
+            wrap_size_dim(-3, input.ndim)
         _avg_shape_checks(input, *_pool_args(kernel_size, stride, 0, 1, n, f"avg_pool{n}d")[:3], ceil_mode, n,
                           f"avg_pool{n}d")
         raise NotImplementedError(f"\"{'avg_pool2d' if n < 3 else 'avg_pool3d_out_frame'}\" not implemented for "

@@ -77,7 +77,7 @@ def _run(mode, args, name):
         return K.reference(mode, packed, args)
     if packed:
         data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional = args
-        batch_first, sizes = False, [int(b) for b in batch_sizes.tolist()]
+        batch_first, sizes = False, K.host_batch_sizes(batch_sizes)
     else:
         data, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first = args
         sizes = None

@@ -329,7 +329,9 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if input.dtype != grid.dtype:
         raise RuntimeError(f"expected scalar type {_name(input)} but found {_name(grid)}")
     out_shape = tuple(input.shape[:2]) + tuple(grid.shape[1:-1])
-    if 0 in out_shape:   # (torch's kernel is not reached)
+    if n == 3 and not dtype_of(input).is_floating_point:   # (torch's 3-d kernel dispatches on the dtype first)
+        raise NotImplementedError(f"\"grid_sampler3d_cpu\" not implemented for '{_name(input)}'")
+    if 0 in out_shape:   # (torch's 2-d kernel is not reached)
         return ops.zeros(out_shape, input.dtype)
     if not dtype_of(input).is_floating_point:
         raise NotImplementedError(f"\"grid_sampler_{n}d_cpu_kernel_impl\" not implemented for '{_name(input)}'")
@@ -632,10 +634,14 @@ def affine_grid(theta, size, align_corners=None):
                       "of affine_grid for details.", stacklevel=3)
     elif min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    dt = theta.dtype
+    if dt in (ms.float16, ms.bfloat16) and min(spatial) <= 1:
+        # (torch's base grid of a dim of one is a 0-d tensor made by at::tensor: no half kernel; the batch
+        # is checked after, by the product with theta)
+        raise NotImplementedError(f"\"tensor_cpu\" not implemented for '{_name(theta)}'")
     if theta.shape[0] != size[0]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{size[0]}, "
                            f"{theta.shape[-1]}] but got: [{theta.shape[0]}, {theta.shape[-1]}].")
-    dt = theta.dtype
     work = cast(theta, ms.float32) if dt in (ms.float16, ms.bfloat16) else theta
     base = _base_grid(spatial, bool(align_corners), np.float64 if dt == ms.float64 else np.float32)
     grid = _mm(base, work.swapaxes(1, 2))          # (N, prod(spatial), n)

@@ -15,7 +15,7 @@ from .. import _dtype as D
 from .. import _ms_private as P
 from .._tensor import scalar_type_name
 from .._cast import NP_BF16
-from ._helpers import MsTensor, float_result, dtype_of, result_type, scalar_tensor, cast, _node
+from ._helpers import MsTensor, float_result, dtype_of, result_type, scalar_tensor, cast, _node, to_operand
 from ._registry import register as _register
 from ._views import fresh
 
@@ -95,10 +95,16 @@ def _empty_broadcast(a, b):
     return ops._linked(ops.zeros(shape, a.dtype), a, b) if 0 in shape else None
 
 
-def _float_operands(a, b, rt):
+def _float_operands(a, b, rt, input=None, other=None):
+    """Integer operands ``a, b`` (promoted to ``rt``) in the default float dtype. Given the caller's own
+    operands ``input, other``, casts those instead: promote() has already cast them to the integer result
+    type, which wraps a negative scalar or 0-d tensor beside an unsigned tensor (uint8 with -2 gives 254) or
+    a large one beside a narrow tensor, where torch computes in float from the operand's own value."""
     if rt._cat < D._FLOAT:
-        dt = D.get_default_dtype()._ms
-        return cast(a, dt), cast(b, dt)
+        dt = D.get_default_dtype()
+        if input is not None:
+            return to_operand(input, dt), to_operand(other, dt)
+        return cast(a, dt._ms), cast(b, dt._ms)
     return a, b
 
 
@@ -133,6 +139,15 @@ def _deg2rad(x):
 
 _COMPLEX = (ms.complex64, ms.complex128)
 _make_complex = ops.Complex()
+
+
+def _exp2(x):
+    if x.dtype not in _COMPLEX:
+        return ops.exp2(x)
+    # torch's exp(ln2 * z) scales each part by ln2; MindSpore's complex product by ln2 + 0j makes
+    # inf * 0 = NaN of an infinite part (exp2(inf + 1.69j) is inf + infj, not inf + NaNj)
+    s = scalar_tensor(math.log(2.0), D.float64 if x.dtype == ms.complex128 else D.float32)
+    return ops.exp(_make_complex(ops.mul(ops.real(x), s), ops.mul(ops.imag(x), s)))
 
 
 def _log1p_complex(z):
@@ -244,6 +259,17 @@ def tanh_accurate(x):
     return ops.where(ops.less(ops.abs(x), two), ops.tanh(x), tail)
 
 
+def _sigmoid(x):
+    """A complex input is torch's 1 / (1 + exp(-z)), divided as c10::complex divides (NaN once exp(-z) is
+    infinite: sigmoid(-inf + 0.01j) is nan + nan j; MindSpore's kernel gives the limit 0)."""
+    if x.dtype not in _COMPLEX:
+        return ops.sigmoid(x)
+    from .arithmetic import _complex_div   # (arithmetic.py builds on this module)
+    e = ops.exp(ops.neg(x))
+    den = _make_complex(ops.add(ops.real(e), scalar_tensor(1, dtype_of(ops.real(e)))), ops.imag(e))
+    return _complex_div(ops.ones_like(den), den)
+
+
 def _log_base(fn, base):
     """log2 / log10: a complex input is log(z) with both parts scaled (MindSpore's complex kernels give a
     NaN imaginary part at an infinite real part, as a complex product by 1 / ln(base) would)."""
@@ -260,12 +286,12 @@ def _log_base(fn, base):
 
 for _name, _fn in [
     ("exp", ops.exp), ("log", ops.log), ("sqrt", ops.sqrt), ("rsqrt", ops.rsqrt), ("sin", ops.sin),
-    ("cos", ops.cos), ("tan", ops.tan), ("tanh", tanh_accurate), ("sigmoid", ops.sigmoid),
+    ("cos", ops.cos), ("tan", ops.tan), ("tanh", tanh_accurate), ("sigmoid", _sigmoid),
     ("log1p", _log1p), ("expm1", _expm1), ("log2", _log_base(ops.log2, 2)),
     ("log10", _log_base(ops.log10, 10)),
     ("erf", ops.erf), ("erfc", ops.erfc), ("erfinv", _erfinv), ("sinh", ops.sinh), ("cosh", ops.cosh),
     ("asin", ops.asin), ("acos", ops.acos), ("atan", ops.atan), ("asinh", ops.asinh),
-    ("acosh", ops.acosh), ("atanh", ops.atanh), ("exp2", ops.exp2), ("deg2rad", _deg2rad),
+    ("acosh", ops.acosh), ("atanh", ops.atanh), ("exp2", _exp2), ("deg2rad", _deg2rad),
     ("rad2deg", _rad2deg), ("digamma", ops.digamma), ("lgamma", ops.lgamma), ("i0", ops.i0),
 ]:
     _unary_float(_name, _fn, aliases={"asin": ("arcsin",), "acos": ("arccos",), "atan": ("arctan",),
@@ -421,6 +447,8 @@ def _unary_keep(name, fn, kernel, zero_grad=False):
     """floor/ceil/trunc: identities on integers in torch, undefined on bool."""
     def impl(input):
         d = dtype_of(input)
+        if d.is_complex:   # (torch's own check, before its kernel and an in-place receiver's overlap check)
+            raise NotImplementedError(f"{name} is not supported for complex inputs")
         if d._cat < D._FLOAT:
             if d is D.bool_:
                 _not_impl(kernel, input)
@@ -437,14 +465,16 @@ _unary_keep("trunc", ops.trunc, "trunc_vml_cpu")
 
 
 @register("round", family=F, inplace="round_", out="exact")
-def round(input, *, decimals=0):
+def round(input, *, decimals=None):
     d = dtype_of(input)
     if d._cat < D._FLOAT:
-        if d is D.bool_:
+        # (torch's round.decimals overload has no integer kernel, even for decimals=0; plain round has)
+        if d is D.bool_ or decimals == 0:
             _not_impl("round_vml_cpu", input)
         if decimals:
             _not_impl("round_cpu", input)
         return fresh(input)
+    decimals = decimals or 0
     if decimals == 0:
         return _zero_grad(ops.round(input), input)
     if input.dtype in (ms.float16, ms.bfloat16):

@@ -44,6 +44,7 @@ def _scalar_type_msg(expected, found):
 
 
 _MATMUL = ops.MatMul()
+_COMPLEX_OF_PARTS = ops.Complex()
 
 
 def _mm(a, b):
@@ -232,10 +233,17 @@ def outer(input, vec2):
     return _mul(a.reshape(-1, 1), b.reshape(1, -1))
 
 
-def _scaled(t, s):
-    """s * t for a Python scalar s, in t's dtype (torch converts alpha/beta to the result type)."""
-    if s == 1:
+def _scaled(t, s, always=False):
+    """s * t for a Python scalar s, in t's dtype (torch converts alpha/beta to the result type). A complex t
+    is scaled as BLAS does, by the plain product with s + 0j: an infinite part makes the other part NaN
+    (``always``: even for s = 1, as torch's gemv for a row-major matrix does)."""
+    if s == 1 and not (always and t.dtype in (ms.complex64, ms.complex128)):
         return t
+    if t.dtype in (ms.complex64, ms.complex128):
+        re, im, z = ops.real(t), ops.imag(t), ms.Tensor(0, ops.real(t).dtype)
+        sr, si = complex(s).real, complex(s).imag
+        return _COMPLEX_OF_PARTS(ops.sub(ops.mul(re, sr), ops.mul(im, si if si else z)),
+                           ops.add(ops.mul(re, si if si else z), ops.mul(im, sr)))
     d = dtype_of(t)
     if d._cat <= D._INT:
         s = int(s)
@@ -246,8 +254,9 @@ def _scaled(t, s):
     return ops.mul(t, ms.Tensor(s, t.dtype))
 
 
-def _add_scaled(input, product, beta, alpha, target_shape, name):
-    """beta * input + alpha * product, with input broadcast to the product's shape (beta=0 ignores it)."""
+def _add_scaled(input, product, beta, alpha, target_shape, name, gemv=False):
+    """beta * input + alpha * product, with input broadcast to the product's shape (beta=0 ignores it);
+    ``gemv``: a complex input is scaled even by beta = 1 (torch's gemv of a row-major matrix)."""
     if input.dtype != product.dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {_scalar_name(input)} and "
                            f"{_scalar_name(product)}")
@@ -257,10 +266,35 @@ def _add_scaled(input, product, beta, alpha, target_shape, name):
     out = _scaled(product, alpha)
     if beta == 0:
         return out
-    x = _scaled(input, beta)
+    x = _scaled(input, beta, always=gemv)
     if x.dtype == _bf16:
         return cast(ops.add(cast(x, _f32), cast(out, _f32)), _bf16)
     return ops.logical_or(x, out) if x.dtype == ms.bool_ else ops.add(x, out)
+
+
+def _empty_inner(input, beta, shape):
+    """torch's check where the product's inner dimension is empty: it scales the input in place by beta
+    (unless beta is 0), which refuses a beta whose type the result cannot hold (a float beta of an
+    integer input, an int one of a bool input: torch's mul_). Returns the result for bool input (no
+    kernel needed), None for the others (computed as usual)."""
+    d = dtype_of(input)
+    if beta != 0:
+        rt = D.result_type_parts([d], [], [beta])
+        if not D.can_cast(rt, d):
+            raise RuntimeError(f"result type {D.SCALAR_TYPE_NAMES[rt]} can't be cast to the desired output type "
+                               f"{D.SCALAR_TYPE_NAMES[d]}")
+    if d is not D.bool_:
+        return None
+    if beta == 0:
+        return ops.zeros(tuple(shape), input.dtype)
+    return fresh(ops.broadcast_to(input, tuple(shape)) if tuple(input.shape) != tuple(shape) else input)
+
+
+def _mm_dtypes(input, mat, name):
+    """torch's check that input and the matrices share a dtype, before any look at the product's kernel."""
+    if input.dtype != mat.dtype:
+        raise RuntimeError(f"self and {name} must have the same dtype, but got {_scalar_name(input)} and "
+                           f"{_scalar_name(mat)}")
 
 
 def _expandable(src, dst):
@@ -282,21 +316,41 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
             raise RuntimeError(f"{name} must be a matrix, got {t.ndim}-D tensor")
     _same_dtype_mm(mat1, mat2)
     _check_mm_shapes(mat1, mat2)
+    shape = (mat1.shape[0], mat2.shape[1])
+    if tuple(input.shape) != shape:
+        _expandable(input.shape, shape)
+    _mm_dtypes(input, mat2, "mat2")
+    if math.prod(shape) and mat1.shape[1] == 0:   # (no kernel needed: torch's in-place beta scaling)
+        r = _empty_inner(input, beta, shape)
+        if r is not None:
+            return r
+    if math.prod(shape) == 0 and mat1.dtype == ms.bool_:
+        return ops.zeros(shape, ms.bool_)
     _no_bool(mat1, "addmm_impl_cpu_")
-    return _add_scaled(input, _mm(mat1, mat2), beta, alpha, (mat1.shape[0], mat2.shape[1]), "addmm")
+    return _add_scaled(input, _mm(mat1, mat2), beta, alpha, shape, "addmm")
 
 
 @register("addmv", family=F, out="exact", inplace="addmv_")
 def addmv(input, mat, vec, *, beta=1, alpha=1):
-    _check_mv(mat, vec)
+    if input.ndim > 1 or mat.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, {vec.ndim}")
+    if mat.shape[1] != vec.shape[0] or (mat.shape[0] != input.size and input.size != 1):
+        wrap_size_dim(0, input.ndim)   # (torch reads input.size(0) for its message)
+        raise RuntimeError(f"size mismatch, got input ({input.shape[0]}), mat ({mat.shape[0]}x{mat.shape[1]}), "
+                           f"vec ({vec.shape[0]})")
     if len({input.dtype, mat.dtype, vec.dtype}) != 1:
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_scalar_name(input)}, "
                            f"{_scalar_name(mat)}, and {_scalar_name(vec)}")
+    if mat.size == 0 and beta != 0:
+        # torch's shortcut for an empty matrix: beta * input in input's own shape (not broadcast to the rows)
+        return ops.add(_scaled(input, beta), ops.mul(ops.zeros((), input.dtype), ops.sum(vec))) \
+            if input.dtype != ms.bool_ else _scaled(input, beta)
     _no_bool(mat, "addmv_impl_cpu")
-    return _add_scaled(input, _mm(mat, vec.reshape(-1, 1)).reshape(-1), beta, alpha, (mat.shape[0],), "addmv")
+    return _add_scaled(input, _mm(mat, vec.reshape(-1, 1)).reshape(-1), beta, alpha, (mat.shape[0],), "addmv",
+                       gemv=True)
 
 
-def _check_batches(b1, b2):
+def _check_batches(b1, b2, kernel="bmm", computed=True):
     for t, name in ((b1, "batch1"), (b2, "batch2")):
         if t.ndim < 3:   # torch reads size(2) before it checks the rank
             raise IndexError(f"Dimension out of range (expected to be in range of [{-max(t.ndim, 1)}, "
@@ -306,7 +360,8 @@ def _check_batches(b1, b2):
     _check_bmm_shapes(b1, b2)
     if b1.dtype != b2.dtype:
         _scalar_type_msg(b1, b2)
-    _no_bool(b1, "bmm")
+    if computed:   # (a product torch answers without its kernel needs none for bool)
+        _no_bool(b1, kernel)
 
 
 @register("addbmm", family=F, out="exact", inplace="addbmm_")
@@ -328,7 +383,11 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     if batch1.shape[2] != batch2.shape[1]:
         raise RuntimeError(f"Incompatible matrix sizes for bmm ({batch1.shape[1]}x{batch1.shape[2]} and "
                            f"{batch2.shape[1]}x{batch2.shape[2]})")
-    _check_batches(batch1, batch2)
+    _check_batches(batch1, batch2, "addmm_impl_cpu_", batch1.shape[0] * batch1.shape[2] * n * p != 0)
+    if n * p and batch1.shape[0] * batch1.shape[2] == 0:   # an empty sum of products
+        r = _empty_inner(input, beta, (n, p))
+        if r is not None:
+            return r
     # sum_b b1[b] @ b2[b] is one matmul over the concatenated inner dimension
     a = batch1.transpose(1, 0, 2).reshape(n, -1)
     b = batch2.reshape(-1, p)
@@ -338,8 +397,15 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
 @register("baddbmm", family=F, out="exact", inplace="baddbmm_")
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     check_baddbmm_dtypes(input, batch1, batch2)
-    _check_batches(batch1, batch2)
     shape = (batch1.shape[0], batch1.shape[1], batch2.shape[2])
+    _check_batches(batch1, batch2, "baddbmm", math.prod(shape) * batch1.shape[2] != 0)
+    if math.prod(shape) == 0:
+        return ops.zeros(shape, input.dtype) if input.dtype == ms.bool_ else \
+            _add_scaled(input, _mm(batch1, batch2), beta, alpha, shape, "baddbmm")
+    if batch1.shape[2] == 0:
+        r = _empty_inner(input, beta, shape)
+        if r is not None:
+            return r
     return _add_scaled(input, _mm(batch1, batch2), beta, alpha, shape, "baddbmm")
 
 
@@ -387,8 +453,23 @@ def inner(input, other):
         raise RuntimeError("both inputs should have same dtype")
     k = input.shape[-1]
     # explicit row counts: reshape(-1, 0) of an empty tensor is ambiguous
-    out = _mm(input.reshape(math.prod(input.shape[:-1]), k), other.reshape(math.prod(other.shape[:-1]), k).T)
+    a2, b2 = input.reshape(math.prod(input.shape[:-1]), k), other.reshape(math.prod(other.shape[:-1]), k).T
+    out = _bool_contraction(a2, b2, input, other) if input.dtype == ms.bool_ else _mm(a2, b2)
     return out.reshape(tuple(input.shape[:-1]) + tuple(other.shape[:-1]))
+
+
+def _bool_contraction(a2, b2, a, b):
+    """torch's tensordot (inner) of bool operands, as the (m, k) @ (k, n) product ``a2 @ b2``: there is no
+    bool matmul kernel ("dot" for a one-element result, "addmm_impl_cpu_" otherwise), except that a
+    one-element result of a non-contiguous operand is summed from the products (true if any pair is)."""
+    m, n = a2.shape[0], b2.shape[1]
+    if m * n == 0:
+        return ops.zeros((m, n), ms.bool_)
+    if m * n == 1 and not (a.is_contiguous() and b.is_contiguous()):
+        return ops.any(ops.logical_and(a2.reshape(-1), b2.reshape(-1))).reshape(1, 1)
+    if a2.shape[1] == 0 and m * n > 1:   # (torch answers an empty inner dimension without its kernel)
+        return ops.zeros((m, n), ms.bool_)
+    raise NotImplementedError(f"\"{'dot' if m * n == 1 else 'addmm_impl_cpu_'}\" not implemented for 'Bool'")
 
 
 def _strides(t, n):
@@ -487,7 +568,8 @@ def tensordot(a, b, dims=2):
     k = math.prod(a.shape[d] for d in da)
     pa = a.transpose(*(fa + da)) if fa + da != list(range(a.ndim)) else a
     pb = b.transpose(*(db + fb)) if db + fb != list(range(b.ndim)) else b
-    out = _mm(pa.reshape(math.prod(a.shape[d] for d in fa), k), pb.reshape(k, math.prod(b.shape[d] for d in fb)))
+    a2, b2 = pa.reshape(math.prod(a.shape[d] for d in fa), k), pb.reshape(k, math.prod(b.shape[d] for d in fb))
+    out = _bool_contraction(a2, b2, a, b) if a.dtype == ms.bool_ else _mm(a2, b2)
     return out.reshape(tuple(a.shape[d] for d in fa) + tuple(b.shape[d] for d in fb))
 
 
@@ -586,6 +668,8 @@ def cross(input, other, dim=None):
 
 @register("cdist", family=F, namespace="torch")
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    if compute_mode not in _CDIST_MODES:   # (torch.functional checks it before the tensors)
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     for t, name in ((x1, "X1"), (x2, "X2")):
         if dtype_of(t)._cat != D._FLOAT:
             raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {_scalar_name(t)}")
@@ -596,13 +680,19 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
                            f"{x2.shape[-1]}")
     if x1.dtype != x2.dtype:
         _scalar_type_msg(x1, x2)
-    if x1.dtype in (ms.float16, _bf16) and x1.size and x2.size:   # (an empty input never reaches it)
-        raise NotImplementedError(f"\"cdist\" not implemented for '{_scalar_name(x1)}'")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
+    mode = _CDIST_MODES[compute_mode]
+    # torch's rule: p = 2 on non-empty inputs with more than 25 rows (or mode use_mm) goes through a matrix
+    # product (|x|^2 - 2 x.y + |y|^2), whose cancellation its results keep; it has half kernels
+    by_mm = p == 2 and x1.size and x2.size and (mode == 1 or (mode == 0 and max(x1.shape[-2], x2.shape[-2]) > 25))
+    if x1.dtype in (ms.float16, _bf16) and x1.size and x2.size and not by_mm:   # (an empty input never
+        raise NotImplementedError(f"\"cdist\" not implemented for '{_scalar_name(x1)}'")   # reaches it)
     batch = _broadcast_batch(x1.shape[:-2], x2.shape[:-2])
     a = ops.broadcast_to(x1, batch + tuple(x1.shape[-2:])) if batch else x1
     b = ops.broadcast_to(x2, batch + tuple(x2.shape[-2:])) if batch else x2
+    if by_mm:
+        return _euclid_mm_node(a, b) if needs_grad(a) or needs_grad(b) else _euclid_mm_fwd(a, b)[0]
     diff = ops.sub(ops.expand_dims(a, -2), ops.expand_dims(b, -3))   # (..., P, R, M)
     return _p_norm_last(diff, p)
 
@@ -649,9 +739,66 @@ def _euclid(diff):
     return _euclid_node(diff) if needs_grad(diff) else _euclid_fwd(diff)[0]
 
 
+_CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dist": 1,
+                "donot_use_mm_for_euclid_dist": 2}
+
+
+def _rounder(dtype):
+    """(work dtype, rounding to ``dtype``): half dtypes run in float32 and round after every step, as
+    torch's half kernels compute in float and store half (MindSpore lacks most bfloat16 CPU kernels)."""
+    if dtype in (ms.float16, _bf16):
+        return _f32, lambda t: cast(cast(t, dtype), _f32)
+    return dtype, lambda t: t
+
+
+def _mm_rows(a, b, w):
+    """a @ b^T (b given by rows) in work dtype ``w``. float32 as torch's gemm: each product rounded to float,
+    the sum then rounded once (double holds every float32 product exactly; MindSpore's blocked float32
+    MatMul flushes subnormals in some tiles, so inf * 1e-40 gave NaN there)."""
+    if w == ms.float64:
+        return ops.matmul(a, ops.swapaxes(b, -1, -2))
+    prod = ops.mul(ops.expand_dims(cast(a, ms.float64), -2), ops.expand_dims(cast(b, ms.float64), -3))
+    return cast(ops.sum(cast(cast(prod, w), ms.float64), -1), w)
+
+
+def _euclid_mm_fwd(x1, x2):
+    """torch's matrix-product euclidean distance, step by step in its rounding: the augmented rows
+    [-2 x1, |x1|^2, 1] times [x2, 1, |x2|^2], clamped at 0, square-rooted."""
+    d = x1.dtype
+    w, rnd = _rounder(d)
+    u, v = cast(x1, w), cast(x2, w)
+    n1 = rnd(ops.sum(rnd(ops.square(u)), -1, True))
+    n2 = rnd(ops.sum(rnd(ops.square(v)), -1, True))
+    a = ops.cat([ops.mul(u, -2.0), n1, ops.ones_like(n1)], -1)
+    b = ops.cat([v, ops.ones_like(n2), n2], -1)
+    m = rnd(_mm_rows(a, b, w))
+    r = cast(ops.sqrt(ops.maximum(m, ops.zeros_like(m))), d)
+    return r, (x1, x2, r)
+
+
+def _euclid_mm_bwd(saved, g):
+    # torch's _euclidean_dist_backward: ratio = g / r (0 where r == 0), then
+    # x1 * sum_j ratio - ratio @ x2 and x2 * sum_i ratio - ratio^T @ x1
+    x1, x2, r = saved
+    d = x1.dtype
+    w, rnd = _rounder(d)
+    r, u, v = cast(r, w), cast(x1, w), cast(x2, w)
+    ratio = rnd(ops.div(cast(g, w), r))
+    ratio = ops.where(ops.eq(r, 0), ops.zeros_like(ratio), ratio)
+    g1 = ops.sub(rnd(ops.mul(u, rnd(ops.sum(ratio, -1, True)))), rnd(_mm_rows(ratio, ops.swapaxes(v, -1, -2), w)))
+    g2 = ops.sub(rnd(ops.mul(v, rnd(ops.expand_dims(ops.sum(ratio, -2), -1)))),
+                 rnd(_mm_rows(ops.swapaxes(ratio, -1, -2), ops.swapaxes(u, -1, -2), w)))
+    return cast(g1, d), cast(g2, d)
+
+
+_euclid_mm_node = _node("EuclideanDistBackward0", _euclid_mm_fwd, _euclid_mm_bwd)
+
+
 def _p_norm_last(diff, p):
     """The p-norm over the last dimension (p = 0 counts non-zeros), with torch's zero gradient where
     two points coincide."""
+    if diff.shape[-1] == 0:   # no coordinates: every distance is 0 (amax over nothing reads garbage)
+        return ops.mul(ops.zeros(tuple(diff.shape[:-1]), diff.dtype), ops.sum(diff))
     absd = ops.abs(diff)
     if p == 0:   # a count: torch's gradient is zero (not absent)
         return ops.add(ops.sum(cast(ops.ne(diff, 0), diff.dtype), -1), ops.mul(ops.sum(diff, -1), 0))

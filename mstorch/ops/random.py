@@ -440,6 +440,8 @@ def bernoulli_(self, p=0.5, *, generator=None):
     if self.dtype.is_complex:
         raise _not_impl("bernoulli_scalar_cpu_", self.dtype)
     if isinstance(p, Tensor):
+        if self.numel() == 0:   # (torch's kernel returns before it looks at p)
+            return self
         shape = tuple(self._ms.shape)
         arr = _p_host(p)
         try:
@@ -763,10 +765,10 @@ def bernoulli(input, p=None, *, generator=None, out=None):
                            input._dev)
     gen = R._check_generator(generator)
     shape = tuple(input._ms.shape)
+    if p is None and input.numel() == 0:
+        # torch's kernel writes a result like the input: with nothing to write, no dtype is refused
+        return input.clone() if out is None else out.resize_(tuple(input.shape))
     if p is None and input.dtype.is_complex:
-        # torch's kernel writes a result like the input: refused for complex, unless there is nothing to write
-        if input.numel() == 0:
-            return input.clone() if out is None else out.resize_(tuple(input.shape))
         raise _not_impl("bernoulli_tensor_cpu_self_", input.dtype)
     if p is None:
         vals = R.to_host(R.bernoulli_tensor(gen, _p_host(input)), input.dtype)

@@ -5,8 +5,8 @@ MindSpore's CPU reduce kernels differ from torch in a few ways handled here: max
 (torch propagates them), integer sums come back as int64 whatever was asked, bool and bfloat16 inputs
 lack kernels, and empty inputs raise or come back uninitialised. Order statistics (median, mode, quantile) live in sorting.py.
 """
-import builtins
 import collections
+import functools
 import math
 
 import mindspore as ms
@@ -19,6 +19,7 @@ from . import _kernels as kernels
 from .. import _dtype as D
 from .. import _ms_private as P
 from ._argerr import invalid_args
+from .._tensor import Tensor as _Tensor
 from ._helpers import wrap_dims, wrap_dim, promote, MsTensor, _scalar_name, cast, _node
 from ._registry import register, OPS
 from ..autograd._higher_order import own_backward
@@ -202,13 +203,17 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 @register("nansum", family=F, out="dtype")
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     out_dt = _acc_dtype(input, dtype)
-    x = cast(input, out_dt) if input.dtype != out_dt else input
-    if is_float(x):
+    x = cast(input, ms.float32) if input.dtype == ms.bfloat16 else input   # (IsNan has no bfloat16 kernel)
+    if is_float(x):   # (before a cast to an integer dtype, which would make a NaN INT_MIN: torch adds 0)
         x = ops.where(ops.isnan(x), const(0, x.dtype), x)
+    x = cast(x, out_dt) if x.dtype != out_dt else x
     return _reduce_sum(x, _axes(input, dim), keepdim, out_dt)
 
 
 def _mean_input(input, dtype, name="mean"):
+    if name == "nanmean" and not is_float(input):   # (torch's check, before dtype= applies)
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{_scalar_name(input)}")
     if dtype is not None:
         if dtype._cat < D._FLOAT:
             raise RuntimeError(
@@ -232,7 +237,25 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
         return empty_result(x, _out_shape(x.shape, _axes(input, dim), keepdim), math.nan)
     if x.dtype == ms.bfloat16:
         return cast(ops.mean(cast(x, ms.float32), _axes(input, dim), keepdim), ms.bfloat16)
+    if x.dtype in (ms.complex64, ms.complex128):
+        return _complex_mean(x, _axes(input, dim), keepdim)
     return ops.mean(x, _axes(input, dim), keepdim)
+
+
+def _complex_mean(x, axes, keepdim):
+    """torch's sum / n, a complex division by n + 0j: each part times 1 / n plus the other part times 0,
+    so a NaN or infinite part makes the other part NaN (MindSpore's mean divides the parts alone, and
+    has no complex gradient)."""
+    s = _reduce_sum(x, axes, keepdim, x.dtype)
+    n = math.prod(x.shape[a] for a in (axes or range(x.ndim))) if x.ndim else 1
+    re, im = ops.real(s), ops.imag(s)
+    scale = const(1.0 / n, re.dtype)
+    re, im = ops.mul(re, scale), ops.mul(im, scale)
+    nan = const(math.nan, re.dtype)
+    return _MAKE_COMPLEX(ops.where(ops.isfinite(im), re, nan), ops.where(ops.isfinite(re), im, nan))
+
+
+_MAKE_COMPLEX = ops.Complex()
 
 
 @register("nanmean", family=F, out=True)
@@ -256,6 +279,9 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     if input.size == 0:          # MindSpore's kernel gives zeros where torch gives the identity
         return ops.ones(_out_shape(input.shape, axes, keepdim and dim is not None), out_dt)
     x = cast(input, out_dt) if input.dtype != out_dt else input
+    if x.dtype in (ms.float16, ms.bfloat16) and x.ndim and (x.size if dim is None else x.shape[axes[0]]) <= _SEQ_PROD:
+        return _prod_in_order(x.reshape(-1) if dim is None else x, 0 if dim is None else axes[0],
+                              keepdim and dim is not None)
     if x.dtype == ms.bfloat16:
         x = cast(x, ms.float32)
     if dim is None:
@@ -264,6 +290,21 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     else:
         r = own_backward(ops.prod(x, axes[0], keepdim), _prod_backward, x, axes[0], keepdim) if x.ndim else x.copy()
     return r if r.dtype == out_dt else cast(r, out_dt)
+
+
+_SEQ_PROD = 256
+
+
+def _prod_in_order(x, d, keepdim):
+    """A half-precision product as torch's CPU kernel takes it (short reductions, and any along an outer
+    dim): one element after another, each step rounded to the dtype, so 65504 * -1.9 * ... is inf there
+    however the later factors shrink it (MindSpore's kernel, and float32, stay finite). Products of slices:
+    autograd multiplies the other factors."""
+    parts = ops.split(x, 1, d)
+    r = parts[0]
+    for p in parts[1:]:
+        r = ops.mul(r, p)
+    return r if keepdim else ops.squeeze(r, d)
 
 
 def _prod_backward(node, grad_outputs, x, d, keepdim):
@@ -401,7 +442,14 @@ def _minmax(name, reduce_fn, pair_fn, binary_fn, rt):
             values = ops.where(found, picked if keepdim else picked.squeeze(d), values)
         return rt(_back(values, dt), idx)     # MindSpore's ArgMaxWithValue gives int64 already
     impl.__name__ = name
-    register(name, family=F, out=True)(impl)
+    register(name, family=F, out=True, out_check=functools.partial(_pair_out, name))(impl)
+
+
+def _pair_out(name, args, out):
+    # torch's parser: max/min over a dim write a (values, indices) pair, so a Tensor out= is refused before
+    # the reduction's own checks (an empty dim's IndexError)
+    if len(args) > 1 and not isinstance(args[1], _Tensor):
+        raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not Tensor")
 
 
 _maximum = _binary("maximum", ops.maximum, ops.logical_or)
@@ -413,6 +461,8 @@ _minmax("min", ops.amin, lambda x, d, k: ops.min(x, d, k), _minimum, min_rt)
 def _amaxmin(name, fn):
     def impl(input, dim=(), keepdim=False):
         axes = _axes(input, dim)
+        if input.ndim == 0:   # (dim 0 or -1 of a 0-d tensor is the element itself)
+            return _amaxmin_0d(name, fn, input)
         if not axes:
             if input.size == 0:
                 raise RuntimeError(
@@ -425,10 +475,28 @@ def _amaxmin(name, fn):
         x, dt = comparable(input)
         r = _extreme(fn, x, axes, keepdim)
         if has_nan(x):
-            r = ops.where(ops.any(ops.isnan(x), axes, keepdim), const(math.nan, x.dtype), r)
+            r = ops.where(ops.any(ops.isnan(x), axes, keepdim), _nan_of_slices(x, axes, keepdim), r)
         return _back(r, dt)
     impl.__name__ = name
     return register(name, family=F, out="exact")(impl)
+
+
+def _nan_of_slices(x, axes, keepdim):
+    """NaN for the slices holding a NaN, with torch's gradient there: its backward divides the gradient by
+    the count of elements equal to the (NaN) result, none, so every element of such a slice gets NaN (a
+    sum of x * NaN over the slice has that gradient; the other slices' terms are x * 0, unselected)."""
+    if not needs_grad(x):
+        return const(math.nan, x.dtype)
+    scale = ops.where(ops.any(ops.isnan(x), axes, True), const(math.nan, x.dtype), const(0.0, x.dtype))
+    return ops.sum(ops.mul(x, scale), axes, keepdim) if x.ndim else ops.mul(x, scale)
+
+
+def _amaxmin_0d(name, fn, input):
+    if input.dtype in (ms.complex64, ms.complex128):
+        return fn(input)   # (the kernel's own refusal)
+    if needs_grad(input) and has_nan(comparable(input)[0]):   # (torch: a NaN gradient, see _nan_of_slices)
+        return ops.mul(input, const(math.nan, input.dtype))
+    return input.copy()
 
 
 amax = _amaxmin("amax", ops.amax)
@@ -519,7 +587,8 @@ def any(input, dim=None, keepdim=False):
 @register("count_nonzero", family=F)
 def count_nonzero(input, dim=None):
     nz = ops.ne(input, const(0, input.dtype)) if input.dtype != ms.bool_ else input
-    return _reduce_sum(nz, _axes(input, dim), False, ms.int64)
+    axes = _axes(input, dim)
+    return _reduce_sum(nz, axes if input.ndim else (), False, ms.int64)   # (0-d: dim 0 is the element)
 
 
 # --- variance, norms, logsumexp -----------------------------------------------------------------
@@ -552,7 +621,13 @@ def _var_mean(input, axes, c, keepdim, root=False):
     n = 1
     for a in (axes or range(x.ndim)) if x.ndim else ():   # (a 0-d tensor's dim 0 is itself: one element)
         n *= x.shape[a]
-    var = _reduce_sum(sq, axes, keepdim, sq.dtype) / float(builtins.max(n - c, 0))
+    if n - c > 0:
+        var = _reduce_sum(sq, axes, keepdim, sq.dtype) / float(n - c)
+    elif needs_grad(x):
+        var = _VarNode.apply(x, axes, c, keepdim)
+        P.set_function_of_output(var, _VarNode)
+    else:
+        var = _var_no_dof(sq, axes, keepdim)
     if not keepdim:
         m = m.reshape(_out_shape(x.shape, axes, False))
     if root:
@@ -560,6 +635,51 @@ def _var_mean(input, axes, c, keepdim, root=False):
     if x.dtype != input.dtype:
         var, m = cast(var, input.dtype), cast(m, input.dtype)
     return var, m
+
+
+def _var_no_dof(sq, axes, keepdim):
+    # torch divides by max(n - correction, 0) = 0: inf, NaN where the squares sum to 0 or NaN (as a
+    # product by inf: MindSpore's NaN / 0 is -inf)
+    return ops.mul(_reduce_sum(sq, axes, keepdim, sq.dtype), const(math.inf, _real_dtype(sq.dtype)))
+
+
+def _real_dtype(dt):
+    return ms.float64 if dt in (ms.float64, ms.complex128) else ms.float32
+
+
+class _VarNode(P.FunctionBase):
+    """var where n - correction <= 0, with torch's gradient: over given dims 2 / (n - c) * g * (x - mean)
+    (finite for a negative n - c, where the value is inf); over all elements (or of a 0-d tensor) g times
+    NaN where x equals the mean and inf elsewhere. The composed sum / 0 gave NaN. In ops a recording pass
+    records (create_graph: _higher_order._OWN_FUNCTIONS)."""
+
+    @staticmethod
+    def forward(node, x, axes, c, keepdim):
+        node.save_for_backward(x)
+        node.args = (axes, c, keepdim)
+        dev = ops.sub(x, ops.mean(x, axes, True) if x.ndim else x)
+        sq = ops.real(ops.mul(dev, ops.conj(dev))) if x.dtype in (ms.complex64, ms.complex128) else ops.square(dev)
+        return _var_no_dof(sq, axes, keepdim)
+
+    @staticmethod
+    def backward(node, g):
+        (x,) = node.saved_tensors
+        axes, c, keepdim = node.args
+        if x.ndim and axes and not keepdim:
+            for a in sorted(axes):
+                g = ops.expand_dims(g, a)
+        g = cast(g, x.dtype)
+        m = ops.mean(x, axes, True) if x.ndim else x
+        if not axes or not x.ndim:
+            rt = _real_dtype(x.dtype)
+            f = ops.where(ops.equal(x, m), const(math.nan, rt), const(math.inf, rt))
+            return ops.mul(g, cast(f, x.dtype)), None, None, None
+        n = math.prod(x.shape[a] for a in axes)
+        two = 2.0 / (n - c) if n != c else math.inf
+        return ops.mul(ops.mul(g, ops.sub(x, m)), const(two, x.dtype)), None, None, None
+
+
+_VarNode = type("VarBackward0", (_VarNode,), {})   # torch's node name, kept by grad_fn
 
 
 @register("var", family=F, out=True, out_requires="no_bool_unbiased")
@@ -615,8 +735,10 @@ def _norm2_node(axes, keepdim):
             for d in sorted(axes or range(x.ndim)):
                 g, n = ops.expand_dims(g, d), ops.expand_dims(n, d)
         zero = ops.equal(n, 0)
-        scale = ops.where(zero, ops.zeros_like(n), ops.div(g, ops.where(zero, ops.ones_like(n), n)))
-        return ops.mul(x, scale)
+        # torch's grad * (x / norm).masked_fill_(norm == 0, 0): a zero norm's NaN or infinite grad still
+        # gives NaN (normalize's 0 / 0 row sends NaN back through its norm)
+        unit = ops.where(zero, ops.zeros_like(x), ops.div(x, ops.where(zero, ops.ones_like(n), n)))
+        return ops.mul(g, unit)
     node = _NORM2_NODES[key] = _node("LinalgVectorNormBackward0", lambda x: (_norm2(x, axes, keepdim), (x,)),
                                      backward)
     return node
@@ -685,6 +807,9 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if not is_float(input):
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. "
                            f"Got {_scalar_name(input)}")
+    if input.size == 0 and (p < 0 or p == math.inf):
+        # no identity over an empty dim: linalg.vector_norm's RuntimeError (amin's IndexError before)
+        return OPS["linalg.vector_norm"].impl(input, p, dim, keepdim)
     low = input.dtype in (ms.bfloat16, ms.float16)   # (torch accumulates half norms in float32)
     x = cast(input, ms.float32) if low else input
     r = vector_norm(x, p, _axes(x, dim), keepdim)
@@ -753,6 +878,13 @@ def logsumexp(input, dim, keepdim=False):
 
 def _logsumexp(x, axes):
     # shift by the (constant) max for range; an infinite max would turn inf - inf into nan
+    if x.dtype in (ms.complex64, ms.complex128):
+        # torch shifts a complex x by the max of its real parts (no MindSpore complex kernels for amax;
+        # exp and log as mstorch's, which follow torch's at infinities)
+        m = ops.stop_gradient(ops.amax(ops.real(x), axes, True))
+        m = ops.where(ops.isinf(m), const(0, m.dtype), m)
+        s = ops.sum(OPS["exp"].impl(ops.sub(x, cast(m, x.dtype))), axes, True)
+        return ops.add(OPS["log"].impl(s), cast(m, x.dtype))
     m = ops.stop_gradient(ops.amax(x, axes, True))
     m = ops.where(ops.isinf(m), const(0, m.dtype), m)
     return ops.log(ops.sum(ops.exp(x - m), axes, True)) + m
@@ -773,6 +905,8 @@ def _logsumexp_node(axes):
     def backward(saved, g):
         x, = saved
         r = node(x) if P.grad_enabled() and P.requires_grad(x) else _logsumexp(x, axes)
+        if x.dtype in (ms.complex64, ms.complex128):   # (torch's: g * conj(exp(x - result)))
+            return ops.mul(g.reshape(r.shape), ops.conj(OPS["exp"].impl(ops.sub(x, r))))
         return ops.mul(g.reshape(r.shape), ops.exp(ops.sub(x, r)))
     node = _LOGSUMEXP_NODES[axes] = _node("LogsumexpBackward0", lambda x: (_logsumexp(x, axes), (x,)), backward)
     return node

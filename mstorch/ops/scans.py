@@ -96,7 +96,10 @@ def cumprod(input, dim, *, dtype=None):
         wrap_dim(dim, input.ndim)
         return cast(input, ms.bool_) if input.dtype != ms.bool_ else input.copy()
     x, d, out_dt = _cum_input(input, dim, dtype)
-    return _cum_run(_cumprod_scan if needs_grad(x) else ops.cumprod, x, d, input, out_dt)
+    if x.size and needs_grad(x):
+        xo = input if input.dtype == out_dt else cast(input, out_dt)   # (bfloat16 kept: torch's backward dtype)
+        return _cumprod_node(xo, d)
+    return _cum_run(ops.cumprod, x, d, input, out_dt)
 
 
 def _cum_inplace(name, fn):
@@ -115,7 +118,8 @@ def _cum_inplace(name, fn):
 
 def _cumprod_scan(x, d):
     """cumprod as log2(n) multiplications of shifted copies (Hillis-Steele): its autograd is exact when
-    the input holds zeros, where MindSpore's CumProd gradient divides by them and gives nan."""
+    the input holds zeros, where MindSpore's CumProd gradient divides by them and gives nan (linalg's
+    vander uses it)."""
     n = x.shape[d]
     out, s = x, 1
     while s < n:
@@ -124,6 +128,103 @@ def _cumprod_scan(x, d):
         shifted = ops.cat((ops.ones(tuple(shape), x.dtype), ops.narrow(out, d, 0, n - s)), d)
         out = out * shifted
         s *= 2
+    return out
+
+
+def _cumprod_plain(x, d):
+    """cumprod of a non-empty, not 0-d ``x`` in its own dtype, accumulated as torch's (no autograd)."""
+    y = cast(x, ms.float32) if x.dtype == ms.bfloat16 else x
+    return _cum_run(ops.cumprod, y, d, x, x.dtype)
+
+
+def _cumprod_any(x, d):
+    # differentiable while a backward pass records itself (create_graph), plain otherwise
+    return _cumprod_node(x, d) if needs_grad(x) else _cumprod_plain(x, d)
+
+
+def _rcumsum(g, d):
+    """The reversed cumulative sum along d, accumulated as torch's cumsum."""
+    acc = ms.float32 if g.dtype == ms.bfloat16 else _CUM_ACC.get(g.dtype)   # (no bfloat16 CPU flip)
+    h = g if acc is None else cast(g, acc)
+    r = ops.flip(ops.cumsum(ops.flip(h, (d,)), d), (d,))
+    return r if acc is None else cast(r, g.dtype)
+
+
+class CumprodBackward0(P.FunctionBase):   # (the class names the node, as torch's)
+    """cumprod with torch's gradient formula: without zeros in x, the reversed cumulative sum of
+    grad * out divided by x (so an overflowed product gives inf/-inf gradients as torch's, where the
+    exact product of the other elements is finite); with zeros, the products around the first zero
+    (MindSpore's CumProd gradient divides by the zeros and gives NaN). The backward is written in
+    differentiable ops, recorded for create_graph."""
+
+    @staticmethod
+    def forward(node, x, d):
+        node.d = d
+        node.save_for_backward(x)
+        return _cumprod_plain(x, d) if x.ndim else _cumprod_plain(x.reshape(1), d).reshape(())
+
+    @staticmethod
+    def backward(node, g):
+        (x,), d = node.saved_tensors, node.d
+        if x.size <= 1 or x.shape[d] == 1:
+            return g, None
+        cplx = x.dtype in (ms.complex64, ms.complex128)
+        out = _cumprod_any(x, d)
+        half = x.dtype == ms.bfloat16   # (few bfloat16 CPU kernels: float32, rounded as torch's steps)
+        if half:
+            x, out, g = cast(x, ms.float32), cast(out, ms.float32), cast(g, ms.float32)
+        rnd = (lambda t: cast(cast(t, ms.bfloat16), ms.float32)) if half else (lambda t: t)
+        cx = ops.conj(x) if cplx else x
+        w = rnd(ops.mul(ops.conj(out) if cplx else out, g))
+        zero = ops.equal(x, 0)
+        if not bool(read_host(ops.any(zero))):
+            r = ops.div(rnd(_rcumsum(w, d)), cx)
+            return (cast(r, ms.bfloat16) if half else r), None
+        if needs_grad(x) or needs_grad(g):   # (a pass that records itself: every position's dependence)
+            r = _cumprod_grad_scan(cx, g, d)
+            return (cast(r, ms.bfloat16) if half else r), None
+        # zeros: before the first zero the same formula on the products before it; at the first zero the
+        # sum over k up to the second zero of g_k times the product of the other factors up to k; 0 after
+        nz = ops.cumsum(cast(zero, ms.int32), d)
+        before, one = ops.equal(nz, 0), ops.equal(nz, 1)
+        first = ops.logical_and(zero, one)
+        mid = ops.logical_and(one, ops.logical_not(zero))
+        unit = ops.ones_like(cx)
+        gb = ops.div(_rcumsum(ops.where(before, w, ops.zeros_like(w)), d), ops.where(before, cx, unit))
+        pre = ops.narrow(_cumprod_any(ops.where(before, cx, unit), d), d, x.shape[d] - 1, 1)
+        after = _cumprod_any(ops.where(mid, cx, unit), d)
+        s1 = ops.sum(ops.mul(ops.where(one, g, ops.zeros_like(g)), after), d, True)
+        gf = ops.mul(pre, s1)
+        r = ops.where(before, gb, ops.where(first, ops.broadcast_to(gf, gb.shape), ops.zeros_like(gb)))
+        return (cast(r, ms.bfloat16) if half else r), None
+
+
+def _cumprod_grad_scan(cx, g, d):
+    """sum over k >= i of g_k times the product of cx_j, j <= k, j != i, for every i, in differentiable ops:
+    the exclusive product before i times the reversed recurrence R_i = g_i + cx_{i+1} R_{i+1}, solved as
+    a Hillis-Steele scan of its affine steps. For double backward through inputs with zeros, where the
+    first-order formula's hard zeros after the first zero still depend on the inputs."""
+    n = cx.shape[d]
+
+    def shifted(t, k):    # t moved k places back along d, zeros after
+        shape = list(t.shape)
+        shape[d] = k
+        return ops.cat((ops.narrow(t, d, k, n - k), ops.zeros(tuple(shape), t.dtype)), d)
+
+    ones = list(cx.shape)
+    ones[d] = 1
+    before = ops.cat((ops.ones(tuple(ones), cx.dtype), ops.narrow(_cumprod_any(cx, d), d, 0, n - 1)), d)
+    a, b, s = shifted(cx, 1), g, 1
+    while s < n:
+        b = ops.add(b, ops.mul(a, shifted(b, s)))
+        a = ops.mul(a, shifted(a, s))
+        s *= 2
+    return ops.mul(before, b)
+
+
+def _cumprod_node(x, d):
+    out = CumprodBackward0.apply(x, d)
+    P.set_function_of_output(out, CumprodBackward0)   # grad_fn's name after backward frees the node
     return out
 
 

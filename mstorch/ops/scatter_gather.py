@@ -14,7 +14,7 @@ from . import _msops as ops
 
 from .. import _dtype as D
 from .. import _ms_private as P
-from .._tensor import scalar_type_name
+from .._tensor import Tensor, scalar_type_name
 from ._helpers import wrap_dim, dtype_of, scalar_tensor, cast
 from ._registry import register
 from ..autograd._higher_order import own_backward
@@ -87,7 +87,10 @@ def _crop(t, shape):
     """The leading ``shape`` block of ``t`` (gather/scatter only read that much)."""
     if tuple(t.shape) == tuple(shape):
         return t
-    return t[tuple(slice(0, s) for s in shape)]
+    box = tuple(slice(0, s) for s in shape)
+    if t.dtype == ms.bfloat16:   # (no bfloat16 StridedSliceGrad on CPU: the slice's backward in float32)
+        return cast(cast(t, ms.float32)[box], ms.bfloat16)
+    return t[box]
 
 
 def gather_elements(x, dim, index):
@@ -190,6 +193,8 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     count = ops.unsorted_segment_sum(ops.ones(pos.shape, ms.int64), pos, n)
     hit = count > 0
     seg = _SEGMENT["sum" if reduce == "mean" else reduce](flat_s, pos, n)
+    if reduce in ("amax", "amin") and dtype_of(x)._cat >= D._FLOAT:
+        seg = _infinite_segments(seg, flat_s, pos, n, -math.inf if reduce == "amax" else math.inf)
     if reduce == "sum":
         out = ops.add(flat_x if include_self else ops.where(hit, ops.zeros_like(flat_x), flat_x), seg)
     elif reduce == "prod":
@@ -197,27 +202,57 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     elif reduce == "mean":
         total = ops.add(flat_x, seg) if include_self else seg
         cnt = cast(count + 1 if include_self else ops.maximum(count, ops.ones_like(count)), x.dtype)
-        mean = ops.floor_div(total, cnt) if dtype_of(x)._cat < D._FLOAT else ops.div(total, cnt)
+        if dtype_of(x)._cat < D._FLOAT:   # (exact: MindSpore's FloorDiv goes through double)
+            with np.errstate(all="ignore"):
+                mean = ms.Tensor(np.floor_divide(read_host(total), read_host(cnt)))
+        else:
+            mean = ops.div(total, cnt)
         out = ops.where(hit, mean, flat_x)
     else:
         pick = ops.maximum if reduce == "amax" else ops.minimum
         out = ops.where(hit, pick(flat_x, seg) if include_self else seg, flat_x)
+        if dtype_of(x)._cat >= D._FLOAT:
+            # torch's max/min keep a NaN of src; MindSpore's segment max/min skip it
+            src_nan = ops.unsorted_segment_max(cast(ops.isnan(flat_s), ms.float32), pos, n)
+            out = ops.where(ops.greater(src_nan, 0), ops.full_like(out, math.nan), out)
         if P.grad_enabled() and (P.requires_grad(input) or P.requires_grad(src)):
             out = _tied(out, flat_x, flat_s, pos, hit, include_self)
     out = out.reshape(shape)
     return cast(out, input.dtype) if wide else out
 
 
+def _infinite_segments(seg, s, pos, n, inf):
+    """MindSpore's segment max (min) starts from the dtype's lowest (largest) finite value and keeps it
+    for a segment of -inf (+inf) only: such segments are ``inf``."""
+    is_inf = ops.equal(s, scalar_tensor(inf, dtype_of(s)))
+    others = ops.unsorted_segment_sum(cast(ops.logical_not(is_inf), ms.float32), pos, n)
+    some = ops.unsorted_segment_sum(cast(is_inf, ms.float32), pos, n)
+    only = ops.logical_and(ops.equal(others, 0), ops.greater(some, 0))
+    return ops.where(only, ops.full_like(seg, inf), seg)
+
+
 def _tied(result, x, s, pos, hit, include_self):
     """The same values, rebuilt so that autograd spreads the gradient evenly over the elements equal
-    to each max/min, counting ``x``'s element even when it is excluded (torch's formula)."""
+    to each max/min, counting ``x``'s element even when it is excluded (torch's formula). Where no
+    element equals the result (a NaN result, also an untouched NaN of ``x``) torch divides by that count
+    of 0: the gradient of ``x``'s element and of every src element reduced there is NaN."""
     m = ops.stop_gradient(result)
-    self_is = cast(ops.equal(x, m), x.dtype)
-    src_is = cast(ops.equal(s, ops.gather(m, pos, 0)), x.dtype)
-    n = ops.add(self_is, ops.unsorted_segment_sum(src_is, pos, x.size))
+    self_eq = ops.equal(x, m)
+    src_eq = ops.equal(s, ops.gather(m, pos, 0))
+    n = ops.add(cast(self_eq, x.dtype), ops.unsorted_segment_sum(cast(src_eq, x.dtype), pos, x.size))
     xs = x if include_self else ops.stop_gradient(x)
-    total = ops.add(ops.mul(xs, self_is), ops.unsorted_segment_sum(ops.mul(s, src_is), pos, x.size))
-    return ops.where(hit, ops.div(total, ops.maximum(n, ops.ones_like(n))), x)
+    zero = ops.zeros_like(x)
+    # (selected, not multiplied by the masks: an infinite element beside the result would give inf * 0)
+    total = ops.add(ops.where(self_eq, xs, zero),
+                    ops.unsorted_segment_sum(ops.where(src_eq, s, ops.zeros_like(s)), pos, x.size))
+    tied = ops.where(hit, ops.div(total, ops.maximum(n, ops.ones_like(n))), x)
+    # the NaN results: the result plus (0 * element / 0 less its value), whose gradient is NaN to the
+    # elements that meet there (divided by 1 elsewhere: the unselected branch still gets 0 / divisor)
+    none = ops.equal(n, zero)
+    from_s = ops.unsorted_segment_sum(ops.mul(s, ops.zeros_like(s)), pos, x.size)
+    from_x = ops.mul(ops.where(hit, xs, x), zero)   # (an untouched NaN of x: its gradient is NaN too)
+    lost = ops.div(ops.add(from_x, from_s), ops.where(none, zero, ops.ones_like(x)))
+    return ops.where(none, ops.add(m, ops.sub(lost, ops.stop_gradient(lost))), tied)
 
 
 # --- index_* ------------------------------------------------------------------------------------------
@@ -226,15 +261,32 @@ def _check_vector(index, name):
     if index.ndim > 1:
         raise IndexError(f"{name}(): Index is supposed to be a vector")
     if index.dtype not in (ms.int64, ms.int32):
-        if name == "index_select":
-            raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index but got: {scalar_type_name(dtype_of(index))}")
 
 
-@register("index_select", family=F, out="exact")
+def _index_select_checks(input_ndim, index_ndim, index_numel, index_int, dim):
+    """torch's checks of index_select in its order (before out='s dtype and the range of the indices)."""
+    d = wrap_dim(dim, input_ndim)
+    if index_ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if input_ndim == 0 and index_numel != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index_numel} value(s)")
+    if not index_int:
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    return d
+
+
+def _index_select_out(args, out):
+    if len(args) >= 3 and isinstance(args[0], Tensor) and isinstance(args[2], Tensor) and isinstance(args[1], int):
+        x, index = args[0], args[2]
+        _index_select_checks(x.ndim, index.ndim, index.numel(), index.dtype in (D.int64, D.int32), args[1])
+        if out.dtype is not x.dtype:
+            raise RuntimeError("index_select(): self and result must have the same scalar type")
+
+
+@register("index_select", family=F, out="exact", out_check=_index_select_out)
 def index_select(input, dim, index):
-    d = wrap_dim(dim, input.ndim)
-    _check_vector(index, "index_select")
+    d = _index_select_checks(input.ndim, index.ndim, index.size, index.dtype in (ms.int64, ms.int32), dim)
     check_select_range(index, tuple(input.shape), d)
     if input.ndim == 0:
         return fresh(input) if index.size else empty_from(input, (0,))
@@ -424,16 +476,28 @@ def take(input, index):
     return _kern(ops.gather, input.reshape(-1), idx, 0).reshape(index.shape)
 
 
+def _check_flat_view(t):
+    """torch's error for ``t.view(-1)`` where ``t``'s elements are not equally spaced in memory."""
+    if t.size == 0:
+        return
+    dims = [(n, st) for n, st in zip(t.shape, t.stride()) if n != 1]
+    if any(s0 != s1 * n1 for (_, s0), (n1, s1) in zip(dims, dims[1:])):
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
+                           "spans across two contiguous subspaces). Use .reshape(...) instead.")
+
+
 @register("take_along_dim", family=F, out="exact")
 def take_along_dim(input, indices, dim=None):
     if dim is not None and input.ndim != indices.ndim:
         raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
                            f"but got {input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")
+    if dim is None:   # torch views both as 1-d (a view, not a reshape: a layout no one stride walks raises)
+        _check_flat_view(input)      # and gathers, which takes int32 indices too
+        _check_flat_view(indices)
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
     if indices.dtype != ms.int64:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
                            f"{scalar_type_name(dtype_of(indices))}")
-    if dim is None:
-        return gather(input.reshape(-1), 0, indices.reshape(-1))
     d = wrap_dim(dim, input.ndim)
     xs, js = list(input.shape), list(indices.shape)
     xs[d] = js[d] = 1

@@ -21,7 +21,7 @@ from ._registry import register
 from ._views import (make_view, fresh, solid, owns_storage, empty_from, index_view, reshape_pair,
                      scatter_positions, grad_source, bf16_selection,
                      permute_pair, diagonal_pair, dtype_pair, bitcast, infer_shape, shape_args, reshape_view,
-                     expand_view, broadcast_shape)
+                     expand_view, broadcast_shape, repeated_writes)
 
 F = "shape"
 _COMPLEX = (ms.complex64, ms.complex128)
@@ -140,9 +140,9 @@ def reshape_as(self, other):
 def flatten(input, start_dim=0, end_dim=-1):
     shape = input._ms.shape
     n = len(shape)
+    s, e = wrap_dim(start_dim, n), wrap_dim(end_dim, n)   # (a 0-d tensor's dims are checked as a 1-d one's)
     if n == 0:
         return reshape_view(input, (1,))
-    s, e = wrap_dim(start_dim, n), wrap_dim(end_dim, n)
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
@@ -272,10 +272,6 @@ def t(input):
 @register("movedim", family=F, raw=True, aliases=("moveaxis",))
 def movedim(input, source, destination):
     n = input._ms.ndim
-    if n == 0:
-        wrap_dim(source if isinstance(source, int) else 0, 0)
-        wrap_dim(destination if isinstance(destination, int) else 0, 0)
-        return reshape_view(input, ())
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
     if len(src) != len(dst):
@@ -288,6 +284,8 @@ def movedim(input, source, destination):
         raise RuntimeError(f"movedim: repeated dim in `source` ({src})")
     if len(set(dst_w)) != len(dst_w):
         raise RuntimeError(f"movedim: repeated dim in `destination` ({dst})")
+    if n == 0:   # (a 0-d tensor moves nothing, once its dims are checked as a 1-d one's)
+        return reshape_view(input, ())
     perm = [-1] * n
     for s, d in zip(src_w, dst_w):
         perm[d] = s
@@ -601,6 +599,38 @@ def _triangle(name, kernel, upper):
 
 triu = register("triu", family=F, inplace="triu_", out="exact")(_triangle("triu", ops.triu, True))
 tril = register("tril", family=F, inplace="tril_", out="exact")(_triangle("tril", ops.tril, False))
+_TRIANGLE_ = {}
+
+
+def _triangle_inplace(name, upper):
+    def impl(self, *args, **kwargs):
+        # the generic in-place form, except on a receiver whose elements repeat (an expanded view): torch
+        # zeroes in place element by element, so a memory location becomes 0 when any of its copies lies
+        # outside the triangle (the copies inside rewrite what they read)
+        if name not in _TRIANGLE_:   # (built on first use: _bind builds the op table from this file)
+            from ._bind import _make_inplace
+            from ._registry import PUBLIC
+            _TRIANGLE_[name] = _make_inplace(PUBLIC[name], name + "_")
+            _TRIANGLE_["masked_fill"] = _make_inplace(PUBLIC["masked_fill"], name + "_")
+        shape = tuple(self.shape)
+        repeated = [d for d, (n, st) in enumerate(zip(shape, self.stride())) if st == 0 and n > 1]
+        diagonal = args[0] if len(args) == 1 and not kwargs else kwargs.get("diagonal", 0) if not args else None
+        if len(shape) < 2 or not repeated or type(diagonal) is not int or set(kwargs) - {"diagonal"}:
+            return _TRIANGLE_[name](self, *args, **kwargs)   # (its argument checks and messages)
+        offset = np.arange(shape[-1])[None, :] - np.arange(shape[-2])[:, None]
+        zero = np.broadcast_to(offset < diagonal if upper else offset > diagonal, shape)
+        for d in repeated:
+            zero = zero.any(axis=d, keepdims=True)
+        with repeated_writes():
+            return _TRIANGLE_["masked_fill"](self, wrap(ms.Tensor(np.broadcast_to(zero, shape).copy())), 0)
+    impl.__name__, impl.__qualname__ = name + "_", f"Tensor.{name}_"
+    # (registered after the op: this entry's method replaces the in-place form the op's inplace= generates,
+    # which stays declared for the op table's in-place tests and coverage)
+    return register(name + "_", family=F, namespace="Tensor", raw=True)(impl)
+
+
+triu_ = _triangle_inplace("triu", True)
+tril_ = _triangle_inplace("tril", False)
 
 
 # --- copies: clone, flips, rolls, repeats ---------------------------------------------------------
@@ -700,15 +730,17 @@ def tile(input, dims):
     return repeat(input, (1,) * (input.ndim - len(dims)) + dims)
 
 
-def _check_host_allocation(nbytes):
-    """torch's CPU allocator error for a result larger than this host's free memory (the host result would
-    otherwise be killed or fail in NumPy)."""
+def _check_host_allocation(nbytes, peak=None):
+    """torch's CPU allocator error for a result of ``nbytes`` whose building needs ``peak`` bytes (the host
+    array and its MindSpore copy) beyond half of this host's free memory: the process would otherwise be
+    killed by the system (torch itself needs only ``nbytes``, so the margin is ours)."""
     try:
         free = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError):
         return
-    if 2 * nbytes > free:
-        raise RuntimeError(f"DefaultCPUAllocator: not enough memory: you tried to allocate {nbytes} bytes.")
+    if 2 * (nbytes if peak is None else peak) > free:
+        raise RuntimeError(f"[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate "
+                           f"memory: you tried to allocate {nbytes} bytes. Error code 12 (Cannot allocate memory)")
 
 
 @register("repeat_interleave", family=F)
@@ -725,8 +757,9 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         if total >= 2 ** 63:   # (torch's int64 sum of the counts wraps around)
             raise RuntimeError(f"IntArrayRef contains an int that cannot be represented as a SymInt: "
                                f"{(total + 2 ** 63) % 2 ** 64 - 2 ** 63}")
-        _check_host_allocation(total * r.dtype.itemsize)
-        return ms.Tensor(np.repeat(np.arange(r.shape[0]), r).astype(r.dtype))
+        # (built in the counts' dtype: an int64 index array first would double the peak)
+        _check_host_allocation(total * r.dtype.itemsize, peak=2 * total * r.dtype.itemsize)
+        return ms.Tensor(np.repeat(np.arange(r.shape[0], dtype=r.dtype), r))
     if dim is None:
         input = input.reshape(-1)
         dim = 0
@@ -754,6 +787,9 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         if repeats < 0:
             raise RuntimeError("Repeats must be non-negative")
         r = np.full(n, repeats)
+    total = sum(int(c) for c in r.tolist())
+    row = math.prod(input.shape) // n if n else 0   # elements of one slice along dim
+    _check_host_allocation(total * row * input.itemsize, peak=8 * total + total * row * input.itemsize)
     idx = np.repeat(np.arange(n), r)
     if output_size is not None and output_size != idx.shape[0]:
         raise RuntimeError("allocated size does not match required size")
@@ -883,6 +919,10 @@ def _windows_pair(dim, size, step, ndim):
         length = base_ms.shape[dim] if base_ms.ndim else 1
         x = base_ms.reshape(1) if not base_ms.ndim else base_ms
         count = (length - size) // step + 1
+        if not base_ms.size or not count * size:   # (nothing to gather: MindSpore's Gather backward refuses it)
+            shape = list(x.shape)
+            shape[dim] = count
+            return ops.zeros_on(tuple(shape) + (size,), x.dtype, (x,))
         idx = (ms.Tensor(np.arange(count, dtype=np.int64)[:, None] * step + np.arange(size, dtype=np.int64)[None, :])
                .reshape(-1))
         moved = ops.movedim(x, dim, -1) if dim != x.ndim - 1 else x

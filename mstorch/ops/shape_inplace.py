@@ -109,9 +109,10 @@ def _gather(flat, pos, size):
     return ops.gather(flat, pos, 0)
 
 
-def check_in_storage(size, stride, offset, storage):
-    """torch's error for a strided window reaching past the end of ``storage`` (a contiguous mindspore.Tensor)."""
-    flat_n, itemsize = storage.size, storage.itemsize
+def check_in_storage(size, stride, offset, storage, itemsize=None):
+    """torch's error for a strided window reaching past the end of ``storage`` (a contiguous mindspore.Tensor,
+    or its number of elements with ``itemsize``)."""
+    flat_n, itemsize = (storage, itemsize) if itemsize is not None else (storage.size, storage.itemsize)
     needed = 0 if 0 in size else offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
     if needed > flat_n:
         raise RuntimeError(

@@ -15,6 +15,7 @@ from . import _msops as ops
 
 from .. import _dtype as D
 from ._argerr import invalid_args
+from .._tensor import Tensor
 from ._helpers import wrap_dim, MsTensor, result_type, cast
 from ._registry import register
 from .reduction import (return_type, comparable, _back, has_nan, needs_grad, nan_scalar, _out_shape,
@@ -158,10 +159,19 @@ def _even_share(x, value, nan_value):
 _NAN_AS_INT = {ms.int64: -2 ** 63, ms.int32: -2 ** 31, ms.bool_: True}
 
 
+def _make_nan_complex(input):
+    part = ms.float64 if input.dtype == ms.complex128 else ms.float32
+    return ops.Complex()(ops.full((), math.nan, dtype=part), ops.zeros((), part))
+
+
 def _median_full(input, ignore_nan):
     if input.size == 0:   # NaN, converted to the dtype as x86 does (int32/int64 read it as their minimum)
+        # (before torch's dtype dispatch: bool gives True, complex NaN + 0j)
+        if input.dtype in (ms.complex64, ms.complex128):
+            return _make_nan_complex(input)
         return empty_result(input, (), math.nan if _FROM_MS[input.dtype]._cat >= D._FLOAT else
                             _NAN_AS_INT.get(input.dtype, 0))
+    _median_no_kernel(input, "median_cpu")
     x, dt = comparable(input.reshape(-1))
     n, nan_value = x.shape[0], False
     if not kernels.HOST_WORKAROUNDS:
@@ -201,11 +211,18 @@ def _median_full_kernels(x, n, ignore_nan):
     return ops.stop_gradient(value) + (picked - ops.stop_gradient(picked)) / share
 
 
+def _median_no_kernel(input, kernel):
+    if input.dtype == ms.bool_ or input.dtype in (ms.complex64, ms.complex128):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{D.scalar_type_name(_FROM_MS[input.dtype])}'")
+
+
 def _median_dim(input, dim, keepdim, ignore_nan, rt, name):
     d = wrap_dim(dim, input.ndim)
     if input.ndim == 0:
+        _median_no_kernel(input, "median_out")
         return rt(input.copy(), ops.zeros((), ms.int64))
     _check_nonempty_dims("median", input, (d,))   # torch's nanmedian reports itself as median()
+    _median_no_kernel(input, "median_out")   # (torch's dim= kernel, also for an empty result)
     if input.size == 0:
         return rt(*_empty_pair(input, _out_shape(input.shape, (d,), keepdim)))
     x, dt = comparable(input)
@@ -453,14 +470,35 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 _SEARCH_WIDER = {ms.uint8: ms.int16, ms.uint16: ms.int32, ms.uint32: ms.int64, ms.float16: ms.float32}
 
 
-def _search(boundaries, values, out_int32, right, sorter):
+_SEARCH_OUT = {}   # id of the call's first tensor -> out='s dtype, from the out= check before the call
+
+
+def _search_out_check(args, out):
+    # torch checks out='s dtype inside its other argument checks, after the shapes; the op reads it there
+    if args and isinstance(args[0], Tensor):
+        _SEARCH_OUT.clear()
+        _SEARCH_OUT[id(args[0]._ms)] = out.dtype
+
+
+def _search(boundaries, values, out_int32, right, sorter, first):
+    out_dt = _SEARCH_OUT.pop(id(first), None)
+    _SEARCH_OUT.clear()
     if not isinstance(values, MsTensor):
         values = ms.Tensor(values, result_type(values)._ms)
+    if boundaries.ndim > 1 and (values.ndim != boundaries.ndim or values.shape[:-1] != boundaries.shape[:-1]):
+        raise RuntimeError(
+            f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of "
+            f"boundaries tensor and input value tensor must match, but we got boundaries tensor "
+            f"{list(boundaries.shape)} and input value tensor {list(values.shape)}")
+    if out_dt is not None and out_dt is not (D.int32 if out_int32 else D.int64):
+        raise RuntimeError(f"torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or "
+                           f"Long(int64) depending on whether out_int32 flag is True, but we got output tensor's "
+                           f"dtype {D.scalar_type_name(out_dt)} and out_int32 flag is {bool(out_int32)}")
     rt = result_type(boundaries, values)
+    if values.size == 0:   # torch returns before its kernel looks at the dtype
+        shape = (1,) if values.ndim == 0 else tuple(values.shape)
+        return ops.zeros(shape, ms.int32 if out_int32 else ms.int64)
     if rt is D.bool_ or rt._cat == D._COMPLEX:
-        if values.size == 0:   # torch returns before its kernel looks at the dtype
-            shape = (1,) if values.ndim == 0 else tuple(values.shape)
-            return ops.zeros(shape, ms.int32 if out_int32 else ms.int64)
         raise NotImplementedError(f"\"searchsorted_out_cpu\" not implemented for '{D.scalar_type_name(rt)}'")
     b = boundaries if boundaries.dtype == rt._ms else cast(boundaries, rt._ms)
     v = values if values.dtype == rt._ms else cast(values, rt._ms)
@@ -474,11 +512,6 @@ def _search(boundaries, values, out_int32, right, sorter):
     scalar = v.ndim == 0
     if scalar:
         v = v.reshape(1)
-    if b.ndim > 1 and (v.ndim != b.ndim or v.shape[:-1] != b.shape[:-1]):
-        raise RuntimeError(
-            f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of "
-            f"boundaries tensor and input value tensor must match, but we got boundaries tensor "
-            f"{list(boundaries.shape)} and input value tensor {list(values.shape)}")
     if sorter is not None:
         b = ops.gather_elements(b, -1, as_int64(sorter))
     # int64 then cast: an out_int32 call after an int64 one fails in MindSpore 2.10's cached kernel
@@ -488,7 +521,7 @@ def _search(boundaries, values, out_int32, right, sorter):
     return r.reshape(()) if scalar else r
 
 
-@register("searchsorted", family=F, namespace="torch", out="exact")
+@register("searchsorted", family=F, namespace="torch", out="exact", out_check=_search_out_check)
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
     if side is not None:
         if side not in ("left", "right"):
@@ -507,11 +540,12 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         if tuple(sorter.shape) != tuple(sorted_sequence.shape):
             raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
                                f"tensor {list(sorted_sequence.shape)}and got sorter tensor {list(sorter.shape)}")
-    return _search(sorted_sequence, input, out_int32, right, sorter)
+    return _search(sorted_sequence, input, out_int32, right, sorter, sorted_sequence)
 
 
-@register("bucketize", family=F, namespace="torch", out="exact", out_requires="tensor_self")   # (no out= for a number)
+@register("bucketize", family=F, namespace="torch", out="exact", out_requires="tensor_self",
+          out_check=_search_out_check)   # (no out= for a number)
 def bucketize(input, boundaries, *, out_int32=False, right=False):
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
-    return _search(boundaries, input, out_int32, right, None)
+    return _search(boundaries, input, out_int32, right, None, input)

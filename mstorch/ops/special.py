@@ -49,6 +49,17 @@ def log_softmax(input, dim, *, dtype=None):
     return OPS["log_softmax"].impl(input, dim, dtype)
 
 
+def _recorded(fn, *args):
+    """``fn(*args)`` as the binding calls a differentiable op while autograd records (empty inputs that
+    need gradients linked by hand: MindSpore's backward kernels refuse empty tensors). Ops whose backward
+    can raise are registered as not differentiable, so that their raising node is recorded even for empty
+    inputs (torch raises there too), and come here once it is ruled out."""
+    if not P.grad_enabled():
+        return fn(*args)
+    from ._bind import _call_recorded
+    return _call_recorded(fn, list(args), {})
+
+
 def _unary(name, fn, differentiable=True, half_backward=True):
     """``half_backward=False``: torch has no float16/bfloat16 kernel for the derivative, so backward raises."""
     def compute(x):
@@ -58,10 +69,13 @@ def _unary(name, fn, differentiable=True, half_backward=True):
         x = float_result(input)
         if not half_backward and x.dtype in (ms.float16, ms.bfloat16) and needs_grad(x):
             return _no_half_derivative(name, compute)(x)
+        if not half_backward:
+            return _recorded(compute, x)
         r = compute(x)
         return r if differentiable else ops.stop_gradient(r)
     impl.__name__ = name
-    register(f"special.{name}", family=F, namespace="special", out=True, differentiable=differentiable)(impl)
+    register(f"special.{name}", family=F, namespace="special", out=True,
+             differentiable=differentiable and half_backward)(impl)
 
 
 def _real_axis_only(fn, at_zero=None):
@@ -280,15 +294,16 @@ def _binary_float(name, fn, no_grad_first=None, float_kernel=None):
         a, b, rt = promote(input, other)
         if float_kernel and not (rt.is_floating_point or rt.is_complex):
             raise NotImplementedError(f"\"{float_kernel}\" not implemented for '{scalar_type_name(rt)}'")
-        a, b = _float_operands(a, b, rt)
+        a, b = _float_operands(a, b, rt, input, other)
         run = fn
         if a.dtype in (ms.bfloat16, ms.float16):   # (Igamma/Igammac have no half kernels; torch's round once)
             run = (lambda x, y: cast(fn(cast(x, ms.float32), cast(y, ms.float32)), x.dtype))
         if no_grad_first and needs_grad(a):   # torch has no derivative for this argument: backward raises
             return _no_derivative(no_grad_first, run)(a, b)
-        return run(a, b)
+        return _recorded(run, a, b) if no_grad_first else run(a, b)
     impl.__name__ = name
-    register(f"special.{name}", family=F, namespace="special", out=True)(impl)
+    # (the raising node is recorded for empty inputs too: _recorded)
+    register(f"special.{name}", family=F, namespace="special", out=True, differentiable=not no_grad_first)(impl)
 
 
 def _xlog1py(a, b):

@@ -9,8 +9,9 @@ are.
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor
-from ._helpers import wrap_dim
+from .._tensor import Tensor, wrap
+from . import _msops as _ms_ops
+from ._helpers import _node, wrap_dim
 from ._registry import PUBLIC, register
 from .shape_inplace import _check_strided_args, _positions, check_in_storage, storage_root
 
@@ -170,22 +171,38 @@ def get_device(input):
     return -1 if dev.type == "cpu" else (dev.index or 0)
 
 
+def _contiguous_strides(shape):
+    out, acc = [], 1
+    for n in reversed(shape):
+        out.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(out))
+
+
 @register("as_strided_scatter", family=F, raw=True)   # (torch has no out= form here)
 def as_strided_scatter(input, src, size, stride, storage_offset=None):
     """``input`` (its values, sizes and strides) with ``src`` written to the storage slots that
     ``input.as_strided(size, stride, storage_offset)`` would look at, as torch's clone of the whole storage
-    followed by a strided write; slots outside ``input``'s own elements are not seen. The write is a
+    (a plain clone for an input with repeated elements) followed by a strided write; slots outside ``input``'s own elements are not seen. The write is a
     ``where`` over ``input``'s elements."""
     if not isinstance(src, Tensor):
         raise TypeError(f"as_strided_scatter(): argument 'src' (position 2) must be Tensor, not {type(src).__name__}")
     size, stride = _check_strided_args(size, stride, storage_offset)
-    offset = input.storage_offset() if storage_offset is None else storage_offset
-    root = storage_root(input)._ms
-    check_in_storage(size, stride, offset, root if root.is_contiguous() else root.contiguous())
+    shape, strides = tuple(input.shape), input.stride()
+    if any(st == 0 and n > 1 for n, st in zip(shape, strides)):
+        # an input with repeated elements (expanded): torch's plain clone, contiguous in a storage of its own
+        strides, start = _contiguous_strides(shape), 0
+        check_in_storage(size, stride, storage_offset or 0, input.numel(), input.element_size())
+        offset = storage_offset or 0
+    else:
+        start = input.storage_offset()
+        offset = start if storage_offset is None else storage_offset
+        root = storage_root(input)._ms
+        check_in_storage(size, stride, offset, root if root.is_contiguous() else root.contiguous())
     if size != tuple(src.shape):
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = {list(src.shape)}, "
                            f"slice size = {list(size)}")
-    mine = _positions(input.shape, input.stride(), input.storage_offset())
+    mine = _positions(shape, strides, start)
     theirs = _positions(size, stride, offset).reshape(-1)
     slot_to_src = np.full(max(int(mine.max(initial=-1)), int(theirs.max(initial=-1))) + 1, -1, np.int64)
     slot_to_src[theirs] = np.arange(theirs.size)          # (overlapping windows: the last write wins, as torch)
@@ -194,8 +211,19 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
         return input.clone()
     chosen = PUBLIC["tensor"](which >= 0)
     placed = src.to(input.dtype).reshape(-1)[PUBLIC["tensor"](np.maximum(which, 0))]
-    # torch's derivative formula hands ``input`` the gradient at the written slots and zeros elsewhere
-    # (the reverse of a scatter's); the detached terms reproduce it with the same values
     fixed = input.detach()
-    return PUBLIC["where"](chosen, placed + (input - fixed), fixed)
+    if not input.requires_grad:
+        return PUBLIC["where"](chosen, placed, fixed)
+    # torch's derivative formula hands ``input`` the gradient at the written slots and zeros elsewhere
+    # (the reverse of a scatter's); a term of value 0 carries it: input less its detached self (recorded
+    # for double backward), or, where input holds inf/NaN (inf - inf is NaN), a node of ours
+    if bool(PUBLIC["isfinite"](fixed).all()):
+        carrier = input - fixed
+    else:
+        carrier = wrap(_ZERO_PASS(input._ms))
+    return PUBLIC["where"](chosen, placed + carrier, fixed)
+
+
+# zeros whose gradient is the incoming one (as_strided_scatter's gradient carrier)
+_ZERO_PASS = _node("AsStridedScatterBackward0", lambda x: (_ms_ops.zeros_like(x), ()), lambda saved, g: g)
 
