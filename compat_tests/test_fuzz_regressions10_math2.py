@@ -3,21 +3,11 @@ second part): lcm's wrap-around, complex sigmoid and small integer powers at inf
 dtype, renorm's subnormal factor, half-precision products in order, complex means with NaN, var with no
 degrees of freedom (value and gradient), nansum to an integer dtype, half-precision mul/div by a scalar,
 and exception types."""
-import math
 
 import pytest
 
 from harness import check
-
-
-def _run(T, src):
-    """A fuzzer case: statements ending in ``out = ...`` (a lone expression is the result)."""
-    ns = {"T": T, "F": T.nn.functional, "nan": math.nan, "inf": math.inf}
-    lines = [s.strip() for s in src.split(";")]
-    if not lines[-1].startswith("out ="):
-        lines[-1] = "out = " + lines[-1]
-    exec("\n".join(lines), ns)  # noqa: S102 - a fixed test source, run on both libraries
-    return ns["out"]
+from test_fuzz_regressions10_math import _run
 
 
 _BACKWARD = "g = r if isinstance(r, T.Tensor) else r[0]; " \

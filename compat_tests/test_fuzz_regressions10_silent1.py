@@ -3,15 +3,9 @@ pointwise group): values or gradients that differed from torch's without an erro
 import pytest
 
 from harness import check
+from test_fuzz_regressions10_math import _run
 
 inf, nan = float("inf"), float("nan")
-
-
-def _run(T, src):
-    """Runs a fuzzer reproducer (statements ending in ``out = ...``) and returns ``out``."""
-    scope = {"T": T, "F": T.nn.functional, "inf": inf, "nan": nan}
-    exec(src, scope)
-    return scope["out"]
 
 
 @pytest.mark.parametrize("src", [

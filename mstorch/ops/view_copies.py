@@ -13,6 +13,7 @@ from .._tensor import Tensor, wrap
 from . import _msops as _ms_ops
 from ._helpers import _node, wrap_dim
 from ._registry import PUBLIC, register
+from .creation import _contiguous_strides
 from .shape_inplace import _check_strided_args, _positions, check_in_storage, storage_root
 
 F = "view_copy"
@@ -169,14 +170,6 @@ def get_device(input):
     """-1 for a CPU tensor, else the device index, as torch."""
     dev = input.device
     return -1 if dev.type == "cpu" else (dev.index or 0)
-
-
-def _contiguous_strides(shape):
-    out, acc = [], 1
-    for n in reversed(shape):
-        out.append(acc)
-        acc *= max(n, 1)
-    return tuple(reversed(out))
 
 
 @register("as_strided_scatter", family=F, raw=True)   # (torch has no out= form here)
