@@ -238,19 +238,20 @@ def _call_recorded(impl, ms_args, kwargs):
     for kernel MaxPoolGradWithArgmaxV2", UnsortedSegmentSum's "loop_size_"). A result that is empty
     has zero gradients to every input likewise: it is replaced by zeros on their graph."""
     needs = _grad_inputs(ms_args, kwargs)
-    if not needs:
-        return _keep_on_graph(impl(*ms_args, **kwargs), ms_args)
-    for t in needs:
-        if t.size:
-            break
-    else:
+    if not needs:   # (nothing to link: the no-grad path's one scan of the arguments)
+        return impl(*ms_args, **kwargs)
+    empty = [t for t in needs if not t.size]
+    if len(empty) == len(needs):
         _P.set_grad_enabled(False)
         try:
             r = impl(*ms_args, **kwargs)
         finally:
             _P.set_grad_enabled(True)
         return _linked_results(r, needs, ms_args, unrecorded=True)
-    return _zero_empty_results(_keep_on_graph(impl(*ms_args, **kwargs), ms_args), needs, ms_args)
+    r = impl(*ms_args, **kwargs)
+    if empty:   # (results an implementation made by hand for its empty inputs are not recorded)
+        r = _linked_results(r, empty, ms_args)
+    return _zero_empty_results(r, needs, ms_args)
 
 
 def _zero_empty_results(r, needs, ms_args):
@@ -264,16 +265,6 @@ def _zero_empty_results(r, needs, ms_args):
     if isinstance(r, tuple) and hasattr(r, "_fields"):
         return tp(*(_zero_empty_results(x, needs, ms_args) for x in r))
     return r
-
-
-def _keep_on_graph(r, ms_args):
-    """An op's floating results on the autograd graph of its empty inputs that need gradients: an
-    implementation answers empty input with a tensor made by hand (a determinant of 1, an empty
-    product), which MindSpore does not record, and torch's backward reaches those inputs."""
-    empty = [a for a in ms_args if isinstance(a, _MsTensor) and not a.size and a._requires_grad]
-    if not empty:
-        return r
-    return _linked_results(r, empty, ms_args)
 
 
 def _linked_results(r, empty, ms_args, unrecorded=False):
