@@ -1,7 +1,9 @@
+import fcntl
 import os
 import re
 import pathlib
 import sys
+import tempfile
 
 import pytest
 
@@ -45,3 +47,15 @@ def pytest_collection_modifyitems(config, items):
             if pattern.match(node) or pattern.match(item.nodeid):
                 item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
                 break
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Tests marked ``opens_ports`` (ranks, stores, launchers: compat_tests/ranks.py) run one at a time across
+    pytest-xdist's workers and concurrent runs on this machine, so a port one of them chose stays its own."""
+    if item.get_closest_marker("opens_ports") is None:
+        yield
+        return
+    with open(os.path.join(tempfile.gettempdir(), f"mstorch-tests-ports-{os.getuid()}.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield

@@ -14,18 +14,17 @@ import torch
 import mstorch
 from ddp_scenarios import STEPS, _rank, data, default_hooks, heads, mlp, numpy_of, recording_hook
 from harness import assert_same
-from test_distributed import free_port, same_error, world1  # noqa: F401  (world1: a fixture)
+from ranks import free_port, start_ranks, wait_ranks
+from test_distributed import same_error, world1  # noqa: F401  (world1: a fixture)
+
+pytestmark = pytest.mark.opens_ports
 
 
 @pytest.fixture(scope="module")
 def two_ranks(tmp_path_factory):
     out = tmp_path_factory.mktemp("ddp")
     # both libraries' ranks at once (each process imports one library only)
-    runs = [lib.multiprocessing.start_processes(_rank, args=(lib.__name__, free_port(), str(out)), nprocs=2,
-                                                join=False, start_method="spawn") for lib in (torch, mstorch)]
-    for ctx in runs:
-        while not ctx.join():
-            pass
+    wait_ranks(*[start_ranks(lib, _rank, (lib.__name__, free_port(), str(out))) for lib in (torch, mstorch)])
     return {(lib, r): np.load(out / f"{lib}{r}.npy", allow_pickle=True).item()
             for lib in ("torch", "mstorch") for r in range(2)}
 

@@ -3,10 +3,14 @@ mesh, its groups per dimension, local ranks, slicing by name, repr, equality and
 runs in its own subprocess (a default process group per process)."""
 import json
 import os
-import socket
 import subprocess
 import sys
 
+import pytest
+
+from ranks import free_port
+
+pytestmark = pytest.mark.opens_ports
 
 CODE = r'''
 import importlib, json, sys
@@ -43,10 +47,7 @@ print("RESULT" + json.dumps(out))
 
 
 def _run(namespace):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK="0", WORLD_SIZE="1")
+    env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()), RANK="0", WORLD_SIZE="1")
     out = subprocess.run([sys.executable, "-c", CODE, namespace], env=env, capture_output=True, text=True, timeout=240)
     lines = [ln for ln in out.stdout.splitlines() if ln.startswith("RESULT")]
     assert lines, out.stderr[-3000:]

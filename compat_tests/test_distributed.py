@@ -6,7 +6,6 @@ results and error messages. The two-process test starts two ranks with ``mstorch
 full-batch gradient computed here.
 """
 import os
-import socket
 import sys
 
 import numpy as np
@@ -15,12 +14,9 @@ import torch
 
 import mstorch
 from harness import assert_same, run, Raised
+from ranks import free_port, run_ranks
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+pytestmark = pytest.mark.opens_ports
 
 
 def same_error(fn):
@@ -380,7 +376,7 @@ def _two_ranks(rank, port, out_dir, x, y):
 def test_two_processes(tmp_path):
     rs = np.random.RandomState(7)
     x, y = rs.randn(6, 4).astype(np.float32), rs.randn(6, 2).astype(np.float32)
-    mstorch.multiprocessing.spawn(_two_ranks, args=(free_port(), str(tmp_path), x, y), nprocs=2)
+    run_ranks(mstorch, _two_ranks, (free_port(), str(tmp_path), x, y))
     res = [np.load(tmp_path / f"rank{r}.npy", allow_pickle=True).item() for r in range(2)]
     model = small_model(torch)
     torch.nn.functional.mse_loss(model(torch.tensor(x)), torch.tensor(y)).backward()

@@ -8,7 +8,6 @@ torch raises) and compares dtype, values and exceptions.
 """
 import os
 import pickle
-import socket
 import time
 from datetime import timedelta
 
@@ -16,18 +15,15 @@ import pytest
 import torch
 
 import mstorch
+from ranks import free_port, run_ranks
+
+pytestmark = pytest.mark.opens_ports
 
 DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
           "complex64"]
 OPS = ["SUM", "AVG", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR"]
 TIMEOUT = 30     # seconds: the engine's collective timeout here, so a dead rank is detected within it (and the
 #                 rendezvous waits as long for the other rank, which starts slowly on a loaded 2-core host)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def inputs(T, rank, dtype, shift=0):
@@ -299,7 +295,7 @@ def expected(rank, path):
 @pytest.fixture(scope="module")
 def ranks(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("ranks")
-    mstorch.multiprocessing.spawn(_rank_main, args=(free_port(), str(tmp)), nprocs=2)
+    run_ranks(mstorch, _rank_main, (free_port(), str(tmp)))
     got = [pickle.load(open(tmp / f"rank{r}.pkl", "rb")) for r in range(2)]
     torch.distributed.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{free_port()}", world_size=1, rank=0)
     try:

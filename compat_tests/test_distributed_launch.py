@@ -5,13 +5,15 @@ import os
 import pathlib
 import re
 import shutil
-import socket
 import subprocess
 import sys
 
 import pytest
 
 import mstorch
+from ranks import free_port
+
+pytestmark = pytest.mark.opens_ports
 
 ROOT = pathlib.Path(mstorch.__file__).resolve().parent.parent
 BIN = pathlib.Path(sys.executable).parent
@@ -35,12 +37,6 @@ print(f"RESULT rank={rank} world={dist.get_world_size()} local={dist.get_node_lo
       f"grad={grad} env={env} argv={sys.argv[1:]}", flush=True)
 dist.destroy_process_group()
 """
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def launch(cmd, cwd):

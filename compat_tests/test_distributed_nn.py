@@ -4,6 +4,7 @@ against torch's formulas over both ranks' inputs, and ChildFailedError / @record
 import json
 import os
 import pickle
+from datetime import timedelta
 
 import numpy as np
 import pytest
@@ -11,7 +12,10 @@ import torch
 
 import mstorch
 from harness import assert_same, rand
-from test_distributed import free_port, world1  # noqa: F401  (the world-size-1 groups on both libraries)
+from ranks import free_port, run_ranks
+from test_distributed import world1  # noqa: F401  (the world-size-1 groups on both libraries)
+
+pytestmark = pytest.mark.opens_ports
 
 
 CALLS = {
@@ -60,7 +64,8 @@ def _inputs(rank):
 def _rank_main(rank, port, out_dir):
     import mstorch as T
     from mstorch.distributed.nn import functional as F
-    T.distributed.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", world_size=2, rank=rank)
+    T.distributed.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", world_size=2, rank=rank,
+                                     timeout=timedelta(seconds=60))   # a deadlock fails instead of hanging
     xa, wa = _inputs(rank)
     res = {}
     for name in ("all_reduce", "broadcast", "reduce", "all_gather"):
@@ -103,7 +108,7 @@ def _expected(rank):
 
 
 def test_two_ranks(tmp_path):
-    mstorch.multiprocessing.spawn(_rank_main, args=(free_port(), str(tmp_path)), nprocs=2)
+    run_ranks(mstorch, _rank_main, (free_port(), str(tmp_path)))
     for rank in range(2):
         got = pickle.load(open(tmp_path / f"rank{rank}.pkl", "rb"))
         exp = _expected(rank)
