@@ -7,7 +7,9 @@ equality, exceptions by their exact type. Written once, so a test can never comp
 A test that expects an error says so (``check(fn, raises=True)`` or ``check_raises``): otherwise torch
 raising fails the test, so a typo or an API torch does not have cannot pass as "both raised".
 """
+import contextlib
 import math
+import resource
 
 import numpy as np
 import torch
@@ -176,6 +178,22 @@ def check_grad(fn, inputs, rtol=1e-5, atol=1e-6, **kw):
             grads = [x.grad for x in xs if is_tensor(x) and x.requires_grad]
         return out, grads
     return check(run_grad, rtol=rtol, atol=atol, **kw)
+
+
+@contextlib.contextmanager
+def address_space_cap(headroom=16 << 30):
+    """Caps this process's address space at its current size plus ``headroom`` for the block: an allocation
+    of terabytes then fails at once, as torch's allocator reports it, whatever the machine's overcommit policy
+    (where the kernel overcommits, the allocation succeeds and filling it ends in the OOM killer)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    with open("/proc/self/status") as f:
+        size = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
+    cap = size + headroom if hard == resource.RLIM_INFINITY else min(size + headroom, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
 def rand(*shape, dtype="float32", seed=0, low=-2.0, high=2.0):
