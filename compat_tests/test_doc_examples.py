@@ -170,8 +170,6 @@ XFAIL = {
     "torch.sparse.mm": "only the COO sparse layout: no to_sparse_csr (being fixed elsewhere, issue 17 item 3)",
     "torch.Tensor.dim_order": "every tensor stays row-major: a channels_last tensor reports contiguous strides, so "
                               "its dim order (docs/known-differences.md)",
-    "torch.linalg.cholesky": "complex linalg has no MindSpore CPU kernel (docs/known-differences.md)",
-    "torch.linalg.cholesky_ex": "complex linalg has no MindSpore CPU kernel (docs/known-differences.md)",
     "torch.linalg.lu_factor": "lu_solve's float32 substitution rounds differently from LAPACK's sgetrs (3.6e-7 apart "
                               "on this example): the second residual misses allclose's atol=1e-8 where torch's passes",
     "torch.linalg.lu_solve": "MindSpore's triangular solve rounds differently from the BLAS trsm torch calls: on "

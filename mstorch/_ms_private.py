@@ -66,8 +66,15 @@ def enable_recording():
     executor.set_grad_flag(True)
 
 
-def grad_enabled():
-    return executor.enable_grad()
+def _grad_flag_reader():
+    # the C++ executor's own reader: grad_enabled() is asked on every op's call, and the Python wrapper
+    # (mindspore.graph.api._PyNativeExecutor.enable_grad) only forwards to it
+    inner = getattr(executor, "_executor", None)
+    reader = getattr(inner, "enable_grad", None)
+    return reader if callable(reader) else executor.enable_grad
+
+
+grad_enabled = _grad_flag_reader()
 
 
 def set_grad_enabled(mode):

@@ -35,6 +35,11 @@ def _env_flag(name, default):
     return value.strip().lower() not in ("0", "false", "no", "off", "")
 
 
+# host_workarounds() and launch_is_blocking() together, read as a constant on the per-op path (host_view):
+# CPU memory can be read in place, without a sync. Set by configure().
+DIRECT_HOST_READS = False
+
+
 def configure():
     target = os.environ.get("MSTORCH_DEVICE_TARGET", "").strip()
     if target and target.upper() != "CPU":
@@ -50,6 +55,8 @@ def configure():
     _state["blocking"] = _env_flag("MSTORCH_LAUNCH_BLOCKING", device == "CPU")
     _state["host_workarounds"] = device == "CPU" and not _env_flag("MSTORCH_DEVICE_PATH", False)
     _state["check_indices"] = _state["host_workarounds"] or _env_flag("MSTORCH_CHECK_INDICES", False)
+    global DIRECT_HOST_READS
+    DIRECT_HOST_READS = _state["host_workarounds"] and _state["blocking"]
     if _state["blocking"]:
         ms.runtime.launch_blocking()
     return device

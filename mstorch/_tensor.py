@@ -782,7 +782,7 @@ def host_view(ms_t):
     keeps alive. Built here from the data pointer while kernels complete before returning (CPU's
     blocking launch): ``asnumpy()`` spends ~7 us parsing a PEP 3118 format string in Python, which
     ``loss.item()`` paid every step."""
-    if _runtime.host_workarounds() and _runtime.launch_is_blocking() and ms_t.is_contiguous():
+    if _runtime.DIRECT_HOST_READS and ms_t.is_contiguous():
         d = D._FROM_MS.get(ms_t.dtype)
         n = ms_t.size
         if n and d is not None and d._np is not None and d is not D.bfloat16:

@@ -23,7 +23,7 @@ from .. import overrides as _overrides
 from ._registry import METHOD, OPS, PUBLIC, SUB_NAMESPACES, TOP
 from ._views import check_no_overlap as _check_no_overlap, fresh, repeated_writes as _repeated_writes
 from . import _msops
-from ._helpers import result_type as _result_type
+from ._helpers import EMPTY_RECORDING as _EMPTY_RECORDING, result_type as _result_type
 
 _MsTensor = ms.Tensor
 _AUTOCAST_ON = _autocast.ACTIVE   # thread idents with autocast on (a set shared with _autocast)
@@ -223,12 +223,19 @@ def _grad_inputs(ms_args, kwargs):
     found = []
     for a in (*ms_args, *kwargs.values()) if kwargs else ms_args:
         tp = type(a)
-        if tp is _MsTensor or isinstance(a, _MsTensor):   # (an nn.Parameter's is a mindspore.Parameter)
+        if tp is _MsTensor:
             if a._requires_grad:
                 found.append(a)
+        elif tp in _PLAIN:   # (before isinstance, which goes through MindSpore's ABC metaclass)
+            continue
         elif tp is list or tp is tuple:
             found.extend(x for x in a if isinstance(x, _MsTensor) and x._requires_grad)
+        elif isinstance(a, _MsTensor) and a._requires_grad:   # (an nn.Parameter's is a mindspore.Parameter)
+            found.append(a)
     return found
+
+
+_PLAIN = frozenset((int, float, bool, str, type(None)))
 
 
 def _call_recorded(impl, ms_args, kwargs):
@@ -243,10 +250,12 @@ def _call_recorded(impl, ms_args, kwargs):
     empty = [t for t in needs if not t.size]
     if len(empty) == len(needs):
         _P.set_grad_enabled(False)
+        _EMPTY_RECORDING.on = True
         try:
             r = impl(*ms_args, **kwargs)
         finally:
             _P.set_grad_enabled(True)
+            _EMPTY_RECORDING.on = False
         return _linked_results(r, needs, ms_args, unrecorded=True)
     r = impl(*ms_args, **kwargs)
     if empty:   # (results an implementation made by hand for its empty inputs are not recorded)
@@ -272,7 +281,9 @@ def _linked_results(r, empty, ms_args, unrecorded=False):
     by MindSpore's view of it may still carry the input's requires_grad flag, with no graph)."""
     tp = type(r)
     if tp is _MsTensor:
-        if (r._requires_grad and not unrecorded) or r.dtype not in _GRAD_DTYPES or any(r is a for a in ms_args):
+        # (_mstorch_unlinked: a result torch returns off the graph, e.g. linalg.cond / matrix_norm of empty input)
+        if (r._requires_grad and not unrecorded) or r.dtype not in _GRAD_DTYPES or any(r is a for a in ms_args) \
+                or getattr(r, "_mstorch_unlinked", False):
             return r
         return _msops._linked(r, *empty)
     if tp is tuple or tp is list:
@@ -426,6 +437,8 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
     out_sets_dtype = opdef.out == "dtype"
     out_check = _out_overload_check(opdef, impl) if has_out and opdef.out_requires else None
     out_precheck = opdef.out_check if has_out else None
+    # (a check that names a ``kwargs`` parameter also sees the call's keyword arguments, out= taken out)
+    precheck_kwargs = out_precheck is not None and "kwargs" in inspect.signature(out_precheck).parameters
 
     def fn(*args, **kwargs):
         if INTERCEPT:
@@ -444,7 +457,10 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
                     # (torch's argument parser: before any check of the other arguments but its overload's)
                     raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
                 if out_precheck is not None and isinstance(out, Tensor):
-                    out_precheck(args, out)   # (torch's check of out= before its kernel's dtype check)
+                    if precheck_kwargs:
+                        out_precheck(args, out, kwargs=kwargs)
+                    else:   # (torch's check of out= before its kernel's dtype check)
+                        out_precheck(args, out)
                 if out_sets_dtype and isinstance(out, Tensor) and kwargs.get("dtype") is None:
                     kwargs["dtype"] = out.dtype   # these compute in out's dtype, as with dtype=out.dtype
             elif refuse_out and "out" in kwargs:   # (and np.sum(t) -> t.sum(out=None) fails as in torch)
@@ -466,7 +482,7 @@ def _make_function(opdef, impl, *, autocast=True, method=None):
                         r = _call_recorded(impl, ms_args, ms_kwargs)
                     else:
                         r = impl(*ms_args, **ms_kwargs)
-                    r = _wrap_out(r)
+                    r = wrap(r) if type(r) is _MsTensor else _wrap_out(r)
             except SparseOperand:   # a sparse argument has no dense storage: the sparse table's implementation
                 r = sparse_call(name, args, kwargs)
             except BaseException as exc:
@@ -547,11 +563,16 @@ def _out_overload_check(opdef, impl):
     one_signature = name in ("median", "nanmedian")
 
     def check(args, kwargs):
-        if "dim" in requires and len(args) < 2 and kwargs.get("dim") is None:
+        if "dim" in requires and len(args) < 2 and kwargs.get("dim") is None and \
+                (name != "sum" or "dim" not in kwargs):   # (sum's out= overload takes dim=None: all dims)
+            if "dim" in kwargs:
+                raise TypeError(f"{name}(): argument 'dim' must be int, not NoneType")
             if one_signature:
                 raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
             raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, out=Tensor), "
                             "but expected one of:\n * (Tensor input, int dim, ..., *, Tensor out)")
+        if "dim" in requires and name != "sum" and len(args) >= 2 and args[1] is None:
+            raise TypeError(f"{name}(): argument 'dim' (position 2) must be int, not NoneType")
         if "tensor_self" in requires and args and isinstance(args[0], (bool, int, float)):
             got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)
             raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}, out=Tensor), "
@@ -702,6 +723,10 @@ def _make_inplace(fn, name):
                 _check_no_overlap(self)
                 if args and op not in ("eq", "ne", "lt", "le", "gt", "ge"):
                     _check_result_fits(self, args[0])
+            raise
+        except IndexError as exc:
+            if name == "put_" and str(exc).startswith("out of range"):
+                _check_no_overlap(self)   # (torch's put_ checks the receiver's overlap before the index range)
             raise
         except TypeError as exc:
             # an argument error reads as torch's Tensor.<name>_ does: self not counted, the in-place name

@@ -2,6 +2,8 @@
 
 Type promotion, dim normalisation, dtype arguments: written once here and used by every family.
 """
+import threading
+
 import mindspore as ms
 
 from .._runtime import read_host
@@ -172,3 +174,15 @@ def _node(name, fwd, bwd):
             _P.set_function_of_output(o, cls)   # grad_fn keeps its name after backward frees the node
         return out
     return apply
+
+
+# set by ops/_bind.py while it runs an op with grad mode off because every input that needs a gradient is
+# empty (the results are linked to those inputs afterwards): per thread, as grad mode is
+EMPTY_RECORDING = threading.local()
+
+
+def records():
+    """Whether autograd records the op running now: grad mode is on, or the op runs unrecorded only
+    because every input that needs a gradient is empty (an op that refuses a gradient to an argument
+    still refuses it there, as torch does)."""
+    return _P.grad_enabled() or getattr(EMPTY_RECORDING, "on", False)

@@ -5,10 +5,10 @@ fallback has a kernel torch lacks). Ops whose kernel depends on other arguments 
 matrix_power's exponent, max_pool1d's return_indices, repeat_interleave's repeats) are left out."""
 
 NO_KERNEL = {'abs': ('abs_cpu', ('bool',)),
- 'adaptive_avg_pool1d': ('adaptive_avg_pool2d', ('bool', 'complex64', 'int16', 'int32', 'int64', 'int8', 'uint8')),
- 'adaptive_avg_pool2d': ('adaptive_avg_pool2d', ('bool', 'complex64', 'int16', 'int32', 'int64', 'int8', 'uint8')),
- 'adaptive_avg_pool3d': ('adaptive_avg_pool3d_cpu',
-                         ('bool', 'complex64', 'int16', 'int32', 'int64', 'int8', 'uint8')),
+ # (the adaptive average pools check complex inputs themselves: torch averages them for an output of ones)
+ 'adaptive_avg_pool1d': ('adaptive_avg_pool2d', ('bool', 'int16', 'int32', 'int64', 'int8', 'uint8')),
+ 'adaptive_avg_pool2d': ('adaptive_avg_pool2d', ('bool', 'int16', 'int32', 'int64', 'int8', 'uint8')),
+ 'adaptive_avg_pool3d': ('adaptive_avg_pool3d_cpu', ('bool', 'int16', 'int32', 'int64', 'int8', 'uint8')),
  'adaptive_max_pool1d': ('adaptive_max_pool2d', ('bool', 'complex64', 'int16', 'int32', 'int64', 'int8', 'uint8')),
  'adaptive_max_pool2d': ('adaptive_max_pool2d', ('bool', 'complex64', 'int16', 'int32', 'int64', 'int8', 'uint8')),
  'adaptive_max_pool2d_with_indices': ('adaptive_max_pool2d',
@@ -160,6 +160,7 @@ NO_KERNEL = {'abs': ('abs_cpu', ('bool',)),
 # ScalarType's name.
 _NO_COMPLEX_SIGN = (NotImplementedError, "Unlike NumPy, torch.sign is not intended to support complex numbers. "
                                          "Please use torch.sgn instead.")
+# (sort, argsort, topk, nansum and nanmean refuse complex inputs in their own code, after torch's dim checks)
 COMPLEX_REFUSED = {
     "sign": _NO_COMPLEX_SIGN,
     "argmax": "argmax(): does not support complex input",
@@ -168,14 +169,9 @@ COMPLEX_REFUSED = {
     "minimum": "minimum not implemented for complex tensors.",
     "fmax": "fmax not implemented for complex tensors.",
     "fmin": "fmin not implemented for complex tensors.",
-    "sort": " Sort does not support complex dtypes on CPU",
-    "argsort": " Sort does not support complex dtypes on CPU",
     "msort": " Sort does not support complex dtypes on CPU",
-    "topk": " topk does not support complex dtypes on CPU",
     "isposinf": "isposinf does not support complex inputs.",
     "isneginf": "isneginf does not support complex inputs.",
-    "nansum": "nansum on CPU does not support complex inputs",
-    "nanmean": "nansum on CPU does not support complex inputs",
     "kl_div": "kl_div: Complex inputs not supported.",
     "cosine_similarity": "expected common dtype to be floating point, yet common dtype is {}",
 }
@@ -189,7 +185,9 @@ NOT_REACHED_WHEN_EMPTY = frozenset((
     # (torch's 1-d and 2-d adaptive average pools return an empty result before their dtype dispatch)
     "adaptive_avg_pool1d", "adaptive_avg_pool2d",
     # (torch's transposed convolutions answer an empty input before their dtype dispatch)
-    "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"))
+    "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+    # (torch's amax/amin return an empty result, their dims checked, before their dtype dispatch)
+    "amax", "amin"))
 
 # Ops of NO_KERNEL whose 0-d input torch answers before its kernel's dtype dispatch (the value itself at index
 # 0), so a 0-d input of those dtypes is computed, not refused (probed on torch 2.13).

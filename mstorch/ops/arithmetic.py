@@ -494,7 +494,18 @@ def remainder(input, other):
             _not_impl("remainder_cpu", a)
         _check_int_divisor(b)
         return _int_division(a, b, np.remainder, ops.floor_mod)
+    if not isinstance(input, _T) and P.grad_enabled() and P.requires_grad(other):
+        # torch's remainder(Scalar, Tensor) has no derivative: backward through it raises
+        return _remainder_scalar_node(_floor_mod(a, ops.stop_gradient(b)), other)
     return _floor_mod(a, b)
+
+
+def _remainder_scalar_backward(saved, grad):
+    raise RuntimeError("derivative for aten::remainder is not implemented")
+
+
+_remainder_scalar_node = _node("NotImplemented", lambda r, b: (ops.add(r, ops.zeros_like(r)), ()),
+                               _remainder_scalar_backward)
 
 
 def _floor_mod(a, b):
@@ -724,9 +735,10 @@ def square(input):
 
 
 
-def _float_binary(name, kernel=None):
+def _float_binary(name, kernel=None, bool_sub_node=None):
     """Binary float functions of two tensors: integer inputs compute in the default dtype, or are
-    refused with torch's NotImplementedError when ``kernel`` names torch's CPU kernel."""
+    refused with torch's NotImplementedError when ``kernel`` names torch's CPU kernel. ``bool_sub_node``:
+    torch's derivative subtracts the operands, which a bool operand refuses: backward raises there."""
     def deco(fn):
         def impl(input, other):
             _need_tensor(name, input, 1, "input")
@@ -736,10 +748,22 @@ def _float_binary(name, kernel=None):
                 if kernel:
                     _not_impl(kernel, a)
                 a, b = _float_operands(a, b, rt, input, other)
+            if bool_sub_node is not None and (input.dtype is _bool or other.dtype is _bool) and \
+                    P.grad_enabled() and (P.requires_grad(input) or P.requires_grad(other)):
+                return bool_sub_node(ops.stop_gradient(fn(a, b)), other if P.requires_grad(other) else input)
             return fn(a, b)
         impl.__name__ = name
         return impl
     return deco
+
+
+def _bool_sub_backward(saved, grad):
+    raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+                       "invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+def _bool_sub_node(name):
+    return _node(name, lambda r, x: (ops.add(r, ops.zeros_like(r)), ()), _bool_sub_backward)
 
 
 def _atan2_backward(saved, g):
@@ -793,6 +817,8 @@ register("atan2", family=F, inplace="atan2_", out=True, aliases=("arctan2",), bf
 @register("hypot", family=F, inplace="hypot_", out=True)
 @_float_binary("hypot", "hypot_cpu")
 def hypot(a, b):
+    if a.dtype in _COMPLEX:   # (torch's hypot has no complex kernel; before the empty result)
+        _not_impl("hypot_cpu", a)
     empty = _empty_broadcast(a, b)   # (MindSpore's Maximum refuses an empty output)
     if empty is not None:
         return empty
@@ -832,7 +858,7 @@ _log1p_unit = ops.log1p_unit
 
 
 @register("logaddexp", family=F, out=True)
-@_float_binary("logaddexp", "logaddexp_cpu")
+@_float_binary("logaddexp", "logaddexp_cpu", _bool_sub_node("LogaddexpBackward0"))
 def logaddexp(a, b):
     empty = _empty_broadcast(a, b)
     if empty is not None:
@@ -883,8 +909,20 @@ def _equal_infinities(a, b, r):
     return ops.where(ops.logical_and(ops.equal(a, b), ops.isinf(a)), a, r)
 
 
-@register("logaddexp2", family=F, out=True)
-@_float_binary("logaddexp2", "logaddexp2_cpu")
+def _complex_out_check(args, out):
+    """torch checks that out= can hold the result type before its kernel refuses a complex one."""
+    ts = [t for t in args[:2] if isinstance(t, Tensor)]
+    if not any(t.dtype.is_complex for t in ts):
+        return
+    rt = D.result_type_parts([t.dtype for t in ts if t.dim()], [t.dtype for t in ts if not t.dim()],
+                             [v for v in args[:2] if not isinstance(v, Tensor)])
+    if not D.can_cast(rt, out.dtype):
+        raise RuntimeError(f"result type {D.SCALAR_TYPE_NAMES[rt]} can't be cast to the desired output type "
+                           f"{D.SCALAR_TYPE_NAMES[out.dtype]}")
+
+
+@register("logaddexp2", family=F, out=True, out_check=_complex_out_check)
+@_float_binary("logaddexp2", "logaddexp2_cpu", _bool_sub_node("Logaddexp2Backward0"))
 def logaddexp2(a, b):
     if a.dtype in _COMPLEX:   # (torch's logaddexp2 has no complex kernel; before the empty result)
         _not_impl("logaddexp2_cpu", a)
@@ -1180,13 +1218,37 @@ def lerp(input, end, weight):
         if builtins.abs(weight) < 0.5:
             return ops.add(input, ops.mul(w, diff))
         return ops.sub(end, ops.mul(diff, scalar_tensor(1 - weight, d)))
+    if d.is_complex and P.grad_enabled() and (P.requires_grad(input) or P.requires_grad(end) or
+                                              P.requires_grad(weight)):
+        # (MindSpore's Mul has no complex gradient): torch's, g * conj(1 - w), g * conj(w), g * conj(end - input)
+        return _complex_lerp_node(input, end, weight)
+    return _lerp_tensor_weight(input, end, weight, d, diff)
+
+
+def _lerp_tensor_weight(input, end, weight, d, diff):
     # each branch sees the weight only where it is taken (elsewhere a constant): the weight's gradient,
     # g * diff, then comes from one branch, with no 0 * inf = NaN from the other where diff is infinite
-    small = ops.less(ops.abs(weight), scalar_tensor(0.5, d))
+    if d.is_complex:   # (MindSpore's Abs of a complex tensor is complex: compared by its real part)
+        small = ops.less(ops.real(ops.abs(weight)), scalar_tensor(0.5, d.to_real()))
+    else:
+        small = ops.less(ops.abs(weight), scalar_tensor(0.5, d))
     one = scalar_tensor(1, d)
-    lo = ops.add(input, ops.mul(ops.where(small, weight, scalar_tensor(0, d)), diff))
-    hi = ops.sub(end, ops.mul(diff, ops.sub(one, ops.where(small, one, weight))))
+    mul = _complex_mul if d.is_complex else ops.mul   # (torch's plain complex product)
+    lo = ops.add(input, mul(ops.where(small, weight, scalar_tensor(0, d)), diff))
+    hi = ops.sub(end, mul(diff, ops.sub(one, ops.where(small, one, weight))))
     return ops.where(small, lo, hi)
+
+
+def _complex_lerp_backward(saved, g):
+    a, b, w = saved
+    one = ops.ones_like(w)
+    return (_sum_to(ops.mul(g, ops.conj(ops.sub(one, w))), a.shape), _sum_to(ops.mul(g, ops.conj(w)), b.shape),
+            _sum_to(ops.mul(g, ops.conj(ops.sub(b, a))), w.shape))
+
+
+_complex_lerp_node = _node(
+    "LerpBackward1", lambda a, b, w: (_lerp_tensor_weight(a, b, w, dtype_of(a), ops.sub(b, a)), (a, b, w)),
+    _complex_lerp_backward)
 
 
 def _c_name(d):
@@ -1212,7 +1274,24 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
             "behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all "
             "dtypes.")
     rt = result_type(input, tensor1, tensor2)
-    return _pointwise3(input, tensor1, tensor2, value, rt, _true_div)   # (IEEE signs: 0.8 / -0.0 is -inf)
+    r = _pointwise3(input, tensor1, tensor2, value, rt, _true_div)   # (IEEE signs: 0.8 / -0.0 is -inf)
+    if isinstance(tensor2, _T) and dtype_of(tensor2)._cat < D._FLOAT and P.grad_enabled() and \
+            isinstance(tensor1, _T) and P.requires_grad(tensor1):
+        # torch's derivative for tensor1 forms value / tensor2 in tensor2's dtype (fill_, then div_): an
+        # integer or bool tensor2 cannot hold the quotient, so backward raises
+        d2 = dtype_of(tensor2)
+        node = _ADDCDIV_INT_NODES.get(d2)
+        if node is None:
+            def bwd(saved, grad):
+                raise RuntimeError(f"result type {D.SCALAR_TYPE_NAMES[D.get_default_dtype()]} can't be cast to the "
+                                   f"desired output type {D.SCALAR_TYPE_NAMES[d2]}")
+            node = _ADDCDIV_INT_NODES[d2] = _node("AddcdivBackward0", lambda r, x: (ops.add(r, ops.zeros_like(r)), ()),
+                                                  bwd)
+        return node(ops.stop_gradient(r), tensor1)
+    return r
+
+
+_ADDCDIV_INT_NODES = {}
 
 
 def _pointwise3(input, tensor1, tensor2, value, rt, op):

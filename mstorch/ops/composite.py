@@ -95,15 +95,18 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if input.dtype is D.bool_:
         raise RuntimeError("cov(): bool dtype is not supported for input")
     x = input.reshape(1, -1) if input.dim() < 2 else input
-    if not (x.dtype.is_floating_point or x.dtype.is_complex):
-        x = x.to(D.get_default_dtype())   # torch's integer observations give a float covariance
     n = x.shape[1]
     _check_weights("fweights", fweights, n, "integral", lambda d: not (d.is_floating_point or d.is_complex))
     _check_weights("aweights", aweights, n, "floating point", lambda d: d.is_floating_point)
     w = fweights
     if aweights is not None:
         w = aweights if w is None else w * aweights
-    if w is None:
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        # integer observations as torch's: summed in int64 (weighted: in the weights' promoted dtype), divided
+        # by the weights' sum (n in int64) to a float mean, which the deviations promote to
+        w_sum = PUBLIC["tensor"](n, dtype=D.int64) if w is None else w.sum()
+        avg = (x if w is None else x * w).sum(1) / w_sum
+    elif w is None:
         avg = x.mean(1)
         w_sum = PUBLIC["tensor"](n, dtype=avg.dtype if avg.dtype.is_floating_point else D.get_default_dtype())
     else:
@@ -263,25 +266,40 @@ def renorm(input, p, dim, maxnorm):
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} dimensions")
     d = wrap_dim(dim, input.dim())
     dims = [i for i in range(input.dim()) if i != d]
-    norm = PUBLIC["linalg.vector_norm"](input, p, dims, True)
+    # half types: torch takes the norm and the factor in float32, the factor then rounded to the input's dtype
+    acc = D.float32 if input.dtype in (D.float16, D.bfloat16) else None
+    norm = PUBLIC["linalg.vector_norm"](input, p, dims, True, dtype=acc)
     big = norm > maxnorm
-    if input.requires_grad:
+    grad = input.requires_grad
+    if grad:
         # torch's backward selects the plain gradient for rows within maxnorm (NaN rows too): their
-        # norm is taken of zeros here, so its own backward meets no 0 * NaN
-        norm = PUBLIC["linalg.vector_norm"](PUBLIC["where"](big, input, 0), p, dims, True)
-    factor = PUBLIC["where"](big, maxnorm / (norm + 1e-7), PUBLIC["ones_like"](norm))
+        # norm is taken of zeros here, so its own backward meets no 0 * NaN. The factor is a reciprocal,
+        # whose gradient (-g * r * r) neither overflows nor flushes y ** 2 to 0 as a quotient's does, with
+        # maxnorm inside it (g * maxnorm overflows at a huge row, where torch's gradient is 0)
+        norm = PUBLIC["linalg.vector_norm"](PUBLIC["where"](big, input, 0), p, dims, True, dtype=acc)
+        inv = PUBLIC["reciprocal"]((norm + 1e-7) / maxnorm) if maxnorm > 0 else \
+            PUBLIC["reciprocal"](norm + 1e-7) * maxnorm
+        factor = PUBLIC["where"](big, inv, PUBLIC["ones_like"](norm))
+    else:
+        factor = PUBLIC["where"](big, maxnorm / (norm + 1e-7), PUBLIC["ones_like"](norm))
+    if acc is not None:
+        factor = factor.to(input.dtype)
     tiny = _SMALLEST_NORMAL.get(input.dtype)
-    if tiny is None:
-        return input * factor
     # a factor below the smallest normal number (a float32 norm past maxnorm * 8.5e37) is subnormal, which
     # MindSpore's kernels flush to 0 (docs/known-differences.md; their division too, through 1 / norm):
     # scaled up by 2 ** 64 it stays normal, and the products scaled back down are torch's (-3.4e38
-    # renormed to 0.5 is -0.5, not -0)
-    scaled = input * (maxnorm / ((norm + 1e-7) * 2.0 ** -64)) * 2.0 ** -64
+    # renormed to 0.5 is -0.5, not -0). A finite norm gives such a factor only for maxnorm < 4 (past
+    # it, only an infinite norm, whose factor is 0 either way)
+    if tiny is None or not 0 < maxnorm < 4:
+        return input * factor
+    if grad:
+        scaled = input * PUBLIC["reciprocal"]((norm + 1e-7) / (maxnorm * 2.0 ** 64)) * 2.0 ** -64
+    else:
+        scaled = input * (maxnorm / ((norm + 1e-7) * 2.0 ** -64)) * 2.0 ** -64
     return PUBLIC["where"](factor < tiny, scaled, input * factor)
 
 
-_SMALLEST_NORMAL = {D.float32: 2.0 ** -126, D.float64: 2.0 ** -1022}
+_SMALLEST_NORMAL = {D.float32: 2.0 ** -126, D.float64: 2.0 ** -1022, D.complex64: 2.0 ** -126, D.complex128: 2.0 ** -1022}
 
 
 @register("sum_to_size", family=F, namespace="Tensor", raw=True)
@@ -433,6 +451,8 @@ def put(input, index, source, accumulate=False):
         lo, hi = int(flat_index.min()), int(flat_index.max())
         bad = lo if lo < -n else hi if hi >= n else None
         if bad is not None:
+            if not n:
+                raise IndexError("put_(): Tried to put elements into an empty tensor")
             raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
     flat = input.reshape(-1)
     return flat.index_put((flat_index,), source.reshape(-1), accumulate=accumulate).view(input.shape)
@@ -478,8 +498,9 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
         if kernel:
             raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(input.dtype)}'")
     if n and (int(index.min()) < 0 or int(index.max()) >= (input.shape[d] if input.dim() else 1)):   # (none < 0)
-        if not include_self and not input.numel():
+        if not include_self and not input.numel() and source.numel():
             # torch fills the excluded slices of an empty self first, through a view its storage cannot hold
+            # (with an empty source that view is empty too: the range check's IndexError)
             raise RuntimeError(f"index_reduce_(): index out of range for the empty self of size {list(input.shape)}")
         raise IndexError("index out of range in self")
     if not input.dim():   # (a 0-d self and source: as one-element vectors)

@@ -7,6 +7,7 @@ kernels step by step in the input's dtype: torch's bin of an element ``x`` in ``
 ``int((x - min) * bins / (max - min))`` computed in that dtype (the last bin includes ``max``), and
 ``histogram`` finds each element's bin among the linspace edges by a binary search.
 """
+import builtins
 import math
 import os
 
@@ -153,10 +154,11 @@ def histc(input, bins=100, min=0, max=0):
     _linspace_limits(lo, hi, dt)
     if not dt.is_floating_point:
         raise _not_implemented("histogram_cpu", input)
-    npt = np.float32 if dt is D.bfloat16 else dt._np
-    # the kernel's edges are the input dtype's values of min and max
+    # the kernel's edges are the input dtype's values of min and max, and each step of the bin's position
+    # rounds to the dtype (bfloat16's own, not float32's)
+    npt = _npt(dt)
     left, right = npt(lo), npt(hi)
-    x = x[_in_range(x, left, right)]
+    x = x[_in_range(x, left, right)].astype(npt)
     with np.errstate(all="ignore"):
         est = (x - left) * npt(bins) / (right - left)
     if not np.isfinite(est).all():
@@ -165,6 +167,10 @@ def histc(input, bins=100, min=0, max=0):
                            f"{_cfmt(hi)}] is wider than the dtype's largest value); torch's kernel writes outside "
                            "its histogram here")
     pos = est.astype(np.int64)
+    if pos.size and pos.max() > bins:
+        # rounded to a 16-bit dtype, a value near max can land past the last bin: torch writes there too
+        raise RuntimeError(f"mstorch.histc: the bin position {int(pos.max())} of a value overflows the {bins} bins "
+                           f"(each step rounded to {dt}); torch's kernel writes outside its histogram here")
     pos[pos == bins] = bins - 1
     counts = np.bincount(pos, minlength=bins)[:bins]
     return _to_ms(counts, dt)
@@ -257,44 +263,77 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
         raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
     n = input.shape[-1]
     points = _host(input).reshape(-1, n) if n else np.zeros((math.prod(input.shape[:-1]), 0), np.float64)
-    # bin counts (an int or a list of them) without a range take the data's range: aminmax's dispatch
-    counts = int_bins or (isinstance(bins, (list, tuple)) and bins and not any(isinstance(b, ms.Tensor) for b in bins))
-    if dt not in (D.float32, D.float64) and counts and range is None and points.size:
-        raise _not_implemented("histogramdd", input)
-    for d, b in enumerate([] if int_bins else bins):   # (torch compares the dtypes before its kernel's dispatch)
-        if isinstance(b, ms.Tensor) and b.dtype != input.dtype:
-            raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have the same dtype, but got "
-                               f"input with dtype {_NAMES[dt]} and bins for dimension {d} with dtype "
-                               f"{_NAMES[dtype_of(b)]}")
-    if dt not in (D.float32, D.float64, D.float16, D.bfloat16):
-        raise _not_implemented("histogram_cpu", input)
-    if int_bins:
-        bins = [bins] * n
-    if len(bins) != n:
-        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
-    if range is not None and len(range) != 2 * n:
-        raise RuntimeError(f"torch.histogramdd: for a {n}-dimensional histogram range should have {2 * n} elements, "
-                           f"but got {len(range)}")
+    kernel = dt in (D.float32, D.float64, D.float16, D.bfloat16)
+    # torch's order: the bin edges (each dim's range, then a linspace per dim), then its input checks (the
+    # edges, then the weight), then the bin counts, and only then its kernel's dtype dispatch
+    tensor_bins = not int_bins and isinstance(bins, (list, tuple)) and bool(bins) and isinstance(bins[0], ms.Tensor)
+    if not int_bins and isinstance(bins, (list, tuple)):
+        for i, b in enumerate(bins):
+            if tensor_bins and not isinstance(b, ms.Tensor):
+                raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type(b).__name__}")
+            if not tensor_bins and (not isinstance(b, int) or isinstance(b, bool)):
+                raise TypeError("histogramdd(): argument 'bins' failed to unpack the object at pos 2 with error "
+                                f"\"type must be tuple of ints,but got {type(b).__name__}\"")
     edges = []
-    for d, b in enumerate(bins):
-        if isinstance(b, ms.Tensor):
+    if tensor_bins:
+        if len(bins) != n:
+            raise RuntimeError(f"torch.histogramdd: expected {n} sequences of bin edges for a {n}-dimensional "
+                               f"histogram but got {len(bins)}")
+        for d, b in enumerate(bins):
+            if b.dtype != input.dtype:
+                raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have the same dtype, "
+                                   f"but got input with dtype {_NAMES[dt]} and bins for dimension {d} with dtype "
+                                   f"{_NAMES[dtype_of(b)]}")
             if b.ndim != 1:
                 raise RuntimeError(f"torch.histogramdd: bins tensor should have one dimension, but got {b.ndim} "
                                    f"dimensions in the bins tensor for dimension {d}")
-            e = read_host(b)
-        else:
-            _check_bins(b, d)
-            lo, hi = _histogram_range(points[:, d], None if range is None else range[2 * d:2 * d + 2], dt, d)
-            e = _round_to(_linspace_values(lo, hi, b + 1, dt), dt).astype(_npt(dt))
-        edges.append(e.astype(_npt(dt)))
+            if b.shape[0] == 0:
+                raise RuntimeError("torch.histogramdd: bins tensor should have at least 1 element, but got 0 "
+                                   f"elements in the bins tensor for dimension {d}")
+            edges.append(read_host(b).astype(_npt(dt)) if kernel else np.zeros(b.shape[0]))
+    else:
+        if int_bins:
+            bins = [bins] * n
+        if range is not None:
+            if len(range) != 2 * n:
+                raise RuntimeError(f"torch.histogramdd: for a {n}-dimensional histogram range should have {2 * n} "
+                                   f"elements, but got {len(range)}")
+        elif points.size and dt not in (D.float32, D.float64):   # (the data's range: aminmax's dispatch)
+            raise _not_implemented("histogramdd", input)
+        limits = [_histogram_range(points[:, d], None if range is None else range[2 * d:2 * d + 2], dt, d)
+                  for d in builtins.range(n)]
+        if len(bins) != n:
+            raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
+        for b, (lo, hi) in zip(bins, limits):   # torch's linspace of each dim's edges, in the input's dtype
+            if b + 1 < 0:
+                raise RuntimeError("number of steps must be non-negative")
+            if dt in _NO_LINSPACE:
+                raise NotImplementedError(f"\"linspace_cpu\" not implemented for '{D.scalar_type_name(dt)}'")
+            if b + 1 > 0:   # (only the ends it writes convert to the dtype)
+                _linspace_limits(lo, hi if b + 1 > 1 else lo, dt)
+            # (fewer than two edges fail the bin count's check below: their values do not matter)
+            edges.append(_round_to(_linspace_values(lo, hi, b + 1, dt), dt).astype(_npt(dt)) if kernel and b > 0
+                         else np.zeros(b + 1))
+        for d, e in enumerate(edges):
+            if e.size == 0:
+                raise RuntimeError("torch.histogramdd: bins tensor should have at least 1 element, but got 0 "
+                                   f"elements in the bins tensor for dimension {d}")
     w = None
     if weight is not None:
+        if weight.dtype != input.dtype:
+            raise RuntimeError(
+                "torch.histogramdd: if weight tensor is provided, input tensor and weight tensor should have the "
+                f"same dtype, but got input({_NAMES[dt]}), and weight({_NAMES[dtype_of(weight)]})")
         if tuple(weight.shape) != tuple(input.shape[:-1]):
             raise RuntimeError(
                 "torch.histogramdd: if weight tensor is provided it should have the same shape as the input tensor "
                 f"excluding its innermost dimension, but got input with shape {list(input.shape)} and weight with "
                 f"shape {list(weight.shape)}")
         w = read_host(weight).reshape(-1)
+    for d, e in enumerate(edges):
+        _check_bins(e.size - 1, d)
+    if not kernel:
+        raise _not_implemented("histogram_cpu", input)
     sizes = tuple(e.size - 1 for e in edges)
     hist = np.zeros(sizes, _npt(dt))
     if sizes and all(sizes):

@@ -27,7 +27,7 @@ from .._tensor import Tensor as _Tensor
 from .products import _broadcast_batch, _mm, _CPP, matmul, chain_product, cross as _cross
 from .arithmetic import _sum_to
 from .linalg_decomp import (_real, pinv, mH, LinAlgError, host_array, host_result, check_matrix, eye_like, mT,
-                            svdvals_ms, _node, trsolve)
+                            svdvals_ms, _node, trsolve, _subnormal)
 from .shape import diagonal as _diagonal
 from .linalg_lu import host_lu_solve, _getrf
 
@@ -72,6 +72,10 @@ def det(input):
         return r
     d = ops.det(input)
     if dtype_of(input)._cat == D._FLOAT:
+        if needs_grad(input) and bool(ops.equal(d, 0).any()):
+            # a singular matrix: torch's gradient (MindSpore's is det inv(A)^T, 0 there)
+            # (double backward: its backward refuses, as _inverse_h does)
+            return _det_singular_node(input)
         own_backward(d, _det_backward, input, P.detach(d))
         if not needs_grad(input):   # (the value swap breaks double backward: kept off the graph for now)
             diag, parity = _host_lu_diag(input)
@@ -96,6 +100,55 @@ def _det_backward(node, grad_outputs, a, d):
         return (None,)
     scale = ops.mul(g, P.reattach(d, node, 0))
     return (ops.mul(scale.expand_dims(-1).expand_dims(-1), _inverse_h(a)),)
+
+
+def _det_singular_fwd(a):
+    h = read_host(a)
+    n = h.shape[-1]
+    lu, piv, _ = _getrf(np.swapaxes(h.reshape((-1, n, n)), -1, -2))
+    diag = np.diagonal(lu, axis1=-2, axis2=-1)
+    parity = np.where((piv != np.arange(1, n + 1)).sum(-1) % 2 == 1, -1, 1).astype(h.dtype)
+    with np.errstate(all="ignore"):
+        det_host = diag.prod(-1) * parity
+    return host_result(det_host.reshape(h.shape[:-2]), a), (a,)
+
+
+def _det_singular_bwd(saved, g):
+    """torch's first-order gradient of det where a matrix is singular: g det(A) A^-T from torch's LU of A^T
+    on the host, its zero pivots replaced by the dtype's eps, so that an exactly singular matrix gets 0 and
+    one whose LU leaves a rounding residue as pivot gets (nearly) its cofactor matrix (MindSpore's Det
+    gradient, det inv(A)^T, is 0 at both)."""
+    (a,) = saved
+    if needs_grad(g) or needs_grad(a):
+        _inverse_h(a)   # (double backward: refused at a singular matrix)
+    h = read_host(a)
+    n = h.shape[-1]
+    lu, piv, _ = _getrf(np.swapaxes(h.reshape((-1, n, n)), -1, -2))
+    diag = np.diagonal(lu, axis1=-2, axis2=-1)
+    parity = np.where((piv != np.arange(1, n + 1)).sum(-1) % 2 == 1, -1, 1).astype(h.dtype)
+    eps = np.finfo(h.dtype).eps
+    with np.errstate(all="ignore"):
+        u = lu.copy()
+        idx = np.arange(n)
+        u[:, idx, idx] = np.where(diag == 0, eps, diag)
+        # (A^T)^-1 = U^-1 L^-1 P^T: X = inv(A^T) by the row interchanges and the two triangular solves
+        x = np.broadcast_to(np.eye(n, dtype=h.dtype), u.shape).copy()
+        rows = np.arange(u.shape[0])
+        for j in range(n):
+            top = x[:, j].copy()
+            x[:, j] = x[rows, piv[:, j] - 1]
+            x[rows, piv[:, j] - 1] = top
+        for k in range(n):
+            x[:, k + 1:] -= x[:, k][:, None, :] * u[:, k + 1:, k, None]
+        for k in range(n - 1, -1, -1):
+            x[:, k] /= u[:, k, k, None]
+            x[:, :k] -= x[:, k][:, None, :] * u[:, :k, k, None]
+        scale = read_host(g).reshape(-1) * (diag.prod(-1) * parity)
+        grad = scale[:, None, None] * x
+    return host_result(grad.reshape(h.shape), a)
+
+
+_det_singular_node = _node("LinalgDetBackward0", _det_singular_fwd, _det_singular_bwd)
 
 
 def _slogdet_backward(node, grad_outputs, a):
@@ -231,12 +284,28 @@ def inverse(input):
     n = input.shape[-1]
     if input.size == 0:   # (0 x 0 matrices, or an empty batch)
         return fresh(input)
-    inv = ops.reciprocal(input) if n == 1 else inverse_value(input)
+    if n == 1:
+        inv = ops.reciprocal(input)
+    elif needs_grad(input) and _odd_for_grad(input):
+        # MindSpore's MatrixInverse lets no NaN through (and its gradient uses that value): torch's
+        # A X = I by LAPACK's elimination on the host, with the solve's gradient
+        inv = _solve_nodes[False, True](input, eye_like(input).expand(tuple(input.shape)))
+    else:
+        inv = inverse_value(input)
     # MindSpore returns garbage for singular matrices; torch raises (a zero pivot in its LU)
     singular = is_singular(input)
     if bool(singular.any()):
         raise singular_error("linalg.inv", input, singular)
     return inv
+
+
+def _odd_for_grad(t):
+    """Whether MindSpore's kernels get ``t`` wrong (an inf, NaN or subnormal entry, or one past the square
+    root of the dtype's largest value): read only for inputs that need a gradient."""
+    if _odd_host(t) is not None:
+        return True
+    a = read_host(t)
+    return bool((np.abs(a) > math.sqrt(np.finfo(a.real.dtype).max)).any())
 
 
 def singular_error(name, A, singular):
@@ -365,9 +434,33 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         # |x| as x sgn(x), sgn detached: torch's gradient g sgn(x) is NaN at a zero element when g is NaN
         # (a NaN norm beside it), where MindSpore's Abs backward gives 0
         r = _reduce_sum(ops.mul(xc, ops.stop_gradient(ops.sign(xc))), axes, keepdim, xc.dtype)
+    elif -math.inf < ord < 1 and ord != 0 and x.size and needs_grad(x) and dtype_of(x)._cat == D._FLOAT:
+        r = _small_p_node(ord, axes, keepdim, x.dtype)(xc)
     else:
         r = _vector_norm_math(xc, ord, axes, keepdim)
     return cast(r, x.dtype) if low else r
+
+
+def _small_p_node(p, axes, keepdim, dtype):
+    """The p-norm (p < 1) with torch's backward: sgn(x) |x|^(p-1) (0 at x = 0) times g norm^(1-p), where
+    a NaN or infinite norm makes the zero elements' gradient NaN too (0 * inf); the norm as rounded to the
+    input's ``dtype``."""
+    def fwd(x):
+        r = _vector_norm_math(P.detach(x), p, axes, keepdim)
+        return r, (x, r)
+
+    def bwd(saved, g):
+        x, r = saved
+        if dtype != x.dtype:
+            r = cast(cast(r, dtype), x.dtype)
+        if not keepdim and axes:
+            for d in sorted(axes):
+                r, g = ops.expand_dims(r, d), ops.expand_dims(g, d)
+        zero = ops.equal(x, 0)
+        one = ops.ones_like(x)
+        scaled = ops.mul(ops.sign(x), ops.where(zero, ops.zeros_like(x), ops.pow(ops.where(zero, one, ops.abs(x)), p - 1)))
+        return ops.mul(scaled, ops.mul(g, ops.pow(r, 1 - p)))
+    return _node("LinalgVectorNormBackward0", fwd, bwd)
 
 
 def _matrix_dims(A, dim):
@@ -390,7 +483,8 @@ def _svd_norm(A, d0, d1, keepdim, fn, ord=None):
     if min(A.shape[d0], A.shape[d1]) == 0 and ord in (2, -2):
         if ord == -2:   # no singular value to take the smallest of: torch's amin error
             raise IndexError("amin(): Expected reduction dim -1 to have non-zero size.")
-        fn = (lambda s, d: ops.sum(s, d))   # the largest of none: 0, as torch
+        # the largest of none: torch's 0, off the graph (no gradient)
+        return _unlinked(ops.zeros(_out_shape(A.shape, (d0, d1), keepdim), _real(A.dtype)))
     x = ops.moveaxis(A, (d0, d1), (-2, -1))
     return _keep(fn(svdvals_ms(x), -1), d0, d1, keepdim)
 
@@ -419,13 +513,23 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if ord in (2, -2):
         return _svd_norm(A, d0, d1, keepdim, lambda s, d: (amax if ord > 0 else amin)(s, d, False), ord)
     # 1 / inf: the largest column / row sum of |A|
-    if A.size == 0 and ord > 0:   # torch answers 0 (unrecorded: no gradient) for the largest of no sums
-        return ops.zeros(_out_shape(A.shape, (d0, d1), keepdim), _real(A.dtype))
     inner, outer = (d0, d1) if abs(ord) == 1 else (d1, d0)
+    if A.size == 0 and ord > 0:
+        zeros = ops.zeros(_out_shape(A.shape, (d0, d1), keepdim), _real(A.dtype))
+        # torch answers 0 for the largest of no sums off the graph (no gradient); the largest of (zero)
+        # sums over an empty inner dim is on it
+        return _unlinked(zeros) if A.shape[outer] == 0 else zeros
     sums = vector_norm(A, 1, inner, keepdim)
     # (without keepdim, the second reduction's dim shifts down: torch's amin error names it so)
     return _extreme_sum(amax if ord > 0 else amin, sums, outer - 1 if not keepdim and inner < outer else outer,
                         keepdim)
+
+
+def _unlinked(t):
+    """``t`` marked for the binding layer: a result of empty inputs that torch returns without a gradient
+    (not linked to those inputs' graph)."""
+    t._mstorch_unlinked = True
+    return t
 
 
 def _extreme_sum(fn, sums, dim, keepdim):
@@ -462,8 +566,8 @@ def cond(A, p=None):
     if isinstance(p, str) and A.shape[-1] != A.shape[-2]:   # (checked for 'fro' / 'nuc' even when empty)
         raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {A.shape[-2]} by "
                            f"{A.shape[-1]} matrices")
-    if A.size == 0:   # torch answers 0 for every (empty) matrix, before any other check
-        return ops.zeros(tuple(A.shape[:-2]), _real(A.dtype))
+    if A.size == 0:   # torch answers 0 for every (empty) matrix, before any other check, off the graph
+        return _unlinked(ops.zeros(tuple(A.shape[:-2]), _real(A.dtype)))
     if p in (None, 2, -2):
         check_matrix(A, "linalg.cond", kernel="linalg_svd_cpu")
         s = svdvals_ms(A)
@@ -472,10 +576,18 @@ def cond(A, p=None):
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {A.shape[-2]} by "
                            f"{A.shape[-1]} matrices")
-    if p == "nuc":   # torch takes A's nuclear norm (an SVD) before inverting: the SVD's dtype checks first
+    if p == "nuc":   # torch's nuclear condition number from the singular values: sum(S) sum(1 / S)
         check_matrix(A, "linalg.svd", kernel="linalg_svd_cpu")
+        s = svdvals_ms(A)
+        return ops.mul(ops.sum(s, -1), ops.sum(ops.reciprocal(s), -1))
     _check_square(A, "linalg.inv")
-    return ops.mul(matrix_norm(A, p), matrix_norm(inverse(A), p))
+    # torch's inv_ex: a singular matrix's inverse is inf (no error), and a NaN product (0 * inf, or from
+    # inf/NaN entries) is inf
+    inv, info = inv_ex(A)
+    if bool(ops.gt(info, 0).any()):
+        inv = ops.where(ops.expand_dims(ops.expand_dims(ops.gt(info, 0), -1), -1), ops.full_like(inv, math.inf), inv)
+    r = ops.mul(matrix_norm(A, p), matrix_norm(inv, p))
+    return ops.where(ops.isnan(r), ops.full_like(r, math.inf), r)
 
 
 # --- inverses and solves ------------------------------------------------------------------------
@@ -498,7 +610,7 @@ def inv_ex(A, *, check_errors=False):
 
 
 def _solve_args(A, B, left, name="linalg.solve"):
-    check_matrix(A, name, square=True, kernel="lu_cpu")
+    check_matrix(A, name, square=True, low_precision=True)   # (the kernel's dtype check after the shapes')
     if A.dtype != B.dtype:
         raise RuntimeError(f"{name}: Expected A and B to have the same dtype, but found A of type "
                            f"{_scalar_name(A)} and B of type {_scalar_name(B)} instead")
@@ -515,6 +627,8 @@ def _solve_args(A, B, left, name="linalg.solve"):
         raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation {eq} "
                            f"({A.shape[-2]}x{A.shape[-1]} and {rows}x{cols})")
     batch = _broadcast_batch(A.shape[:-2], b.shape[:-2])
+    if A.dtype in (ms.float16, ms.bfloat16):
+        check_matrix(A, name, square=True, kernel="lu_cpu")
     if tuple(A.shape[:-2]) != batch:
         A = ops.broadcast_to(A, batch + tuple(A.shape[-2:]))
     if tuple(b.shape[:-2]) != batch:
@@ -635,6 +749,8 @@ def matrix_power(A, n):
         A, n = inverse(A), -n
     if n == 1:
         return A.copy()
+    if n == 3:   # torch's (A A) A, not the binary decomposition's A (A A)
+        return _mm(_mm(A, A), A)
     result, base = None, A
     while n:
         if n & 1:
@@ -717,22 +833,32 @@ def matrix_exp(input):
     if input.size == 0:
         return fresh(input)
     if n == 1:
-        if needs_grad(input) and not bool(ops.isfinite(input).all()):
+        y = ops.exp(input)
+        # (an inf or NaN entry, or an exponential that overflows: torch's block-matrix backward is NaN there)
+        if needs_grad(input) and not bool(ops.logical_and(ops.isfinite(input), ops.isfinite(y)).all()):
             return _exp_1x1_node(input)
-        return ops.exp(input)
+        return y
+    if input.ndim > 3 and not _batch_viewable(input):
+        # torch views the batch dims as one (view, not reshape): an expanded or permuted batch fails there
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
+                           "spans across two contiguous subspaces). Use .reshape(...) instead.")
     wide = {ms.float16: ms.float64, ms.bfloat16: ms.float64, ms.float32: ms.float64, ms.complex64: ms.complex128}
     if input.dtype in wide:
         return cast(matrix_exp(cast(input, wide[input.dtype])), input.dtype)
     mag = ops.sqrt(ops.square(ops.real(input)) + ops.square(ops.imag(input))) if input.dtype in _COMPLEX \
         else ops.abs(input)
-    norms = ops.amax(ops.sum(mag, -2), -1)
-    # a NaN or an infinite 1-norm: torch scales by 2^-inf (or NaN), which leaves NaN everywhere
-    bad = ops.logical_not(ops.isfinite(norms))
+    sums = ops.sum(mag, -2)
+    norms = ops.amax(sums, -1)
+    # a NaN or an infinite 1-norm: torch scales by 2^-inf (or NaN), which leaves NaN everywhere (a NaN
+    # column sum is a NaN norm, which MindSpore's amax would pass over)
+    bad = ops.logical_not(ops.all(ops.isfinite(sums), -1))
     if bool(bad.any()):
         mask = ops.expand_dims(ops.expand_dims(bad, -1), -1)
         r = matrix_exp(ops.where(mask, ops.zeros((), input.dtype), input))
         # (A NaN: x times NaN, whose gradient is NaN too, as torch's block-matrix backward gives there)
-        return ops.where(mask, ops.mul(input, ms.Tensor(math.nan, input.dtype)), r)
+        # (the masked input first: NaN times the zero gradient of a good matrix would be NaN)
+        zero = ops.zeros((), input.dtype)
+        return ops.where(mask, ops.mul(ops.where(mask, input, zero), ms.Tensor(math.nan, input.dtype)), r)
     norm = float(read_host(ops.amax(norms)))
     squarings = max(0, math.ceil(math.log2(norm) + 1)) if norm > 0.5 else 0   # (no overflow at 1.8e308)
     a = host_array(input)
@@ -743,11 +869,18 @@ def matrix_exp(input):
     return _taylor_exp(input, squarings, eye_like(input), _mm, lambda t, f: ops.mul(t, ms.Tensor(f, t.dtype)))
 
 
+def _batch_viewable(t):
+    """Whether ``t``'s batch dims (all but the last two) merge into one by a view: each (non-1) dim's stride
+    is the next one's stride times its size."""
+    dims = [(size, st) for size, st in zip(t.shape[:-2], t.stride()[:-2]) if size != 1]
+    return all(outer[1] == inner[1] * inner[0] for outer, inner in zip(dims, dims[1:]))
+
+
 def _exp_1x1_backward(saved, g):
     # torch differentiates exp(A) as the corner of exp([[A^H, G], [0, A^H]]), a matrix whose 1-norm is
     # not finite beside an inf or NaN entry of A: NaN there, not g exp(a)
     x, y = saved
-    good = ops.isfinite(x)
+    good = ops.logical_and(ops.isfinite(x), ops.isfinite(y))
     return ops.where(good, ops.mul(g, ops.conj(y) if y.dtype in _COMPLEX else y), ops.full_like(g, math.nan))
 
 
@@ -957,6 +1090,8 @@ def cholesky_inverse(input, upper=False):
     if needs_grad(input):
         return _cholesky_inverse_nodes[bool(upper)](input)
     a = host_array(input)
+    if a is None and _subnormal(input):   # (as inf: a subnormal pivot's inverse overflows)
+        a = read_host(input)
     if a is not None:   # inf/NaN entries: LAPACK's potri, whose inf/NaN pattern the triangular solves miss
         return host_result(_host_potri(a, upper), input)
     return _potri(input, upper)

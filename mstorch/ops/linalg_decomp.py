@@ -146,13 +146,24 @@ def trsolve(a, b, upper, left=True, unitriangular=False):
     if tuple(b.shape[:-2]) != batch:
         b = ops.broadcast_to(b, batch + tuple(b.shape[-2:]))
     if not (P.grad_enabled() and (P.requires_grad(a) or P.requires_grad(b))) and \
-            (host_array(a) is not None or host_array(b) is not None):
-        # inf/NaN: MindSpore's Eigen solver skips zero entries and divides complex numbers its own way
+            (host_array(a) is not None or host_array(b) is not None or _subnormal(a) or _subnormal(b)):
+        # inf/NaN: MindSpore's Eigen solver skips zero entries and divides complex numbers its own way;
+        # subnormals: it flushes them to zero
         return host_result(host_trsm(read_host(a), read_host(b), upper, unitriangular), a)
     x = MatrixTriangularSolve(lower=not upper, adjoint=False)(a, b)
     # MindSpore's backward of MatrixTriangularSolve is not recorded completely: torch's formula for
     # double backward
     return own_backward(x, _trsolve_backward, a, P.detach(x), upper)
+
+
+def _subnormal(t):
+    """Whether a float32/64 (or complex) tensor holds a subnormal entry (MindSpore's kernels flush them)."""
+    if t.dtype not in (ms.float32, ms.float64, ms.complex64, ms.complex128) or t.size == 0:
+        return False
+    a = read_host(t)
+    parts = (a.real, a.imag) if np.iscomplexobj(a) else (a,)
+    tiny = np.finfo(parts[0].dtype).tiny
+    return any(bool(((p != 0) & (np.abs(p) < tiny)).any()) for p in parts)
 
 
 def host_trsm(a, b, upper, unit=False):
@@ -216,9 +227,18 @@ def _cholesky_backward(saved, gl):
     # torch's formula (Murray 2016): gA = L^-H sym(tril(L^H gL)) L^-1, sym halving the diagonal
     (l,) = saved
     ga = ops.tril(_mm(mH(l), gl))
-    ga = ops.mul(ops.add(ga, mH(ops.tril(ga, -1))), 0.5)
+    ga = ops.mul(ops.add(ga, mH(ops.tril(ga, -1))), ms.Tensor(0.5, ga.dtype))   # (a complex Mul: same dtypes)
     ga = trsolve(mH(l), ga, upper=True)
     return trsolve(l, ga, upper=False, left=False)
+
+
+def _upper_node(name, l):
+    """U = L^H on the graph of A (L: the lower factor of A^H, computed off the graph) with torch's backward
+    of the upper factor, cholesky's formula with L and gU^H: not the adjoint of the lower factor's gradient,
+    which differs where inf/NaN make it non-Hermitian."""
+    u = mH(l)
+    # (the output saved: double backward differentiates through it)
+    return _node(name, lambda a: (u, (u,)), lambda saved, gu: _cholesky_backward((mH(saved[0]),), mH(gu)))
 
 
 def _lower_cholesky(a):
@@ -253,8 +273,14 @@ def cholesky(A, *, upper=False):
     if A.size == 0:   # (an empty batch too: nothing for LAPACK, whatever the dtype)
         return A.copy()
     if upper:   # LAPACK's upper factor reads A's upper triangle: the lower factor of A^H, transposed back
+        if needs_grad(A):
+            return _upper_node("LinalgCholeskyBackward0", cholesky(P.detach(mH(A))))(A)
         return mH(cholesky(mH(A)))
-    bad = _leading_minor_failure(A) if not _cholesky_ok(A) else None
+    ok = _cholesky_ok(A)
+    if not ok and (A.dtype in _COMPLEX or not _all_finite(A)):
+        # inf/NaN, or complex (MindSpore's Cholesky has no complex CPU kernel): LAPACK's elimination, on the host
+        return _cholesky_host(A, "linalg.cholesky", True)
+    bad = _leading_minor_failure(A) if not ok else None
     if bad is not None:
         raise LinAlgError(f"linalg.cholesky: {_batch_prefix(A, bad[0])}The factorization could not be completed "
                           f"because the input is not positive-definite (the leading minor of order {bad[1]} is "
@@ -275,7 +301,10 @@ def _potf2(a):
             l[j, j] = ajj
             return l, j + 1
         l[j, j] = np.sqrt(ajj)
-        l[j + 1:, j] = (a[j + 1:, j] - l[j + 1:, :j] @ row.conj()) / l[j, j]
+        with np.errstate(all="ignore"):
+            l[j + 1:, j] = (a[j + 1:, j] - l[j + 1:, :j] @ row.conj()) / l[j, j]
+            if np.isinf(ajj) and a.dtype == np.float32:   # (MKL's single-precision kernel: NaN below an inf pivot)
+                l[j + 1:, j] = np.nan
     return l, 0
 
 
@@ -284,6 +313,9 @@ def _potf2(a):
 def cholesky_ex(A, *, upper=False, check_errors=False):
     check_matrix(A, "linalg.cholesky", square=True, kernel="cholesky_cpu")
     if upper and A.shape[-1]:   # (as in cholesky: the upper triangle is read)
+        if needs_grad(A):
+            l, info = cholesky_ex(P.detach(mH(A)), check_errors=check_errors)
+            return cholesky_ex_rt(_upper_node("LinalgCholeskyExBackward0", l)(A), info)
         l, info = cholesky_ex(mH(A), check_errors=check_errors)
         return cholesky_ex_rt(mH(l), info)
     batch = tuple(A.shape[:-2])
@@ -293,26 +325,42 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
         l = _cholesky_node(A) if needs_grad(A) else _lower_cholesky(A)
         info = ops.zeros(batch, ms.int32)
     else:
-        a = read_host(A)
-        flat = a.reshape((-1,) + a.shape[-2:])
-        parts = [_potf2(m) for m in flat]
-        infos = np.array([i for _, i in parts], np.int32)
-        if check_errors:
-            b = int(np.flatnonzero(infos)[0])
-            raise LinAlgError(f"linalg.cholesky_ex: {_batch_prefix(A, b)}The factorization could not be completed "
-                              f"because the input is not positive-definite (the leading minor of order {infos[b]} "
-                              "is not positive-definite).")
-        host_l = host_result(np.stack([x for x, _ in parts]).reshape(a.shape), A)
-        # torch differentiates the partial factor with cholesky's formula too
-        l = _node("LinalgCholeskyExBackward0", lambda x: (host_l, (host_l,)), _cholesky_backward)(A) \
-            if needs_grad(A) else host_l
-        info = ms.Tensor(infos.reshape(batch))
+        l, info = _cholesky_host(A, "linalg.cholesky_ex", check_errors)
     return cholesky_ex_rt(mH(l) if upper else l, info)
 
 
+def _cholesky_host(A, name, check_errors):
+    """(L, info) of LAPACK's unblocked Cholesky on the host (partial factors where it fails), L on the
+    graph of ``A``; ``check_errors``: torch's error for the first failing matrix instead; ``name``
+    "linalg.cholesky": L alone."""
+    a = read_host(A)
+    flat = a.reshape((-1,) + a.shape[-2:])
+    parts = [_potf2(m) for m in flat]
+    infos = np.array([i for _, i in parts], np.int32)
+    if check_errors and infos.any():
+        b = int(np.flatnonzero(infos)[0])
+        raise LinAlgError(f"{name}: {_batch_prefix(A, b)}The factorization could not be completed "
+                          f"because the input is not positive-definite (the leading minor of order {infos[b]} "
+                          "is not positive-definite).")
+    host_l = host_result(np.stack([x for x, _ in parts]).reshape(a.shape), A)
+    # torch differentiates the partial factor with cholesky's formula too
+    node = "LinalgCholeskyBackward0" if name == "linalg.cholesky" else "LinalgCholeskyExBackward0"
+    l = _node(node, lambda x: (host_l, (host_l,)), _cholesky_backward)(A) if needs_grad(A) else host_l
+    if name == "linalg.cholesky":
+        return l
+    return l, ms.Tensor(infos.reshape(tuple(A.shape[:-2])))
+
+
+def _all_finite(a):
+    return bool(np.isfinite(read_host(a)).all())
+
+
 def _cholesky_ok(a):
+    """Whether every matrix is real, positive-definite with finite entries (MindSpore's kernel's domain)."""
     try:
         flat = read_host(a)
+        if not np.isfinite(flat).all() or a.dtype in _COMPLEX:
+            return False
         np.linalg.cholesky(np.tril(flat) + np.swapaxes(np.tril(flat, -1), -1, -2).conj())
         return True
     except np.linalg.LinAlgError:
@@ -477,12 +525,21 @@ def _over_nonzero(num, den):
     return ops.div(num, ops.where(ops.equal(num, 0), ops.ones_like(den), den))
 
 
+def _zero_or_none(g):
+    return g is None or not bool(ops.ne(g, 0).any())
+
+
 def _svd_backward(saved, gs, gu, gv):
     """torch's svd_backward (real matrices, reduced SVD A = U diag(S) V^T, k = min(m, n)), in recorded ops:
     gA = U [skew(U^T gU) S / E + S skew(V^T gV) / E + diag(gS)] V^T, E_ij = S_j^2 - S_i^2 (1 on the
     diagonal), skew(X) = X - X^T, plus the parts of gU (m > n) or gV (m < n) outside the span of U or V."""
     s, u, v = saved
     m, n = u.shape[-2], v.shape[-2]
+    if _zero_or_none(gu) and _zero_or_none(gv):
+        # singular values alone (svdvals, norms): torch's gA = U diag(gS) V^T, with no S / E terms (whose
+        # inf - inf at an infinite singular value would be NaN)
+        gs = ops.zeros_like(s) if gs is None else gs
+        return _mm(ops.mul(u, ops.expand_dims(gs, -2)), mT(v))
     s_row, s_col = ops.expand_dims(s, -2), ops.expand_dims(s, -1)
     s2 = ops.mul(s, s)
     eye = eye_like(u, s.shape[-1])

@@ -511,6 +511,10 @@ def softsign(input):
         # -128, 127 + 1 is -128, uint8 255 + 1 is 0), then a true division
         den = ops.add(ops.abs(input), scalar_tensor(1, dtype_of(input)))
         return ops.div(float_result(input), float_result(den))
+    if input.dtype in (ms.complex64, ms.complex128):
+        # torch's input / (input.abs() + 1): a complex tensor over its real magnitude plus one
+        den = ops.add(OPS["abs"].impl(input), scalar_tensor(1, D._FROM_MS[input.dtype].to_real()))
+        return OPS["div"].impl(input, den)
     return _in_float(ops.softsign, input)
 
 
@@ -579,7 +583,13 @@ def glu(input, dim=-1):
 # --- rrelu: torch draws one uniform double per element <= 0, in order, from the CPU generator ---------
 
 def _rrelu(input, lower, upper, training, generator, inplace):
-    x = _src(input, "rrelu", inplace)
+    checked = inplace and training   # (torch's training kernel checks the dtype before the receiver's overlap)
+    x = _src(input, "rrelu", inplace, overlap_check=not checked)
+    if checked:
+        _float_only(x, "rrelu_with_noise_out_cpu")
+        if x.dtype == _f16:
+            _not_impl("rrelu_with_noise_out_cpu", x)
+        check_no_overlap(input)
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:
@@ -618,6 +628,7 @@ def normalize(input, p=2.0, dim=1, eps=1e-12):
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. "
                            f"Got {scalar_type_name(dtype_of(input))}")
     axis = wrap_dim(dim, input.ndim)
+    axes = (axis,) if input.ndim else ()   # (a 0-d input's dim is the whole of it)
     if input.size == 0 and (p < 0 or p == math.inf):   # torch's refusal of a norm with no identity, in its words
         OPS["linalg.vector_norm"].impl(input, p, dim, True)
     dt = input.dtype
@@ -625,10 +636,10 @@ def normalize(input, p=2.0, dim=1, eps=1e-12):
         # torch rounds the norm to the half dtype and clamps it by eps rounded to it too (1e-12 is 0 in
         # float16: a zero row is 0 / 0 = NaN there); the division is computed in float32 and rounded once
         x = cast(input, _f32)
-        norm = cast(cast(vector_norm(x, p, (axis,), True), dt), _f32)
+        norm = cast(cast(vector_norm(x, p, axes, True), dt), _f32)
         eps_h = float(read_host(cast(ms.Tensor(float(eps), _f32), dt)).astype(np.float32))
         return cast(ops.div(x, ops.clamp(norm, eps_h)), dt)
-    norm = ops.clamp(vector_norm(input, p, (axis,), True), eps)
+    norm = ops.clamp(vector_norm(input, p, axes, True), eps)
     if dt in (ms.complex64, ms.complex128):   # (the real norm divides a complex input: no mixed Div kernel)
         norm = cast(norm, dt)
     return ops.div(input, norm)

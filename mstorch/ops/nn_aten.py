@@ -352,8 +352,17 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     if input.dim() == 0:   # (torch's kernel sizes a SmallVector by dim() - 1)
         raise RuntimeError("SmallVector unable to grow. Requested capacity (18446744073709551615) is larger than "
                            "maximum value for size type (4294967295)")
+    if training and input.dim() == 1:   # (training reads size(1) before the dtype dispatch)
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    if training and not (input.dtype.is_floating_point or input.dtype.is_complex) and input.numel() \
+            and not input.is_contiguous():
+        # (torch's training kernel takes a strided input's statistics with mean(), which refuses it first)
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
+                           f"complex dtype. Got: {D.scalar_type_name(input.dtype)}")
     _check_float_kernel(input, "batch_norm")
-    _check_mixed(input, weight, bias, running_mean, running_var)
+    from .nn_norm import check_param_dtypes
+    check_param_dtypes(input._ms, [None if t is None else t._ms for t in (weight, bias, running_mean, running_var)],
+                       input.numel() > 0)
     if input.dim() == 1:
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     if training:

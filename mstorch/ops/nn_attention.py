@@ -120,7 +120,8 @@ def _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa):
             f"[{_batch(query)}, {key.shape[-2]}] but got: [{_batch(value)}, {value.shape[-2]}].")
     if enable_gqa and query.ndim >= 3:
         hq, hk, hv = query.shape[-3], key.shape[-3], value.shape[-3]
-        if hk and hv and (hq % hk or hq % hv):   # (no heads: nothing to check, as torch)
+        empty = 0 in (query.shape[-2], key.shape[-2], value.shape[-1]) or 0 in query.shape[:-3]
+        if hk and hv and not empty and (hq % hk or hq % hv):   # (no heads or no output: nothing checked, as torch)
             raise RuntimeError("Number of heads in key and value must divide the number of heads in ")
 
 
@@ -135,7 +136,8 @@ def _batch(t):
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
                                  scale=None, enable_gqa=False):
     _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa)
-    if query.shape[-2] == 0 or key.shape[-2] == 0 or 0 in query.shape[:-2] or 0 in key.shape[:-2]:
+    if query.shape[-2] == 0 or key.shape[-2] == 0 or 0 in query.shape[:-2] or 0 in key.shape[:-2] or \
+            value.shape[-1] == 0 and enable_gqa:
         # no scores: torch's kernel never reads the mask (its shape goes unchecked) and gives zeros in
         # query's batch shape (the rows of an empty key attend to nothing), where MindSpore's BatchMatMul
         # refuses the empty operands
@@ -171,18 +173,17 @@ def _sdpa_native(query, key, value, attn_mask, dropout_p, is_causal, scale, enab
     L, S, E = query.shape[-2], key.shape[-2], query.shape[-1]
     s = (1.0 / math.sqrt(E) if E else math.inf) if scale is None else float(scale)
     scores = _mm(ops.mul(query, ms.Tensor(s, dt)), ops.swapaxes(key, -2, -1))
-    dead = None
     if is_causal:
         scores = ops.add(scores, _causal_mask(L, S, dt))
     elif attn_mask is not None:
         if attn_mask.dtype == ms.bool_:
-            dead = ops.logical_not(ops.any(attn_mask, -1, keep_dims=True))
             attn_mask = _additive(attn_mask, dt, keep_true=True)
         else:
             attn_mask = attn_mask if attn_mask.dtype == dt else cast(attn_mask, dt)
-            dead = ops.all(ops.equal(attn_mask, _NEG_INF), -1, keep_dims=True)
         scores = ops.add(scores, attn_mask)
-    p = _safe_softmax(scores, dead)
+    # torch's math path always takes _safe_softmax: a row of -inf scores (masked, or from infinite
+    # inputs) attends to nothing
+    p = _safe_softmax(scores, ops.all(ops.equal(scores, _NEG_INF), -1, keep_dims=True))
     if dropout_p > 0:
         p = _dropout(p, dropout_p)
     out = _mm(p, value)
@@ -212,9 +213,16 @@ def _sdpa_np(query, key, value, is_causal, s):
         scores = (q * q.dtype.type(s)) @ np.swapaxes(k, -1, -2)
         if is_causal:
             scores += _causal_mask_np(q.shape[-2], k.shape[-2], q.dtype)
-        scores -= scores.max(-1, keepdims=True)
+        top = scores.max(-1, keepdims=True)
+        dead = top == -np.inf   # (NaN propagates through max: only rows of -inf scores)
+        if dead.any():   # torch's _safe_softmax: such a row attends to nothing (0, not NaN)
+            top[dead] = 0
+        scores -= top
         p = np.exp(scores, out=scores)
-        p /= p.sum(-1, keepdims=True)
+        total = p.sum(-1, keepdims=True)
+        if dead.any():
+            total[dead] = 1
+        p /= total
         return p @ v, p
 
 
@@ -264,7 +272,7 @@ def _sdpa_grads_recorded(query, key, value, g, is_causal, s, need):
     scores = _mm(ops.mul(query, ms.Tensor(s, dt)), ops.swapaxes(key, -2, -1))
     if is_causal:
         scores = ops.add(scores, _causal_mask(query.shape[-2], key.shape[-2], dt))
-    p = softmax_kernel(scores, -1)
+    p = _safe_softmax(scores, ops.all(ops.equal(scores, _NEG_INF), -1, keep_dims=True))
     dv = _mm(ops.swapaxes(p, -2, -1), g) if need[2] else None
     dp = _mm(g, ops.swapaxes(value, -2, -1))
     ds = ops.mul(ops.mul(p, ops.sub(dp, ops.sum(ops.mul(dp, p), -1, True))), ms.Tensor(s, dt))
@@ -489,10 +497,15 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     if need_weights:
         if is_causal and attn_mask is None:
             raise AssertionError("FIXME: is_causal not implemented for need_weights")
-        q_scaled = ops.mul(q, ms.Tensor(math.sqrt(1.0 / float(head_dim)), q.dtype))
+        # (torch's q * python float: an integer or bool q becomes float32)
+        sdt = q.dtype if _is_float(q) or q.dtype in (ms.complex64, ms.complex128) else ms.float32
+        q_scaled = ops.mul(q if sdt == q.dtype else cast(q, sdt), ms.Tensor(math.sqrt(1.0 / float(head_dim)), sdt))
         kt = ops.swapaxes(k, -2, -1)
         if attn_mask is not None:   # torch: baddbmm(attn_mask, q_scaled, kt)
             check_baddbmm_dtypes(attn_mask, q_scaled, kt)
+        if kt.dtype != q_scaled.dtype:
+            raise RuntimeError(f"expected scalar type {_cname(q_scaled)} but found {_cname(kt)}")
+        if attn_mask is not None:
             weights = _softmax_nan_rows(ops.add(ops.bmm(q_scaled, kt), attn_mask))
         else:
             weights = softmax_kernel(ops.bmm(q_scaled, kt), -1)

@@ -162,14 +162,16 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, name, torch
         raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
                            f"Kernel size: ({' x '.join(map(str, eff))}). Kernel size can't be greater than "
                            f"actual input size")
-    if torch_checks and input.size == 0 and 0 in kernel:    # (torch's empty path reads the weight's first element)
+    if torch_checks and input.size == 0 and input.shape[0] and input.shape[1]:
+        # torch answers an empty input without a backend, where only the batch or the channels are empty
+        shown = list(input.shape[:2]) + ([1] if n == 1 else []) + list(input.shape[2:])
+        raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got input shape: {shown}")
+    if torch_checks and input.size == 0 and input.shape[1] and 0 in kernel:
+        # (torch's empty path with input channels multiplies by the weight's first element)
         raise IndexError("select(): index 0 out of range for tensor of size [0] at dimension 0")
     _check_kernel_dtype(input, n, dilation)
-    if input.size == 0:   # torch answers an empty input without a backend: zeros of the output's size (no
-        # output channels when the weight is empty too, as torch's empty path gives)
-        if torch_checks and input.shape[0] and input.shape[1]:   # only the batch or the channels may be empty
-            shown = list(input.shape[:2]) + ([1] if n == 1 else []) + list(input.shape[2:])
-            raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got input shape: {shown}")
+    if input.size == 0:   # torch's empty path: zeros of the output's size (no output channels when the
+        # weight is empty too, as torch's empty path gives)
         out = [(p - e) // st + 1 for p, e, st in zip(padded, eff, stride)]
         c = weight.shape[0] if weight.size or not torch_checks else 0
         y = _empty_output(input, weight, bias, (input.shape[0], c) + tuple(out))
@@ -212,6 +214,10 @@ def _conv_native(x, w, b, stride, pad, dilation, groups, n):
     """MindSpore's convolution kernels (oneDNN on CPU)."""
     mode = "pad" if any(pad) else "valid"
     if n == 1:
+        if b is not None and x.shape[2] + 2 * pad[0] - dilation[0] * (w.shape[2] - 1) - 1 < stride[0]:
+            # one output step: MindSpore's BiasAddGrad refuses a 3-d gradient of last dim 1, the 2-d one not
+            return ops.conv2d(x.expand_dims(2), w.expand_dims(2), b, (1, stride[0]), mode, (0, pad[0]),
+                              (1, dilation[0]), groups).squeeze(2)
         return ops.conv1d(x, w, b, stride[0], mode, pad[0], dilation[0], groups)
     if n == 2:
         return ops.conv2d(x, w, b, stride, mode, pad, dilation, groups)
@@ -495,13 +501,20 @@ def conv_tbc(input, weight, bias, pad=0):
         raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
     if weight.shape[2] != bias.shape[0]:
         raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
-    if input.dtype == ms.bool_:    # (torch's matrix products: no bool kernel; its empty path fails on a cast)
-        if input.size and weight.size:
+    steps = input.shape[0] + 2 * pad - weight.shape[0] + 1
+    if steps < 0:   # (torch creates its result first)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {steps}: "
+                           f"[{steps}, {input.shape[1]}, {weight.shape[2]}]")
+    if weight.shape[2] == 0 or steps == 0 or input.shape[1] == 0:   # an empty result: torch's (MindSpore's
+        # kernel refuses it)
+        return _empty_output(input, weight, bias, (steps, input.shape[1], weight.shape[2]))
+    if input.dtype == ms.bool_:   # (torch's matrix products, one per kernel tap meeting the input: no bool
+        # kernel; over no input channels, a failing cast; no input steps: the bias alone)
+        if not input.shape[0] or not weight.shape[0]:
+            return ops.broadcast_to(bias, (steps, input.shape[1], weight.shape[2]))
+        if input.shape[2]:
             raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
         raise RuntimeError("result type Long can't be cast to the desired output type Bool")
-    if weight.shape[2] == 0:    # no output channels: torch's empty result (MindSpore's kernel refuses it)
-        steps = input.shape[0] + 2 * pad - weight.shape[0] + 1
-        return _empty_output(input, weight, bias, (max(steps, 0), input.shape[1], 0))
     x = input.transpose(1, 2, 0)
     out = _conv(x, weight.transpose(2, 1, 0), bias, 1, pad, 1, 1, 1, "conv1d", torch_checks=False)
     return out.transpose(2, 0, 1)

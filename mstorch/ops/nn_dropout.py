@@ -48,7 +48,9 @@ def _host_dtype(dt):
 
 
 def _round(arr, dt):
-    return arr if dt in (D.float32, D.float64) else R.to_host(arr, dt).astype(_f32)
+    if dt in (D.float32, D.float64):
+        return arr
+    return R.to_host(arr, dt).astype(_f32).reshape(np.shape(arr))   # (to_host makes a 0-d array 1-d)
 
 
 def _device(arr, dt):

@@ -28,6 +28,14 @@ def _legacy_name(t):
     return _LEGACY_TYPE_NAMES[D._FROM_MS[t.dtype]]
 
 
+def _type_name(t):
+    """ATen's name of a CPU tensor's type: the legacy tensor type, or CPU<Name>Type where none exists."""
+    d = D._FROM_MS[t.dtype]
+    if d in (D.float32, D.float64, D.float16, D.uint8, D.int8, D.int16, D.int32, D.int64):
+        return _legacy_name(t)
+    return f"CPU{D.SCALAR_TYPE_NAMES[d]}Type"
+
+
 def _check_indices(idx, fn):
     if idx.dtype not in _INDEX:
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
@@ -101,7 +109,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         raise NotImplementedError("torch.nn.functional.embedding(sparse=True) is not supported by mstorch: it "
                                   "cannot return sparse gradient tensors; use sparse=False")
     w, idx = weight._ms, input._ms
-    if not w.ndim and padding_idx:   # (torch's Python check reads weight.size(0) for a nonzero one first)
+    if not w.ndim and (padding_idx or _P.requires_grad(w) and _P.grad_enabled()):
+        # (torch's Python check reads weight.size(0) for a nonzero padding_idx first, and its autograd
+        # wrapper reads it for a weight that takes a gradient)
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     n = w.shape[0] if w.ndim else 0
     padding_idx = _wrap_padding(padding_idx, n)
@@ -221,10 +231,16 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     total = host.size
     if off.size and off[0] != 0:
         raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
-                           f"position 0. However, got {int(off[0])}")
+                           f"position 0. However, got {int(off[0])}\n[ {_legacy_name(offsets._ms)}{{}} ]")
     if off.size and off[-1] > total:
         raise RuntimeError(f"offsets[-1] can not be greater than input's length {total} but got offsets[-1] of "
                            f"{int(off[-1])}")
+    if psw is not None and psw.dtype != w.dtype:
+        raise RuntimeError("Expected tensor for argument #1 'weight' to have the same type as tensor for argument "
+                           f"#1 'per_sample_weights'; but type {_type_name(w)} does not equal {_type_name(psw)} "
+                           "(while checking arguments for embedding_bag)")
+    if include_last_offset and not off.size:
+        raise RuntimeError("include_last_offset: number of offset should be at least 1")
     nbags = off.size - 1 if include_last_offset else off.size
     # torch's CPU kernel sums a bag over [offsets[i], offsets[i + 1]) only on its fast path (float32/half
     # sums without padding_idx, which refuses unsorted offsets); elsewhere, and for max, every position
@@ -237,13 +253,17 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if ranges and include_last_offset and off.size > 1 and off[-1] < off[-2]:
         raise RuntimeError("Your input appears to be incorrect: the last offset value should be the size of the "
                            "indices tensor, but it seems not to be the case.")
-    if not (ranges and mode == "sum") and (off < 0).any():
-        # (torch's make_offset2bag index_add_s a one at each offset; its sum fast path never builds it)
+    if not (ranges and mode == "sum") and ((off < 0).any() or (off > total).any()):
+        # (torch's make_offset2bag index_add_s a one at each offset, into total + 1 places; its sum fast
+        # path never builds it)
         raise IndexError("index out of range in self")
     flat = host.reshape(-1)
     bad = np.nonzero((flat < 0) | (flat >= n))[0]
     if bad.size:
         i = int(bad[0])
+        if not ranges:   # (the generic kernel checks each index as it adds it; the fast path reports after)
+            raise RuntimeError("embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be "
+                               f"{int(flat[i])}")
         raise RuntimeError(f"Index {i} of input takes value {int(flat[i])} which is not in the valid range [0, {n})")
     if ranges and np.any(np.diff(off) < 0):
         raise RuntimeError("Expected i < index_size to be true, but got false.  (Could this error message be "
@@ -388,6 +408,8 @@ def one_hot(tensor, num_classes=-1):
             raise RuntimeError("Class values must be non-negative.")
         if host.max() >= num_classes:
             raise RuntimeError("Class values must be smaller than num_classes.")
+        if num_classes > 2 ** 63 - 1:   # torch's max + 1 wraps to a negative int64 size
+            raise RuntimeError("zeros: Dimension size must be non-negative.")
     elif num_classes < 0:
         raise RuntimeError("Class values must be smaller than num_classes.")
     classes = ms.Tensor(np.arange(num_classes, dtype=np.int64))

@@ -234,7 +234,8 @@ def bilinear(input1, input2, weight, bias=None):
     x1 = input1.reshape(-1, input1.shape[-1])
     x2 = input2.reshape(-1, input2.shape[-1])
     o, i, j = weight.shape
-    t = _mm(x1, weight.transpose(1, 0, 2).reshape(i, o * j)).reshape(-1, o, j)
+    # (explicit row counts: a reshape(-1, 0, j) of no out_features is ambiguous)
+    t = _mm(x1, weight.transpose(1, 0, 2).reshape(i, o * j)).reshape(x1.shape[0], o, j)
     out = ops.sum(ops.mul(t, x2.reshape(-1, 1, j)), 2)
     if out.dtype != t.dtype:   # MindSpore's sum widens int32 to int64; torch keeps the input's dtype
         out = out.astype(t.dtype)

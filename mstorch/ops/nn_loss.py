@@ -15,7 +15,7 @@ from .. import _dtype as D
 from .. import _ms_private as _P
 from .._tensor import scalar_type_name
 from .._cast import bf16_bits
-from ._helpers import dtype_of, promote, scalar_tensor, cast, float_result, _node
+from ._helpers import dtype_of, promote, records, scalar_tensor, cast, float_result, _node
 from ._views import infer_size
 from .arithmetic import abs as _abs_impl
 from ._registry import OPS, register
@@ -141,7 +141,7 @@ def _exp(t):
 
 
 def _no_grad_weight(weight, fn, arg="weight"):
-    if weight is not None and _needs_grad(weight):
+    if weight is not None and _P.requires_grad(weight) and records():
         raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument '{arg}'. "
                            "This input cannot have requires_grad True.")
 
@@ -319,21 +319,21 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise ValueError(f"Target size ({_size(target)}) must be the same as input size ({_size(input)})")
     _no_grad_weight(weight, "binary_cross_entropy_with_logits")
     _no_grad_weight(pos_weight, "binary_cross_entropy_with_logits", "pos_weight")
+    _real_float_only(input, "log_sigmoid_cpu")   # (torch's log_sigmoid(input) comes first)
     # torch's loss is computed in place, in input's shape: pos_weight's term first, then the weight
     if pos_weight is not None:
         infer_size(tuple(pos_weight.shape), tuple(target.shape))
         _into(input.shape, pos_weight.shape)
     if weight is not None:
         _into(input.shape, weight.shape)
-    _real_float_only(input, "log_sigmoid_cpu")   # (torch's log_sigmoid(input) comes first)
     x, t, rt = promote(input, target)
     if not D.can_cast(rt, dtype_of(target)):
         # torch computes (1 - target).mul_(input): the product must fit the target's dtype
         raise RuntimeError(f"result type {scalar_type_name(rt)} can't be cast to the desired output type "
                            f"{_tname(target)}")
-    if x.dtype is not target.dtype:
-        # torch's result has the target's dtype ((1 - target) is computed in place)
-        return cast(binary_cross_entropy_with_logits(x, t, weight, reduction=mode, pos_weight=pos_weight), target.dtype)
+    if input.dtype is not target.dtype or (weight is not None and weight.dtype is not target.dtype) \
+            or (pos_weight is not None and pos_weight.dtype is not target.dtype):
+        return _bce_logits_mixed(input, target, weight, pos_weight, mode)
     fused = x.dtype is _f32 and not _needs_grad(target) and not (weight is not None and _needs_grad(weight)) \
         and not (pos_weight is not None and _needs_grad(pos_weight))
     if fused:
@@ -357,6 +357,63 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         loss = ops.mul(loss, _upcast(weight))
     out = _reduce(loss, mode)
     return cast(out, x.dtype) if x.dtype in _HALF else out
+
+
+def _bce_logits_mixed(input, target, weight, pos_weight, mode):
+    """torch's composition step by step when the dtypes differ: log_sigmoid in input's dtype (its product
+    with pos_weight's term written back into it), then (1 - target) * input, the difference and the weight's
+    product each written into a tensor of target's dtype; its gradients are torch's formulas in their own
+    dtypes (sigmoid(input) - target in input's; with a pos_weight, in pos_weight * target's)."""
+    key = ("mixed", weight is not None, pos_weight is not None, mode)
+    node = _BCE_LOGITS.get(key)
+    if node is None:
+        node = _BCE_LOGITS[key] = _node("BinaryCrossEntropyWithLogitsBackward0", *_bce_logits_mixed_fns(*key[1:]))
+    return node(input, target, *(a for a in (weight, pos_weight) if a is not None))
+
+
+def _log_sigmoid_exact(x):
+    """log_sigmoid in x's dtype, computed in float64 and rounded once (MindSpore's float32 Softplus is off
+    by a few ulps; torch's is within one)."""
+    if x.dtype is _f64:
+        return OPS["logsigmoid"].impl(x)
+    return cast(OPS["logsigmoid"].impl(cast(x, _f64)), x.dtype)
+
+
+def _bce_logits_mixed_fns(has_weight, has_pos_weight, mode):
+    mul, sub, add, sigmoid = (OPS[n].impl for n in ("mul", "sub", "add", "sigmoid"))
+
+    def split(x, t, *rest):
+        w = rest[0] if has_weight else None
+        pw = rest[-1] if has_pos_weight else None
+        return x, t, w, pw
+
+    def fwd(*args):
+        x, t, w, pw = split(*args)
+        log_sig = _log_sigmoid_exact(x)
+        if pw is not None:
+            log_sig = cast(mul(log_sig, add(mul(sub(pw, 1), t), 1)), x.dtype)
+        loss = cast(sub(cast(mul(OPS["rsub"].impl(t, 1), x), t.dtype), log_sig), t.dtype)
+        if w is not None:
+            loss = cast(mul(loss, w), t.dtype)
+        return _reduce(loss, mode), args
+
+    def bwd(saved, g):
+        x, t, w, pw = split(*saved)
+        if pw is None:
+            gx = cast(mul(cast(sub(sigmoid(x), t), x.dtype), g), x.dtype)
+            gt = mul(OPS["neg"].impl(x), g)   # (not in place: in the promoted dtype)
+        else:
+            pt = mul(pw, t)
+            gx = cast(sub(cast(mul(cast(sub(add(pt, 1), t), pt.dtype), sigmoid(x)), pt.dtype), pt), pt.dtype)
+            gx = cast(mul(gx, g), pt.dtype)
+            gt = cast(sub(_log_sigmoid_exact(ops.neg(x)), cast(mul(_log_sigmoid_exact(x), pw), x.dtype)), x.dtype)
+            gt = cast(mul(gt, g), x.dtype)
+        if w is not None:
+            gx, gt = cast(mul(gx, w), gx.dtype), cast(mul(gt, w), gt.dtype)
+        if mode == "mean":
+            gx, gt = cast(OPS["div"].impl(gx, x.size), gx.dtype), cast(OPS["div"].impl(gt, x.size), gt.dtype)
+        return (cast(gx, x.dtype), cast(gt, t.dtype)) + (None,) * (len(saved) - 2)
+    return fwd, bwd
 
 
 _ONES = {}
@@ -395,7 +452,9 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     x, t = _pair(input, target)
     if weight is not None:
         _check_weight_size(weight, input)
-    elif mode == "mean" and dtype_of(x)._cat < D._FLOAT:
+    if input.dtype is ms.bool_ or target.dtype is ms.bool_:   # (torch's input - target comes first)
+        _sub_bool_error(input, target)
+    if weight is None and mode == "mean" and dtype_of(x)._cat < D._FLOAT:
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {_tname(x)}")
     d = _half_step(ops.sub, x, t)   # (torch's input - target in a half dtype: rounded before the weight's product)
@@ -415,6 +474,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     x, t = _pair(input, target)
     if weight is not None:
         _check_weight_size(weight, input)
+        if input.dtype is ms.bool_ or target.dtype is ms.bool_:   # (torch's input - target)
+            _sub_bool_error(input, target)
         return _weighted(_half_step(_squared, _half_step(ops.sub, x, t)), weight, input, mode)
     _real_float_only(x, "mse_cpu")
     if x.dtype in _HALF:   # torch's kernel squares in float32 and rounds each term once (its backward's

@@ -248,6 +248,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         return _cross_entropy_prob(input, target, weight, mode, ignore_index, label_smoothing, C)
     if label_smoothing > 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
+    if input.ndim == 0:   # (torch's log_softmax over the class dim 1 of a 0-d input)
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     # torch takes log_softmax (its dtype check: real floats only) before nll_loss checks the target; an
     # empty log_softmax returns before its kernel, and the dtype is then nll_loss's to refuse
     if input.size:

@@ -92,8 +92,9 @@ def _check_channels(name, t, c):
         raise RuntimeError(f"{name} should contain {c} elements not {t.size}")
 
 
-def _batch_norm(x, weight, bias, rmean, rvar, training, momentum, eps):
-    """ATen's batch_norm on mstorch Tensors (running stats updated in place); returns mindspore.Tensor."""
+def _batch_norm(x, weight, bias, rmean, rvar, training, momentum, eps, instance=False):
+    """ATen's batch_norm on mstorch Tensors (running stats updated in place); returns mindspore.Tensor.
+    ``instance``: instance_norm's call, whose running statistics torch takes in other dtypes."""
     xm = x._ms
     if xm.size == 0 and not D._FROM_MS[xm.dtype].is_floating_point:
         return _bn_empty(xm, weight, bias)
@@ -107,23 +108,47 @@ def _batch_norm(x, weight, bias, rmean, rvar, training, momentum, eps):
         # torch's kernel then asks for the input's size(1): before its dtype check when training
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)" if xm.ndim else
                          "Dimension specified as 1 but tensor has no dimensions")
-    # torch's CPU kernel: parameters of the input's dtype, or float32 ones beside a float16/bfloat16
-    # input (F.batch_norm of float64 input with float32 running statistics raises in torch)
-    first = next((t for t in (w, b, rm, rv) if t is not None), None)
-    if first is not None and first.dtype != xm.dtype and D._FROM_MS[xm.dtype].is_floating_point:
-        if xm.dtype not in (ms.float16, ms.bfloat16):
-            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
-        if any(t is not None and t.dtype != ms.float32 for t in (w, b, rm, rv)):
-            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
     _not_float(xm, "batch_norm")   # (after the size checks, as torch's kernel dispatch)
     if not training and (rm is None or rv is None):
         raise RuntimeError("running_mean must be defined in evaluation mode")
+    if not instance:
+        _check_param_dtypes(xm, (w, b, rm, rv), xm.size > 0)
+    else:   # (instance_norm: parameters of the input's dtype, or float32 ones beside a half input)
+        first = next((t for t in (w, b, rm, rv) if t is not None), None)
+        if first is not None and first.dtype != xm.dtype and D._FROM_MS[xm.dtype].is_floating_point:
+            if xm.dtype not in (ms.float16, ms.bfloat16):
+                raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+            if any(t is not None and t.dtype != ms.float32 for t in (w, b, rm, rv)):
+                raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
     update = training and rm is not None
     if c == 0 and xm.size == 0:   # no channels, no statistics (MindSpore's kernels fault on them)
         return ops._linked(ops.zeros(tuple(xm.shape), xm.dtype), xm)
     if xm.dtype in _FUSED and 0 < eps <= 1 and 0 <= momentum <= 1 and xm.ndim >= 2:
         return _bn_fused(xm, w, b, rmean, rvar, training, momentum, eps, update, c)
     return _bn_composed(xm, w, b, rmean, rvar, training, momentum, eps, update)
+
+
+def check_param_dtypes(x, params, kernel=True):
+    """torch's CPU batch norm dtypes (on mindspore Tensors): the first parameter given decides. Of another
+    dtype than the input ("mixed"), every parameter must be float32 and the input float16/bfloat16; of the
+    input's dtype, every other one must be too (the kernel reads them as the input's scalar type: not for an
+    empty input, ``kernel=False``)."""
+    first = next((t for t in params if t is not None), None)
+    if first is None or not D._FROM_MS[x.dtype].is_floating_point:
+        return
+    if first.dtype != x.dtype:
+        if any(t is not None and t.dtype != ms.float32 for t in params):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        if x.dtype not in (ms.float16, ms.bfloat16):
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        return
+    other = next((t for t in params if t is not None and t.dtype != x.dtype), None) if kernel else None
+    if other is not None:
+        raise RuntimeError(f"expected scalar type {scalar_type_name(D._FROM_MS[x.dtype])} but found "
+                           f"{scalar_type_name(D._FROM_MS[other.dtype])}")
+
+
+_check_param_dtypes = check_param_dtypes
 
 
 def _first_elements(*params):
@@ -284,7 +309,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         return None if t is None else wrap(ops.tile(t._ms, (n,)))
     rm, rv = rep(running_mean), rep(running_var)
     x = wrap(input._ms.reshape(1, n * c, -1))
-    out = _batch_norm(x, rep(weight), rep(bias), rm, rv, use_input_stats, momentum, eps)
+    out = _batch_norm(x, rep(weight), rep(bias), rm, rv, use_input_stats, momentum, eps, instance=True)
     if use_input_stats and running_mean is not None:
         running_mean._write(ops.mean(rm._ms.reshape(n, c), 0))
         running_var._write(ops.mean(rv._ms.reshape(n, c), 0))

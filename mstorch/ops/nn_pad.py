@@ -150,12 +150,14 @@ def _gathered(x, mode, dims):
 
 def _constant(input, pad, value):
     # torch first narrows the input by the negative pads, outer dims first, left pad before right
+    cropped_away = False
     for i in reversed(range(len(pad) // 2)):
         size = input.shape[input.ndim - 1 - i]
         for p in pad[2 * i:2 * i + 2]:
             size += min(p, 0)
             if size < 0:
                 raise RuntimeError("narrow(): length must be non-negative.")
+        cropped_away = cropped_away or size == 0
     dt = input.dtype
     d = dtype_of(input)
     if dt == ms.bool_:
@@ -165,8 +167,12 @@ def _constant(input, pad, value):
     shape = list(input.shape)
     for i in range(len(pad) // 2):
         shape[input.ndim - 1 - i] += pad[2 * i] + pad[2 * i + 1]
-    if input.size == 0 or 0 in shape:   # (MindSpore's pad kernel refuses an empty input or output)
-        return ops._filled(input, tuple(shape), value)
+    if input.size == 0 or 0 in shape or cropped_away:   # (MindSpore's pad kernel refuses an empty input or
+        # output, also the input a negative pad narrows to nothing: all padding then)
+        z = ops._filled(input, tuple(shape), value)
+        if input.size and ops._P.grad_enabled():   # a non-empty input cropped away: a zero gradient
+            z = ops._on_link(z, ops._link_scalar((input,), ops._link_dtype(z.dtype), True))
+        return z
     if dt == ms.bfloat16:
         return cast(ops.pad(cast(input, ms.float32), tuple(pad), "constant", value), dt)
     return ops.pad(input, tuple(pad), "constant", value)

@@ -543,7 +543,9 @@ def _adaptive_input(input, n, fn, kind, check_dtype=True):
             raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input "
                                f"has sizes {list(shape)} with dimension {i} being empty")
     if check_dtype:
-        _check_dtype(x, fn if n < 3 or kind == "max" else "adaptive_avg_pool3d_cpu", ints=False)
+        # (the 1-d average pool is torch's 2-d one)
+        _check_dtype(x, fn if kind == "max" else "adaptive_avg_pool2d" if n < 3 else "adaptive_avg_pool3d_cpu",
+                     ints=False)
     return x, unbatched
 
 
@@ -556,14 +558,22 @@ def _adaptive_empty(x, size, unbatched):
 def _adaptive_avg(input, output_size, n):
     fn = f"adaptive_avg_pool{n}d"
     size = _adaptive_size(input, output_size, n, fn)
-    if all(s == 1 for s in size) and input.ndim in (n + 1, n + 2):
-        # torch computes an output of ones as a mean over the pooled dims, without its emptiness check
+    if all(s == 1 for s in size) and (n > 1 or input.ndim in (2, 3)):
+        # torch computes an output of ones as a mean over the pooled dims (of any rank in 2-d and 3-d),
+        # without its emptiness check (complex tensors included: its pooling kernels have none)
         d = dtype_of(input)
         if not (d.is_floating_point or d.is_complex):
             raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point "
                                f"or complex dtype. Got: {_name(input)}")
-        if input.size == 0:
-            return ops.mean(input, tuple(range(input.ndim - n, input.ndim)), keep_dims=True)
+        if input.ndim < n:
+            nd = max(input.ndim, 1)
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got "
+                             f"{-nd - 1})")
+        dims = tuple(range(input.ndim - n, input.ndim))
+        if d.is_complex and input.size:   # (MindSpore's ReduceMean has no complex gradient: a sum over the count)
+            return ops.sum(input, dims, keepdim=True) / math.prod(input.shape[i] for i in dims)
+        if input.size == 0 or input.ndim not in (n + 1, n + 2):
+            return ops.mean(input, dims, keep_dims=True)
     # (torch's 1-d and 2-d kernels return an empty result before their dtype check)
     x, unbatched = _adaptive_input(input, n, fn, "avg", check_dtype=n == 3 or input.size > 0)
     if x.size == 0 or 0 in size:

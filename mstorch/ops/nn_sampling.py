@@ -137,7 +137,9 @@ def _kernel_name(mode, dim, antialias):
 def _resize(x, out_size, scales, mode, align_corners, antialias):
     dim = x.ndim - 2
     d = dtype_of(x)
-    if not d.is_floating_point and not (x.dtype == ms.uint8 and mode in ("nearest", "nearest-exact")):
+    if not d.is_floating_point and not (x.dtype == ms.uint8 and mode in ("nearest", "nearest-exact")) \
+            or antialias and x.dtype in (ms.float16, ms.bfloat16):   # (torch's antialiased weights: float32,
+        # float64 and uint8 only)
         raise NotImplementedError(f"\"{_kernel_name(mode, dim, antialias)}\" not implemented for '{_name(x)}'"
                                   + ("; mstorch: uint8 linear/cubic resizing (torch's fixed-point kernel) is not "
                                      "supported, convert to float first" if x.dtype == ms.uint8 else ""))
@@ -473,7 +475,9 @@ def _cubic_half(v, t, rnd):
     return out
 
 
-def _unnormalize(coord, size, align_corners):
+def _unnormalize(coord, size, align_corners, n):
+    if n == 2:   # torch's vectorized 2-d kernel: (coord + 1) times half the span, without overflowing first
+        return (coord + 1) * ((size - 1) / 2) if align_corners else (coord + 1) * (size / 2) - 0.5
     if align_corners:
         return (coord + 1) / 2 * (size - 1)
     return ((coord + 1) * size - 1) / 2
@@ -531,7 +535,7 @@ def _grid_sample(x, grid, mode, padding_mode, align_corners):
     strides = [math.prod(sizes[:k]) for k in range(len(sizes))]   # x fastest
     # split rather than unstack: MindSpore's recorded Unstack backward fails (double backward)
     per_dim = [c.squeeze(2) for c in ops.split(grid.reshape(N, P, -1), 1, 2)]
-    coords = [_unnormalize(c, s, align_corners) for c, s in zip(per_dim, sizes)]
+    coords = [_unnormalize(c, s, align_corners, n) for c, s in zip(per_dim, sizes)]
 
     lost = None     # (points whose gradient torch drops; see below)
 
@@ -698,14 +702,14 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
         raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
                            f"dimensions for input, but got: {list(input.shape)}")
     _check_fold_args(kernel, dilation, padding, stride)
-    if not _fold_dtype(input):
-        raise NotImplementedError(f"\"im2col_out_cpu\" not implemented for '{_name(input)}'")
     spatial = input.shape[-2:]
     blocks = _blocks(spatial, kernel, dilation, padding, stride)
-    if min(blocks) < 1:
+    if min(blocks) < 1:   # (torch's shape check, before its kernel's dtype dispatch)
         raise RuntimeError(f"Given input with spatial size {tuple(spatial)}, kernel_size={kernel}, dilation={dilation}, "
                            f"padding={padding}, calculated shape of the array of sliding blocks as {tuple(blocks)}, "
                            f"but its components must be at least one.")
+    if not _fold_dtype(input):
+        raise NotImplementedError(f"\"im2col_out_cpu\" not implemented for '{_name(input)}'")
     x = input if input.ndim == 4 else input.expand_dims(0)
     if x.shape[0] == 0:   # (MindSpore's Im2Col refuses an empty batch)
         out = ops.zeros((0, x.shape[1] * kernel[0] * kernel[1], blocks[0] * blocks[1]), x.dtype)

@@ -44,6 +44,7 @@ def _scalar_type_msg(expected, found):
 
 
 _MATMUL = ops.MatMul()
+_MATMUL_KERNEL = ms.ops.MatMul()   # (unguarded: for operands known non-empty)
 _COMPLEX_OF_PARTS = ops.Complex()
 
 
@@ -133,8 +134,21 @@ def _check_bmm_shapes(a, b):
 
 # --- products -----------------------------------------------------------------------------------
 
+# the common product, two non-empty float32/float64 matrices that fit: straight to MatMul (the checks
+# below all pass for it), a dozen Python calls fewer per product
+_MM_FAST = frozenset((_f32, ms.float64))
+
+
+def _fast_mm(a, b):
+    sa, sb = a.shape, b.shape
+    return (len(sa) == 2 and len(sb) == 2 and sa[1] == sb[0] and 0 not in sa and 0 not in sb
+            and a.dtype in _MM_FAST and b.dtype == a.dtype)
+
+
 @register("matmul", family=F, out="exact")
 def matmul(input, other):
+    if _fast_mm(input, other):
+        return _MATMUL_KERNEL(input, other)
     a, b = input, other
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(
@@ -163,6 +177,8 @@ def matmul(input, other):
 
 @register("mm", family=F, out="exact")
 def mm(input, mat2):
+    if _fast_mm(input, mat2):
+        return _MATMUL_KERNEL(input, mat2)
     if input.ndim != 2:
         raise RuntimeError("self must be a matrix")
     if mat2.ndim != 2:
@@ -343,7 +359,8 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
                            f"{_scalar_name(mat)}, and {_scalar_name(vec)}")
     if mat.size == 0 and beta != 0:
         # torch's shortcut for an empty matrix: beta * input in input's own shape (not broadcast to the rows)
-        return ops.add(_scaled(input, beta), ops.mul(ops.zeros((), input.dtype), ops.sum(vec))) \
+        # (vec's sum, in its own dtype, keeps the result on its graph; MindSpore sums small ints to int64)
+        return ops.add(_scaled(input, beta), ops.mul(ops.zeros((), input.dtype), cast(ops.sum(vec), input.dtype))) \
             if input.dtype != ms.bool_ else _scaled(input, beta)
     _no_bool(mat, "addmv_impl_cpu")
     return _add_scaled(input, _mm(mat, vec.reshape(-1, 1)).reshape(-1), beta, alpha, (mat.shape[0],), "addmv",
@@ -435,10 +452,13 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
         for v, arg in ((beta, "beta"), (alpha, "alpha")):
             if isinstance(v, float):
                 raise RuntimeError(f"For integral input tensors, argument {arg} must not be a floating point number.")
-    prod = outer(vec1, vec2)
-    if input.dtype != prod.dtype:
-        _scalar_type_msg(prod, input)
-    return _add_scaled(input, prod, beta, alpha, tuple(prod.shape), "addr")
+    a, b, _ = promote(vec1, vec2)
+    if input.dtype != a.dtype:
+        _scalar_type_msg(a, input)
+    # torch's kernel computes alpha * vec1[i] * vec2[j] left to right, each product rounded in the result
+    # dtype: alpha * vec1 overflows first (2 * -3.4e38 * -0.03 is inf)
+    prod = _mul(_scaled(a, alpha).reshape(-1, 1), b.reshape(1, -1))
+    return _add_scaled(input, prod, beta, 1, tuple(prod.shape), "addr")
 
 
 @register("inner", family=F, out="exact")
@@ -622,9 +642,9 @@ def chain_product(ms_, mul):
 
 @register("trace", family=F)
 def trace(input):
+    _no_bool(input, "trace")   # (torch's kernel dispatch on the dtype comes before its rank check)
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
-    _no_bool(input, "trace")
     d = ops.diagonal(input)
     if input.dtype == _bf16:
         return cast(ops.sum(cast(d, _f32)), _bf16)
@@ -658,12 +678,39 @@ def cross(input, other, dim=None):
     a, b = ops.broadcast_to(input, shape), ops.broadcast_to(other, shape)
     if a.dtype == _bf16:
         return cast(cross(cast(a, _f32), cast(b, _f32), dim), _bf16)
+    if a.dtype == _f32 and (needs_grad(a) or needs_grad(b)):
+        node = _CROSS_NODES.get(dim)
+        if node is None:
+            node = _CROSS_NODES[dim] = _node("LinalgCrossBackward0", lambda p, q: (_cross_value(p, q, dim), (p, q)),
+                                             lambda saved, g: (_cross_value(saved[1], g, dim),
+                                                               _cross_value(g, saved[0], dim)))
+        return node(a, b)
+    return _cross_value(a, b, dim)
+
+
+def _cross_value(a, b, dim):
     x = [ops.narrow(a, dim, i, 1) for i in range(3)]
     y = [ops.narrow(b, dim, i, 1) for i in range(3)]
-    c = [ops.sub(ops.mul(x[1], y[2]), ops.mul(x[2], y[1])),
-         ops.sub(ops.mul(x[2], y[0]), ops.mul(x[0], y[2])),
-         ops.sub(ops.mul(x[0], y[1]), ops.mul(x[1], y[0]))]
-    return ops.cat(c, dim)
+    if a.dtype == _f32:
+        # torch's compiled float32 kernel contracts p * q - r * s to fma(p, q, -(r * s)): the first product
+        # is not rounded (3.4e38 * 1.2 - inf is -inf, not inf - inf). Emulated in float64, where a product
+        # of two float32 values is exact (and a subnormal factor is not flushed to 0, as MindSpore's float32
+        # kernels do: inf * 1e-45 is inf); the second product is rounded to float32 on its own
+        def term(p, q, r, s):
+            f64 = ms.float64
+            rs = cast(cast(ops.mul(cast(r, f64), cast(s, f64)), _f32), f64)
+            return cast(ops.sub(ops.mul(cast(p, f64), cast(q, f64)), rs), _f32)
+    else:
+        def term(p, q, r, s):
+            return ops.sub(ops.mul(p, q), ops.mul(r, s))
+    return ops.cat([term(x[1], y[2], x[2], y[1]), term(x[2], y[0], x[0], y[2]), term(x[0], y[1], x[1], y[0])], dim)
+
+
+# float32 cross products with a gradient, per dim: torch's backward is cross(other, g) and cross(g, input),
+# through the same fused kernel (a composition's gradient would sum exact products: finite where torch's
+# rounded one overflows). Its backward is in ops a recording pass records (create_graph: the node belongs in
+# autograd/_higher_order._OWN_FUNCTIONS, /tmp/proposed_math.diff)
+_CROSS_NODES = {}
 
 
 @register("cdist", family=F, namespace="torch")
@@ -686,9 +733,9 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     # torch's rule: p = 2 on non-empty inputs with more than 25 rows (or mode use_mm) goes through a matrix
     # product (|x|^2 - 2 x.y + |y|^2), whose cancellation its results keep; it has half kernels
     by_mm = p == 2 and x1.size and x2.size and (mode == 1 or (mode == 0 and max(x1.shape[-2], x2.shape[-2]) > 25))
+    batch = _broadcast_batch(x1.shape[:-2], x2.shape[:-2])   # (torch expands the batches before its kernel)
     if x1.dtype in (ms.float16, _bf16) and x1.size and x2.size and not by_mm:   # (an empty input never
         raise NotImplementedError(f"\"cdist\" not implemented for '{_scalar_name(x1)}'")   # reaches it)
-    batch = _broadcast_batch(x1.shape[:-2], x2.shape[:-2])
     a = ops.broadcast_to(x1, batch + tuple(x1.shape[-2:])) if batch else x1
     b = ops.broadcast_to(x2, batch + tuple(x2.shape[-2:])) if batch else x2
     if by_mm:
@@ -697,7 +744,9 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     return _p_norm_last(diff, p)
 
 
-@register("pdist", family=F, namespace=("torch", "nn.functional"))
+# (not "differentiable" for the binding: a half input's empty result keeps its raising node, which the
+# binding's linking of empty results would replace; every other call is recorded here as the binding would)
+@register("pdist", family=F, namespace=("torch", "nn.functional"), differentiable=False)
 def pdist(input, p=2):
     """The distances between every pair of rows i < j, in torch's order (row-major upper triangle)."""
     if input.ndim != 2:
@@ -710,11 +759,30 @@ def pdist(input, p=2):
         raise NotImplementedError(f"\"pdist\" not implemented for '{_scalar_name(input)}'")   # when empty)
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
+    if (i.size == 0 or input.shape[1] == 0) and input.dtype in (ms.float16, _bf16) and needs_grad(input):
+        # torch's backward has no half kernel
+        return _PDIST_HALF_NODES[input.dtype](ops.zeros((i.size,), input.dtype), input)
+    if needs_grad(input):
+        from ._bind import _call_recorded
+        return _call_recorded(_pdist, [input, p, i, j], {})
+    return _pdist(input, p, i, j)
+
+
+def _pdist(input, p, i, j):
     if i.size == 0 or input.shape[1] == 0:   # no pairs, or no coordinates: zeros that still lead back
         return ops.mul(ops.zeros((i.size,), input.dtype), ops.sum(input))   # to input (zero gradient)
     rows_i = ops.gather(input, ms.Tensor(i.astype(np.int64)), 0)
     rows_j = ops.gather(input, ms.Tensor(j.astype(np.int64)), 0)
     return _p_norm_last(ops.sub(rows_i, rows_j), p)
+
+
+def _pdist_half_node(name):
+    def bwd(saved, g):
+        raise NotImplementedError(f"\"pdist_backward\" not implemented for '{name}'")
+    return _node("PdistBackward0", lambda r, x: (ops.zeros(r.shape, r.dtype), ()), bwd)
+
+
+_PDIST_HALF_NODES = {ms.float16: _pdist_half_node("Half"), _bf16: _pdist_half_node("BFloat16")}
 
 
 def _euclid_fwd(diff):

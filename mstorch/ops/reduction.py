@@ -152,7 +152,12 @@ def empty_result(input, shape, value=0):
     as torch's is. A NaN for complex results is (nan, nan), torch's 0 / 0."""
     if isinstance(value, float) and value != value and input.dtype in (ms.complex64, ms.complex128):
         value = complex(value, value)
-    z = ops.full(shape, value, dtype=input.dtype) if shape.count(0) == 0 else ops.zeros(shape, input.dtype)
+    if shape.count(0):
+        z = ops.zeros(shape, input.dtype)
+    elif input.dtype == ms.bfloat16:   # (no bfloat16 FillV2 kernel on CPU)
+        z = cast(ops.full(shape, value, dtype=ms.float32), ms.bfloat16)
+    else:
+        z = ops.full(shape, value, dtype=input.dtype)
     if not needs_grad(input):
         return z
     if input.size == 0:    # a sum over [nothing, 0] is a 0 that backward reaches the input through
@@ -195,19 +200,35 @@ def _reduce_sum(x, axes, keepdim, out_dt):
     return r if r.dtype == out_dt else cast(r, out_dt)   # MindSpore widens integer sums to int64
 
 
+_SUM_FAST = frozenset((ms.float32, ms.float64))
+
+
 @register("sum", family=F, out="dtype", out_requires="dim")
 def sum(input, dim=None, keepdim=False, *, dtype=None):
+    if dtype is None and type(dim) is int and input.dtype in _SUM_FAST:
+        # the common sum, a float32/float64 tensor over one dim in range: _reduce_sum's path for it
+        n = len(input.shape)
+        if n and -n <= dim < n:
+            return ops.sum(input, (dim + n if dim < 0 else dim,), keepdim)
     return _reduce_sum(input, _axes(input, dim), keepdim, _acc_dtype(input, dtype))
 
 
 @register("nansum", family=F, out="dtype")
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     out_dt = _acc_dtype(input, dtype)
+    axes = _axes(input, dim)
+    _no_complex_nansum(input)
     x = cast(input, ms.float32) if input.dtype == ms.bfloat16 else input   # (IsNan has no bfloat16 kernel)
     if is_float(x):   # (before a cast to an integer dtype, which would make a NaN INT_MIN: torch adds 0)
         x = ops.where(ops.isnan(x), const(0, x.dtype), x)
     x = cast(x, out_dt) if x.dtype != out_dt else x
-    return _reduce_sum(x, _axes(input, dim), keepdim, out_dt)
+    return _reduce_sum(x, axes, keepdim, out_dt)
+
+
+def _no_complex_nansum(input):
+    # (torch's refusal, after the dims are checked)
+    if input.dtype in (ms.complex64, ms.complex128):
+        raise RuntimeError("nansum on CPU does not support complex inputs")
 
 
 def _mean_input(input, dtype, name="mean"):
@@ -262,6 +283,7 @@ _MAKE_COMPLEX = ops.Complex()
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     x = _mean_input(input, dtype, "nanmean")
     axes = _axes(input, dim)
+    _no_complex_nansum(x)
     keep = ops.logical_not(ops.isnan(x))
     total = _reduce_sum(ops.where(keep, x, const(0, x.dtype)), axes, keepdim, x.dtype)
     return total / _reduce_sum(keep, axes, keepdim, x.dtype)
@@ -445,10 +467,10 @@ def _minmax(name, reduce_fn, pair_fn, binary_fn, rt):
     register(name, family=F, out=True, out_check=functools.partial(_pair_out, name))(impl)
 
 
-def _pair_out(name, args, out):
+def _pair_out(name, args, out, kwargs=None):
     # torch's parser: max/min over a dim write a (values, indices) pair, so a Tensor out= is refused before
-    # the reduction's own checks (an empty dim's IndexError)
-    if len(args) > 1 and not isinstance(args[1], _Tensor):
+    # the reduction's own checks (an empty dim's IndexError, a complex input's refusal); dim= too
+    if len(args) > 1 and not isinstance(args[1], _Tensor) or kwargs and "dim" in kwargs:
         raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not Tensor")
 
 
@@ -562,7 +584,15 @@ def _logical_axes(input, dim):
     return _axes(input, dim)
 
 
-@register("all", family=F, out="exact")
+def _logical_out(name):
+    def check(args, out):
+        # torch's check of out= comes first (before the dims'): bool, or uint8 (a bool result cast into it)
+        if out.dtype is not D.bool_ and out.dtype is not D.uint8:
+            raise RuntimeError(f"{name} only supports bool tensor for result, got: {D.scalar_type_name(out.dtype)}")
+    return check
+
+
+@register("all", family=F, out=True, out_check=_logical_out("all"))
 def all(input, dim=None, keepdim=False):
     if _logical_axes(input, dim) is None:
         r = ops.ne(input, const(0, input.dtype)) if input.dtype != ms.bool_ else input.copy()
@@ -573,7 +603,7 @@ def all(input, dim=None, keepdim=False):
     return cast(r, ms.uint8) if input.dtype == ms.uint8 else r   # torch keeps uint8 here
 
 
-@register("any", family=F, out="exact")
+@register("any", family=F, out=True, out_check=_logical_out("any"))
 def any(input, dim=None, keepdim=False):
     if _logical_axes(input, dim) is None:
         r = ops.ne(input, const(0, input.dtype)) if input.dtype != ms.bool_ else input.copy()
@@ -841,6 +871,9 @@ def dist(input, other, p=2):
     """torch.dist: the p-norm of input - other (broadcast, promoted), a 0-d tensor."""
     if not isinstance(other, MsTensor):
         raise TypeError(f"dist(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    if input.dtype is ms.bool_ or other.dtype is ms.bool_:
+        from .arithmetic import _sub_bool_error    # torch subtracts first: its bool check
+        _sub_bool_error(input, other)
     a, b, rt = promote(input, other)
     if not is_float(a):
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. "

@@ -459,7 +459,15 @@ def index_fill(input, dim, index, value):
 
 # --- take ----------------------------------------------------------------------------------------------
 
-@register("take", family=F, out="exact")
+def _take_out(args, out):
+    # torch checks out='s dtype after the index's and before the index range
+    if len(args) >= 2 and isinstance(args[0], Tensor) and isinstance(args[1], Tensor) \
+            and args[1].dtype is D.int64 and out.dtype is not args[0].dtype:
+        raise RuntimeError(f"take(): self and out expected to have the same dtype, but got self.dtype = "
+                           f"{scalar_type_name(args[0].dtype)} and out.dtype = {scalar_type_name(out.dtype)}")
+
+
+@register("take", family=F, out="exact", out_check=_take_out)
 def take(input, index):
     if index.dtype != ms.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {scalar_type_name(dtype_of(index))}")

@@ -21,7 +21,7 @@ from ._registry import register
 from ._views import (make_view, fresh, solid, owns_storage, empty_from, index_view, reshape_pair,
                      scatter_positions, grad_source, bf16_selection,
                      permute_pair, diagonal_pair, dtype_pair, bitcast, infer_shape, shape_args, reshape_view,
-                     expand_view, broadcast_shape, repeated_writes)
+                     expand_view, broadcast_shape, repeated_writes, check_no_overlap)
 
 F = "shape"
 _COMPLEX = (ms.complex64, ms.complex128)
@@ -617,6 +617,9 @@ def _triangle_inplace(name, upper):
         diagonal = args[0] if len(args) == 1 and not kwargs else kwargs.get("diagonal", 0) if not args else None
         if len(shape) < 2 or not repeated or type(diagonal) is not int or set(kwargs) - {"diagonal"}:
             return _TRIANGLE_[name](self, *args, **kwargs)   # (its argument checks and messages)
+        if not _triangle_batches_in_place(shape, self.stride()):
+            # torch computes into a fresh tensor and copies it back, which refuses repeated locations
+            check_no_overlap(self)
         offset = np.arange(shape[-1])[None, :] - np.arange(shape[-2])[:, None]
         zero = np.broadcast_to(offset < diagonal if upper else offset > diagonal, shape)
         for d in repeated:
@@ -627,6 +630,21 @@ def _triangle_inplace(name, upper):
     # (registered after the op: this entry's method replaces the in-place form the op's inplace= generates,
     # which stays declared for the op table's in-place tests and coverage)
     return register(name + "_", family=F, namespace="Tensor", raw=True)(impl)
+
+
+def _triangle_batches_in_place(shape, strides):
+    """Whether torch's in-place triu_/tril_ writes a non-contiguous receiver directly: up to 3 dims, or its
+    batch dims laid out as whole matrices one after another (a first dim of stride 0 or size 1 aside)."""
+    if len(shape) <= 3:
+        return True
+    expected = shape[-1] * shape[-2]
+    for i in range(len(shape) - 3, -1, -1):
+        if i == 0 and (strides[0] == 0 or shape[0] == 1):
+            continue
+        if strides[i] != expected:
+            return False
+        expected *= shape[i]
+    return True
 
 
 triu_ = _triangle_inplace("triu", True)

@@ -75,6 +75,8 @@ def sort(input, dim=-1, descending=False, *args, stable=False):
             "Tensor input, *, bool stable, int dim = -1, bool descending = False, tuple of Tensors out = None",
             "Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None"))
     d = wrap_dim(dim, input.ndim)
+    if input.dtype in (ms.complex64, ms.complex128):   # (torch's refusal, after the dim's check)
+        raise RuntimeError(" Sort does not support complex dtypes on CPU")
     if input.ndim == 0:
         return sort_rt(input.copy(), ops.zeros((), ms.int64))
     if input.size == 0:
@@ -96,12 +98,13 @@ def msort(input):
 
 @register("topk", family=F, out="tuple", note="sorted=False returns the k values sorted; " + _TIE_NOTE)
 def topk(input, k, dim=-1, largest=True, sorted=True):
-    if input.dtype == ms.bool_:
-        raise RuntimeError("topk does not support bool dtypes on CPU")
     d = wrap_dim(dim, input.ndim)
     n = input.shape[d] if input.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError("selected index k out of range")
+    if input.dtype == ms.bool_ or input.dtype in (ms.complex64, ms.complex128):   # (after dim and k, as torch)
+        raise RuntimeError("topk does not support bool dtypes on CPU" if input.dtype == ms.bool_ else
+                           " topk does not support complex dtypes on CPU")
     if input.ndim == 0:   # (torch returns the value itself, whether k is 0 or 1)
         return topk_rt(input.copy(), ops.zeros((), ms.int64))
     if k == 0 or input.size == 0:

@@ -12,6 +12,7 @@ import math
 import mindspore as ms
 from . import _msops as ops
 
+from .. import _dtype as D
 from .._dtype import scalar_type_name
 from ._helpers import float_result, promote, dtype_of, cast, scalar_tensor
 from ._argerr import invalid_args, BINARY_SCALAR_SELF
@@ -296,8 +297,13 @@ def _binary_float(name, fn, no_grad_first=None, float_kernel=None):
             raise NotImplementedError(f"\"{float_kernel}\" not implemented for '{scalar_type_name(rt)}'")
         a, b = _float_operands(a, b, rt, input, other)
         run = fn
+        if getattr(fn, "first_dtype", False) and isinstance(input, ms.Tensor) and input.dtype != a.dtype:
+            # (fn wants the first operand's own dtype, or the default float one for an integer operand)
+            d = dtype_of(input)
+            first = input.dtype if d.is_floating_point else D.get_default_dtype()._ms
+            run = (lambda x, y: fn(x, y, first))
         if a.dtype in (ms.bfloat16, ms.float16):   # (Igamma/Igammac have no half kernels; torch's round once)
-            run = (lambda x, y: cast(fn(cast(x, ms.float32), cast(y, ms.float32)), x.dtype))
+            run = (lambda x, y, f=run: cast(f(cast(x, ms.float32), cast(y, ms.float32)), x.dtype))
         if no_grad_first and needs_grad(a):   # torch has no derivative for this argument: backward raises
             return _no_derivative(no_grad_first, run)(a, b)
         return _recorded(run, a, b) if no_grad_first else run(a, b)
@@ -319,7 +325,8 @@ def _zeta(x, q):
         x, q = ops.broadcast_to(x, shape), ops.broadcast_to(q, shape)
     if x.size == 0:   # (the kernel refuses empty input)
         return ops.add(x, q)
-    pole = ops.logical_and(ops.logical_and(ops.le(q, 0), ops.equal(q, ops.floor(q))), ops.gt(x, 1))
+    # (a NaN x too: Cephes tests x == 1 and x < 1 before the pole)
+    pole = ops.logical_and(ops.logical_and(ops.le(q, 0), ops.equal(q, ops.floor(q))), ops.logical_not(ops.lt(x, 1)))
     # torch runs Cephes' series in double. Where its terms q^-x underflow to 0 (q > 1, x huge) the sum
     # stays 0, and its Euler-Maclaurin tail multiplies 23 factors of about x: beyond the double range
     # (x > 2.5e13, or inf) that is inf * 0, NaN; at q = +inf it is inf / inf. MindSpore's kernel gives 0.
@@ -356,15 +363,30 @@ def _igamma_edges(kernel, upper):
         out = ops.where(a_zero, ops.where(ops.gt(x, 0), full(hi), full(math.nan)), out)
         return ops.where(negative, full(math.nan), out)
 
-    def bwd(saved, g):   # torch's formula everywhere, edges included (nan at a = inf, 0 at a = 0)
+    def bwd(saved, g, a_dtype):   # torch's formula everywhere, edges included (nan at a = inf, 0 at a = 0)
         # (the arithmetic in the operands' dtype as torch's; exp, log and lgamma in float64 rounded to it:
-        # torch's float32 ones are within an ulp, MindSpore's float32 Exp is off by up to ~2e-6 relative)
+        # torch's float32 ones are within an ulp, MindSpore's float32 Exp is off by up to ~2e-6 relative).
+        # torch takes lgamma of a as given, before promotion: a float32 a beside a float64 x gives a float32
+        # lgamma (an integer a: the default float dtype), and the gradient float32's precision
         a, x = saved
-        arg = ops.sub(ops.sub(ops.mul(ops.sub(a, 1), _rounded(ops.log, x)), x), _rounded(ops.lgamma, a))
+        lg = _rounded(ops.lgamma, a)
+        if a_dtype is not None and a_dtype != a.dtype:
+            lg = cast(_rounded(ops.lgamma, cast(a, a_dtype)), a.dtype)
+        arg = ops.sub(ops.sub(ops.mul(ops.sub(a, 1), _rounded(ops.log, x)), x), lg)
         d = _rounded(ops.exp, arg)
         return None, _sum_to(ops.mul(g, ops.neg(d) if upper else d), x.shape)
-    node = _node("IgammacBackward0" if upper else "IgammaBackward0", lambda a, x: (fn(a, x), (a, x)), bwd)
-    return lambda a, x: node(a, x) if needs_grad(x) and not needs_grad(a) else fn(a, x)
+    nodes = {}
+
+    def run(a, x, a_dtype=None):
+        if not (needs_grad(x) and not needs_grad(a)):
+            return fn(a, x)
+        node = nodes.get(a_dtype)
+        if node is None:
+            node = nodes[a_dtype] = _node("IgammacBackward0" if upper else "IgammaBackward0",
+                                          lambda a, x: (fn(a, x), (a, x)), lambda sv, g: bwd(sv, g, a_dtype))
+        return node(a, x)
+    run.first_dtype = True
+    return run
 
 
 _binary_float("gammainc", _igamma_edges(ops.igamma, False), no_grad_first="igamma: input",
