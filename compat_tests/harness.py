@@ -208,3 +208,19 @@ def rand(*shape, dtype="float32", seed=0, low=-2.0, high=2.0):
 
 def positive(*shape, dtype="float32", seed=0):
     return rand(*shape, dtype=dtype, seed=seed, low=0.1, high=3.0)
+
+
+# the differential fuzzer's backward step (tools/fuzz.py): a weighted sum of the first result
+FUZZ_BACKWARD = "g = r if isinstance(r, T.Tensor) else r[0]; " \
+                "(g * T.linspace(-1, 2, g.numel()).reshape(g.shape).to(g.dtype)).sum().backward()"
+
+
+def run_case(T, src):
+    """A fuzzer case on namespace ``T``: statements separated by ';' whose last one is ``out = ...`` (a lone
+    expression is the result); ``BACKWARD`` stands for :data:`FUZZ_BACKWARD`."""
+    ns = {"T": T, "F": T.nn.functional, "nan": math.nan, "inf": math.inf}
+    lines = [s.strip() for s in src.replace("BACKWARD", FUZZ_BACKWARD).split(";")]
+    if not lines[-1].startswith("out ="):
+        lines[-1] = "out = " + lines[-1]
+    exec("\n".join(lines), ns)  # noqa: S102 - a fixed test source, run on both libraries
+    return ns["out"]

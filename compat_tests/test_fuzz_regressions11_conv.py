@@ -3,25 +3,13 @@ fuzzer found (issue 18, eleventh batch): empty convolutions (torch's empty path 
 conv1d with one output step and a bias gradient, conv_tbc's result size and bool refusals, constant padding
 that crops the whole input, adaptive average pooling to ones (a mean, complex inputs included), unfold's
 shape check before its dtype check, antialiased half interpolation, and 2-d grid sampling far outside."""
-import math
 
 import pytest
 
-from harness import check
+from harness import FUZZ_BACKWARD, check, run_case as _run
 
 
-def _run(T, src):
-    """A fuzzer case: statements ending in ``out = ...`` (a lone expression is the result)."""
-    ns = {"T": T, "F": T.nn.functional, "nan": math.nan, "inf": math.inf}
-    lines = [s.strip() for s in src.split(";")]
-    if not lines[-1].startswith("out ="):
-        lines[-1] = "out = " + lines[-1]
-    exec("\n".join(lines), ns)  # noqa: S102 - a fixed test source, run on both libraries
-    return ns["out"]
-
-
-_BACKWARD = "g = r if isinstance(r, T.Tensor) else r[0]; " \
-            "(g * T.linspace(-1, 2, g.numel()).reshape(g.shape).to(g.dtype)).sum().backward()"
+_BACKWARD = FUZZ_BACKWARD
 
 VALUES = [
     # constant padding whose negative pad crops the whole input: all padding, a zero gradient

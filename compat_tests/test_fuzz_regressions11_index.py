@@ -7,24 +7,13 @@ import warnings
 
 import pytest
 
-from harness import check
+from harness import check, run_case
 
 warnings.filterwarnings("ignore", message="index_reduce\\(\\) is in beta")
 
-_BACKWARD = "g = r if isinstance(r, T.Tensor) else r[0]; " \
-            "(g * T.linspace(-1, 2, g.numel()).reshape(g.shape).to(g.dtype)).sum().backward()"
-
 
 def _case(src):
-    """A fuzzer case (statements separated by '; ', the last one's value or ``out``) as check's function."""
-    def run(T):
-        ns = {"T": T, "F": T.nn.functional, "nan": float("nan"), "inf": float("inf")}
-        lines = src.replace("BACKWARD", _BACKWARD).split("; ")
-        if not lines[-1].startswith("out = "):
-            lines[-1] = "out = " + lines[-1]
-        exec("\n".join(lines), ns)
-        return ns["out"]
-    return run
+    return lambda T: run_case(T, src)
 
 
 @pytest.mark.parametrize("src", [

@@ -3,25 +3,13 @@ batch, seed 9106): inverse and Cholesky of non-finite matrices (values, gradient
 of batches with a NaN matrix and its 1x1 overflow gradient, the order of matrix_power's cube, svdvals'
 gradient at an infinite singular value, cond's non-finite and singular inputs, the p < 1 vector norm's
 gradient, det's gradient at singular matrices and the order of linalg.solve's checks."""
-import math
 
 import pytest
 
-from harness import check
+from harness import FUZZ_BACKWARD, check, run_case as _run
 
 
-def _run(T, src):
-    """A fuzzer case: statements ending in ``out = ...`` (a lone expression is the result)."""
-    ns = {"T": T, "F": T.nn.functional, "nan": math.nan, "inf": math.inf}
-    lines = [s.strip() for s in src.split(";")]
-    if not lines[-1].startswith("out ="):
-        lines[-1] = "out = " + lines[-1]
-    exec("\n".join(lines), ns)  # noqa: S102 - a fixed test source, run on both libraries
-    return ns["out"]
-
-
-_BACKWARD = "g = r if isinstance(r, T.Tensor) else r[0]; " \
-            "(g * T.linspace(-1, 2, g.numel()).reshape(g.shape).to(g.dtype)).sum().backward()"
+_BACKWARD = FUZZ_BACKWARD
 
 VALUES = [
     # inverse of a matrix with NaN/inf/subnormal/limit entries that needs a gradient: LAPACK's elimination

@@ -4,25 +4,13 @@ observations, cross's fused multiply-add, zeta's poles at a NaN x, gammaincc's g
 addmv's empty dtype, bilinear without out_features, complex lerp, and the raising backward passes (remainder of
 a scalar, logaddexp of a bool operand, addcdiv by an integer tensor, pdist of half input), exception types
 and orders (hypot and logaddexp2 of complex, trace of bool, cdist's batch broadcast)."""
-import math
 
 import pytest
 
-from harness import check
+from harness import FUZZ_BACKWARD, check, run_case as _run
 
 
-def _run(T, src):
-    """A fuzzer case: statements ending in ``out = ...`` (a lone expression is the result)."""
-    ns = {"T": T, "F": T.nn.functional, "nan": math.nan, "inf": math.inf}
-    lines = [s.strip() for s in src.split(";")]
-    if not lines[-1].startswith("out ="):
-        lines[-1] = "out = " + lines[-1]
-    exec("\n".join(lines), ns)  # noqa: S102 - a fixed test source, run on both libraries
-    return ns["out"]
-
-
-_BACKWARD = "g = r if isinstance(r, T.Tensor) else r[0]; " \
-            "(g * T.linspace(-1, 2, g.numel()).reshape(g.shape).to(g.dtype)).sum().backward()"
+_BACKWARD = FUZZ_BACKWARD
 
 VALUES = [
     # renorm: no NaN gradient from the subnormal-factor branch nor from g * maxnorm overflowing at a huge row

@@ -3,25 +3,13 @@ a 0-d half tensor, scaled_dot_product_attention's rows of -inf scores (torch's _
 on empty operands, one_hot's wrapped class count, normalize of a 0-d tensor, complex softsign, embedding's 0-d
 weight under autograd, embedding_bag's argument checks, batch norm's parameter dtypes, rrelu_'s check order and
 multi_head_attention_forward on integer inputs."""
-import math
 
 import pytest
 
-from harness import check
+from harness import FUZZ_BACKWARD, check, run_case as _run
 
 
-def _run(T, src):
-    """A fuzzer case: statements ending in ``out = ...`` (a lone expression is the result)."""
-    ns = {"T": T, "F": T.nn.functional, "nan": math.nan, "inf": math.inf}
-    lines = [s.strip() for s in src.split(";")]
-    if not lines[-1].startswith("out ="):
-        lines[-1] = "out = " + lines[-1]
-    exec("\n".join(lines), ns)  # noqa: S102 - a fixed test source, run on both libraries
-    return ns["out"]
-
-
-_BACKWARD = "g = r if isinstance(r, T.Tensor) else r[0]; " \
-            "(g * T.linspace(-1, 2, g.numel()).reshape(g.shape).to(g.dtype)).sum().backward()"
+_BACKWARD = FUZZ_BACKWARD
 
 # q rows whose scores against every key are -inf (row 1), or NaN (row 3), beside ordinary rows
 _Q = "T.tensor([[1., 1.], [-inf, 0.], [1., 2.], [inf, 0.]], dtype=T.{dt})"

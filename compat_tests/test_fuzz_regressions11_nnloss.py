@@ -3,25 +3,13 @@ eleventh batch): histogramdd's order of checks (weight dtype, bin counts, dtype 
 bin position rounded per step in bfloat16, binary_cross_entropy_with_logits with mixed dtypes
 (log_sigmoid in input's dtype, each step written into target's dtype, torch's gradient formulas) and its
 dtype check first, bool operands of l1_loss/mse_loss, and cross_entropy of a 0-d input."""
-import math
 
 import pytest
 
-from harness import check
+from harness import FUZZ_BACKWARD, check, run_case as _run
 
 
-def _run(T, src):
-    """A fuzzer case: statements ending in ``out = ...`` (a lone expression is the result)."""
-    ns = {"T": T, "F": T.nn.functional, "nan": math.nan, "inf": math.inf}
-    lines = [s.strip() for s in src.split(";")]
-    if not lines[-1].startswith("out ="):
-        lines[-1] = "out = " + lines[-1]
-    exec("\n".join(lines), ns)  # noqa: S102 - a fixed test source, run on both libraries
-    return ns["out"]
-
-
-_BACKWARD = "g = r if isinstance(r, T.Tensor) else r[0]; " \
-            "(g * T.linspace(-1, 2, g.numel()).reshape(g.shape).to(g.dtype)).sum().backward()"
+_BACKWARD = FUZZ_BACKWARD
 
 _LOGITS = "T.tensor([[1.3952708, -1.2844163, -1.7825471, -0.55384624], [-0.8983963, 0.1200009, -0.77632433, " \
           "-0.7821026], [-1.5530349, -1.000404, 1.6705196, -0.9434126]])"
