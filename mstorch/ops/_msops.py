@@ -456,8 +456,9 @@ def _keep_nan(fn, masked=False):
     def run(x, *args, **kwargs):
         if _CAPTURE[0]:   # torch.compile is recording a graph: no branch on the values
             return kernels_only(x, *args, **kwargs)
+        nan = _has_nan(x)   # (before the launch: a host read after it would wait for this op's own kernel)
         r = fn(x, *args, **kwargs)
-        if _has_nan(x):
+        if nan:
             return _ms.where(_ms.isnan(x), _P.detach(x) if masked and _P.requires_grad(x) else x, r)
         return r
     run.__name__ = getattr(fn, "__name__", "op")
