@@ -13,6 +13,11 @@ from harness import FUZZ_BACKWARD, check, run_case as _run
 _BACKWARD = FUZZ_BACKWARD
 
 VALUES = [
+    # a bool input scaled by beta: torch converts the scalar to bool (0.5 is True)
+    "x = T.tensor([False, False, True, False, True]); out = (x.addmv_(T.zeros((5, 0), dtype=T.bool), "
+    "T.zeros((0,), dtype=T.bool), beta=0.5, alpha=-1.0), x)",
+    "T.addmv(T.tensor([False, True]), T.zeros((2, 0), dtype=T.bool), T.zeros(0, dtype=T.bool), beta=0.25)",
+    "T.addmv(T.tensor([False, True]), T.zeros((2, 0), dtype=T.bool), T.zeros(0, dtype=T.bool), beta=0.0)",
     # renorm: no NaN gradient from the subnormal-factor branch nor from g * maxnorm overflowing at a huge row
     "x0 = T.tensor([[1.452, 0.0, -0.091], [1.474, -0.701, -0.627]], requires_grad=True); "
     "r = T.renorm(x0, 1, 1, 0.5); " + _BACKWARD + "; out = (r, x0.grad)",

@@ -261,12 +261,12 @@ def _scaled(t, s, always=False):
         return _COMPLEX_OF_PARTS(ops.sub(ops.mul(re, sr), ops.mul(im, si if si else z)),
                            ops.add(ops.mul(re, si if si else z), ops.mul(im, sr)))
     d = dtype_of(t)
+    if d is D.bool_:   # (torch converts the scalar to bool: 0.5 is True)
+        return t if s else ops.zeros_like(t)
     if d._cat <= D._INT:
         s = int(s)
     if t.dtype == _bf16:
         return cast(ops.mul(cast(t, _f32), s), _bf16)
-    if d is D.bool_:
-        return t if s else ops.zeros_like(t)
     return ops.mul(t, ms.Tensor(s, t.dtype))
 
 
@@ -362,6 +362,8 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
         # (vec's sum, in its own dtype, keeps the result on its graph; MindSpore sums small ints to int64)
         return ops.add(_scaled(input, beta), ops.mul(ops.zeros((), input.dtype), cast(ops.sum(vec), input.dtype))) \
             if input.dtype != ms.bool_ else _scaled(input, beta)
+    if mat.size == 0 and input.dtype == ms.bool_:   # (beta = 0: the zeroed result, without the kernel)
+        return ops.zeros((mat.shape[0],), ms.bool_)
     _no_bool(mat, "addmv_impl_cpu")
     return _add_scaled(input, _mm(mat, vec.reshape(-1, 1)).reshape(-1), beta, alpha, (mat.shape[0],), "addmv",
                        gemv=True)
