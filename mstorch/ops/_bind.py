@@ -561,17 +561,18 @@ def _out_overload_check(opdef, impl):
     params = list(inspect.signature(impl).parameters) if "tensors" in requires else ()
     # (with one out= signature torch names the missing argument; with several it lists them)
     one_signature = name in ("median", "nanmedian")
+    none_ok = "dim_or_none" in requires   # (sum's out= overload takes dim=None: all dims)
+    needs_dim = none_ok or "dim" in requires
 
     def check(args, kwargs):
-        if "dim" in requires and len(args) < 2 and kwargs.get("dim") is None and \
-                (name != "sum" or "dim" not in kwargs):   # (sum's out= overload takes dim=None: all dims)
+        if needs_dim and len(args) < 2 and kwargs.get("dim") is None and not (none_ok and "dim" in kwargs):
             if "dim" in kwargs:
                 raise TypeError(f"{name}(): argument 'dim' must be int, not NoneType")
             if one_signature:
                 raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
             raise TypeError(f"{name}() received an invalid combination of arguments - got (Tensor, out=Tensor), "
                             "but expected one of:\n * (Tensor input, int dim, ..., *, Tensor out)")
-        if "dim" in requires and name != "sum" and len(args) >= 2 and args[1] is None:
+        if "dim" in requires and len(args) >= 2 and args[1] is None:
             raise TypeError(f"{name}(): argument 'dim' (position 2) must be int, not NoneType")
         if "tensor_self" in requires and args and isinstance(args[0], (bool, int, float)):
             got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__ for a in args)

@@ -44,7 +44,8 @@ class OpDef:
     # "dtype" (out's dtype is the op's dtype=: the input is converted first, as sum/cumsum do)
     out: bool | str = False
     # what torch's argument parser requires of a call with out= (its out= overload is narrower than the
-    # function): "dim" (a dim argument), "tensor_self" (the first operand a Tensor, not a Number),
+    # function): "dim" (a dim argument), "dim_or_none" (one that may be None: all dims), "tensor_self"
+    # (the first operand a Tensor, not a Number),
     # "tensors" (every positional operand a Tensor), "no_bool_unbiased" (not the (Tensor, bool unbiased)
     # overload); checked before the op runs, with torch's message
     out_requires: tuple = ()
@@ -104,7 +105,7 @@ def register_sparse(*names):
 
 
 _OUT_KINDS = (False, True, "exact", "tuple", "dtype")
-_OUT_REQUIRES = ("dim", "tensor_self", "tensors", "no_bool_unbiased")
+_OUT_REQUIRES = ("dim", "dim_or_none", "tensor_self", "tensors", "no_bool_unbiased")
 
 
 def register(name, *, family, namespace=(TOP, METHOD), inplace=None, out=False, out_requires=(), out_check=None,

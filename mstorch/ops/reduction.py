@@ -203,7 +203,7 @@ def _reduce_sum(x, axes, keepdim, out_dt):
 _SUM_FAST = frozenset((ms.float32, ms.float64))
 
 
-@register("sum", family=F, out="dtype", out_requires="dim")
+@register("sum", family=F, out="dtype", out_requires="dim_or_none")
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     if dtype is None and type(dim) is int and input.dtype in _SUM_FAST:
         # the common sum, a float32/float64 tensor over one dim in range: _reduce_sum's path for it
