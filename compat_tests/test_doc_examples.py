@@ -178,6 +178,10 @@ XFAIL = {
                                      "example the residual is 1.3e-6 (torch 7.5e-7), over allclose's atol=1e-8",
 }
 
+# of those, the ones whose outcome depends on the host's CPU (torch's residuals come from MKL, whose code path
+# differs between AMD EPYC and Intel hosts: on some the example passes allclose, on others it does not)
+HOST_DEPENDENT = {"torch.linalg.lu_solve", "torch.linalg.solve_triangular"}
+
 
 def _cases():
     for api, exs in walk():
@@ -185,7 +189,7 @@ def _cases():
             continue
         marks = []
         if api in XFAIL:
-            marks.append(pytest.mark.xfail(reason=XFAIL[api], strict=True))
+            marks.append(pytest.mark.xfail(reason=XFAIL[api], strict=api not in HOST_DEPENDENT))
         yield pytest.param(api, exs, id=api, marks=marks)
 
 

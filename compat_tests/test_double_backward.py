@@ -2,7 +2,7 @@
 step on an MLP, Hessian-vector products of a small transformer loss, and a gradgradcheck-style sweep
 of every op in the table with float samples (float64). Ops mstorch cannot differentiate twice must
 raise NotImplementedError naming the op, never return a wrong (or zero) second derivative; they are
-listed in REFUSED below and in docs/known-differences.md."""
+listed in REFUSED below (none at present) and in docs/known-differences.md."""
 import numpy as np
 import pytest
 import torch
@@ -144,6 +144,61 @@ def test_manual_double_backward_hvp_of_a_transformer_loss():
     check(fn, rtol=1e-4, atol=1e-5)
 
 
+# --- gradient penalties through the recurrent layers (composed recurrences; float32 LSTM: the kernel,
+# recomputed composed while the backward pass records itself) ----------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("kind,kw", [("LSTM", {}), ("LSTM", {"proj_size": 3}), ("GRU", {}), ("RNN", {}),
+                                     ("RNN", {"nonlinearity": "relu"})], ids=["lstm", "lstm_proj", "gru", "rnn",
+                                                                              "rnn_relu"])
+def test_recurrent_layer_gradient_penalty(kind, kw, dtype):
+    def fn(T):
+        rng = np.random.RandomState(3)
+        m = getattr(T.nn, kind)(3, 4, num_layers=2, bidirectional=True, batch_first=True, **kw).to(getattr(T, dtype))
+        with T.no_grad():
+            for p in m.parameters():
+                p.copy_(T.tensor(rng.randn(*p.shape) * 0.5))
+        x = T.tensor(rng.randn(2, 5, 3), dtype=getattr(T, dtype), requires_grad=True)
+        out, h = m(x)
+        h, c = h if kind == "LSTM" else (h, h)
+        y = (out ** 2).sum() + h.tanh().sum() + (c * c).sum()
+        (g,) = T.autograd.grad(y, x, create_graph=True)
+        penalty = (g ** 2).sum()
+        penalty.backward()
+        return penalty, g, [p.grad for p in m.parameters()], x.grad
+    check(fn, rtol=1e-4 if dtype == "float32" else 1e-6, atol=1e-4 if dtype == "float32" else 1e-8)
+
+
+def test_packed_lstm_gradient_penalty():
+    def fn(T):
+        rng = np.random.RandomState(4)
+        m = T.nn.LSTM(3, 4)
+        with T.no_grad():
+            for p in m.parameters():
+                p.copy_(T.tensor(rng.randn(*p.shape).astype("float32") * 0.5))
+        x = T.tensor(rng.randn(5, 3, 3).astype("float32"), requires_grad=True)
+        out, (h, c) = m(T.nn.utils.rnn.pack_padded_sequence(x, [5, 3, 2]))
+        (g,) = T.autograd.grad(out.data, x, grad_outputs=T.ones_like(out.data), create_graph=True)
+        penalty = (g ** 2).sum() + (c ** 2).sum()
+        penalty.backward()
+        return penalty, g, [p.grad for p in m.parameters()], x.grad
+    check(fn, rtol=1e-4, atol=1e-5)
+
+
+def test_double_backward_through_module_parameters():
+    # a Parameter's leaf node is named after it ("weight"), not "input_N": it is a leaf all the same
+    def fn(T):
+        rng = np.random.RandomState(5)
+        m = T.nn.Linear(3, 4).double()
+        with T.no_grad():
+            for p in m.parameters():
+                p.copy_(T.tensor(rng.randn(*p.shape)))
+        x = T.tensor(rng.randn(5, 3), requires_grad=True)
+        (g,) = T.autograd.grad(m(x).tanh().sum(), x, create_graph=True)
+        return T.autograd.grad((g ** 2).sum(), list(m.parameters()) + [x])
+    check(fn)
+
+
 def test_det_of_a_singular_matrix_refuses_double_backward():
     # torch switches to an SVD formula there; mstorch's differentiates inv(A), so it refuses
     def fn(T):
@@ -174,12 +229,7 @@ def test_first_order_gradient_after_a_refused_double_backward():
 # For the first float sample of every op: d/d(inputs, w) of grad(out, inputs, w, create_graph=True) . v,
 # in float64, on both libraries. Ops torch itself cannot differentiate twice are skipped.
 
-REFUSED = {   # op -> why mstorch refuses its double backward (NotImplementedError naming the kernel)
-    "rnn_tanh": "the composed recurrence unstacks the timesteps: MindSpore's Unstack backward is not recorded",
-    "rnn_relu": "the composed recurrence unstacks the timesteps: MindSpore's Unstack backward is not recorded",
-    "gru": "the composed recurrence unstacks the timesteps: MindSpore's Unstack backward is not recorded",
-    "lstm": "the composed recurrence unstacks the timesteps: MindSpore's Unstack backward is not recorded",
-}
+REFUSED = {}   # op -> why mstorch refuses its double backward (NotImplementedError naming the kernel)
 SKIP = {"special.log_ndtr": "far in the tail torch's second derivative overflows to -inf, mstorch's does not",
         "_grouped_mm": "torch's kernel takes no float64 (the sweep's dtype); its float32 gradients are in test_ops",
         "grouped_mm": "torch's kernel takes no float64 (the sweep's dtype); its float32 gradients are in test_ops",
@@ -267,6 +317,10 @@ def _second_order(T, leaves, outs, seed=1):
 
 def _parts(z):
     return z.real ** 2, z.imag.tanh()
+
+
+def _abs2(z):
+    return z.real ** 2 + z.imag ** 2
 
 
 def _pos(*shape, seed=0):
@@ -384,6 +438,23 @@ CASES = {
     "cond": ([rand(3, 5, seed=65)], lambda T, A: T.linalg.cond(A)),
     "lstsq_tall": ([rand(5, 3, seed=66), rand(5, 2, seed=67)], lambda T, A, B: T.linalg.lstsq(A, B).solution ** 2),
     "vander_zero": ([np.array([0.5, 0.0, -1.5, 2.0], "float32")], lambda T, x: T.linalg.vander(x, N=5)),
+    # complex matrices (torch's svd_backward with the phase term), through gauge-invariant functions
+    "svd_complex_abs_u": ([rand(4, 3, seed=68), rand(4, 3, seed=69)],
+                          lambda T, x, y: _abs2(T.linalg.svd(T.complex(x, y), full_matrices=False).U) ** 2),
+    "svd_complex_wide_vh": ([rand(2, 4, seed=70), rand(2, 4, seed=71)],
+                            lambda T, x, y: _abs2(T.linalg.svd(T.complex(x, y), full_matrices=False).Vh) ** 2),
+    "svd_complex_batched_s": ([rand(2, 3, 3, seed=72), rand(2, 3, 3, seed=73)],
+                              lambda T, x, y: T.linalg.svd(T.complex(x, y)).S ** 3),
+    "svd_complex_projector": ([rand(3, 3, seed=74), rand(3, 3, seed=75)], lambda T, x, y: _abs2(
+        (lambda r: r.U[:, :2] @ r.Vh[:2])(T.linalg.svd(T.complex(x ** 2, y))))),
+    "svdvals_complex": ([rand(3, 4, seed=76), rand(3, 4, seed=77)],
+                        lambda T, x, y: T.linalg.svdvals(T.complex(x, y)).exp()),
+    "pinv_complex": ([rand(4, 3, seed=78), rand(4, 3, seed=79)], lambda T, x, y: _parts(T.linalg.pinv(T.complex(x, y)))),
+    "lstsq_complex": ([rand(4, 3, seed=80), rand(4, 3, seed=81)], lambda T, x, y: _parts(
+        T.linalg.lstsq(T.complex(x, y), T.complex(x[:, :2] * 0 + 1, x[:, :2] * 0)).solution)),
+    "cond_complex": ([rand(3, 3, seed=82), rand(3, 3, seed=83)], lambda T, x, y: T.linalg.cond(T.complex(x, y))),
+    "nuclear_spectral_complex": ([rand(3, 5, seed=84), rand(3, 5, seed=85)], lambda T, x, y: (
+        T.linalg.matrix_norm(T.complex(x, y), "nuc") ** 2, T.linalg.matrix_norm(T.complex(x, y), 2) ** 2)),
     # stepped slices (their own backward node) and the FFT family: complex inputs, cropped and padded lengths,
     # odd and even c2r lengths, norms
     "slice_stepped_middle": ([rand(2, 4, 3, seed=40)], lambda T, x: x[:, ::2].tanh()),

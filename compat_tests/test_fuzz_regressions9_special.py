@@ -39,7 +39,8 @@ def test_igamma_grad_float32_rounding(name):
         xt = T.tensor(x, requires_grad=True)
         getattr(T.special, name)(T.tensor(a), xt).sum().backward()
         return xt.grad
-    check(f, rtol=1e-6, atol=0)
+    # (2.5e-6: torch's vectorised float32 exp/log differ by an ulp or two between CPUs, AMD EPYC against Intel)
+    check(f, rtol=2.5e-6, atol=0)
 
 
 # --- erfcx: torch's 2 x erfcx(x) - 2 / sqrt(pi) ----------------------------------------------------

@@ -8,6 +8,13 @@ import enum
 from . import _library
 from ._runtime import AcceleratorError, OutOfMemoryError  # noqa: F401  (torch._C names them too)
 
+# what this build has (torch._C's flags, re-exported as torch.has_*): LAPACK-backed torch.linalg and the FFTs of
+# torch.fft, OpenMP threads in MindSpore's CPU kernels; no MKL (torch.backends.mkl.is_available() is False)
+has_lapack = True
+has_spectral = True
+has_openmp = True
+has_mkl = False
+
 
 class DispatchKey(enum.Enum):
     """torch._C.DispatchKey: the keys torch.library registrations name."""

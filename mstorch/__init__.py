@@ -150,6 +150,7 @@ from . import futures, jit, nested, onnx, testing  # noqa: E402,F401
 from ._future import _CFuture as Future  # noqa: E402,F401  (torch.Future: torch._C.Future, the base class)
 from ._streams import Stream, Event  # noqa: E402,F401
 from ._C import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: E402,F401
+from ._C import has_lapack, has_mkl, has_openmp, has_spectral  # noqa: E402,F401
 from . import distributed, multiprocessing  # noqa: E402,F401
 from . import hub  # noqa: E402,F401
 from . import profiler  # noqa: E402,F401

@@ -168,6 +168,11 @@ def is_leaf(t):
     return t._is_leaf
 
 
+def output_index(t):
+    """Which output of its grad node ``t`` is."""
+    return t._output_index
+
+
 def retain_grad(t):
     t._retain_grad()
 
@@ -238,6 +243,11 @@ def set_retain_hook(t, handle):
 def is_custom_node(node):
     """A backward node made by a custom Function (an instance of FunctionBase)."""
     return isinstance(node, FunctionBase)
+
+
+def is_leaf_node(node):
+    """The node of a leaf (named ``input_N``, or after the Parameter it stands for: "weight")."""
+    return node.is_leaf()
 
 
 def set_function_of_output(t, fn):

@@ -7,6 +7,8 @@ legacy stream. ``load`` reads both, by default through the restricted weights_on
 Internals live in ``mstorch/_serialization/``.
 """
 import contextlib
+import enum
+import importlib
 import io
 import os
 import pickle
@@ -23,11 +25,14 @@ from ._serialization import pickler as _pickler
 from ._serialization import rebuild as _rebuild
 from ._serialization import weights_only as _weights_only
 from ._serialization import zipformat as _zip
-from ._serialization.rebuild import StorageType, default_restore_location  # noqa: F401
+from ._serialization.rebuild import (StorageType, default_restore_location, location_tag,  # noqa: F401
+                                     register_package)
 
 __all__ = ["save", "load", "StorageType", "add_safe_globals", "safe_globals", "get_safe_globals",
            "clear_safe_globals", "get_unsafe_globals_in_checkpoint", "default_restore_location",
-           "SourceChangeWarning", "get_default_mmap_options", "set_default_mmap_options"]
+           "SourceChangeWarning", "get_default_mmap_options", "set_default_mmap_options", "LoadEndianness",
+           "get_default_load_endianness", "set_default_load_endianness", "get_crc32_options", "set_crc32_options",
+           "skip_data"]
 
 
 @contextlib.contextmanager
@@ -98,12 +103,63 @@ class SourceChangeWarning(Warning):
     pass
 
 
+class LoadEndianness(enum.Enum):
+    NATIVE = 1
+    LITTLE = 2
+    BIG = 3
+
+
+class _Config:
+    """torch.utils.serialization.config's two settings that mstorch honours."""
+    load_endianness = None   # (None: little, as torch's default)
+    compute_crc32 = True
+
+
+def get_default_load_endianness():
+    """torch.serialization.get_default_load_endianness: the byte order ``load`` assumes for a checkpoint
+    without a byteorder record (None: little endian)."""
+    return _Config.load_endianness
+
+
+def set_default_load_endianness(endianness):
+    if not isinstance(endianness, LoadEndianness) and endianness is not None:
+        raise TypeError("Invalid argument type in function set_default_load_endianness")
+    _Config.load_endianness = endianness
+
+
+def get_crc32_options():
+    """torch.serialization.get_crc32_options: whether ``save`` writes each record's CRC-32 (else 0)."""
+    return _Config.compute_crc32
+
+
+def set_crc32_options(compute_crc32):
+    _Config.compute_crc32 = compute_crc32
+
+
 class _Local(threading.local):
     saver = None  # the running save's storage table, for Tensor.__reduce_ex__
+    skip_data = False   # inside skip_data(): save writes no storage bytes, load reads none
+
+
+class skip_data:
+    """torch.serialization.skip_data: inside it ``save`` writes each storage's record with its place left as
+    zeros (and a CRC of 0), and ``load`` builds storages of zeros without reading theirs.
+    ``materialize_fake_tensors`` is accepted for torch's signature; mstorch has no fake tensors."""
+
+    def __init__(self, materialize_fake_tensors=False):
+        self.materialize_fake_tensors = materialize_fake_tensors
+
+    def __enter__(self):
+        self._old_skip_data = _tls.skip_data
+        _tls.skip_data = True
+
+    def __exit__(self, type, value, tb):
+        _tls.skip_data = self._old_skip_data
 
 
 _tls = _Local()
 
+_package_registry = _rebuild.PACKAGE_REGISTRY   # (torch's module global: (priority, tagger, deserializer) entries)
 add_safe_globals = _weights_only.add_safe_globals
 get_safe_globals = _weights_only.get_safe_globals
 clear_safe_globals = _weights_only.clear_safe_globals
@@ -199,13 +255,16 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_ne
     if _use_new_zipfile_serialization:
         if _is_path(f):
             with open(f, "wb") as out:
-                _save_zip(obj, _zip.ZipWriter(out, _zip.archive_name_for(f)), pickle_module, pickle_protocol,
-                          _disable_byteorder_record)
+                _save_zip(obj, _zip.ZipWriter(out, _zip.archive_name_for(f), _Config.compute_crc32), pickle_module,
+                          pickle_protocol, _disable_byteorder_record)
         else:
             out = _zip.buffer_writer(f)
-            _save_zip(obj, _zip.ZipWriter(out), pickle_module, pickle_protocol, _disable_byteorder_record)
+            _save_zip(obj, _zip.ZipWriter(out, compute_crc32=_Config.compute_crc32), pickle_module, pickle_protocol,
+                      _disable_byteorder_record)
             out.flush()
         return
+    if _tls.skip_data:
+        raise RuntimeError("Cannot use skip_data=True with _use_new_zipfile_serialization=False")
     with _Opened(f, "wb") as out:
         _save_legacy(obj, out, pickle_module, pickle_protocol)
         if hasattr(out, "flush"):
@@ -232,6 +291,9 @@ def _save_zip(obj, writer, pickle_module, protocol, disable_byteorder):
     if not disable_byteorder:
         writer.write_record("byteorder", sys.byteorder.encode())
     for st in saver.storages:
+        if _tls.skip_data:
+            writer.write_record_metadata(f"data/{st._key}", st.nbytes())
+            continue
         writer.write_record(f"data/{st._key}", st.array())
         if st._members:  # bytes gathered for this save: not kept past their record
             st._data, st._members = None, []
@@ -339,7 +401,10 @@ def _load_zip_file(f, opened, map_location, pickle_module, weights_only, mmap, l
 
 def _byteorder(reader):
     if not reader.has_record("byteorder"):
-        return "little"
+        # torch's fallback: the default load endianness, little when unset
+        default = get_default_load_endianness()
+        return {None: "little", LoadEndianness.LITTLE: "little", LoadEndianness.BIG: "big",
+                LoadEndianness.NATIVE: sys.byteorder}[default]
     order = reader.get_record("byteorder")
     if order not in (b"little", b"big"):
         raise ValueError("Unknown endianness type: " + order.decode())
@@ -362,10 +427,14 @@ def _load_zip(reader, map_location, unpickler_cls, mapped, load_args):
             return loaded[key]
         dtype = storage_type.dtype
         nbytes = numel * dtype.itemsize
-        data = reader.record_array(f"data/{key}", nbytes, mapped)
+        if _tls.skip_data:   # (torch leaves these bytes uninitialised)
+            import numpy as np
+            data, mapped_here = np.zeros(nbytes, np.uint8), False
+        else:
+            data, mapped_here = reader.record_array(f"data/{key}", nbytes, mapped), mapped is not None
         if swap:
             data = _byteswapped(data, dtype)
-        st = _rebuild._Storage(dtype, nbytes, data=data, mapped=mapped is not None and not swap)
+        st = _rebuild._Storage(dtype, nbytes, data=data, mapped=mapped_here and not swap)
         st = restore(st, _decode(location))
         loaded[key] = st
         return st
@@ -531,6 +600,27 @@ def _scan_legacy_storages(f):
     scanner = _Scanner(f)
     scanner.load()
     return scanner.types
+
+
+# --- storage types and device locations ---------------------------------------------------------------
+
+def normalize_storage_type(storage_type):
+    """torch.serialization.normalize_storage_type: the class of that name in the torch namespace."""
+    # the package root, looked up at call time: it imports this module
+    return getattr(importlib.import_module(__package__), storage_type.__name__)
+
+
+def storage_to_tensor_type(storage):
+    """torch.serialization.storage_to_tensor_type: the legacy tensor type named after a storage's class
+    (FloatStorage -> FloatTensor) in that class's module; UntypedStorage has none (AttributeError)."""
+    cls = type(storage)
+    return getattr(importlib.import_module(cls.__module__), cls.__name__.replace("Storage", "Tensor"))
+
+
+def validate_cuda_device(location):
+    """torch.serialization.validate_cuda_device: the CUDA device index ``location`` names, checked against the
+    devices this process has."""
+    return _rebuild.validate_device(location, "cuda").index
 
 
 # --- inspection -----------------------------------------------------------------------------------------

@@ -28,6 +28,10 @@ _LP = rand(6, 3, 5, seed=10) * 2
 _LP = _LP - np.log(np.exp(_LP).sum(-1, keepdims=True))
 _TG = np.array([[1, 2, 3], [1, 1, 2], [4, 0, 0]], np.int64)
 
+_XL = rand(4, 3, seed=11)
+_WL = rand(5, 3, seed=12)
+_BL = rand(5, seed=13)
+
 
 def _w(a):
     """A weight tensor that does not require grad (torch forbids it for most losses)."""
@@ -115,6 +119,12 @@ _ISIGN = np.array([[-1, 1, -1, 2], [1, 1, -1, -1]])
 OPS = [
     OpInfo("cross_entropy", samples=CE),
     OpInfo("nll_loss", samples=NLL),
+    # (options= and the module: compat_tests/test_api16_batch.py)
+    OpInfo("linear_cross_entropy", samples=[
+        S(_XL, _WL, _lng(T)), S(_XL, _WL, _lng(T_IGN), reduction="sum", linear_bias=_BL),
+        S(_XL, _WL, _lng(T), weight=W5, reduction="none", label_smoothing=0.1), S(_XL, _WL, PROB),
+        S(_XL, _WL, _lng(T_IGN7), ignore_index=7), S(_XL[0], _WL, _lng(np.array(2))),
+        E(_XL, _WL, PROB, ignore_index=1), E(_XL, _WL[:, :2], _lng(T)), E(X4, _WL, _lng(T))]),
     OpInfo("binary_cross_entropy", samples=BCE),
     OpInfo("binary_cross_entropy_with_logits", samples=BCEL),
     _regression("l1_loss", S(Y, Z, weight=_w(np.abs(Z) + 0.5)), S(Y, Z, reduction="none", weight=_w(np.abs(Z))),

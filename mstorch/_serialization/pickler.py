@@ -36,6 +36,7 @@ class Saver:
         entry = self._by_key.get(key)
         if entry is None:
             entry = R._Storage(dtype, nbytes, str(t.device))
+            entry._location = R.location_tag(entry)   # (a registered package may tag it otherwise)
             entry._key = str(ptr or id(ms_t)) if self.legacy else str(len(self.storages))
             self._by_key[key] = entry
             self.storages.append(entry)

@@ -193,31 +193,82 @@ def compact_storage(t):
 _ACCELERATORS = ("cuda", "npu", "xpu", "hpu", "mtia")
 
 
-def default_restore_location(storage, location):
+def _builtin_tag(storage):
+    return str(storage.device)
+
+
+def validate_device(location, kind):
+    """The device ``location`` names, checked as torch's ``_validate_device`` checks an accelerator's: this
+    process must have that accelerator, and the index must be below its device count."""
+    dev = _device.device(location)
+    index = dev.index or 0
+    name = kind.upper()
+    if _device.current_device().type != kind:
+        raise RuntimeError(
+            f"Attempting to deserialize object on a {name} device but torch.{kind}.is_available() is "
+            "False. If you are running on a CPU-only machine, please use torch.load with "
+            "map_location=torch.device('cpu') to map your storages to the CPU.")
+    count = _device.accel["count"]
+    if index >= count:
+        raise RuntimeError(
+            f"Attempting to deserialize object on {name} device {index} but "
+            f"torch.{kind}.device_count() is {count}. Please use torch.load with map_location to map "
+            "your storages to an existing device.")
+    return _device.device(kind, index)
+
+
+def _builtin_restore(storage, location):
     """Check that this process can hold a storage tagged ``location`` (torch raises where the
-    device is missing), and return it; MindSpore keeps every tensor on its one device target."""
-    kind, _, index = location.partition(":")
+    device is missing), and return it; MindSpore keeps every tensor on its one device target.
+    None for a location of no device mstorch knows (a registered package may know it)."""
+    kind = location.partition(":")[0]
+    if kind == "meta":
+        raise RuntimeError("mstorch.load: map_location='meta' is not supported: MindSpore has no "
+                           "tensors without data")
     if kind != "cpu":
-        if kind == "meta":
-            raise RuntimeError("mstorch.load: map_location='meta' is not supported: MindSpore has no "
-                               "tensors without data")
         if kind not in _ACCELERATORS:
-            raise RuntimeError("don't know how to restore data location of torch.storage.UntypedStorage "
-                               f"(tagged with {location})")
-        name = kind.upper()
-        if _device.current_device().type != kind:
-            raise RuntimeError(
-                f"Attempting to deserialize object on a {name} device but torch.{kind}.is_available() is "
-                "False. If you are running on a CPU-only machine, please use torch.load with "
-                "map_location=torch.device('cpu') to map your storages to the CPU.")
-        count = _device.accel["count"]
-        if index and int(index) >= count:
-            raise RuntimeError(
-                f"Attempting to deserialize object on {name} device {int(index)} but "
-                f"torch.{kind}.device_count() is {count}. Please use torch.load with map_location to map "
-                "your storages to an existing device.")
+            return None
+        validate_device(location, kind)
     storage._location = location
     return storage
+
+
+# torch.serialization's registry of (priority, tagger, deserializer), lowest priority first: a tagger gives
+# a storage's location string at save time, a deserializer restores a storage at a location at load time
+PACKAGE_REGISTRY = [(10, _builtin_tag, _builtin_restore)]
+
+
+def register_package(priority, tagger, deserializer):
+    PACKAGE_REGISTRY.append((priority, tagger, deserializer))
+    PACKAGE_REGISTRY.sort(key=lambda entry: entry[0])
+
+
+def location_tag(storage):
+    for _, tagger, _ in PACKAGE_REGISTRY:
+        location = tagger(storage)
+        if location:
+            return location
+    raise RuntimeError("don't know how to determine data location of " + _storage_typename(storage))
+
+
+def default_restore_location(storage, location):
+    """torch.serialization.default_restore_location: the first registered deserializer that restores
+    ``storage`` at ``location``."""
+    for _, _, restore in PACKAGE_REGISTRY:
+        result = restore(storage, location)
+        if result is not None:
+            return result
+    raise RuntimeError(f"don't know how to restore data location of {_storage_typename(storage)} "
+                       f"(tagged with {location})")
+
+
+def _storage_typename(storage):
+    # what torch.typename names a storage: checkpoints' storages are torch's UntypedStorage
+    if isinstance(storage, _Storage):
+        return "torch.storage.UntypedStorage"
+    cls = type(storage)
+    module = cls.__module__.replace("mstorch", "torch", 1)
+    return cls.__qualname__ if module == "builtins" else f"{module}.{cls.__qualname__}"
 
 
 def restore_function(map_location):

@@ -8,6 +8,7 @@ when it maps a file, so mstorch follows it byte for byte, including zip64 fields
 import hashlib
 import os
 import struct
+import sys
 import zipfile
 import zlib
 
@@ -44,8 +45,9 @@ def _field(value):
 class ZipWriter:
     """Writes records ``<archive>/<name>`` to a binary file object."""
 
-    def __init__(self, out, archive_name="archive"):
+    def __init__(self, out, archive_name="archive", compute_crc32=True):
         self._out = out
+        self._compute_crc32 = compute_crc32   # (torch.serialization.set_crc32_options: off writes 0)
         self._pos = 0
         self._prefix = archive_name + "/"
         self._entries = []
@@ -54,7 +56,14 @@ class ZipWriter:
 
     def write_record(self, name, data):
         data = memoryview(data).cast("B") if not isinstance(data, bytes) else data
-        size = len(data)
+        self._record(name, len(data), data)
+
+    def write_record_metadata(self, name, size):
+        """A record of ``size`` zero bytes with a CRC of 0: its header and place only, as torch writes a
+        storage under torch.serialization.skip_data (the bytes can be filled in later)."""
+        self._record(name, size, None)
+
+    def _record(self, name, size, data):
         name_b = (self._prefix + name).encode("utf-8")
         offset = self._pos
         z64 = _zip64_extra(size, offset, local=True)
@@ -67,8 +76,12 @@ class ZipWriter:
         self._write(extra)
         crc = 0
         if size:
-            self._write(data)
-            crc = _crc32(data)
+            if data is None:
+                for i in range(0, size, 1 << 20):
+                    self._write(bytes(min(1 << 20, size - i)))
+            else:
+                self._write(data)
+                crc = _crc32(data) if self._compute_crc32 else 0
             if z64:
                 self._write(struct.pack("<IIQQ", 0x08074B50, crc, size, size))
             else:
@@ -84,6 +97,10 @@ class ZipWriter:
     def finish(self):
         """torch's end of file: the version and serialization id records, then the central directory."""
         self.write_record("version", b"3\n")
+        if (self._prefix + "byteorder").encode("utf-8") not in (e[0] for e in self._entries):
+            # torch's writer records the byte order in any case (save's _disable_byteorder_record only
+            # moves the record here)
+            self.write_record("byteorder", sys.byteorder.encode())
         # torch's id: 20 digits from the record names, 20 from their CRCs
         sid = (f"{int.from_bytes(self._names_hash.digest(), 'little') % 10**20:020d}"
                f"{int.from_bytes(self._crcs.digest(), 'little') % 10**20:020d}")
@@ -137,10 +154,13 @@ class ZipReader:
         return [n[len(self._prefix):] for n in self._names if n.startswith(self._prefix)]
 
     def get_record(self, name):
-        full = self._prefix + name
-        if full not in self._names:
-            raise RuntimeError(f"PytorchStreamReader failed locating file {name}: file not found")
-        return self._zip.read(full)
+        info = self._info(name)
+        if info.compress_type != zipfile.ZIP_STORED:
+            return self._zip.read(info)
+        # read in place, not through zipfile, which checks the CRC: torch's reader does not, and a file
+        # saved with set_crc32_options(False) or under skip_data has CRCs of 0
+        self._f.seek(self.data_offset(name))
+        return self._f.read(info.file_size)
 
     def _info(self, name):
         full = self._prefix + name

@@ -34,9 +34,9 @@ def variable(*args, **kwargs):
 
 
 def _as_tuple(x):
-    if isinstance(x, Tensor):
-        return (x,)
-    return tuple(x)
+    if isinstance(x, (Tensor, graph.GradientEdge)):
+        return (graph.edge_tensor(x),)
+    return tuple(graph.edge_tensor(t) for t in x)
 
 
 def _make_grads(outputs, grads):
@@ -73,11 +73,11 @@ def _make_grads(outputs, grads):
 
 
 def _inputs_tuple(inputs, name):
-    if isinstance(inputs, Tensor):
-        return (inputs,)
+    if isinstance(inputs, (Tensor, graph.GradientEdge)):
+        return (graph.edge_tensor(inputs),)
     if type(inputs) is dict:
-        return tuple(inputs.values())
-    ins = tuple(inputs)
+        return tuple(graph.edge_tensor(t) for t in inputs.values())
+    ins = tuple(graph.edge_tensor(t) for t in inputs)
     if not ins:
         raise RuntimeError(f"`inputs` argument to `{name}()` cannot be empty.")
     return ins
@@ -268,5 +268,8 @@ def _register_post_accumulate_grad_hook(self, hook):
 
 
 TENSOR_MEMBERS = {"grad_fn": property(lambda self: graph.node_for(self._ms)), "retain_grad": _retain_grad,
+                  "output_nr": property(lambda self: graph.output_nr(self._ms)),
+                  # (torch's autograd Variable name: set by none of torch's Python APIs, so always None)
+                  "name": property(lambda self: None),
                   "backward": _backward, "register_hook": _register_hook,
                   "register_post_accumulate_grad_hook": _register_post_accumulate_grad_hook}

@@ -8,9 +8,9 @@ and gives every node a post hook (removed when the pass ends):
 
 - nodes whose formula is verified against torch (``_RECORDED``, compat_tests/test_double_backward.py)
   get a hook that hands their gradients on as new, non-view tensors (``_deview``);
-- sum/mean, repeat/tile and Slice, whose formulas consume a view internally (or have no backward),
+- sum/mean, repeat/tile, Slice and Unstack, whose formulas consume a view internally (or have no backward),
   get their gradient from our own differentiable formula of the incoming gradient and the shapes
-  (``_reduction_backward``, ``_tile_backward``, ``_slice_backward``);
+  (``_reduction_backward``, ``_tile_backward``, ``_slice_backward``, ``_unstack_backward``);
 - nodes of mstorch ops that carry our own differentiable backward (``record_own_backward`` /
   ``own_backward``: softmax, GatherD, amax/max/prod/sort, index_add, masked_select, the fused
   cross_entropy, det, solvers...) get it, and those recomputed in recorded ops (``Recompute`` /
@@ -71,6 +71,7 @@ _OWN_FUNCTIONS = frozenset(("LinalgCholeskyBackward0", "LinalgCholeskyExBackward
                             "SpecialLogNdtrBackward0", "SpecialI1Backward0",
                             "LinalgVectorNormBackward0", "HypotBackward0", "PolygammaBackward0", "LogsumexpBackward0",
                             "VarBackward0", "CumprodBackward0", "LinalgCrossBackward0",
+                            "ProdBackward0", "ProdBackward1", "LgammaBackward0",
                             "_ZeroLink"))
 # the torch API behind MindSpore kernels that are refused, for the message
 _TORCH_API = {
@@ -113,8 +114,7 @@ def prepare(outputs):
                     continue
                 sub = _substitute(child, subs)
                 if sub is not None:     # point the edge at the recomputation until the pass ends
-                    if nr != 0:
-                        _refuse(child.name(), None)
+                    sub = _output_of(sub, nr, child)
                     P.set_next_edge(node, i, (P.grad_node(sub), 0))
                     handles.append(_EdgeRestore(node, i, child, nr))
                     child = P.grad_node(sub)
@@ -141,7 +141,18 @@ def _has_node(t):
 
 def _output_or_substitute(t, subs):
     sub = _substitute(P.grad_node(t), subs) if _has_node(t) else None
-    return t if sub is None else sub
+    # (of a node with several outputs, mstorch hands out output 0 only: the others are consumed inside)
+    return t if sub is None else _output_of(sub, 0, None)
+
+
+def _output_of(sub, nr, child):
+    """Output ``nr`` of a recomputation: one tensor, or a tuple for a node with several outputs (each
+    the output 0 of its own node)."""
+    if isinstance(sub, tuple):
+        return sub[nr]
+    if nr != 0:
+        _refuse(child.name(), None)
+    return sub
 
 
 class _EdgeRestore:
@@ -166,9 +177,9 @@ def _hook_for(node):
                 and kind.__name__ not in _OWN_FUNCTIONS:
             _refuse(kind.__name__, None)
         return None
-    name = node.name()
-    if name.startswith("input_"):
+    if P.is_leaf_node(node):
         return None          # a leaf: its own hook hands on a fresh gradient (hooks.py)
+    name = node.name()
     own = _OWN.get(P.node_id(node))
     anchor = None if own is None else own()
     if anchor is not None:
@@ -181,6 +192,8 @@ def _hook_for(node):
         return _tile_backward
     if name == "Slice":
         return _slice_backward
+    if name == "Unstack":
+        return _unstack_backward
     _refuse(name, _TORCH_API.get(name))
 
 
@@ -254,6 +267,26 @@ def _slice_backward(grad_inputs, grad_outputs):
     return (_ops.pad(go, tuple(pads)),) + tuple(grad_inputs[1:])
 
 
+def _unstack_backward(grad_inputs, grad_outputs):
+    """unbind (MindSpore's Unstack, whose formula is not recorded): the incoming gradients stacked,
+    zeros for pieces that got none. The axis is found from the shapes; where several axes fit
+    ((3, 3) unbound), from MindSpore's own gradient values, which only the right axis reproduces."""
+    g = grad_inputs[0]
+    given = [go for go in grad_outputs if go is not None]
+    if g is None or not given:
+        return None
+    in_shape, n = tuple(g.shape), len(grad_outputs)
+    pieces = tuple(_ops.zeros_like(given[0]) if go is None else go for go in grad_outputs)
+    out_shape = tuple(given[0].shape)
+    axes = [a for a in range(len(in_shape)) if in_shape[a] == n and in_shape[:a] + in_shape[a + 1:] == out_shape]
+    if len(axes) > 1:
+        want = read_host(g)
+        axes = [a for a in axes if np.array_equal(np.stack([read_host(p) for p in pieces], a), want, equal_nan=True)]
+    if len(axes) != 1:
+        _refuse("Unstack", "unbind (the axis cannot be recovered)")
+    return (_ops.stack(pieces, axes[0]),) + tuple(grad_inputs[1:])
+
+
 def _kept_shape(in_shape, out_shape, g, go, is_mean):
     """The reduction's output shape with keepdim=True. Dims reduced without keepdim are found from
     the shapes; when several dims could have been reduced ((3, 3) -> (3,)), from MindSpore's own
@@ -286,8 +319,8 @@ _OWN = {}       # backward node id -> weak reference to the anchor that carries 
 
 
 class Recompute:
-    """For record_own_backward: ``fn(node, *saved)`` recomputes the node's output in recorded ops from
-    its saved inputs; while a backward pass records itself, the graph uses that recomputation instead
+    """For record_own_backward: ``fn(node, *saved)`` recomputes the node's output (a tuple: its outputs)
+    in recorded ops from its saved inputs; while a backward pass records itself, the graph uses that recomputation instead
     of the node (for kernels whose MindSpore backward fails when it is recorded)."""
 
     def __init__(self, fn):

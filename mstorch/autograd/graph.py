@@ -4,6 +4,8 @@ Node names come from MindSpore's kernels, so they differ from torch's for some o
 ``MatMulExtBackward0`` is torch's ``MmBackward0``; in-place ops show as ``InplaceCopyBackward0``).
 Custom Functions are named as torch names them (``MyFnBackward``); leaves' nodes as ``AccumulateGrad``.
 """
+from typing import NamedTuple
+
 import mindspore
 
 from .. import _ms_private as P
@@ -27,9 +29,9 @@ class Node:
         node = self._node
         if P.is_custom_node(node):
             return _function_node_name(getattr(type(node), "_user", type(node)))
-        kernel = node.name()  # e.g. "SumExt"; "input_27" for a leaf
-        if kernel.startswith("input_"):
+        if P.is_leaf_node(node):    # named "input_27", or after its Parameter ("weight")
             return "AccumulateGrad"
+        kernel = node.name()  # e.g. "SumExt"
         return _TORCH_NAMES.get(kernel, kernel) + "Backward0"
 
     @property
@@ -58,6 +60,60 @@ def node_for(t):
         # torch keeps it. The Function's name was left on its outputs for this case.
         return _FreedFunctionNode(P.function_of_output(t))
     return None if node is None else Node(node)
+
+
+def output_nr(t):
+    """Tensor.output_nr: which output of its grad_fn the mindspore tensor ``t`` is (0 without a grad_fn, as
+    torch). The index is in mstorch's graph, whose nodes are MindSpore's: where an op is built from other
+    nodes than torch's (a split is one node per piece here) it can differ from torch's."""
+    return 0 if node_for(t) is None else P.output_index(t)
+
+
+class GradientEdge(NamedTuple):
+    """torch.autograd.graph.GradientEdge: an output ``output_nr`` of the autograd node ``node``."""
+
+    node: Node
+    output_nr: int
+    ownership_token: Node | None = None
+
+
+class _TensorEdge(GradientEdge):
+    """The GradientEdge get_gradient_edge returns; it also keeps the tensor (and its version) it was taken
+    from: MindSpore's engine differentiates with respect to tensors, so autograd.grad reaches the edge
+    through that tensor."""
+
+    def __repr__(self):
+        return "GradientEdge" + super().__repr__()[len(type(self).__name__):]
+
+
+def get_gradient_edge(tensor):
+    """torch.autograd.graph.get_gradient_edge: where the gradient of ``tensor`` is computed (its grad_fn's
+    output, or a leaf's AccumulateGrad node)."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require "
+                           "gradients")
+    node = node_for(tensor._ms)
+    if node is None:   # a leaf: its gradient accumulator
+        node = Node(P.grad_node(tensor._ms))
+    edge = _TensorEdge(node, output_nr(tensor._ms))
+    edge._tensor, edge._version = tensor, tensor._version
+    return edge
+
+
+def edge_tensor(item):
+    """The tensor autograd.grad / backward differentiate for ``item`` (a Tensor or a GradientEdge)."""
+    if not isinstance(item, GradientEdge):
+        return item
+    t = getattr(item, "_tensor", None)
+    if t is None:
+        raise RuntimeError("mstorch differentiates at a GradientEdge only when it comes from "
+                           "torch.autograd.graph.get_gradient_edge: MindSpore's engine computes gradients with "
+                           "respect to tensors, and an edge built from a node and an index names no tensor")
+    if t._version != item._version:
+        raise RuntimeError("the tensor of this GradientEdge was modified in place after get_gradient_edge: "
+                           "mstorch reaches the edge through that tensor, whose gradient now belongs to another "
+                           "node (MindSpore's engine differentiates with respect to tensors, not node outputs)")
+    return t
 
 
 class _FreedFunctionNode(Node):

@@ -684,6 +684,10 @@ _SHAPE_WORDING["addmv"] = _SHAPE_WORDING["baddbmm"] = _SHAPE_WORDING["addmm"]
 _CAST_ERROR = re.compile(r"^result type (\w+) can't be cast to the desired output type (\w+)$")
 
 
+# in-place index ops whose kernel checks the receiver's overlap before the indices' range
+_RANGE_AFTER_OVERLAP = frozenset(("index_reduce_", "index_copy_", "index_add_"))
+
+
 def _check_result_fits(self, other):
     """torch checks that an in-place binary op's result type fits the receiver before it looks for a
     kernel: a float ``other`` for an integer ``bitwise_and_`` is a cast error, not a missing kernel."""
@@ -726,8 +730,14 @@ def _make_inplace(fn, name):
                     _check_result_fits(self, args[0])
             raise
         except IndexError as exc:
-            if name == "put_" and str(exc).startswith("out of range"):
-                _check_no_overlap(self)   # (torch's put_ checks the receiver's overlap before the index range)
+            if name == "put_" and str(exc).startswith("out of range") or name in _RANGE_AFTER_OVERLAP and (
+                    str(exc).endswith("index out of range in self") or " is out of bounds for dimension " in str(exc)):
+                # (torch's put_ and index kernels check the receiver's overlap before the index range)
+                _check_no_overlap(self)
+            raise
+        except RuntimeError as exc:
+            if name in _RANGE_AFTER_OVERLAP and " is out of bounds for dimension " in str(exc):
+                _check_no_overlap(self)   # (index_add_'s scatter names the index in a RuntimeError)
             raise
         except TypeError as exc:
             # an argument error reads as torch's Tensor.<name>_ does: self not counted, the in-place name

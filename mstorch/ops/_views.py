@@ -20,7 +20,7 @@ from mindspore.ops import auto_generate as _gen
 from .. import _ms_private as P
 from .. import _dtype as D
 from .._tensor import Tensor, wrap, scalar_type_name, solid as is_solid, write_memory, broadcastable_to
-from .._cast import cast
+from .._cast import cast, NP_BF16
 
 _copy = _gen.copy   # Copy: a real copy for every dtype, but it has no gradient
 _strided_slice = ops.StridedSlice()
@@ -323,8 +323,8 @@ def expand_pair(pre, shape, expanded):
 def bitcast(ms_t, dtype):
     """``ms_t``'s bytes read as ``dtype`` (no gradient, as in torch): a NumPy view of the host memory on
     CPU, MindSpore's own view (a device kernel, no host read) on the device path."""
-    if kernels.HOST_WORKAROUNDS:
-        return ms.Tensor(read_host(ms_t).view(dtype._np))
+    if kernels.HOST_WORKAROUNDS:   # (bfloat16: MindSpore's own NumPy bfloat16, bit for bit)
+        return ms.Tensor(read_host(ms_t).view(NP_BF16 if dtype is D.bfloat16 else dtype._np))
     return ms_t.view(dtype._ms)
 
 

@@ -22,7 +22,9 @@ from mindspore.ops import operations as _prims
 from .. import _dtype as D
 from .. import _ms_private as P
 from .._cast import NP_BF16
-from .._tensor import Tensor
+from .._tensor import Tensor, wrap
+from ..autograd.function import Function
+from ..autograd.grad_mode import is_grad_enabled
 from ..autograd._higher_order import record_own_backward
 from ._helpers import dtype_of, scalar_tensor, wrap_dim, cast
 from ._views import repeated_writes, check_no_overlap
@@ -243,9 +245,33 @@ def _in_f32(fn, x, axis):
     return cast(fn(cast(x, _f32), axis), x.dtype)
 
 
+class Softmax(Function):
+    """float16/bfloat16 softmax: computed in float32 and rounded once, as torch's kernel; its backward is
+    torch's, y * (g - sum(g * y)) in float32 on the rounded output y, rounded once (a float32 output would
+    move the gradient by the output's rounding, ~5e-4 relative). Recorded under create_graph, on the output
+    recomputed from x. Named after torch's node (SoftmaxBackward0)."""
+
+    @staticmethod
+    def forward(ctx, x, axis):
+        y = _untracked(_in_f32, _softmax, x._ms, axis)
+        ctx.save_for_backward(x)
+        ctx.y, ctx.axis = y, axis
+        return wrap(y)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, axis = ctx.saved_tensors[0]._ms, ctx.axis
+        recorded = grad.requires_grad and is_grad_enabled()
+        y = cast(_in_f32(_softmax, x, axis) if recorded else ctx.y, _f32)
+        g = cast(grad._ms, _f32)
+        return wrap(cast(ops.mul(y, ops.sub(g, ops.sum(ops.mul(g, y), axis, True))), x.dtype)), None
+
+
 def _softmax(x, axis):
     d = x.dtype
     if d is _f16 or d is _bf16:
+        if x.size and P.grad_enabled() and P.requires_grad(x):
+            return Softmax.apply(wrap(x), axis)._ms
         return _in_f32(_softmax, x, axis)
     if x.ndim == 0:   # one element: 1, or NaN for NaN and infinities, with torch's gradient
         return _softmax_composed(x.reshape((1,)), 0).reshape(())

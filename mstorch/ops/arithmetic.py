@@ -173,13 +173,13 @@ def mul(input, other):
     if rt is D.bfloat16 or rt is D.float16:
         if isinstance(input, _NUMBER):     # (number * tensor: torch's kernel sees the tensor first)
             input, other, a, b = other, input, b, a
-        s = _opmath_scalar(other, input)
+        s = _opmath_scalar(other, input, rt)
         if s is not None:
             return cast(ops.mul(cast(a, _f32), s), rt._ms)
     return ops.mul(a, b)
 
 
-def _opmath_scalar(other, input):
+def _opmath_scalar(other, input, rt):
     """torch's CPU kernels (mul, div) of a half-precision result by a scalar second operand (a number, or a
     tensor with one element, broadcast to all) take the scalar at its own value in float32 and round the
     result once: bfloat16 x * 0.1 is x * 0.1f, not x * bfloat16(0.1) = x * 0.10009765625. That float32
@@ -189,8 +189,21 @@ def _opmath_scalar(other, input):
     if isinstance(other, _NUMBER):
         return scalar_tensor(float(other), D.float32)
     if isinstance(other, _T) and other.size == 1 and other.dtype not in _COMPLEX:
-        return other if other.dtype is _f32 else cast(other, _f32)
+        s = other if other.dtype is _f32 else cast(other, _f32)
+        if other.dtype is not rt._ms and P.requires_grad(other) and P.grad_enabled():
+            s = _grad_rounded(other, s, rt._ms)
+        return s
     return None
+
+
+def _grad_rounded(other, s, dt):
+    """``s`` (``other`` in float32), whose gradient is rounded to the result's half type ``dt`` on its way to
+    ``other``: torch's backward reduces the scalar's gradient in the result dtype before casting it to the
+    scalar's own. The value stays s: v - (v - s) with v = s rounded to ``dt``, the difference exact (where v
+    overflows to inf, s itself, its gradient unrounded)."""
+    v = cast(cast(other, dt), _f32)
+    exact = ops.sub(v, P.detach(ops.sub(v, s)))
+    return ops.where(ops.isfinite(v), exact, s)
 
 
 def _complex_mul(x, y):
@@ -210,7 +223,7 @@ def div(input, other, *, rounding_mode=None):
         input = _scalar_input(input)
     a, b, rt = promote(input, other)
     if rt is D.bfloat16 or rt is D.float16:
-        s = _opmath_scalar(other, input)
+        s = _opmath_scalar(other, input, rt)
         if s is not None:
             return cast(div(cast(a, _f32), s, rounding_mode=rounding_mode), rt._ms)
     if rounding_mode is None:
@@ -1111,6 +1124,8 @@ def ldexp(input, other):
         e = cast(ops.exp2(cast(other, real._ms)), pt._ms)
     input, e, _ = promote(input, e)
     x = float_result(input)
+    if x.dtype in (ms.complex64, ms.complex128):   # torch's plain complex product: NaN * inf parts stay NaN
+        return _complex_mul(x, cast(e, x.dtype))
     return ops.mul(x, cast(e, x.dtype))
 
 

@@ -12,6 +12,7 @@ from ._helpers import promote, dtype_of, to_operand, result_type, scalar_tensor,
 from .._tensor import Tensor, wrap
 from ._views import fresh
 from ._registry import OPS
+from .reduction import _nan_both
 from .pointwise import F, register, _need_tensor, _not_impl, _T, _empty_broadcast
 
 _bool = ms.bool_
@@ -60,6 +61,10 @@ def _clamp(input, min, max, rt, tensor_bounds):
     if xin is not x and P.requires_grad(xin) and ops._has_nan(xin):
         # torch passes the gradient only where min <= x <= max holds, which it does not for NaN
         x = ops.where(ops.isnan(xin), P.detach(x), x)
+    if max is not None and min is not None and tensor_bounds and P.requires_grad(hi) and ops._has_nan(xin):
+        # ... but max's reaches a NaN x too where max < min (torch: x > max or max < min): the NaN result
+        # (NaN + 0) carries it
+        x = ops.where(ops.logical_and(ops.isnan(xin), ops.less(hi, lo)), ops.add(P.detach(x), ops.sub(hi, P.detach(hi))), x)
     return x
 
 
@@ -91,7 +96,7 @@ def _minmax(name, fn, bool_fn):
             return empty
         r = fn(a, b)
         if rt._cat >= D._FLOAT:   # MindSpore returns b when either is NaN: a NaN in a must win too
-            r = ops.where(ops.isnan(a), a, r)
+            r = _nan_both(a, b, r)
         return r
     impl.__name__ = name
     register(name, family=F, out=True)(impl)

@@ -502,6 +502,11 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
             # torch fills the excluded slices of an empty self first, through a view its storage cannot hold
             # (with an empty source that view is empty too: the range check's IndexError)
             raise RuntimeError(f"index_reduce_(): index out of range for the empty self of size {list(input.shape)}")
+        size = input.shape[d] if input.dim() else 1
+        if not include_self:   # (the excluded slices' fill is an index_fill_, which names the first bad index)
+            bad = [i for i in index.tolist() if not -size <= i < size]
+            if bad:
+                raise IndexError(f"index {bad[0]} is out of bounds for dimension {d} with size {size}")
         raise IndexError("index out of range in self")
     if not input.dim():   # (a 0-d self and source: as one-element vectors)
         return input.reshape(1).scatter_reduce(0, index.to(D.int64).reshape(1), source.reshape(1), reduce,

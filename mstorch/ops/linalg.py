@@ -337,6 +337,7 @@ def inverse_value(t):
 
 
 _COMPLEX = (ms.complex64, ms.complex128)
+_COMPLEX_OF_PARTS = ops.Complex()
 
 slogdet_rt = return_type("linalg_slogdet", ("sign", "logabsdet"))
 inv_ex_rt = return_type("linalg_inv_ex", ("inverse", "info"))
@@ -606,7 +607,22 @@ def inv_ex(A, *, check_errors=False):
     # the division by that pivot), LAPACK's on the host
     n = A.shape[-1]
     info = _zero_pivot(read_host(A).reshape((-1, n, n))).reshape(tuple(A.shape[:-2]))
-    return inv_ex_rt(lapack_solve(A, eye_like(A), host=True), ms.Tensor(info))
+    inv = _inv_host_node(A) if needs_grad(A) else _inv_host_fwd(A)[0]
+    return inv_ex_rt(inv, ms.Tensor(info))
+
+
+def _inv_host_fwd(a):
+    inv = lapack_solve(a, eye_like(a), host=True)
+    return inv, (inv,)
+
+
+def _inv_host_bwd(saved, g):
+    # torch's inverse backward from the (inf/NaN) inverse it returned: -inv^H (g inv^H)
+    h = mH(saved[0])
+    return ops.neg(ops.matmul(h, ops.matmul(g, h)))
+
+
+_inv_host_node = _node("LinalgInvExBackward0", _inv_host_fwd, _inv_host_bwd)
 
 
 def _solve_args(A, B, left, name="linalg.solve"):
@@ -858,6 +874,12 @@ def matrix_exp(input):
         # (A NaN: x times NaN, whose gradient is NaN too, as torch's block-matrix backward gives there)
         # (the masked input first: NaN times the zero gradient of a good matrix would be NaN)
         zero = ops.zeros((), input.dtype)
+        if input.dtype in _COMPLEX and math.prod(input.shape[:-2]) == 1 and bool(ops.isnan(sums).any()):
+            # a lone matrix with a NaN norm goes through torch's unbatched degree choice, whose scaling
+            # leaves NaN + 0j everywhere (the gradient too); in a batch, or at an inf norm, NaN + NaN j
+            re = ops.real(ops.where(mask, input, zero))
+            nan = ops.mul(re, ms.Tensor(math.nan, re.dtype))
+            return _COMPLEX_OF_PARTS(nan, ops.zeros_like(nan))
         return ops.where(mask, ops.mul(ops.where(mask, input, zero), ms.Tensor(math.nan, input.dtype)), r)
     norm = float(read_host(ops.amax(norms)))
     squarings = max(0, math.ceil(math.log2(norm) + 1)) if norm > 0.5 else 0   # (no overflow at 1.8e308)

@@ -17,7 +17,7 @@ from . import _msops as ops
 from mindspore.ops.operations.math_ops import MatrixTriangularSolve
 
 from .. import _dtype as D
-from ._helpers import dtype_of, _scalar_name, cast
+from ._helpers import dtype_of, _scalar_name, cast, records
 from ._registry import register
 from .products import _broadcast_batch, _mm, _node
 from .reduction import return_type, needs_grad
@@ -80,6 +80,7 @@ def host_svd(a, compute_uv, full_matrices=False, name="linalg.svd"):
 
 F = "torch.linalg"
 _COMPLEX = (ms.complex64, ms.complex128)
+_COMPLEX_OF_PARTS = ops.Complex()
 
 qr_rt = return_type("linalg_qr", ("Q", "R"))
 svd_rt = return_type("linalg_svd", ("U", "S", "Vh"))
@@ -93,6 +94,26 @@ cholesky_ex_rt = return_type("linalg_cholesky_ex", ("L", "info"))
 
 # torch's kernels that an empty input never reaches (so no dtype is refused there)
 _SKIPPED_WHEN_EMPTY = frozenset(("linalg_svd_cpu", "cholesky_cpu", "lu_cpu"))
+
+
+def _empty_half_factor(A, node_name):
+    """The empty factor of a float16/bfloat16 ``A`` (torch's kernel never runs for it), on ``A``'s graph with
+    torch's backward, whose triangular solve has no half kernel: it raises. Recorded also where ops/_bind.py
+    runs the op unrecorded because every input that needs a gradient is empty."""
+    def bwd(saved, g):
+        raise NotImplementedError(f"\"triangular_solve_cpu\" not implemented for '{_scalar_name(A)}'")
+    if not (P.requires_grad(A) and records()):
+        return ops.zeros(tuple(A.shape), A.dtype)
+    node = _node(node_name, lambda a: (ops.zeros(tuple(a.shape), a.dtype), ()), bwd)
+    if P.grad_enabled():
+        return node(A)
+    P.set_grad_enabled(True)
+    try:
+        out = node(A)
+    finally:
+        P.set_grad_enabled(False)
+    out._mstorch_unlinked = True
+    return out
 
 
 def check_matrix(t, name, square=False, low_precision=False, arg="A", kernel=None):
@@ -270,6 +291,8 @@ def _leading_minor_failure(a):
 @register("linalg.cholesky", family=F, namespace="linalg", out=True)
 def cholesky(A, *, upper=False):
     check_matrix(A, "linalg.cholesky", square=True, kernel="cholesky_cpu")
+    if A.size == 0 and A.dtype in (ms.float16, ms.bfloat16):
+        return _empty_half_factor(A, "LinalgCholeskyExBackward0")
     if A.size == 0:   # (an empty batch too: nothing for LAPACK, whatever the dtype)
         return A.copy()
     if upper:   # LAPACK's upper factor reads A's upper triangle: the lower factor of A^H, transposed back
@@ -312,6 +335,9 @@ def _potf2(a):
           note="a failed factorisation's partial result is LAPACK's unblocked one (potf2)")
 def cholesky_ex(A, *, upper=False, check_errors=False):
     check_matrix(A, "linalg.cholesky", square=True, kernel="cholesky_cpu")
+    if A.size == 0 and A.dtype in (ms.float16, ms.bfloat16):
+        return cholesky_ex_rt(_empty_half_factor(A, "LinalgCholeskyExBackward0"),
+                              ops.zeros(tuple(A.shape[:-2]), ms.int32))
     if upper and A.shape[-1]:   # (as in cholesky: the upper triangle is read)
         if needs_grad(A):
             l, info = cholesky_ex(P.detach(mH(A)), check_errors=check_errors)
@@ -496,8 +522,8 @@ def svd_parts(A, name="linalg.svd"):
 
 def ms_svd(A, full_matrices=False, compute_uv=True):
     """MindSpore's Svd, with torch's real singular values for a complex matrix (MindSpore's are complex).
-    A real matrix that needs grad gets the reduced SVD through our node (torch's backward formula)."""
-    if needs_grad(A) and A.dtype in (ms.float32, ms.float64) and (
+    A matrix that needs grad gets the reduced SVD through our node (torch's backward formula)."""
+    if needs_grad(A) and A.dtype in (ms.float32, ms.float64, ms.complex64, ms.complex128) and (
             not full_matrices or A.shape[-1] == A.shape[-2]):
         r = _svd_node(A)
         return r if compute_uv else r[0]
@@ -513,16 +539,35 @@ def _svd_fwd(a):
     # the small singular vectors of matrices with entries past sqrt(max) (LAPACK scales them first)
     if h is not None and (not np.isfinite(h).all() or (np.abs(h) > math.sqrt(np.finfo(h.dtype).max)).any()):
         u, s, vh = host_svd(h, True)
-        s, u, v = host_result(s, a), host_result(u, a), mH(host_result(vh, a))
+        s, u, v = host_result(s, _real_np(a)), host_result(u, a), mH(host_result(vh, a))
         return (s, u, v), (s, u, v)
     s, u, v = ops.svd(a, full_matrices=False, compute_uv=True)
+    if a.dtype in _COMPLEX:
+        s = ops.real(s)     # (MindSpore's singular values of a complex matrix are complex)
     return (s, u, v), (s, u, v)
 
 
 def _over_nonzero(num, den):
-    """num / den, and 0 where num is exactly 0: torch skips the terms of gradients no one asked for (U, V
-    of svdvals), where MindSpore hands zeros, which would give 0/0 at repeated or zero singular values."""
-    return ops.div(num, ops.where(ops.equal(num, 0), ops.ones_like(den), den))
+    """num / den (den real), and 0 where num is exactly 0 and den is 0 or not finite: torch skips the terms of gradients no one asked
+    for (U, V of svdvals), where MindSpore hands zeros, which would give 0/0 at repeated or zero singular
+    values. Elsewhere the plain quotient, so that its derivative in num stays 1 / den where num is 0 (double
+    backward). A complex num is divided part by part (MindSpore's complex Div and Mul have no gradient)."""
+    if num.dtype in _COMPLEX:
+        return _COMPLEX_OF_PARTS(_over_nonzero(ops.real(num), den), _over_nonzero(ops.imag(num), den))
+    skip = ops.logical_and(ops.equal(num, 0), ops.logical_not(ops.logical_and(ops.isfinite(den), ops.ne(den, 0))))
+    return ops.div(num, ops.where(skip, ops.ones_like(den), den))
+
+
+def _scale(x, r):
+    """x * r for a real r; part by part for a complex x (MindSpore's complex Mul has no gradient)."""
+    if x.dtype not in _COMPLEX:
+        return ops.mul(x, r)
+    return _COMPLEX_OF_PARTS(ops.mul(ops.real(x), r), ops.mul(ops.imag(x), r))
+
+
+def _like(r, x):
+    """The real ``r`` as ``x``'s dtype (complex: zero imaginary part)."""
+    return _COMPLEX_OF_PARTS(r, ops.zeros_like(r)) if x.dtype in _COMPLEX else r
 
 
 def _zero_or_none(g):
@@ -530,36 +575,41 @@ def _zero_or_none(g):
 
 
 def _svd_backward(saved, gs, gu, gv):
-    """torch's svd_backward (real matrices, reduced SVD A = U diag(S) V^T, k = min(m, n)), in recorded ops:
-    gA = U [skew(U^T gU) S / E + S skew(V^T gV) / E + diag(gS)] V^T, E_ij = S_j^2 - S_i^2 (1 on the
-    diagonal), skew(X) = X - X^T, plus the parts of gU (m > n) or gV (m < n) outside the span of U or V."""
+    """torch's svd_backward (reduced SVD A = U diag(S) V^H, k = min(m, n)), in recorded ops:
+    gA = U [skew(U^H gU) S / E + S skew(V^H gV) / E + diag(gS)] V^H, E_ij = S_j^2 - S_i^2 (1 on the
+    diagonal), skew(X) = X - X^H, plus the parts of gU (m > n) or gV (m < n) outside the span of U or V.
+    Complex matrices add diag(skew(U^H gU)) / 2S (i Im(diag(U^H gU)) / S: the phase of the vectors)."""
     s, u, v = saved
     m, n = u.shape[-2], v.shape[-2]
     if _zero_or_none(gu) and _zero_or_none(gv):
-        # singular values alone (svdvals, norms): torch's gA = U diag(gS) V^T, with no S / E terms (whose
+        # singular values alone (svdvals, norms): torch's gA = U diag(gS) V^H, with no S / E terms (whose
         # inf - inf at an infinite singular value would be NaN)
         gs = ops.zeros_like(s) if gs is None else gs
-        return _mm(ops.mul(u, ops.expand_dims(gs, -2)), mT(v))
+        return _mm(_scale(u, ops.expand_dims(gs, -2)), mH(v))
     s_row, s_col = ops.expand_dims(s, -2), ops.expand_dims(s, -1)
     s2 = ops.mul(s, s)
-    eye = eye_like(u, s.shape[-1])
+    eye = eye_like(s_col, s.shape[-1])
     e = ops.add(ops.sub(ops.expand_dims(s2, -2), ops.expand_dims(s2, -1)), eye)
-    uhgu, vhgv = _mm(mT(u), gu), _mm(mT(v), gv)
-    ga = ops.add(ops.mul(_over_nonzero(ops.sub(uhgu, mT(uhgu)), e), s_row),
-                 ops.mul(s_col, _over_nonzero(ops.sub(vhgv, mT(vhgv)), e)))
-    ga = ops.add(ga, ops.mul(ops.expand_dims(gs, -1), eye))
-    if m > n:      # gA = [U gA + (I - U U^T) gU S^-1] V^T
+    uhgu, vhgv = _mm(mH(u), gu), _mm(mH(v), gv)
+    skew_u = ops.sub(uhgu, mH(uhgu))
+    ga = ops.add(_scale(_over_nonzero(skew_u, e), s_row),
+                 _scale(_over_nonzero(ops.sub(vhgv, mH(vhgv)), e), s_col))
+    if gs is not None:
+        ga = ops.add(ga, _like(ops.mul(ops.expand_dims(gs, -1), eye), ga))
+    if u.dtype in _COMPLEX:
+        ga = ops.add(ga, _over_nonzero(_scale(skew_u, eye), ops.mul(s_row, 2)))
+    if m > n:      # gA = [U gA + (I - U U^H) gU S^-1] V^H
         gus = _over_nonzero(gu, s_row)
-        ga = ops.sub(ops.add(_mm(u, ga), gus), _mm(u, _mm(mT(u), gus)))
-        return _mm(ga, mT(v))
-    if m < n:      # gA = U [gA V^T + S^-1 gV^T (I - V V^T)]
-        sgv = _over_nonzero(mT(gv), s_col)
-        ga = ops.sub(ops.add(_mm(ga, mT(v)), sgv), _mm(_mm(sgv, v), mT(v)))
+        ga = ops.sub(ops.add(_mm(u, ga), gus), _mm(u, _mm(mH(u), gus)))
+        return _mm(ga, mH(v))
+    if m < n:      # gA = U [gA V^H + S^-1 gV^H (I - V V^H)]
+        sgv = _over_nonzero(mH(gv), s_col)
+        ga = ops.sub(ops.add(_mm(ga, mH(v)), sgv), _mm(_mm(sgv, v), mH(v)))
         return _mm(u, ga)
-    return _mm(_mm(u, ga), mT(v))
+    return _mm(_mm(u, ga), mH(v))
 
 
-# MindSpore's Svd backward is not recorded for double backward: real matrices get torch's formula
+# MindSpore's Svd backward is not recorded for double backward: matrices that need grad get torch's formula
 _svd_node = _node("LinalgSvdBackward0", _svd_fwd, _svd_backward)
 
 
@@ -861,7 +911,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
         s, u, v = svd_parts(A, "linalg.lstsq")
         keep = ops.gt(s, ops.mul(ops.amax(ops.stop_gradient(s), -1, True), rtol))
         inv = ops.where(keep, ops.div(1, ops.where(keep, s, ops.ones_like(s))), ops.zeros_like(s))
-        x = _mm(ops.mul(v, ops.expand_dims(cast(inv, v.dtype), -2)), _mm(mH(u), b))
+        x = _mm(_scale(v, ops.expand_dims(inv, -2)), _mm(mH(u), b))
     rank = ops.sum(cast(keep, ms.int64), -1)
     empty = ops.zeros((0,), _real(A.dtype))
     if driver == "gels":
@@ -1007,6 +1057,8 @@ def legacy_cholesky(input, upper=False):
               "and\nU = torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\n"
               "This transform will produce equivalent results for all valid (symmetric positive definite) inputs.")
     if input.ndim >= 2 and input.size == 0:   # torch answers an empty input as it is, square or not
+        if input.dtype in (ms.float16, ms.bfloat16):
+            return _empty_half_factor(input, "CholeskyBackward0")
         return ops.zeros(tuple(input.shape), input.dtype)
     if input.ndim >= 2 and input.shape[-1] != input.shape[-2]:   # (before the kernel's dtype check)
         raise RuntimeError(f"cholesky: A must be batches of square matrices, but they are {input.shape[-2]} by "

@@ -88,14 +88,27 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):  # noqa: N803
         if t is not None and (t.dim() != 1 or t.numel() != C):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {list(t.shape)} and input of shape {shape}")
-    _check_float_kernel(input, "GroupNormKernelImpl")
-    if input.numel() != N * C * HxW:
-        raise RuntimeError("Expected X.numel() == N * C * HxW to be true, but got false.  (Could this error message "
-                           "be improved?  If so, please report an enhancement request to PyTorch.)")
+    # torch's order: the layout, the mixed-dtype checks, the kernel's dtype dispatch, the element count, then
+    # the parameters' dtypes as the kernel reads them
     from .._layout import channels_last
     if not (input.is_contiguous() or input.dim() == 4 and input.is_contiguous(memory_format=channels_last)):
         raise RuntimeError("Expected X.is_contiguous(memory_format) to be true, but got false.  (Could this error "
                            "message be improved?  If so, please report an enhancement request to PyTorch.)")
+    params = [t for t in (weight, bias) if t is not None]
+    mixed = bool(params) and params[0].dtype != input.dtype
+    if mixed:
+        if any(t.dtype != D.float32 for t in params):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        if input.dtype not in _HALF:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    _check_float_kernel(input, "GroupNormKernelImpl")
+    if input.numel() != N * C * HxW:
+        raise RuntimeError("Expected X.numel() == N * C * HxW to be true, but got false.  (Could this error message "
+                           "be improved?  If so, please report an enhancement request to PyTorch.)")
+    for t in params:
+        if not mixed and t.dtype != input.dtype:
+            raise RuntimeError(f"expected scalar type {D.scalar_type_name(input.dtype)} but found "
+                               f"{D.scalar_type_name(t.dtype)}")
     x = input.reshape(N, C, HxW)
     out = PUBLIC["nn.functional.group_norm"](x, group, weight, bias, eps).reshape(shape)
     mean, rstd = _stats(x.reshape(N, group, -1), (2,), eps, _stats_dtype(input, weight, bias))
@@ -306,8 +319,8 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
     nbags = out.shape[0]
     # torch's make_offset2bag: a one at each bag offset (the last one dropped with include_last_offset),
     # cumulated, less one: the number of bag offsets at or before each position, less one (unsorted
-    # offsets included, which torch's CPU kernel takes as they come)
-    bag = np.maximum(np.searchsorted(np.sort(off[:nbags]), np.arange(idx.size), side="right") - 1, 0)
+    # offsets included, which torch's CPU kernel takes as they come; all -1 without bags)
+    bag = np.searchsorted(np.sort(off[:nbags]), np.arange(idx.size), side="right") - 1
     keep = np.ones(idx.size, bool) if pad is None else idx != pad
     fast_sum = mode == 0 and pad is None and weight.dtype in (D.float32, D.float16, D.bfloat16) and \
         weight.stride(1) == 1 and (per_sample_weights is None or per_sample_weights.stride(0) == 1)
@@ -320,14 +333,14 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
         # torch's make_bag_size_out: each bag's offset span (the last reaching the end of the indices), less
         # the padding positions offset2bag puts in it (negative for unsorted offsets, as torch's)
         bag_size = np.append(off[1:nbags], idx.size) - off[:nbags] if nbags else np.zeros(0, np.int64)
-        bag_size = bag_size - np.bincount(bag[~keep], minlength=nbags)[:nbags]
+        bag_size = bag_size - np.bincount(bag[~keep & (bag >= 0)], minlength=nbags)[:nbags]
     if mode == 2:
         rows = out.detach()   # the max per bag and column: find which used row holds it (first one on ties)
         vals = weight.detach()[indices].float().numpy() if idx.size else np.zeros((0, weight.shape[1]), np.float32)
         target = rows.float().numpy()
         max_indices = np.zeros((nbags, weight.shape[1]), np.int64)
         for i in range(idx.size - 1, -1, -1):   # walking back leaves the first match
-            if keep[i] and bag[i] < nbags:
+            if keep[i] and 0 <= bag[i] < nbags:
                 hit = vals[i] == target[bag[i]]
                 max_indices[bag[i], hit] = idx[i]
     else:
@@ -363,7 +376,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     from .nn_norm import check_param_dtypes
     check_param_dtypes(input._ms, [None if t is None else t._ms for t in (weight, bias, running_mean, running_var)],
                        input.numel() > 0)
-    if input.dim() == 1:
+    if input.dim() == 1 and input.numel():   # (evaluation of an empty one returns before reading size(1))
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     if training:
         _check_not_empty(input)
@@ -485,6 +498,11 @@ def _per(total, count, dtype):
 @register("native_dropout", family=F, namespace="torch", raw=True)
 def native_dropout(input, p, train):
     """(dropout, mask): the draw is torch's dropout stream on ``input``'s shape; ``train=None`` trains."""
+    if input.dtype.is_complex and input.requires_grad:
+        from ..autograd.grad_mode import is_grad_enabled
+        if is_grad_enabled():
+            raise RuntimeError("native_dropout does not support automatic differentiation for outputs with "
+                               "complex dtype.")
     if input.numel() == 0:   # torch's mask of an empty input is an empty tensor of the input's dtype
         on_graph = input.dtype.is_floating_point or input.dtype.is_complex
         return input * 1 if on_graph else input.clone(), PUBLIC["empty_like"](input).detach()
@@ -496,6 +514,10 @@ def native_dropout(input, p, train):
         # torch scales the masked input in place by a float (even for p = 0): an integer or bool one refuses it
         raise RuntimeError(f"result type Float can't be cast to the desired output type "
                            f"{D.scalar_type_name(input.dtype)}")
+    if input.dtype.is_complex:
+        return _complex_dropout(input, p)
+    if p in (0, 1):     # torch draws its mask even where it keeps or drops everything
+        PUBLIC["empty"](tuple(input.shape)).bernoulli_(1 - p)
     noise = PUBLIC["dropout"](PUBLIC["ones_like"](input), p, True)
     mask = noise != 0
     if train is None:
@@ -504,11 +526,22 @@ def native_dropout(input, p, train):
         kept = input * mask
         if p == 0:
             return kept, mask
+        if p == 1:      # (torch's scale is 0 there: nothing is kept, NaN stays NaN)
+            return kept * 0.0, mask
         # (kept - kept.detach() is NaN where kept is infinite: there the value is kept + kept * (scale - 1))
         exact = (input * noise).detach() + (kept - kept.detach())
         edge = kept + (kept * (1 / (1 - p) - 1)).detach()
         return PUBLIC["where"](kept.isfinite(), exact, edge), mask
     return input * noise, mask
+
+
+def _complex_dropout(input, p):
+    """torch's kernel on a complex input: the mask drawn as a real one of its shape (the same stream), the
+    input multiplied by it as a complex 1 or 0, then by the scale as a complex number (each a full complex
+    product: an infinite part gives NaN, (-inf+0.42j) -> (-inf+nanj) -> (nan+nanj))."""
+    real = D.float64 if input.dtype == D.complex128 else D.float32
+    mask = PUBLIC["empty"](tuple(input.shape), dtype=real).bernoulli_(1 - p) != 0
+    return input * mask.to(input.dtype) * (0.0 if p == 1 else 1 / (1 - p)), mask
 
 
 @register("batch_norm_update_stats", family=F, namespace="torch", raw=True)

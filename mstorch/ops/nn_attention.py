@@ -137,12 +137,13 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                                  scale=None, enable_gqa=False):
     _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa)
     if query.shape[-2] == 0 or key.shape[-2] == 0 or 0 in query.shape[:-2] or 0 in key.shape[:-2] or \
-            value.shape[-1] == 0 and enable_gqa:
-        # no scores: torch's kernel never reads the mask (its shape goes unchecked) and gives zeros in
-        # query's batch shape (the rows of an empty key attend to nothing), where MindSpore's BatchMatMul
-        # refuses the empty operands
+            value.shape[-1] == 0:
+        # no scores or an empty output: torch returns before its kernels (nothing drawn, the mask's and the
+        # batch shapes unchecked) zeros in query's batch shape (the rows of an empty key attend to nothing)
+        # plus a link to the inputs, so a bool query gives int64 zeros (bool + an int scalar); MindSpore's
+        # BatchMatMul refuses the empty operands
         shape = tuple(query.shape[:-2]) + (query.shape[-2], value.shape[-1])
-        return ops.zeros_on(shape, query.dtype, (query, key, value))
+        return ops.zeros_on(shape, ms.int64 if query.dtype == ms.bool_ else query.dtype, (query, key, value))
     if query.dtype not in _FLOATS:
         _refuse_dtype(query, key, value)
         return ops.zeros_on(tuple(query.shape[:-1]) + (value.shape[-1],), query.dtype, (query, key, value))
@@ -152,8 +153,6 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 def _refuse_dtype(query, key, value):
     """torch's math path takes any dtype until a kernel runs on a non-empty operand: the scores' matmul
     (no integer kernel) or their softmax (no complex one). An empty output is never computed."""
-    if 0 in value.shape[-1:]:
-        return
     if query.dtype in (ms.complex64, ms.complex128):
         raise NotImplementedError(f"\"softmax_lastdim_kernel_impl\" not implemented for '{_cname(query)}'")
     raise RuntimeError(f"expected scalar type Float but found {_cname(query)}")

@@ -258,7 +258,12 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         # path never builds it)
         raise IndexError("index out of range in self")
     flat = host.reshape(-1)
-    bad = np.nonzero((flat < 0) | (flat >= n))[0]
+    read = np.ones(total, bool)
+    if ranges and not np.any(np.diff(off) < 0):
+        # (the fast path reads, and reports on, only the positions of its bags: none without bags, none
+        # past the last offset with include_last_offset)
+        read = np.arange(total) < (off[nbags] if include_last_offset else (total if nbags > 0 else 0))
+    bad = np.nonzero(((flat < 0) | (flat >= n)) & read)[0]
     if bad.size:
         i = int(bad[0])
         if not ranges:   # (the generic kernel checks each index as it adds it; the fast path reports after)
@@ -299,7 +304,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         # span), but its backward hands them grad / bag_size: zero values that still pass the gradient
         trailing = bag >= nbags
         bag = np.minimum(bag, nbags - 1)
-    keep &= bag < nbags
+    keep &= (bag < nbags) & (flat >= 0) & (flat < n)     # (an index out of range here is one never read)
     pos = np.nonzero(keep)[0]
     counts = np.bincount(bag[pos], minlength=nbags)
     if pos.size == 0:   # (torch's result still has a gradient: zero, but for max's quirk below)

@@ -7,7 +7,7 @@ from . import _kernels as kernels
 from ._helpers import dtype_of, wrap_dim
 from .. import _ms_private as P
 from ._registry import OPS, register
-from .products import _mm
+from .products import _mm, _scaled
 from ._views import infer_size
 
 F = "nn.linear"
@@ -22,6 +22,11 @@ def linear(input, weight, bias=None):
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {weight.ndim}D")
     # with a bias torch runs addmm (inputs of any rank flattened to 2-d), which compares the bias's dtype
     if input.dtype != weight.dtype or bias is not None and weight.ndim == 2 and bias.dtype != weight.dtype:
+        if input.ndim >= 3 and weight.ndim == 2 and input.dtype != weight.dtype and (
+                bias is None or not input.is_contiguous()):
+            # torch takes addmm for a contiguous input only, else matmul(input, weight.t()): its checks (a batch
+            # it cannot fold goes through bmm)
+            OPS["matmul"].impl(input, weight.swapaxes(0, 1))
         _dtype_error(input, weight, bias)
     if weight.ndim == 1:   # torch: input @ weight (+ bias), a vector product over input's last dim
         # (a 2-D input, or a 1-D bias, takes torch's addmm route, which wants a matrix)
@@ -51,20 +56,31 @@ def linear(input, weight, bias=None):
     for n in lead:
         rows *= n
     flat = input.reshape(rows, input.shape[-1])   # (not -1: ambiguous for an empty input)
-    out = _linear2d(flat, weight, bias)
+    out = _linear2d(flat, weight, bias, input.ndim < 3 or _gemm_route(input, bias))
     return out.reshape(tuple(lead) + (weight.shape[0],))
 
 
-def _linear2d(x, w, b):
+def _gemm_route(x, b):
+    """Whether torch's linear of an input of 3+ dims ends in a 2-D gemm (addmm of a contiguous input, or
+    matmul folding the leading dims into rows because that needs no copy) rather than in a batched
+    product (its complex bmm does not scale by alpha)."""
+    if b is not None and x.is_contiguous() and (x.ndim == 3 or b.ndim == 1):
+        return True
+    shape, strides = tuple(x.shape), tuple(x.stride())
+    return x.size == 0 or all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(x.ndim - 2))
+
+
+def _linear2d(x, w, b, gemm=True):
     if x.dtype in _COMPLEX and x.size and w.size:
-        return _complex_linear(x, w, b)
+        return _complex_linear(x, w, b, gemm)
     return kernels.ACTIVE["linear"](x, w, b)
 
 
-def _complex_linear(x, w, b):
+def _complex_linear(x, w, b, gemm=True):
     """x w^T (+ b) for complex tensors as torch's BLAS computes it: the plain complex products (MindSpore's
-    complex MatMul recovers infinities from NaN as C99's complex product does, torch's gemm does not), and
-    without a bias the product scaled by alpha = 1 + 0j, so that an infinite part makes the other NaN."""
+    complex MatMul recovers infinities from NaN as C99's complex product does, torch's gemm does not), the
+    product of a 2-D gemm (``gemm``; not a batched one) scaled by alpha = 1 + 0j and the bias by beta (or
+    add_'s alpha) = 1 + 0j, so that an infinite part makes the other NaN."""
     xr, xi, wr, wi = ops.real(x), ops.imag(x), ops.real(w), ops.imag(w)
     re = ops.sub(_MATMUL_T(xr, wr), _MATMUL_T(xi, wi))
     im = ops.add(_MATMUL_T(xr, wi), _MATMUL_T(xi, wr))
@@ -74,11 +90,10 @@ def _complex_linear(x, w, b):
         xr, xi, wr, wi = xr.expand_dims(1), xi.expand_dims(1), wr.expand_dims(0), wi.expand_dims(0)
         re = ops.sum(ops.sub(ops.mul(xr, wr), ops.mul(xi, wi)), 2)
         im = ops.sum(ops.add(ops.mul(xr, wi), ops.mul(xi, wr)), 2)
-    if b is None:
-        zero = ops.zeros((), re.dtype)
-        re, im = ops.sub(re, ops.mul(im, zero)), ops.add(ops.mul(re, zero), im)
-        return _COMPLEX_OF_PARTS(re, im)
-    return ops.add(_COMPLEX_OF_PARTS(re, im), b)
+    out = _COMPLEX_OF_PARTS(re, im)
+    if gemm:
+        out = _scaled(out, 1, always=True)
+    return out if b is None else ops.add(out, _scaled(b, 1, always=True))
 
 
 def _check_expand(bias, target):

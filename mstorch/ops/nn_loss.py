@@ -210,6 +210,15 @@ def _bce_weight_mismatch(weight, shape):
                                f"to {list(shape)}")
 
 
+def _bce_weight_into(input, weight):
+    """torch's ``loss.mul_(weight)`` after its kernel: the weight's shape, then the product's dtype, must fit."""
+    _into(input.shape, weight.shape)
+    rt = D.promote_types(dtype_of(weight), dtype_of(input))
+    if not D.can_cast(rt, dtype_of(input)):
+        raise RuntimeError(f"result type {D.scalar_type_name(rt)} can't be cast to the desired output type "
+                           f"{D.scalar_type_name(dtype_of(input))}")
+
+
 @register("binary_cross_entropy", family=F, namespace="nn.functional")
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     mode = _mode(reduction, size_average, reduce)
@@ -219,12 +228,20 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if target.dtype != input.dtype:
         raise RuntimeError(f"Found dtype {_tname(target)} but expected {_tname(input)}")
     _no_grad_weight(weight, "binary_cross_entropy")
-    if weight is not None:   # torch expands the weight before its kernel looks at the dtype
-        _into(input.shape, weight.shape, lambda: _bce_weight_mismatch(weight, tuple(input.shape)))
+    if weight is not None:
+        # torch expands the weight to the broadcast shape before its kernel looks at the dtype; the kernel's
+        # dtype and range checks come before its in-place product with the weight (into the input's shape)
+        try:
+            infer_size(tuple(input.shape), tuple(weight.shape))
+        except RuntimeError:
+            _bce_weight_mismatch(weight, tuple(input.shape))
+            raise
     _float_only(input, "binary_cross_entropy")
     if input.dtype in (ms.complex64, ms.complex128):
         _not_impl("binary_cross_entropy", input)
     if not kernels.HOST_WORKAROUNDS:
+        if weight is not None:
+            _bce_weight_into(input, weight)
         # the device path: no range check on the host (torch's CUDA kernel asserts on the device) and the
         # composition, whose values and gradients are torch's everywhere in [0, 1]
         return _bce_composed(input, target, weight, mode)
@@ -234,6 +251,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise RuntimeError("all elements of input should be between 0 and 1")
     if not _in_unit_range(target):
         raise RuntimeError("all elements of target should be between 0 and 1")
+    if weight is not None:
+        _bce_weight_into(input, weight)
     if input.dtype is _f32 and input.size > 1 and lo >= 1e-7 and hi < 1 and not _needs_grad(target):
         # MindSpore's kernel takes log(x + 1e-12) and has torch's gradient: exact to 1e-6 away from 0 and 1.
         # It doubles the loss of a single element, and writes nothing for none.
@@ -651,8 +670,9 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
         raise RuntimeError(f"result type Float can't be cast to the desired output type {D.CPP_TYPE_NAMES[name]}")
     if input.dtype == ms.bool_ or target.dtype == ms.bool_:   # (torch's input - target)
         _sub_bool_error(input, target)
-    # torch clamps a clone of var under no_grad: the value is clamped, the gradient passes unchanged
-    var = ops.add(var, _sg(ops.sub(ops.clamp(var, eps), var)))
+    # torch clamps a clone of var under no_grad: the value is clamped, the gradient passes unchanged (only
+    # where it is below eps: an infinite var stays infinite, no inf - inf)
+    var = ops.where(ops.less(var, _c(eps, var)), ops.add(var, _sg(ops.sub(_c(eps, var), var))), var)
     loss = ops.mul(ops.add(ops.log(var), ops.div(ops.square(ops.sub(input, target)), var)), _c(0.5, var))
     if full:
         loss = ops.add(loss, _c(0.5 * math.log(2 * math.pi), loss))
@@ -726,8 +746,50 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     # torch's formula log1p(exp(-y x)) as written (it overflows to inf where softplus would not), each
     # step rounded to a half dtype as torch's composite kernels round it
     z = _half_step(ops.mul, ops.neg(x), t)
-    out = _reduce(_half_step(_log1p, _half_step(ops.exp, z)), mode)
+    loss = _half_step(_log1p, _half_step(ops.exp, z))
+    if _needs_grad(x) and _wraps_negated(target):
+        loss = _soft_margin_int_apply(loss, x, target)
+    out = _reduce(loss, mode)
     return out if out.dtype == input.dtype else cast(out, input.dtype)
+
+
+def _wraps_negated(t):
+    """Whether torch's -t (in t's dtype) differs from the true negation: a nonzero uint8 value, a signed
+    integer's minimum, or bool (which refuses it)."""
+    if t.dtype in (ms.bool_, ms.uint8):
+        return t.dtype == ms.bool_ or bool(read_host(ops.any(ops.not_equal(t, _c(0, t)))))
+    if dtype_of(t)._cat >= D._FLOAT:
+        return False
+    return bool(read_host(ops.any(ops.equal(t, _c(int(np.iinfo(dtype_of(t)._np).min), t)))))
+
+
+def _soft_margin_int_backward(saved, g):
+    """torch's soft_margin_loss_backward of an integer target whose negation wraps: z = exp(-target * input),
+    -target negated in the target's own dtype (uint8: -1 is 255; bool refuses), then target * z * -1 / (1 + z).
+    (Its double backward, torch's own formula with more wrapping, is refused: the node is not verified.)"""
+    x, t = saved
+    if t.dtype == ms.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+    z = _half_step(ops.exp, _half_step(ops.mul, cast(ops.neg(t), x.dtype), x))
+    gx = _half_step(ops.mul, _half_step(ops.mul, cast(t, x.dtype), z), _c(-1.0, x))
+    gx = _half_step(ops.div, gx, _half_step(ops.add, z, _c(1.0, z)))
+    return _half_step(ops.mul, gx, g), None
+
+
+def _soft_margin_int_loss(loss, x, t):
+    return ops.add(loss, ops.zeros_like(loss)), (x, t)
+
+
+_soft_margin_int_node = None
+
+
+def _soft_margin_int_apply(loss, x, t):
+    global _soft_margin_int_node
+    if _soft_margin_int_node is None:
+        _soft_margin_int_node = _node("SoftMarginLossBackward0", lambda l, x, t: _soft_margin_int_loss(_sg(l), x, t),
+                                      lambda saved, g: (None,) + _soft_margin_int_backward(saved, g))
+    return _soft_margin_int_node(loss, x, t)
 
 
 def _half_step(fn, *args):

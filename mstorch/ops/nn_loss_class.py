@@ -197,6 +197,8 @@ def _picked(x, tg):
     p = gather_elements(x, 1, idx).reshape(-1)
     if tg.row_w is not None:
         p = ops.mul(p, ms.from_numpy(tg.row_w.astype(dtype_of(x)._np)))
+    if tg.any_ignored:   # (torch skips an ignored row: 0, even where it reads an infinite log-probability)
+        p = ops.where(ms.from_numpy(tg.keep), p, _c(0, p))
     return p
 
 
@@ -207,9 +209,35 @@ def _class_rows(logp, tg, smoothing, weight, C):
     if not smoothing:
         return rows
     smooth = ops.sum(logp if weight is None else ops.mul(logp, cast(weight, logp.dtype)), 1)
-    if tg.any_ignored:
-        smooth = ops.mul(smooth, ms.from_numpy(tg.keep.astype(dtype_of(logp)._np)))
+    if tg.any_ignored:   # (torch's masked_fill: an infinite sum of an ignored row is 0 too)
+        smooth = ops.where(ms.from_numpy(tg.keep), smooth, _c(0, smooth))
     return ops.sub(ops.mul(rows, _c(1.0 - smoothing, rows)), ops.mul(smooth, _c(smoothing / C, smooth)))
+
+
+def _smoothed_half(x, tg, smoothing, weight, C, mode, target_shape, dt):
+    """torch's label-smoothed class-index loss of a half input (float16 / bfloat16), op by op as its
+    composite runs it, each result rounded to ``dt`` (a sum of log-probabilities can overflow it):
+    (1 - ls) nll_loss(logp) + ls / C reduce(-(logp [* w]).sum(1), ignored rows 0) (``x``: float32 rows)."""
+    def h(t):
+        return cast(cast(t, dt), _f32)
+    logp = h(_log_softmax_rows(x))
+    nll = h(_finish_rows(ops.neg(_picked(logp, tg)), mode, tg, target_shape))
+    w = None if weight is None else cast(weight, _f32)
+    smooth = h(ops.neg(ops.sum(logp if w is None else h(ops.mul(logp, w)), 1)))
+    if tg.any_ignored:
+        smooth = ops.where(ms.from_numpy(tg.keep), smooth, _c(0, smooth))
+    if mode == "none":
+        ret = smooth.reshape(target_shape)
+    else:
+        ret = h(ops.sum(smooth))
+        if mode == "mean":
+            # torch divides by the number of rows kept, or by the sum of their class weights (both in dt)
+            if w is None:
+                total = ms.Tensor(float(tg.index.shape[0] if tg.keep is None else tg.keep.sum()), _f32)
+            else:
+                total = ops.sum(ms.from_numpy(tg.row_w.astype(np.float32)))
+            ret = h(ops.div(ret, h(total)))
+    return ops.add(h(ops.mul(nll, _c(1.0 - smoothing, nll))), h(ops.mul(ret, _c(smoothing / C, ret))))
 
 
 def _sparse_softmax_ce(x, tg, mode, smoothing, C):
@@ -270,6 +298,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         return cast(out, input.dtype) if input.dtype in _HALF else out
     tg = _Targets(target, C, ignore_index, weight)
     x = _upcast(_rows(input))
+    if ls and input.dtype in _HALF:
+        return cast(_smoothed_half(x, tg, ls, weight, C, mode, target.shape, input.dtype), input.dtype)
     small = C <= _DENSE_LABELS_MAX
     out = None
     if x.dtype is _f32 and weight is None and mode != "none" and tg.total and not (ls and small):

@@ -299,6 +299,10 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     elif running_mean is None or running_var is None:
         raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
     n, c = shape[0], shape[1]
+    for t in (weight, bias, running_mean, running_var):   # (torch repeats each N times first)
+        if t is not None and t._ms.ndim > 1:
+            raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions "
+                               "of tensor")
     if input._ms.size == 0:   # (MindSpore's batch norm faults on no channels): empty, on the input's graph
         if n == 0:   # torch repeats weight and bias N times: none left for its empty-input weight[0]
             _first_elements(*(t if t is None else wrap(t._ms[:0]) for t in (weight, bias)))
@@ -383,6 +387,8 @@ _LAYER_NORM_RECOMPUTE = Recompute(_layer_norm_recompute)
 @register("rms_norm", family=F, namespace=("torch", "nn.functional"))
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     ns = _check_normalized(input, normalized_shape, weight, None, star="*")
+    if input.dtype in (ms.complex64, ms.complex128):
+        return _complex_rms_norm(input, ns, weight, eps)
     _not_float(input, "rms_norm")
     dt = input.dtype
     x = _f32(input) if dt in _LOW else input
@@ -398,7 +404,20 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     return out if weight is None else ops.mul(out, weight)
 
 
-_EPS = {ms.float32: 1.1920928955078125e-07, ms.float64: 2.220446049250313e-16}
+def _complex_rms_norm(input, ns, weight, eps):
+    """torch's composition on complex input, x * rsqrt(mean(x ** 2) + eps) in complex arithmetic (the square,
+    not |x| ** 2; eps of the real dtype), through mstorch's ops (complex products and their gradients)."""
+    from ._registry import PUBLIC
+    x = wrap(input)
+    if eps is None:
+        eps = _EPS[input.dtype]
+    axes = tuple(range(input.ndim - len(ns), input.ndim))
+    out = x * PUBLIC["rsqrt"]((x * x).mean(axes, keepdim=True) + eps)
+    return (out if weight is None else out * wrap(weight))._ms
+
+
+_EPS = {ms.float32: 1.1920928955078125e-07, ms.float64: 2.220446049250313e-16,
+        ms.complex64: 1.1920928955078125e-07, ms.complex128: 2.220446049250313e-16}
 
 
 # --- group norm ------------------------------------------------------------------------------------

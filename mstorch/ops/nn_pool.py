@@ -162,20 +162,32 @@ def _check_max_pool1d(x, kernel_size, stride, padding, dilation, ceil_mode):
         raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
 
 
-def _nan_propagating(pool, x, return_indices):
-    """``pool(x, return_indices)`` with torch's NaN rule: a window holding NaN has the maximum NaN.
-    MindSpore's CPU max-pool kernels skip NaNs. With a NaN present (looked up on the host), NaN is
-    pooled as +inf, and the windows that held one (a pool of the NaN mask) are set to NaN."""
+def _nan_propagating(pool, x, return_indices, n):
+    """``pool(x, return_indices)`` with torch's NaN rule: a window holding NaN has the maximum NaN, and its
+    index is the window's last NaN (torch's CPU kernels take ``val > maxval || isnan(val)`` in row-major
+    order). MindSpore's CPU max-pool kernels skip NaNs. With a NaN present (looked up on the host), NaN is
+    pooled as +inf, and the windows that held one are found (with the last NaN's index) by a pool of the
+    NaN positions numbered 1, 2, ... in row-major order (0 elsewhere). The values are then read from ``x``
+    at those indices, so that the gradient goes where torch's does."""
     if not has_nan(x):
         return pool(x, return_indices)
     nan = ops.isnan(x)
-    r = pool(ops.where(nan, ms.Tensor(math.inf, x.dtype), x), return_indices)
-    out = r[0] if return_indices else r
-    hit = pool(cast(nan, x.dtype), False)
-    if isinstance(hit, tuple):
-        hit = hit[0]
-    out = ops.where(ops.greater(hit, 0), ms.Tensor(math.nan, x.dtype), out)
-    return (out, r[1]) if return_indices else out
+    if _CAPTURE[0]:
+        # while torch.compile records a graph (eval forwards, no gradient): the NaN windows set to NaN, the
+        # indices of the inf-pool (MindSpore's graph build crashes on the index reads below)
+        r = pool(ops.where(nan, ms.Tensor(math.inf, x.dtype), x), return_indices)
+        hit = pool(cast(nan, x.dtype), False)
+        hit = hit[0] if isinstance(hit, tuple) else hit
+        out = ops.where(ops.greater(hit, 0), ms.Tensor(math.nan, x.dtype), r[0] if return_indices else r)
+        return (out, r[1]) if return_indices else out
+    idx = pool(ops.where(nan, ms.Tensor(math.inf, x.dtype), x), True)[1]
+    plane = x.shape[x.ndim - n:]
+    pdt = ms.float32 if math.prod(plane) < 2 ** 24 else ms.float64     # (the positions exactly)
+    pos = ops.arange(1, math.prod(plane) + 1, dtype=pdt).reshape(plane)
+    hit, last = pool(ops.where(nan, pos, ops.zeros((), pdt)), True)
+    idx = ops.where(ops.greater(hit, 0), cast(last, ms.int64), cast(idx, ms.int64))
+    out = _read_at(x, idx, n)
+    return (out, idx) if return_indices else out
 
 
 def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, n):
@@ -225,7 +237,7 @@ def _max_pool_native(x, k, s, p, d, ceil_mode, return_indices, n):
         if n == 2:
             return ops.max_pool2d(x, k, s, p, d, return_indices, ceil_mode)
         return ops.max_pool3d(x, k, s, p, d, ceil_mode, return_indices)
-    return _nan_propagating(pool, x, return_indices)
+    return _nan_propagating(pool, x, return_indices, n)
 
 
 @functools.lru_cache(maxsize=64)
@@ -663,7 +675,7 @@ def _adaptive_max(input, output_size, return_indices, n):
         if n == 2:
             return ops.adaptive_max_pool2d(x, size, True)
         return ops.adaptive_max_pool3d(x, size, True)
-    out, idx = _nan_propagating(pool, x, True)
+    out, idx = _nan_propagating(pool, x, True, n)
     if out.dtype != dt:
         out = cast(out, dt)
     if idx.dtype != ms.int64:

@@ -92,7 +92,7 @@ def _empty_broadcast(a, b):
         return None
     from ._views import broadcast_shape
     shape = broadcast_shape((a.shape, b.shape))
-    return ops._linked(ops.zeros(shape, a.dtype), a, b) if 0 in shape else None
+    return ops.zeros_on(shape, a.dtype, (a, b)) if 0 in shape else None
 
 
 def _float_operands(a, b, rt, input=None, other=None):
@@ -284,6 +284,18 @@ def _log_base(fn, base):
     return log_b
 
 
+def _lgamma(x):
+    """lgamma; a float64 one that needs gradients with torch's grad * digamma(x) in float64 (MindSpore's
+    Lgamma backward takes digamma at float32's precision: -inf at 1e300, NaN beside a pole)."""
+    if x.dtype is _f64 and x.size and P.grad_enabled() and P.requires_grad(x):
+        return _lgamma_node(x)
+    return ops.lgamma(x)
+
+
+_lgamma_node = _node("LgammaBackward0", lambda x: (ops.lgamma(x), (x,)),
+                     lambda saved, g: ops.mul(g, ops.digamma(saved[0])))
+
+
 for _name, _fn in [
     ("exp", ops.exp), ("log", ops.log), ("sqrt", ops.sqrt), ("rsqrt", ops.rsqrt), ("sin", ops.sin),
     ("cos", ops.cos), ("tan", ops.tan), ("tanh", tanh_accurate), ("sigmoid", _sigmoid),
@@ -292,7 +304,7 @@ for _name, _fn in [
     ("erf", ops.erf), ("erfc", ops.erfc), ("erfinv", _erfinv), ("sinh", ops.sinh), ("cosh", ops.cosh),
     ("asin", ops.asin), ("acos", ops.acos), ("atan", ops.atan), ("asinh", ops.asinh),
     ("acosh", ops.acosh), ("atanh", ops.atanh), ("exp2", _exp2), ("deg2rad", _deg2rad),
-    ("rad2deg", _rad2deg), ("digamma", ops.digamma), ("lgamma", ops.lgamma), ("i0", ops.i0),
+    ("rad2deg", _rad2deg), ("digamma", ops.digamma), ("lgamma", _lgamma), ("i0", ops.i0),
 ]:
     _unary_float(_name, _fn, aliases={"asin": ("arcsin",), "acos": ("arccos",), "atan": ("arctan",),
                                       "asinh": ("arcsinh",), "acosh": ("arccosh",),
@@ -417,19 +429,40 @@ def _trigamma_backward(saved, g):
 _trigamma_node = _node("PolygammaBackward0", lambda x: (_trigamma(x), (x,)), _trigamma_backward)
 
 
-@register("mvlgamma", family=F, inplace="mvlgamma_", out=True)
-def mvlgamma(input, p):
+def _mvlgamma_check(input, p):
     if input.dtype == ms.bool_:
         raise RuntimeError("The input tensor may not be a boolean tensor.")
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
+
+
+@register("mvlgamma", family=F, out=True)
+def mvlgamma(input, p):
+    _mvlgamma_check(input, p)
     x = float_result(input)
     d = dtype_of(x)
     # sum of lgamma(x - j/2) plus a constant (MindSpore's kernel refuses x <= (p-1)/2, torch does not)
-    r = ops.lgamma(x)
+    r = _lgamma(x)
     for j in range(1, p):
-        r = ops.add(r, ops.lgamma(ops.sub(x, scalar_tensor(j / 2, d))))
+        r = ops.add(r, _lgamma(ops.sub(x, scalar_tensor(j / 2, d))))
     return ops.add(r, scalar_tensor(p * (p - 1) / 4 * math.log(math.pi), d))
+
+
+@register("mvlgamma_", family=F, namespace="Tensor", raw=True)
+def mvlgamma_(self, p):
+    """torch's mvlgamma_ is self.copy_(the sum of lgamma over arange(...) + self): the arange of a complex
+    dtype refuses before copy_ checks an expanded receiver's overlap (the generic in-place checks it first)."""
+    self._check_inplace()
+    _mvlgamma_check(self._ms, p)
+    if self.dtype.is_complex:
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{scalar_type_name(self.dtype)}'")
+    if not self.dtype.is_floating_point:   # (torch's wording, the types as it names them)
+        raise RuntimeError(f"mvlgamma: result type {scalar_type_name(self.dtype)} can't be cast to the desired "
+                           f"output type {scalar_type_name(D.get_default_dtype())}")
+    src = self._ms
+    if P.requires_grad(src) and P.grad_enabled():
+        src = fresh(src)   # (lgamma saves its input, which the write below changes)
+    return self._write(mvlgamma(src, p))
 
 
 @register("angle", family=F, out=True)

@@ -12,7 +12,8 @@ from .._runtime import read_host
 from . import _msops as ops
 
 from .. import _dtype as D
-from ._helpers import promote, dtype_of, wrap_dim, wrap_size_dim, _scalar_name, cast, _node  # noqa: F401
+from ._helpers import promote, dtype_of, wrap_dim, wrap_size_dim, _scalar_name, cast, _node, records  # noqa: F401
+from .. import _ms_private as P
 from ._views import fresh
 from ._registry import register
 from .reduction import needs_grad
@@ -145,6 +146,16 @@ def _fast_mm(a, b):
             and a.dtype in _MM_FAST and b.dtype == a.dtype)
 
 
+def _folds(a, b):
+    """torch's should_fold for a (..., n, k) @ (k[, m]) product: a's batch folds into rows when ``b`` requires
+    grad, when ``a`` is empty, or when its leading dims view as rows without a copy."""
+    from .._ms_private import requires_grad
+    if requires_grad(b) or a.size == 0:
+        return True
+    shape, strides = a.shape, a.stride()
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(a.ndim - 2))
+
+
 @register("matmul", family=F, out="exact")
 def matmul(input, other):
     if _fast_mm(input, other):
@@ -155,6 +166,16 @@ def matmul(input, other):
             f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D")
     if a.ndim == 1 and b.ndim == 1:
         return dot(a, b)
+    if a.ndim >= 3 and b.ndim <= 2 and not _folds(a, b):
+        # torch multiplies a batch it cannot fold without a copy through bmm (b expanded): bmm's checks
+        k = b.shape[0]
+        if a.shape[-1] != k:
+            bs = math.prod(a.shape[:-2])
+            raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{bs}, "
+                               f"{a.shape[-1]}] but got: [{bs}, {k}].")
+        _no_bool(a, "bmm")
+        if a.dtype != b.dtype:
+            _scalar_type_msg(a, b)
     _same_dtype_mm(a, b)
     if a.ndim <= 2 and b.ndim <= 2:
         if b.ndim == 1:
@@ -204,10 +225,21 @@ def bmm(input, mat2):
     return _mm(input, mat2)
 
 
+def _dot(a, b):
+    if a.dtype == _f32 and a.size:
+        # torch's sdot rounds each product to float before it sums (a product past the float limit is inf,
+        # so inf - inf gives NaN), where MindSpore's MatMul fuses the multiply-add; the sum in double,
+        # rounded once
+        return cast(ops.sum(cast(ops.mul(a, b), ms.float64)), _f32)
+    if a.dtype == ms.float64 and a.size:
+        return ops.sum(ops.mul(a, b))
+    return _mm(a.reshape(1, -1), b.reshape(-1, 1)).reshape(())
+
+
 @register("dot", family=F, out="exact")
 def dot(input, other):
     _check_dot(input, other)
-    return _mm(input.reshape(1, -1), other.reshape(-1, 1)).reshape(())
+    return _dot(input, other)
 
 
 @register("vdot", family=F, out="exact")
@@ -215,7 +247,7 @@ def vdot(input, other):
     _check_dot(input, other)
     if input.dtype in (ms.complex64, ms.complex128):
         input = ops.conj(input)
-    return _mm(input.reshape(1, -1), other.reshape(-1, 1)).reshape(())
+    return _dot(input, other)
 
 
 @register("mv", family=F, out="exact")
@@ -359,14 +391,49 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
                            f"{_scalar_name(mat)}, and {_scalar_name(vec)}")
     if mat.size == 0 and beta != 0:
         # torch's shortcut for an empty matrix: beta * input in input's own shape (not broadcast to the rows)
-        # (vec's sum, in its own dtype, keeps the result on its graph; MindSpore sums small ints to int64)
-        return ops.add(_scaled(input, beta), ops.mul(ops.zeros((), input.dtype), cast(ops.sum(vec), input.dtype))) \
-            if input.dtype != ms.bool_ else _scaled(input, beta)
+        if input.dtype != ms.bool_ and records() and any(P.requires_grad(t) for t in (input, mat, vec)):
+            return _empty_addmv_node(input, mat, vec, beta)
+        return _scaled(input, beta)
     if mat.size == 0 and input.dtype == ms.bool_:   # (beta = 0: the zeroed result, without the kernel)
         return ops.zeros((mat.shape[0],), ms.bool_)
     _no_bool(mat, "addmv_impl_cpu")
     return _add_scaled(input, _mm(mat, vec.reshape(-1, 1)).reshape(-1), beta, alpha, (mat.shape[0],), "addmv",
                        gemv=True)
+
+
+def _empty_addmv_node(input, mat, vec, beta):
+    """addmv's empty-matrix shortcut on the graph of all three operands, with torch's AddmvBackward0: the
+    input's gradient g * beta; mat's, outer(g, vec), and vec's, mat^T g, which raise torch's errors where
+    the result (shaped as the input) is not shaped as mat's rows."""
+    m, n = mat.shape
+    need_mat, need_vec = P.requires_grad(mat), P.requires_grad(vec)
+
+    def fwd(x, a, v):
+        return fresh(_scaled(x, beta)), ()
+
+    def bwd(saved, g):
+        if need_mat and g.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument self, but got {g.ndim}-D")
+        if need_vec and g.ndim != 1:
+            raise RuntimeError(f"vector + matrix @ vector expected, got 1, 2, {g.ndim}")
+        if need_vec and g.shape[0] != m:
+            raise RuntimeError(f"size mismatch, got input ({n}), mat ({n}x{m}), vec ({g.shape[0]})")
+        if need_mat and g.shape[0] != m:
+            raise RuntimeError(f"Function AddmvBackward0 returned an invalid gradient at index 1 - got "
+                               f"[{g.shape[0]}, {n}] but expected shape compatible with [{m}, {n}]")
+        return _scaled(g, complex(beta).conjugate() if isinstance(beta, complex) else beta), \
+            ops.zeros((m, n), mat.dtype), ops.zeros((n,), vec.dtype)
+    if P.grad_enabled():
+        return _node("AddmvBackward0", fwd, bwd)(input, mat, vec)
+    # every operand that needs a gradient is empty (ops/_bind.py runs the op unrecorded): recorded here,
+    # so that the backward raises as torch's, and kept as it is (linked to all three operands already)
+    P.set_grad_enabled(True)
+    try:
+        out = _node("AddmvBackward0", fwd, bwd)(input, mat, vec)
+    finally:
+        P.set_grad_enabled(False)
+    out._mstorch_unlinked = True
+    return out
 
 
 def _check_batches(b1, b2, kernel="bmm", computed=True):

@@ -308,9 +308,9 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         x = cast(x, ms.float32)
     if dim is None:
         flat = x.reshape(-1)
-        r = own_backward(ops.prod(flat, 0, False), _prod_backward, flat, 0, False) if x.ndim else x.copy()
+        r = _recorded_prod(flat, 0, False, True) if x.ndim else x.copy()
     else:
-        r = own_backward(ops.prod(x, axes[0], keepdim), _prod_backward, x, axes[0], keepdim) if x.ndim else x.copy()
+        r = _recorded_prod(x, axes[0], keepdim, False) if x.ndim else x.copy()
     return r if r.dtype == out_dt else cast(r, out_dt)
 
 
@@ -329,15 +329,59 @@ def _prod_in_order(x, d, keepdim):
     return r if keepdim else ops.squeeze(r, d)
 
 
-def _prod_backward(node, grad_outputs, x, d, keepdim):
-    """For double backward (MindSpore's ProdGrad is not recorded completely): the gradient times the product
-    of the other elements along ``d``, from exclusive products from both ends (exact with zeros, as torch)."""
-    g = grad_outputs[0]
-    if g is None:
-        return (None,)
-    if not keepdim:
-        g = g.expand_dims(d)
-    return (ops.mul(g, ops.mul(_exclusive_prod(x, d), ops.flip(_exclusive_prod(ops.flip(x, (d,)), d), (d,)))),)
+def _recorded_prod(x, d, keepdim, whole):
+    if not needs_grad(x):
+        return ops.prod(x, d, keepdim)
+    node = _ProdNode if whole else _ProdDimNode
+    r = node.apply(x, d, keepdim, whole)
+    P.set_function_of_output(r, node)
+    return r
+
+
+class _ProdNode(P.FunctionBase):
+    """prod with torch's prod_backward (MindSpore's ProdGrad gives NaN for the whole product of an input with
+    two zeros and an inf): without a zero in the input, grad * (result / input) (inf / inf is NaN there, as
+    torch's); with zeros, the gradient times the product of the other elements along ``d``, from exclusive
+    products from both ends; the whole product of an input with two zeros or more, outside a recording pass,
+    zeros (torch skips the products, whose inf * 0 would be NaN). In ops a recording pass records
+    (create_graph: _higher_order._OWN_FUNCTIONS)."""
+
+    @staticmethod
+    def forward(node, x, d, keepdim, whole):
+        node.save_for_backward(x)
+        node.args = (d, keepdim, whole)
+        return ops.prod(x, d, keepdim)
+
+    @staticmethod
+    def backward(node, g):
+        (x,) = node.saved_tensors
+        d, keepdim, whole = node.args
+        if not keepdim:
+            g = g.expand_dims(d)
+        cplx = x.dtype in (ms.complex64, ms.complex128)
+        others = ops.mul(_exclusive_prod(x, d), ops.flip(_exclusive_prod(ops.flip(x, (d,)), d), (d,)))
+        zero = ops.equal(x, const(0, x.dtype))
+        zeros = ops.sum(cast(zero, ms.int32))
+        recording = needs_grad(x) or needs_grad(g)
+        # the result: recorded as the other elements' product times the element (create_graph), else the kernel's
+        r = _tail(ops.mul(others, x), d) if recording else ops.prod(x, d, True)
+        ratio = ops.div(r, ops.where(zero, const(1, x.dtype), x))   # (no NaN gradient where unselected)
+        plain = ops.mul(g, ops.conj(ratio) if cplx else ratio)
+        out = ops.where(ops.equal(zeros, 0), plain, ops.mul(g, ops.conj(others) if cplx else others))
+        if whole and not recording:
+            out = ops.where(ops.greater(zeros, 1), ops.zeros_like(out), out)
+        return out, None, None, None
+
+
+_ProdDimNode = type("ProdBackward1", (_ProdNode,), {})   # torch's node names, kept by grad_fn
+_ProdNode = type("ProdBackward0", (_ProdNode,), {})
+
+
+def _tail(x, d):
+    """The last slice along ``d`` (kept)."""
+    begin = [0] * x.ndim
+    begin[d] = x.shape[d] - 1
+    return ops.strided_slice(x, tuple(begin), tuple(x.shape), (1,) * x.ndim)
 
 
 def _exclusive_prod(x, d):
@@ -363,6 +407,12 @@ def _head(x, d, k):
 
 # --- max / min ----------------------------------------------------------------------------------
 
+def _nan_both(a, b, r):
+    """maximum/minimum ``r`` of ``a, b`` with torch's NaN: the result where either is NaN, as ``a + b``, whose
+    gradient reaches both (torch's backward masks neither: NaN is neither above, below nor equal)."""
+    return ops.where(ops.logical_or(ops.isnan(a), ops.isnan(b)), ops.add(a, b), r)
+
+
 def _binary(name, fn, logical):
     def run(input, other):
         a, b, rt = promote(input, other)
@@ -374,7 +424,7 @@ def _binary(name, fn, logical):
         b2, _ = comparable(b)
         r = fn(a2, b2)
         if has_nan(a2) or has_nan(b2):   # torch.maximum propagates NaN; MindSpore's CPU kernel drops it
-            r = ops.where(ops.isnan(a2), a2, ops.where(ops.isnan(b2), b2, r))
+            r = _nan_both(a2, b2, r)
         return _back(r, dt)
     run.__name__ = name
     return run
@@ -472,6 +522,10 @@ def _pair_out(name, args, out, kwargs=None):
     # the reduction's own checks (an empty dim's IndexError, a complex input's refusal); dim= too
     if len(args) > 1 and not isinstance(args[1], _Tensor) or kwargs and "dim" in kwargs:
         raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not Tensor")
+    # the whole reduction with out= is torch's {name}_all kernel, which refuses complex before the empty check
+    if len(args) == 1 and not (kwargs and "other" in kwargs) and isinstance(args[0], _Tensor) \
+            and args[0].dtype.is_complex:
+        raise NotImplementedError(f'"{name}_all" not implemented for \'{D.SCALAR_TYPE_NAMES[args[0].dtype]}\'')
 
 
 _maximum = _binary("maximum", ops.maximum, ops.logical_or)
@@ -899,7 +953,14 @@ def _nuclear(input, dim, keepdim):
     return r
 
 
-@register("logsumexp", family=F, out=True)
+def _logsumexp_out(args, out):
+    # torch's first check of logsumexp's out=, before the dim's
+    if not (out.dtype.is_floating_point or out.dtype.is_complex):
+        raise RuntimeError("logsumexp(): Expected floating point type for result tensor, but got: "
+                           f"{D.SCALAR_TYPE_NAMES[out.dtype]}")
+
+
+@register("logsumexp", family=F, out=True, out_check=_logsumexp_out)
 def logsumexp(input, dim, keepdim=False):
     x = input if is_float(input) else cast(input, D.get_default_dtype()._ms)
     axes = _axes(x, dim)

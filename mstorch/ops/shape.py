@@ -64,9 +64,6 @@ def _view_dtype(self, dtype):
     src = self.dtype
     if dtype is src:
         return reshape_view(self, self._ms.shape)
-    if D.bfloat16 in (src, dtype):
-        raise RuntimeError("mstorch: Tensor.view(dtype) to or from bfloat16 is not supported "
-                           "(the bits are reinterpreted through NumPy, which has no bfloat16)")
     shape = list(self._ms.shape)
     if src.itemsize != dtype.itemsize:
         if not shape:
@@ -940,7 +937,8 @@ def _windows_pair(dim, size, step, ndim):
         if not base_ms.size or not count * size:   # (nothing to gather: MindSpore's Gather backward refuses it)
             shape = list(x.shape)
             shape[dim] = count
-            return ops.zeros_on(tuple(shape) + (size,), x.dtype, (x,))
+            # (a 0-d input has the one window (size,), as torch's: not count windows of size 0)
+            return ops.zeros_on(tuple(shape) + (size,) if base_ms.ndim else (size,), x.dtype, (x,))
         idx = (ms.Tensor(np.arange(count, dtype=np.int64)[:, None] * step + np.arange(size, dtype=np.int64)[None, :])
                .reshape(-1))
         moved = ops.movedim(x, dim, -1) if dim != x.ndim - 1 else x

@@ -29,7 +29,8 @@ _f64 = ms.float64
 
 
 def _same(name, top):
-    return register(f"special.{name}", family=F, namespace="special", out=True)(OPS[top].impl)
+    return register(f"special.{name}", family=F, namespace="special", out=True, out_check=OPS[top].out_check)(
+        OPS[top].impl)
 
 
 for _name, _top in [("expit", "sigmoid"), ("logit", "logit"), ("erf", "erf"), ("erfc", "erfc"), ("erfinv", "erfinv"),
@@ -293,7 +294,8 @@ def _binary_float(name, fn, no_grad_first=None, float_kernel=None):
         if not isinstance(input, ms.Tensor) and not isinstance(other, ms.Tensor):
             raise invalid_args(f"special_{name}", (input, other), signatures=BINARY_SCALAR_SELF)
         a, b, rt = promote(input, other)
-        if float_kernel and not (rt.is_floating_point or rt.is_complex):
+        if float_kernel and not rt.is_floating_point:
+            infer_size(tuple(a.shape), tuple(b.shape))   # (torch broadcasts before its kernel refuses the dtype)
             raise NotImplementedError(f"\"{float_kernel}\" not implemented for '{scalar_type_name(rt)}'")
         a, b = _float_operands(a, b, rt, input, other)
         run = fn
