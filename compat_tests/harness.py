@@ -182,6 +182,14 @@ def check_grad(fn, inputs, rtol=1e-5, atol=1e-6, **kw):
     return check(run_grad, rtol=rtol, atol=atol, **kw)
 
 
+def cases_as_torch(srcs, rtol=1e-5, atol=1e-6, raises=False):
+    """A test that runs each fuzzer-case source in ``srcs`` (:func:`run_case`) on torch and mstorch and compares
+    (``raises=True``: both must raise the same type); a test module binds it to a ``test_*`` name."""
+    @pytest.mark.parametrize("src", srcs)
+    def test(src):
+        check(lambda T: run_case(T, src), rtol=rtol, atol=atol, raises=raises)
+    return test
+
 @functools.cache
 def lapack_leaves_residues():
     """Whether this host's torch LAPACK (MKL's getrf, whose code path depends on the CPU) leaves a rounding

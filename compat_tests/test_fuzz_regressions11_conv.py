@@ -4,9 +4,8 @@ conv1d with one output step and a bias gradient, conv_tbc's result size and bool
 that crops the whole input, adaptive average pooling to ones (a mean, complex inputs included), unfold's
 shape check before its dtype check, antialiased half interpolation, and 2-d grid sampling far outside."""
 
-import pytest
 
-from harness import FUZZ_BACKWARD, check, run_case as _run
+from harness import FUZZ_BACKWARD, cases_as_torch
 
 
 _BACKWARD = FUZZ_BACKWARD
@@ -108,11 +107,5 @@ RAISES = [
 ]
 
 
-@pytest.mark.parametrize("src", VALUES)
-def test_values_as_torch(src):
-    check(lambda T: _run(T, src), rtol=1e-5, atol=1e-6)
-
-
-@pytest.mark.parametrize("src", RAISES)
-def test_raises_as_torch(src):
-    check(lambda T: _run(T, src), raises=True)
+test_values_as_torch = cases_as_torch(VALUES, rtol=1e-5, atol=1e-6)
+test_raises_as_torch = cases_as_torch(RAISES, raises=True)

@@ -5,9 +5,8 @@ addmv's empty dtype, bilinear without out_features, complex lerp, and the raisin
 a scalar, logaddexp of a bool operand, addcdiv by an integer tensor, pdist of half input), exception types
 and orders (hypot and logaddexp2 of complex, trace of bool, cdist's batch broadcast)."""
 
-import pytest
 
-from harness import FUZZ_BACKWARD, check, run_case as _run
+from harness import FUZZ_BACKWARD, cases_as_torch
 
 
 _BACKWARD = FUZZ_BACKWARD
@@ -151,21 +150,9 @@ RAISES = [
 ]
 
 
-@pytest.mark.parametrize("src", VALUES)
-def test_values_as_torch(src):
-    check(lambda T: _run(T, src), rtol=1e-5, atol=1e-6)
+test_values_as_torch = cases_as_torch(VALUES, rtol=1e-5, atol=1e-6)
+test_half_as_torch = cases_as_torch(HALF, rtol=2e-2, atol=1e-2)
 
 
-@pytest.mark.parametrize("src", HALF)
-def test_half_as_torch(src):
-    check(lambda T: _run(T, src), rtol=2e-2, atol=1e-2)
-
-
-@pytest.mark.parametrize("src", PRECISE)
-def test_double_precision_as_torch(src):
-    check(lambda T: _run(T, src), rtol=1e-10, atol=0)
-
-
-@pytest.mark.parametrize("src", RAISES)
-def test_raises_as_torch(src):
-    check(lambda T: _run(T, src), raises=True)
+test_double_precision_as_torch = cases_as_torch(PRECISE, rtol=1e-10, atol=0)
+test_raises_as_torch = cases_as_torch(RAISES, raises=True)

@@ -6,7 +6,7 @@ multi_head_attention_forward on integer inputs."""
 
 import pytest
 
-from harness import FUZZ_BACKWARD, check, run_case as _run
+from harness import FUZZ_BACKWARD, cases_as_torch, check, run_case as _run
 
 
 _BACKWARD = FUZZ_BACKWARD
@@ -131,9 +131,7 @@ NATIVE_BN = [
 ]
 
 
-@pytest.mark.parametrize("src", VALUES)
-def test_values_as_torch(src):
-    check(lambda T: _run(T, src), rtol=1e-5, atol=1e-6)
+test_values_as_torch = cases_as_torch(VALUES, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("src", RAISES)

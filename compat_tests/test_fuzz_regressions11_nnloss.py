@@ -4,9 +4,8 @@ bin position rounded per step in bfloat16, binary_cross_entropy_with_logits with
 (log_sigmoid in input's dtype, each step written into target's dtype, torch's gradient formulas) and its
 dtype check first, bool operands of l1_loss/mse_loss, and cross_entropy of a 0-d input."""
 
-import pytest
 
-from harness import FUZZ_BACKWARD, check, run_case as _run
+from harness import FUZZ_BACKWARD, cases_as_torch, check, run_case as _run
 
 
 _BACKWARD = FUZZ_BACKWARD
@@ -87,14 +86,8 @@ RAISES = [
 ]
 
 
-@pytest.mark.parametrize("src", VALUES)
-def test_values_as_torch(src):
-    check(lambda T: _run(T, src), rtol=1e-5, atol=1e-6)
-
-
-@pytest.mark.parametrize("src", RAISES)
-def test_raises_as_torch(src):
-    check(lambda T: _run(T, src), raises=True)
+test_values_as_torch = cases_as_torch(VALUES, rtol=1e-5, atol=1e-6)
+test_raises_as_torch = cases_as_torch(RAISES, raises=True)
 
 
 def test_soft_margin_loss_empty_target_requiring_grad():

@@ -4,9 +4,8 @@ vdot's rounded products, addmv's empty-matrix shortcut (no NaN from vec, torch's
 gradient of inv_ex at a singular matrix, matrix_exp of a lone complex matrix with a NaN norm, and the
 refused backward of an empty half-precision Cholesky factor."""
 
-import pytest
 
-from harness import FUZZ_BACKWARD, check, run_case as _run
+from harness import FUZZ_BACKWARD, cases_as_torch
 
 
 _BACKWARD = FUZZ_BACKWARD
@@ -89,11 +88,5 @@ RAISES = [
 ]
 
 
-@pytest.mark.parametrize("src", VALUES)
-def test_values_as_torch(src):
-    check(lambda T: _run(T, src), rtol=1e-5, atol=1e-6)
-
-
-@pytest.mark.parametrize("src", RAISES)
-def test_raises_as_torch(src):
-    check(lambda T: _run(T, src), raises=True)
+test_values_as_torch = cases_as_torch(VALUES, rtol=1e-5, atol=1e-6)
+test_raises_as_torch = cases_as_torch(RAISES, raises=True)

@@ -9,7 +9,7 @@ logsumexp(out=) of an integer out, mvlgamma_ of complex and integer receivers, i
 
 import pytest
 
-from harness import FUZZ_BACKWARD, check, run_case as _run
+from harness import FUZZ_BACKWARD, cases_as_torch, check, run_case as _run
 
 
 _BACKWARD = FUZZ_BACKWARD
@@ -122,7 +122,7 @@ RAISES = [
     "T.tensor([[-1.68, 0.86], [-0.35, -0.41]]), 'mean', include_self=False)",
 ]
 
-# the receiver's overlap before the indices' range (needs the _bind.py change of /tmp/proposed_math.diff)
+# the receiver's overlap before the indices' range
 OVERLAP = [
     "x = T.tensor([[1.4], [1.1]]); out = (x.expand(2, 2).index_reduce_(1, T.tensor([2, 2]), "
     "T.tensor([[-1.68, 0.86], [-0.35, -0.41]]), 'mean', include_self=False), x)",
@@ -133,14 +133,8 @@ OVERLAP = [
 ]
 
 
-@pytest.mark.parametrize("src", VALUES)
-def test_values_as_torch(src):
-    check(lambda T: _run(T, src), rtol=1e-5, atol=1e-6)
-
-
-@pytest.mark.parametrize("src", PRECISE)
-def test_double_precision_as_torch(src):
-    check(lambda T: _run(T, src), rtol=1e-10, atol=0)
+test_values_as_torch = cases_as_torch(VALUES, rtol=1e-5, atol=1e-6)
+test_double_precision_as_torch = cases_as_torch(PRECISE, rtol=1e-10, atol=0)
 
 
 @pytest.mark.parametrize("src", RAISES + OVERLAP)
@@ -149,7 +143,7 @@ def test_raises_as_torch(src):
 
 
 def test_prod_double_backward_as_torch():
-    # (needs ProdBackward0/1 in _higher_order._OWN_FUNCTIONS: /tmp/proposed_math.diff)
+    # (ProdBackward0/1 are in _higher_order._OWN_FUNCTIONS)
     def run(T):
         out = []
         for vals, dim in (([[1.5, 2.0, -3.0], [0.5, 4.0, 2.0]], None), ([[1.5, 0.0, -3.0], [0.5, 4.0, 2.0]], 1),
@@ -165,7 +159,7 @@ def test_prod_double_backward_as_torch():
 
 
 def test_lgamma_double_backward_as_torch():
-    # (needs LgammaBackward0 in _higher_order._OWN_FUNCTIONS: /tmp/proposed_math.diff)
+    # (LgammaBackward0 is in _higher_order._OWN_FUNCTIONS)
     def run(T):
         x = T.tensor([2.5, 0.7, -1.5, 1e300], dtype=T.float64, requires_grad=True)
         (g,) = T.autograd.grad(T.lgamma(x).sum(), x, create_graph=True)

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from harness import FUZZ_BACKWARD, check, run_case as _run
+from harness import FUZZ_BACKWARD, cases_as_torch, run_case as _run
 
 
 _BACKWARD = FUZZ_BACKWARD
@@ -114,14 +114,8 @@ MESSAGES = [
 ]
 
 
-@pytest.mark.parametrize("src", VALUES)
-def test_values_as_torch(src):
-    check(lambda T: _run(T, src), rtol=1e-5, atol=1e-6)
-
-
-@pytest.mark.parametrize("src", RAISES)
-def test_raises_as_torch(src):
-    check(lambda T: _run(T, src), raises=True)
+test_values_as_torch = cases_as_torch(VALUES, rtol=1e-5, atol=1e-6)
+test_raises_as_torch = cases_as_torch(RAISES, raises=True)
 
 
 @pytest.mark.parametrize("src,text", MESSAGES)

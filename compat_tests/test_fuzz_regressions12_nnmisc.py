@@ -11,7 +11,7 @@ import pytest
 
 import mstorch
 import torch
-from harness import FUZZ_BACKWARD, check, run_case as _run
+from harness import FUZZ_BACKWARD, cases_as_torch, run_case as _run
 
 
 _BACKWARD = FUZZ_BACKWARD
@@ -122,24 +122,12 @@ ATEN = [
 ]
 
 
-@pytest.mark.parametrize("src", ATEN)
-def test_aten_embedding_bag_as_torch(src):
-    check(lambda T: _run(T, src))
+test_aten_embedding_bag_as_torch = cases_as_torch(ATEN)
+test_values_as_torch = cases_as_torch(VALUES, rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("src", VALUES)
-def test_values_as_torch(src):
-    check(lambda T: _run(T, src), rtol=1e-5, atol=1e-6)
-
-
-@pytest.mark.parametrize("src", HALF)
-def test_half_as_torch(src):
-    check(lambda T: _run(T, src), rtol=2e-2, atol=1e-2)
-
-
-@pytest.mark.parametrize("src", RAISES)
-def test_raises_as_torch(src):
-    check(lambda T: _run(T, src), raises=True)
+test_half_as_torch = cases_as_torch(HALF, rtol=2e-2, atol=1e-2)
+test_raises_as_torch = cases_as_torch(RAISES, raises=True)
 
 
 @pytest.mark.parametrize("src", RAISES)
