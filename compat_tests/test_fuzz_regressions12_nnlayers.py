@@ -114,7 +114,20 @@ MESSAGES = [
 ]
 
 
+# float16/bfloat16 layer norm: the input's gradient is torch's float32 formula on the mean and 1 / std rounded to
+# the input's dtype (float32 statistics moved gradients that cancel by an ulp of the half dtype)
+HALF_LAYER_NORM = [
+    "x0 = T.tensor([[[1.1875, -0.8203125, -0.51171875], [1.5390625, -0.06005859375, -0.76171875]], "
+    "[[-0.2197265625, 1.4375, -1.1328125], [1.2265625, 0.890625, 0.5703125]]], dtype=T.bfloat16, requires_grad=True); "
+    "r = T.native_layer_norm(x0, [3], None, None, 1e-05); " + FUZZ_BACKWARD + "; out = (r, x0.grad)",
+] + [
+    f"T.manual_seed(3); x0 = T.randn({shape}).to(T.{dt}).requires_grad_(); w = T.randn({shape[-1]}).to(T.{dt}); "
+    f"r = F.layer_norm(x0, ({shape[-1]},), w, w * 0.5); " + FUZZ_BACKWARD + "; out = (r, x0.grad)"
+    for dt in ("bfloat16", "float16") for shape in ((4, 8), (2, 3, 16), (64, 32))
+]
+
 test_values_as_torch = cases_as_torch(VALUES, rtol=1e-5, atol=1e-6)
+test_half_layer_norm_as_torch = cases_as_torch(HALF_LAYER_NORM, rtol=1e-3, atol=0)   # (under an ulp)
 test_raises_as_torch = cases_as_torch(RAISES, raises=True)
 
 

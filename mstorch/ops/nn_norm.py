@@ -9,6 +9,8 @@ in place with the unbiased batch variance, as torch; only the ``mindspore.nn.Bat
 momentum = 1 - torch's. float64 and arguments the primitives reject (eps outside (0, 1], momentum
 outside [0, 1]) are composed from reductions.
 """
+import math
+
 import mindspore as ms
 from . import _msops as ops
 from mindspore.ops import operations as P
@@ -17,7 +19,7 @@ from .. import _dtype as D
 from .. import _ms_private as _P
 from .._tensor import wrap, scalar_type_name
 from .._cast import cast
-from ._helpers import graph_inputs
+from ._helpers import graph_inputs, _node
 from ._registry import register
 from ._helpers import dtype_of, promote, scalar_tensor, wrap_dim, wrap_size_dim
 from ..autograd._higher_order import record_own_backward, recompute_as, Recompute
@@ -351,6 +353,13 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
     _not_float(input, "LayerNormKernelImpl")
     axis = input.ndim - len(ns)
     dt = input.dtype
+    if dt in _LOW and 0 < eps and input.size and _P.grad_enabled() and all(
+            t is None or t.dtype == dt for t in (weight, bias)) and any(
+            t is not None and _P.requires_grad(t) for t in (input, weight, bias)):
+        # (with float32 parameters torch keeps float32 statistics: the fused path below)
+        w = _const(ns, 1.0) if weight is None else weight
+        b = _const(ns, 0.0) if bias is None else bias
+        return _half_layer_norm_node(axis, float(eps))(input, w, b)
     if dt in _FUSED and 0 < eps and input.size:
         w = _const(ns, 1.0) if weight is None else _f32(weight)
         b = _const(ns, 0.0) if bias is None else _f32(bias)
@@ -382,6 +391,44 @@ def _layer_norm_recompute(node, x, w, b, axis, eps):
 
 
 _LAYER_NORM_RECOMPUTE = Recompute(_layer_norm_recompute)
+
+
+def _half_layer_norm_node(axis, eps):
+    """float16/bfloat16 layer norm with torch's backward: the float32 formula of its CPU kernel on the mean and
+    1 / std it saves, which are rounded to the input's dtype (float32 statistics move gradients that cancel by
+    a half-precision ulp). Its backward is in recorded ops (double backward)."""
+    node = _HALF_LN_NODES.get((axis, eps))
+    if node is None:
+        def fwd(x, w, b):
+            return cast(_ln_prim(axis, eps)(_f32(x), _f32(w), _f32(b))[0], x.dtype), (x, w, b)
+
+        def bwd(saved, g):
+            # (the statistics computed here again from x: under create_graph their dependence on x is recorded)
+            x, w, b = saved
+            x32, g32 = _f32(x), _f32(g)
+            axes = tuple(range(axis, x.ndim))
+            mean = ops.mean(x32, axes, keep_dims=True)
+            cen = ops.sub(x32, mean)
+            rstd = ops.rsqrt(_plus_eps(ops.mean(ops.mul(cen, cen), axes, keep_dims=True), eps))
+            mean, rstd = _f32(cast(mean, x.dtype)), _f32(cast(rstd, x.dtype))
+            lead = tuple(range(axis))
+            gw = ops.mul(g32, _f32(w))
+            scale = 1.0 / math.prod(x.shape[axis:])
+            ds = ops.sum(ops.mul(gw, x32), axes, keepdim=True)
+            db = ops.sum(gw, axes, keepdim=True)
+            # torch's kernel: dX = rstd dY w + b' X + c', b' = (db mean - ds) rstd^3 / N, c' = -b' mean - db rstd / N
+            bb = ops.mul(ops.mul(ops.sub(ops.mul(db, mean), ds), ops.mul(ops.mul(rstd, rstd), rstd)), scale)
+            cc = ops.sub(ops.neg(ops.mul(bb, mean)), ops.mul(ops.mul(db, rstd), scale))
+            gx = ops.add(ops.add(ops.mul(rstd, gw), ops.mul(bb, x32)), cc)
+            gwt = ops.sum(ops.mul(g32, ops.mul(ops.sub(x32, mean), rstd)), lead) if lead else \
+                ops.mul(g32, ops.mul(ops.sub(x32, mean), rstd))
+            gb = ops.sum(g32, lead) if lead else g32
+            return cast(gx, x.dtype), cast(gwt, w.dtype), cast(gb, b.dtype)
+        node = _HALF_LN_NODES[(axis, eps)] = _node("NativeLayerNormBackward0", fwd, bwd)
+    return node
+
+
+_HALF_LN_NODES = {}
 
 
 @register("rms_norm", family=F, namespace=("torch", "nn.functional"))
