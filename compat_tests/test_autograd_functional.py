@@ -191,14 +191,14 @@ def test_second_order_through_svdvals():
           rtol=1e-4, atol=1e-5)
 
 
-def test_second_order_through_unsupported_formula_raises():
-    # det of a singular matrix: torch switches to an SVD formula mstorch does not have; refused by name, never a
-    # silently wrong Hessian (docs/known-differences.md)
+@pytest.mark.parametrize("what", ["hvp", "hessian"])
+def test_second_order_through_det_of_a_singular_matrix(what):
+    # torch's det backward switches to an SVD formula at singular matrices, differentiable there
     singular = [[1.0, 2.0], [2.0, 4.0]]
-    fn = lambda T: AF(T).hvp(lambda a: T.det(a), T.tensor(singular), T.tensor(singular))  # noqa: E731
-    assert not isinstance(run(fn, torch), Raised)
-    with pytest.raises(NotImplementedError, match="singular"):
-        fn(mstorch)
+    if what == "hvp":
+        check(lambda T: AF(T).hvp(lambda a: T.det(a), T.tensor(singular), T.tensor(singular)))
+    else:
+        check(lambda T: AF(T).hessian(lambda a: T.det(a), T.tensor(singular)))
 
 
 # --- argument checks and strict mode: same exception type and message ---------------------------------

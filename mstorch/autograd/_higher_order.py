@@ -58,7 +58,7 @@ _RECORDED = frozenset((
 _REDUCTIONS = {"SumExt": False, "ReduceSum": False, "MeanExt": True, "ReduceMean": True}
 # mstorch's own autograd Functions whose backward is written in differentiable ops (verified)
 _OWN_FUNCTIONS = frozenset(("LinalgCholeskyBackward0", "LinalgCholeskyExBackward0", "LinalgLuFactorExBackward0",
-                            "LinalgDetBackward0", "NativeLayerNormBackward0",
+                            "LinalgDetBackward0", "NativeLayerNormBackward0", "NativeBatchNormBackward0",
                             "LinalgEighBackward0", "LinalgPinvBackward0",
                             "LinalgQrBackward0", "LinalgSolveExBackward0", "FmodBackward0", "RemainderBackward0",
                             "CumsumBackward0", "XlogyBackward0", "SpecialXlog1PyBackward0",
@@ -71,7 +71,7 @@ _OWN_FUNCTIONS = frozenset(("LinalgCholeskyBackward0", "LinalgCholeskyExBackward
                             "SpecialLogNdtrBackward0", "SpecialI1Backward0",
                             "LinalgVectorNormBackward0", "HypotBackward0", "PolygammaBackward0", "LogsumexpBackward0",
                             "VarBackward0", "CumprodBackward0", "LinalgCrossBackward0",
-                            "ProdBackward0", "ProdBackward1", "LgammaBackward0",
+                            "ProdBackward0", "ProdBackward1", "LgammaBackward0", "MulBackward0", "AddrBackward0", "LinalgInvExBackward0",
                             "_ZeroLink"))
 # the torch API behind MindSpore kernels that are refused, for the message
 _TORCH_API = {

@@ -396,6 +396,13 @@ def host_batch_sizes(bs):
     if bs.dim() != 1:
         raise RuntimeError(f"mstorch: batch_sizes must be a 1-D tensor, got {bs.dim()}-D (torch reads its storage "
                            "as if 1-D there, with unspecified results)")
+    if bs.size(0) > 1 and bs.stride(0) != 1:
+        # torch reads size(0) consecutive values of the storage from the view's offset, whatever its stride
+        # (a stepped view: the storage's values in between); an expanded one reads past its storage
+        if bs.stride(0) == 0:
+            raise RuntimeError("mstorch: batch_sizes must not be an expanded tensor (torch reads its storage as if "
+                               "contiguous, past its end there, with unspecified results)")
+        bs = bs.as_strided((bs.size(0),), (1,))
     return [int(v) for v in bs.tolist()]
 
 

@@ -27,6 +27,7 @@ from ._argerr import invalid_args, BINARY, BINARY_SCALAR_SELF
 from ._views import fresh, broadcast_shape
 from ._registry import OPS
 from .products import _node
+from ..autograd._higher_order import own_backward
 from .pointwise import (F, register, _T, _TRUE, _bool, _f32, _f64, _f16, _bf16, _need_tensor, _not_impl,
                         _zero_grad, _float_operands, _COMPLEX, _make_complex, _empty_broadcast)
 
@@ -173,6 +174,8 @@ def mul(input, other):
     if rt is D.bfloat16 or rt is D.float16:
         if isinstance(input, _NUMBER):     # (number * tensor: torch's kernel sees the tensor first)
             input, other, a, b = other, input, b, a
+        if _scalar_needs_grad(other, input, rt):
+            return _half_scalar_op(_HalfScalarMul, a, other)
         s = _opmath_scalar(other, input, rt)
         if s is not None:
             return cast(ops.mul(cast(a, _f32), s), rt._ms)
@@ -189,21 +192,64 @@ def _opmath_scalar(other, input, rt):
     if isinstance(other, _NUMBER):
         return scalar_tensor(float(other), D.float32)
     if isinstance(other, _T) and other.size == 1 and other.dtype not in _COMPLEX:
-        s = other if other.dtype is _f32 else cast(other, _f32)
-        if other.dtype is not rt._ms and P.requires_grad(other) and P.grad_enabled():
-            s = _grad_rounded(other, s, rt._ms)
-        return s
+        return other if other.dtype is _f32 else cast(other, _f32)
     return None
 
 
-def _grad_rounded(other, s, dt):
-    """``s`` (``other`` in float32), whose gradient is rounded to the result's half type ``dt`` on its way to
-    ``other``: torch's backward reduces the scalar's gradient in the result dtype before casting it to the
-    scalar's own. The value stays s: v - (v - s) with v = s rounded to ``dt``, the difference exact (where v
-    overflows to inf, s itself, its gradient unrounded)."""
-    v = cast(cast(other, dt), _f32)
-    exact = ops.sub(v, P.detach(ops.sub(v, s)))
-    return ops.where(ops.isfinite(v), exact, s)
+def _scalar_needs_grad(other, input, rt):
+    """Whether ``other`` is a 0-d scalar of another dtype than the half result ``rt`` that requires grad
+    (beside a tensor ``input``): its gradient is torch's, computed in the half type (_HalfScalarMul/Div)."""
+    return isinstance(input, _T) and isinstance(other, _T) and other.ndim == 0 and other.dtype not in _COMPLEX \
+        and other.dtype is not rt._ms and P.requires_grad(other) and P.grad_enabled()
+
+
+def _half_scalar_op(node, a, other):
+    out = node.apply(a, other)
+    P.set_function_of_output(out, node)
+    return out
+
+
+class _HalfScalarMul(P.FunctionBase):
+    """A half-precision tensor ``a`` times a 0-d scalar tensor of another dtype that requires grad: the value
+    as _opmath_scalar's (the scalar at its float32 value, one rounding), the gradients as torch's backward
+    computes them in the result's half type, each op rounded: grad * other for ``a``; for the scalar,
+    grad * a, summed (float32 accumulation, rounded to the half type) and cast to the scalar's dtype. The
+    backward is made of mul/div themselves, so a recording pass (create_graph) records torch's graph."""
+
+    @staticmethod
+    def forward(node, a, other):
+        node.save_for_backward(a, other)
+        return cast(ops.mul(cast(a, _f32), cast(other, _f32)), a.dtype)
+
+    @staticmethod
+    def _grads(a, other, g):
+        return mul(g, other), mul(g, a)
+
+    @classmethod
+    def backward(cls, node, g):
+        # in ops a recording pass records (create_graph: the nodes are in _higher_order._OWN_FUNCTIONS)
+        a, other = node.saved_tensors
+        ga, terms = cls._grads(a, other, g)
+        go = cast(cast(ops.sum(cast(terms, _f32)), a.dtype), other.dtype)
+        return (ga if P.requires_grad(a) else None), go
+
+
+class _HalfScalarDiv(_HalfScalarMul):
+    """``a`` / a 0-d scalar tensor, as _HalfScalarMul: grad / other for ``a``, -grad * ((a / other) / other)
+    for the scalar, each quotient rounded to the half type."""
+
+    @staticmethod
+    def forward(node, a, other):
+        node.save_for_backward(a, other)
+        return cast(div(cast(a, _f32), cast(other, _f32)), a.dtype)
+
+    @staticmethod
+    def _grads(a, other, g):
+        return div(g, other), ops.neg(mul(g, div(div(a, other), other)))
+
+
+_HalfScalarMul = type("MulBackward0", (_HalfScalarMul,), {})   # torch's node names, kept by grad_fn
+_HalfScalarDiv = type("DivBackward0", (_HalfScalarDiv,), {})
 
 
 def _complex_mul(x, y):
@@ -223,6 +269,8 @@ def div(input, other, *, rounding_mode=None):
         input = _scalar_input(input)
     a, b, rt = promote(input, other)
     if rt is D.bfloat16 or rt is D.float16:
+        if rounding_mode is None and _scalar_needs_grad(other, input, rt):
+            return _half_scalar_op(_HalfScalarDiv, a, other)
         s = _opmath_scalar(other, input, rt)
         if s is not None:
             return cast(div(cast(a, _f32), s, rounding_mode=rounding_mode), rt._ms)
@@ -691,13 +739,29 @@ def abs(input):
     if input.dtype is _bool:
         _not_impl("abs_cpu", input)
     if input.dtype is ms.complex64:   # the magnitude, a float (via double: ComplexAbs is not hypot)
-        return _complex_abs(input.astype(ms.complex128)).astype(ms.float32)
+        return _complex_magnitude(input.astype(ms.complex128)).astype(ms.float32)
     if input.dtype is ms.complex128:
-        return _complex_abs(input)
+        return _complex_magnitude(input)
     return ops.abs(input)
 
 
 _complex_abs = ops.ComplexAbs()
+_complex_of_parts = ops.Complex()
+
+
+def _complex_magnitude(z):
+    # MindSpore's ComplexAbs backward is not recorded for double backward: torch's g * sgn(z) in recorded ops
+    return own_backward(_complex_abs(z), _complex_abs_backward, z)
+
+
+def _complex_abs_backward(node, grad_outputs, z):
+    (g,) = grad_outputs
+    if g is None:
+        return (None,)
+    mag = _complex_abs(z)
+    zero = ops.equal(mag, 0)        # sgn(0) = 0, and (as torch's) so is its derivative there
+    scale = ops.where(zero, ops.zeros_like(mag), ops.div(g, ops.where(zero, ops.ones_like(mag), mag)))
+    return (_complex_of_parts(ops.mul(scale, ops.real(z)), ops.mul(scale, ops.imag(z))),)
 
 
 @register("sign", family=F, inplace="sign_", out="exact")

@@ -195,8 +195,10 @@ def _spacing(name, y, x, dim):
 def _trapezoid(name, cumulative):
     def integrate(y, x=None, *, dx=None, dim=-1):
         dim = dim + y.dim() if dim < 0 else dim
+        if not cumulative and y.shape[dim] == 0:   # torch: no integral before any check of the dtypes or x
+            return _except(y, dim)
         if y.dtype is D.bool_ or isinstance(x, Tensor) and x.dtype is D.bool_:
-            raise RuntimeError(f"{name}: received a bool input for `{'x' if y.dtype is not D.bool_ else 'y'}`, "
+            raise RuntimeError(f"{name}: received a bool input for `{'x` or `y' if isinstance(x, Tensor) else 'y'}`, "
                                "but bool is not supported")
         n = y.shape[dim]
         if n == 0:   # torch: no integral (without gradient), or an empty running one (with one)

@@ -147,6 +147,11 @@ def _contract(a, la, b, lb, keep):
         pa, pb, _ = promote(pa.reshape(nb, na, 1), pb.reshape(nb, 1, nbo))
         out = ops.logical_and(pa, pb) if pa.dtype == ms.bool_ else ops.mul(pa, pb)
         return out.reshape(tuple(sizes[l] for l in batch + ao + bo)), batch + ao + bo
+    shape = tuple(sizes[l] for l in batch + ao + bo)
+    if not (nb * na * nbo and nc) and (a.dtype != b.dtype or a.dtype == ms.bool_):
+        # an empty operand: torch's bmm answers with zeros before it checks the dtypes or looks for a kernel,
+        # in the second operand's dtype (bool included)
+        return ops._linked(ops.zeros(shape, b.dtype), pa, pb), batch + ao + bo
     # a sum: torch's bmm, which takes one dtype (bool refused first)
     _no_bool(a, "bmm")
     if a.dtype != b.dtype:

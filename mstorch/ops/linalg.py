@@ -27,7 +27,7 @@ from .._tensor import Tensor as _Tensor
 from .products import _broadcast_batch, _mm, _CPP, matmul, chain_product, cross as _cross
 from .arithmetic import _sum_to
 from .linalg_decomp import (_real, pinv, mH, LinAlgError, host_array, host_result, check_matrix, eye_like, mT,
-                            svdvals_ms, _node, trsolve, _subnormal)
+                            svdvals_ms, ms_svd, _node, trsolve, _subnormal)
 from .shape import diagonal as _diagonal
 from .linalg_lu import host_lu_solve, _getrf
 
@@ -72,34 +72,80 @@ def det(input):
         return r
     d = ops.det(input)
     if dtype_of(input)._cat == D._FLOAT:
-        if needs_grad(input) and bool(ops.equal(d, 0).any()):
-            # a singular matrix: torch's gradient (MindSpore's is det inv(A)^T, 0 there)
-            # (double backward: its backward refuses, as _inverse_h does)
+        diag, parity = _host_lu_diag(input)
+        with np.errstate(all="ignore"):
+            value = diag.prod(-1) * parity
+        if needs_grad(input) and (bool(ops.equal(d, 0).any()) or bool(_nearly_singular(value).any())):
+            # a (nearly) singular matrix: torch's value and gradients (MindSpore's gradient is
+            # det inv(A)^T, 0 at a singular matrix)
             return _det_singular_node(input)
         own_backward(d, _det_backward, input, P.detach(d))
         if not needs_grad(input):   # (the value swap breaks double backward: kept off the graph for now)
-            diag, parity = _host_lu_diag(input)
-            with np.errstate(all="ignore"):
-                d = _with_value(d, diag.prod(-1) * parity, input)
+            d = _with_value(d, value, input)
     return d
 
 
-def _inverse_h(a):
-    """inv(A)^H of invertible matrices, in recorded ops (double backward of det/slogdet); singular
-    matrices, where torch switches to an SVD formula, are refused rather than answered with inf/NaN."""
-    if not bool(ops.ne(ops.det(a), 0).all()):
-        raise NotImplementedError("torch.autograd.grad / backward with create_graph=True through det/slogdet/logdet "
-                                  "of a singular matrix is not supported (mstorch differentiates inv(A) twice)")
-    return ops.swapaxes(ops.inverse(a), -1, -2)
+def _nearly_singular(det_value):
+    """Where torch's det backward takes its SVD formula when a graph of the gradient is requested
+    (|det A| < 100 eps, det by its LU: the host array ``det_value``)."""
+    return np.abs(det_value) < 100 * np.finfo(det_value.dtype).eps
 
 
 def _det_backward(node, grad_outputs, a, d):
-    # d det(A) = det(A) tr(inv(A) dA): gA = g det(A) inv(A)^T, with det(A) reattached to its node
+    # d det(A) = det(A) tr(inv(A) dA): gA = g det(A) inv(A)^T, with det(A) reattached to its node (det
+    # only takes this path where no matrix of the batch is nearly singular)
     (g,) = grad_outputs
     if g is None:
         return (None,)
-    scale = ops.mul(g, P.reattach(d, node, 0))
-    return (ops.mul(scale.expand_dims(-1).expand_dims(-1), _inverse_h(a)),)
+    return (_det_grad_invertible(a, ops.mul(g, P.reattach(d, node, 0))),)
+
+
+def _det_grad_invertible(a, scale):
+    """scale inv(A)^T (real matrices), in recorded ops."""
+    return ops.mul(scale.expand_dims(-1).expand_dims(-1), ops.swapaxes(ops.inverse(a), -1, -2))
+
+
+def _det_grad_svd(a, g):
+    """torch's gradient of det at a singular matrix, which stays differentiable there: with A = U S V^H,
+    gA = U diag(g det(U) det(V^H) prod_{j != i} S_j) V^H (the adjugate of A^T from the singular values),
+    the products of the other singular values by exclusive running products as torch's (no division)."""
+    s, u, v = ms_svd(a)
+    alpha = ops.mul(g, ops.mul(ops.det(u), ops.det(v)))   # (real: det(V^H) = det(V))
+    cols = ops.unbind(s, -1)
+    n = len(cols)
+    before, after = [ops.ones_like(alpha)], [ops.ones_like(alpha)]
+    for i in range(1, n):
+        before.append(ops.mul(before[-1], cols[i - 1]))
+        after.append(ops.mul(after[-1], cols[n - i]))
+    others = ops.stack([ops.mul(alpha, ops.mul(before[i], after[n - 1 - i])) for i in range(n)], -1)
+    ga = _mm(ops.mul(u, others.expand_dims(-2)), mT(v))
+    host_s = read_host(s)
+    repeated = (host_s[..., :, None] == host_s[..., None, :]).sum((-2, -1)) > n
+    if repeated.any():
+        # torch's SVD backward divides by S_j^2 - S_i^2 even where no gradient reaches U or V: equal
+        # singular values (two zeros: rank n - 2) make that matrix's second derivative NaN, which a
+        # branch of ``where`` that is never taken hands on (0 * NaN) without touching the gradient
+        poison = ms.Tensor(np.where(repeated, np.nan, 0).astype(host_s.dtype)[..., None, None])
+        ga = ops.where(ops.ones_like(ga).astype(ms.bool_), ga, ops.mul(a, poison))
+    return ga
+
+
+def _det_grad_recorded(a, g, det_value):
+    """torch's det backward when a graph of the gradient is requested, in recorded ops (real matrices):
+    g det(A) inv(A)^T where |det A| >= 100 eps (``det_value``: torch's det on the host), the SVD formula
+    elsewhere. A mixed batch runs each formula on a stand-in for the other's matrices (the identity,
+    diag(1..n): finite gradients, which ``where`` multiplies by 0), as torch's masked batches do."""
+    mask = _nearly_singular(det_value.reshape(tuple(g.shape)))
+    if not mask.any():
+        return _det_grad_invertible(a, ops.mul(g, ops.det(a)))
+    if mask.all():
+        return _det_grad_svd(a, g)
+    m = ms.Tensor(mask).expand_dims(-1).expand_dims(-1)
+    n = a.shape[-1]
+    stand_in = ops.diag(ops.arange(1, n + 1).astype(a.dtype))
+    a_inv = ops.where(m, eye_like(a), a)
+    a_svd = ops.where(m, a, stand_in)
+    return ops.where(m, _det_grad_svd(a_svd, g), _det_grad_invertible(a_inv, ops.mul(g, ops.det(a_inv))))
 
 
 def _det_singular_fwd(a):
@@ -117,15 +163,17 @@ def _det_singular_bwd(saved, g):
     """torch's first-order gradient of det where a matrix is singular: g det(A) A^-T from torch's LU of A^T
     on the host, its zero pivots replaced by the dtype's eps, so that an exactly singular matrix gets 0 and
     one whose LU leaves a rounding residue as pivot gets (nearly) its cofactor matrix (MindSpore's Det
-    gradient, det inv(A)^T, is 0 at both)."""
+    gradient, det inv(A)^T, is 0 at both). When a graph of the gradient is requested, torch's differentiable
+    formulas instead (_det_grad_recorded)."""
     (a,) = saved
-    if needs_grad(g) or needs_grad(a):
-        _inverse_h(a)   # (double backward: refused at a singular matrix)
     h = read_host(a)
     n = h.shape[-1]
     lu, piv, _ = _getrf(np.swapaxes(h.reshape((-1, n, n)), -1, -2))
     diag = np.diagonal(lu, axis1=-2, axis2=-1)
     parity = np.where((piv != np.arange(1, n + 1)).sum(-1) % 2 == 1, -1, 1).astype(h.dtype)
+    if needs_grad(g) or needs_grad(a):   # a graph of the gradient is requested
+        with np.errstate(all="ignore"):
+            return _det_grad_recorded(a, g, diag.prod(-1) * parity)
     eps = np.finfo(h.dtype).eps
     with np.errstate(all="ignore"):
         u = lu.copy()
@@ -152,11 +200,18 @@ _det_singular_node = _node("LinalgDetBackward0", _det_singular_fwd, _det_singula
 
 
 def _slogdet_backward(node, grad_outputs, a):
-    # the sign is piecewise constant; d log|det A| = tr(inv(A) dA): gA = g inv(A)^T (logabsdet: output 1)
+    # the sign is piecewise constant; d log|det A| = tr(inv(A) dA): gA = g inv(A)^T (logabsdet: output 1).
+    # torch solves A^H X = g I there, which raises at a singular matrix (log|det| is -inf: no derivative)
     g = grad_outputs[1]
     if g is None:
         return (None,)
-    return (ops.mul(g.expand_dims(-1).expand_dims(-1), _inverse_h(a)),)
+    n = a.shape[-1]
+    zero_pivot = _zero_pivot(np.swapaxes(read_host(a).reshape((-1, n, n)), -1, -2)) > 0
+    if zero_pivot.any():
+        where = f"(Batch element {int(zero_pivot.nonzero()[0][0])}): " if a.ndim > 2 else ""
+        raise LinAlgError(f"torch.linalg.solve: {where}The solver failed because the input matrix is singular.")
+    is_singular(mT(a), "linalg.solve")   # (raises where torch's LU leaves a rounding residue as a pivot)
+    return (_det_grad_invertible(a, g),)
 
 
 @register("logdet", family=F)
@@ -289,7 +344,7 @@ def inverse(input):
     elif needs_grad(input) and _odd_for_grad(input):
         # MindSpore's MatrixInverse lets no NaN through (and its gradient uses that value): torch's
         # A X = I by LAPACK's elimination on the host, with the solve's gradient
-        inv = _solve_nodes[False, True](input, eye_like(input).expand(tuple(input.shape)))
+        inv = _inv_nodes[False](input)
     else:
         inv = inverse_value(input)
     # MindSpore returns garbage for singular matrices; torch raises (a zero pivot in its LU)
@@ -607,22 +662,27 @@ def inv_ex(A, *, check_errors=False):
     # the division by that pivot), LAPACK's on the host
     n = A.shape[-1]
     info = _zero_pivot(read_host(A).reshape((-1, n, n))).reshape(tuple(A.shape[:-2]))
-    inv = _inv_host_node(A) if needs_grad(A) else _inv_host_fwd(A)[0]
+    inv = _inv_nodes[True](A) if needs_grad(A) else lapack_solve(A, eye_like(A), host=True)
     return inv_ex_rt(inv, ms.Tensor(info))
 
 
-def _inv_host_fwd(a):
-    inv = lapack_solve(a, eye_like(a), host=True)
-    return inv, (inv,)
+def _inv_node_for(host):
+    """A^-1 solved as A X = I by LAPACK's elimination (``host``: always on the host, for singular matrices;
+    else where MindSpore's kernels get the entries wrong, see lapack_solve), with torch's backward
+    -inv^H (g inv^H) from the inverse (a solve's backward, -A^-H g X^H, rounds otherwise at extreme
+    entries). A recording pass (create_graph) takes the inverse again through the solve's node, so the
+    formula is differentiable with respect to A."""
+    def fwd(a):
+        inv = lapack_solve(a, eye_like(a).expand(tuple(a.shape)), host=host)
+        return inv, (a, inv)
 
-
-def _inv_host_bwd(saved, g):
-    # torch's inverse backward from the (inf/NaN) inverse it returned: -inv^H (g inv^H)
-    h = mH(saved[0])
-    return ops.neg(ops.matmul(h, ops.matmul(g, h)))
-
-
-_inv_host_node = _node("LinalgInvExBackward0", _inv_host_fwd, _inv_host_bwd)
+    def bwd(saved, g):
+        a, inv = saved
+        if needs_grad(g) or needs_grad(a):
+            inv = _solve_nodes[host, True](a, eye_like(a).expand(tuple(a.shape)))
+        h = mH(inv)
+        return ops.neg(ops.matmul(h, ops.matmul(g, h)))
+    return _node("LinalgInvExBackward0", fwd, bwd)
 
 
 def _solve_args(A, B, left, name="linalg.solve"):
@@ -687,12 +747,15 @@ def lapack_solve(f, b, trans="N", host=False):
 
 
 def _odd_host(t):
-    """``t`` on the host if an entry is inf, NaN or subnormal, else None."""
+    """``t`` on the host if an entry is inf, NaN, subnormal or past the square root of the largest float
+    (MindSpore's LU overflows there, e.g. with 1.8e308 below a pivot, and calls the matrix not invertible
+    where LAPACK's elimination carries on to inf/NaN results), else None."""
     a = read_host(t)
     with np.errstate(invalid="ignore"):
         mag = np.abs(a)
-        tiny = np.finfo(mag.dtype).tiny
-        return a if not np.isfinite(a).all() or ((mag > 0) & (mag < tiny)).any() else None
+        info = np.finfo(mag.dtype)
+        return a if not np.isfinite(a).all() or ((mag > 0) & (mag < info.tiny)).any() or \
+            (mag > np.sqrt(info.max)).any() else None
 
 
 def _solve_value(a, b, left, host=False):
@@ -728,6 +791,7 @@ def _solve_node_for(host, left):
 
 # (host: singular matrices, whose partial results only LAPACK's elimination on the host gives)
 _solve_nodes = {(h, left): _solve_node_for(h, left) for h in (False, True) for left in (False, True)}
+_inv_nodes = {h: _inv_node_for(h) for h in (False, True)}
 
 
 @register("linalg.solve_ex", family=NS, namespace="linalg", out="tuple")

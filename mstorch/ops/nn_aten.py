@@ -275,6 +275,29 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
 _BAG_MODES = {0: "sum", 1: "mean", 2: "max"}
 
 
+def _bag_offsets_2d_error(weight, offsets, mode, per_sample_weights, padding_idx):
+    """torch's errors for 2-D indices whose offsets are not a vector, where its CPU kernel reports them (its
+    results for the other 2-D shapes are unspecified): 0-d offsets fail its offsets.size(0); offsets of 2 or
+    more dims fail make_offset2bag's index_add_ (mean, and sum off the float fast path, without
+    per_sample_weights; after the padding_idx range check)."""
+    if offsets.dim() == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    if offsets.dim() == 1 or per_sample_weights is not None or mode == 2:
+        return
+    n = weight.shape[0]
+    if padding_idx is not None and not -n <= padding_idx < n:
+        raise RuntimeError(f"padding_idx must be within the number of embeddings, -{n} through {n - 1}, but "
+                           f"got {padding_idx}")
+    fast_sum = mode == 0 and padding_idx is None and weight.dtype in (D.float32, D.float16, D.bfloat16) and \
+        weight.stride(1) == 1
+    if not fast_sum:
+        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {offsets.dim()} with type: "
+                         f"{_TYPE_NAMES[offsets.dtype]} and size: {list(offsets.shape)}")
+
+
+_TYPE_NAMES = {D.int64: "Long", D.int32: "Int"}
+
+
 @register("torch.embedding_bag", family=F, namespace="torch", raw=True)
 def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None,
                   include_last_offset=False, padding_idx=None):
@@ -307,6 +330,7 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
     if offsets.dtype != common:
         offsets = offsets.to(common)
     if indices.dim() != 1:
+        _bag_offsets_2d_error(weight, offsets, mode, per_sample_weights, padding_idx)
         raise RuntimeError("mstorch: torch.embedding_bag takes 1-D indices with offsets (as "
                            "nn.functional.embedding_bag passes them); torch's results for other shapes are unspecified")
     n = weight.shape[0]
@@ -367,9 +391,12 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
                            "maximum value for size type (4294967295)")
     if training and input.dim() == 1:   # (training reads size(1) before the dtype dispatch)
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    if (running_mean is None) != (running_var is None):
+        raise ValueError("running_mean and running_var must either both be None or neither be None")
     if training and not (input.dtype.is_floating_point or input.dtype.is_complex) and input.numel() \
-            and not input.is_contiguous():
-        # (torch's training kernel takes a strided input's statistics with mean(), which refuses it first)
+            and not input.is_contiguous() and running_mean is None and running_var is None:
+        # (torch's training kernel without running statistics takes a strided input's statistics with mean(),
+        # which refuses it first; with them, its kernel's dtype dispatch refuses it)
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {D.scalar_type_name(input.dtype)}")
     _check_float_kernel(input, "batch_norm")

@@ -98,10 +98,13 @@ _NO_DILATED = (ms.uint8, ms.int8, ms.int16, ms.int32)
 
 def _check_kernel_dtype(input, n, dilation=None):
     """After the argument and shape checks (torch's order): the dtypes there is no kernel for (``dilation``
-    of a forward convolution: torch's dilated kernel has integers of 64 bits only)."""
+    of a forward convolution: torch's dilated kernel has integers of 64 bits only). An empty input has no
+    kernel to look for: torch answers it with zeros first, bool and integers included."""
+    if input.size == 0:
+        return
     if dilation is not None and input.dtype in _NO_DILATED and any(d > 1 for d in dilation):
         raise NotImplementedError(f"\"slow_conv_dilated<>\" not implemented for '{_name(input)}'")
-    if dtype_of(input).is_complex and input.size:   # (torch convolves complex tensors; an empty one is zeros)
+    if dtype_of(input).is_complex:   # (torch convolves complex tensors)
         raise NotImplementedError(f"mstorch: conv{n}d / conv_transpose{n}d on complex tensors is not supported "
                                   f"(no complex convolution kernel on this backend)")
     if input.dtype == ms.bool_:

@@ -240,6 +240,18 @@ def _smoothed_half(x, tg, smoothing, weight, C, mode, target_shape, dt):
     return ops.add(h(ops.mul(nll, _c(1.0 - smoothing, nll))), h(ops.mul(ret, _c(smoothing / C, ret))))
 
 
+def _ignored_nan_softmax(x, tg):
+    """Whether an ignored row of ``x`` (on the graph) has a NaN softmax (a NaN, +inf, or only -inf): torch's
+    log_softmax backward then sends NaN (its softmax times a zero gradient) to that row, which the fused
+    sparse kernel, run on the rows kept, cannot give (a host look at the ignored rows)."""
+    if not tg.any_ignored or not _P.requires_grad(x):
+        return False
+    h = read_host(x)[~tg.keep]
+    if np.isfinite(h).all():   # (the common case: one pass)
+        return False
+    return bool((np.isnan(h).any(1) | np.isposinf(h).any(1) | np.isneginf(h).all(1)).any())
+
+
 def _sparse_softmax_ce(x, tg, mode, smoothing, C):
     """Mean (or sum) of the unweighted class-index loss over the rows not ignored, by MindSpore's fused
     SparseSoftmaxCrossEntropyWithLogits (float32; ignored rows get no gradient, as in torch).
@@ -302,7 +314,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         return cast(_smoothed_half(x, tg, ls, weight, C, mode, target.shape, input.dtype), input.dtype)
     small = C <= _DENSE_LABELS_MAX
     out = None
-    if x.dtype is _f32 and weight is None and mode != "none" and tg.total and not (ls and small):
+    if x.dtype is _f32 and weight is None and mode != "none" and tg.total and not (ls and small) \
+            and not _ignored_nan_softmax(x, tg):
         out = _sparse_softmax_ce(x, tg, mode, ls, C)
     elif x.dtype is _f32 and small:
         labels, scale = tg.label_rows(C, ls)
@@ -362,14 +375,15 @@ def _cross_entropy_prob(input, target, weight, mode, ignore_index, smoothing, C)
     _float_only(input, "log_softmax_lastdim_kernel_impl" if input.ndim <= 2 else "log_softmax_kernel_impl")
     x, t, _ = promote(input, target)
     if smoothing > 0:
-        t = ops.add(ops.mul(t, _c(1 - smoothing, t)), _c(smoothing / C, t))
+        # (C = 0: an empty input; torch's C++ ls / C is inf there)
+        t = ops.add(ops.mul(t, _c(1 - smoothing, t)), _c(smoothing / C if C else float("inf"), t))
     if weight is not None:   # (torch multiplies by the weight in their promoted dtype: bfloat16 by float32 is float32)
         t, w, _ = promote(t, weight)
         t = ops.mul(t, w.reshape((C,) + (1,) * (t.ndim - 2)) if t.ndim > 1 else w)
     out_dt = promote(x, t)[2]._ms
-    if input.size == 0:
-        return _empty_loss(x if x.dtype == out_dt else cast(x, out_dt), (x.shape[0],) + tuple(x.shape[2:]), mode)
     lead = (x.shape[0],) + tuple(x.shape[2:]) if x.ndim > 1 else ()
+    if input.size == 0:
+        return _empty_loss(x if x.dtype == out_dt else cast(x, out_dt), lead, mode)
     # composed, not the fused kernel: its gradient assumes rows of t that sum to 1 and ignores t
     xr, tr = _upcast(_rows(x)), _upcast(_rows(t))
     logp = _log_softmax_rows(xr)

@@ -186,6 +186,7 @@ def _bn_fused(xm, w, b, rmean, rvar, training, momentum, eps, update, c):
     x4 = xm if xm.ndim <= 4 else xm.reshape(shape[0], c, -1, 1)
     if dt != _F32:
         x4 = cast(x4, _F32)
+    w_in, b_in = w, b
     w = _const((c,), 1.0) if w is None else _f32(w)
     b = _const((c,), 0.0) if b is None else _f32(b)
     if rmean is None:   # batch statistics only: the kernel updates these scratch stats, then they are dropped
@@ -196,6 +197,14 @@ def _bn_fused(xm, w, b, rmean, rvar, training, momentum, eps, update, c):
         rv = _f32(rvar._ms).copy() if rv is None else rv
     else:
         rm, rv = _f32(rmean._ms), _f32(rvar._ms)
+    if training and dt in _LOW and _P.grad_enabled() and any(
+            t is not None and _P.requires_grad(t) for t in (xm, w_in, b_in)) and all(
+            t is None or t.dtype == dt for t in (w_in, b_in)):
+        # (float32 parameters: torch keeps float32 statistics, the fused kernel's gradient below)
+        out = _half_bn_node(float(eps), float(momentum), update)(xm, w if w_in is None else w_in,
+                                                          b if b_in is None else b_in, rm, rv)
+        _write_running(update, rmean, rvar, rm, rv)
+        return out
     stats = None if training or not _P.requires_grad(x4) and not _P.requires_grad(w) and not _P.requires_grad(b) \
         else (rm.copy(), rv.copy())     # evaluation: the running stats as they are now
     xr, wr, br = x4, w, b
@@ -203,14 +212,72 @@ def _bn_fused(xm, w, b, rmean, rvar, training, momentum, eps, update, c):
     out = _bn_prim(training, float(eps), float(momentum))(x4, w, b, rm, rv)[0]
     # MindSpore's BatchNormGrad has no backward: double backward differentiates the composition
     recompute_as(out, _bn_recompute, xr, wr, br, stats, float(eps))
+    _write_running(update, rmean, rvar, rm, rv)
+    if dt != _F32:
+        out = cast(out, dt)
+    return out.reshape(shape) if out.shape != shape else out
+
+
+def _write_running(update, rmean, rvar, rm, rv):
+    """The running statistics the kernel updated, written back where they were float32 copies."""
     if update:
         if rm is not rmean._ms:
             rmean._write(rm)
         if rv is not rvar._ms:
             rvar._write(rv)
-    if dt != _F32:
-        out = cast(out, dt)
-    return out.reshape(shape) if out.shape != shape else out
+
+
+def _half_bn_node(eps, momentum, update):
+    """Training-mode float16/bfloat16 batch norm (parameters of the input's dtype) with torch's backward: the
+    float32 formula of its CPU kernel on the batch mean and 1 / std it saves, which are rounded to the input's
+    dtype (float32 statistics move gradients that cancel by a half-precision ulp), and its forward on them too
+    (the fused kernel runs only to update the running statistics ``rm`` / ``rv`` in place, with ``update``);
+    the backward is in recorded ops."""
+    node = _HALF_BN_NODES.get((eps, momentum, update))
+    if node is None:
+        if len(_HALF_BN_NODES) > 256:      # (momentum=None modules use a new factor every step)
+            _HALF_BN_NODES.clear()
+
+        def stats(x32, dt):
+            # the batch mean and 1 / sqrt(biased variance + eps) in float32, rounded to dt (torch's saved ones)
+            axes = (0,) + tuple(range(2, x32.ndim))
+            mean = ops.mean(x32, axes, keep_dims=True)
+            cen = ops.sub(x32, mean)
+            invstd = ops.rsqrt(_plus_eps(ops.mean(ops.mul(cen, cen), axes, keep_dims=True), eps))
+            return _f32(cast(mean, dt)), _f32(cast(invstd, dt)), axes, (1, -1) + (1,) * (x32.ndim - 2)
+
+        def fwd(x, w, b, rm, rv):
+            shape, c = x.shape, x.shape[1]
+            if update:   # (the kernel for the running statistics' update, in place)
+                x4 = _f32(x if x.ndim <= 4 else x.reshape(shape[0], c, -1, 1))
+                _bn_prim(True, eps, momentum)(x4, _f32(w), _f32(b), rm, rv)
+            # torch's kernel: y = x alpha + beta, alpha = invstd w, beta = b - mean alpha (float32, rounded stats)
+            x32 = _f32(x)
+            mean, invstd, _, pshape = stats(x32, x.dtype)
+            alpha = ops.mul(invstd, _f32(w).reshape(pshape))
+            beta = ops.sub(_f32(b).reshape(pshape), ops.mul(mean, alpha))
+            return cast(ops.add(ops.mul(x32, alpha), beta), x.dtype), (x, w, b)
+
+        def bwd(saved, g):
+            # (the statistics computed here again from x: under create_graph their dependence on x is recorded)
+            x, w, b = saved
+            x32, g32 = _f32(x), _f32(g)
+            n = x.size // x.shape[1]
+            mean, invstd, axes, shape = stats(x32, x.dtype)
+            cen = ops.sub(x32, mean)
+            total = ops.sum(g32, axes, keepdim=True)
+            dotp = ops.sum(ops.mul(cen, g32), axes, keepdim=True)
+            # torch's kernel: dX = (dY - (X - mean) k - sum / N) invstd w, k = dotp invstd^2 / N
+            k = ops.mul(ops.mul(ops.mul(dotp, invstd), invstd), 1.0 / n)
+            gx = ops.sub(ops.sub(g32, ops.mul(cen, k)), ops.mul(total, 1.0 / n))
+            gx = ops.mul(ops.mul(gx, invstd), _f32(w).reshape(shape))
+            gw = ops.mul(dotp, invstd).reshape(-1)
+            return cast(gx, x.dtype), cast(gw, w.dtype), cast(total.reshape(-1), b.dtype), None, None
+        node = _HALF_BN_NODES[(eps, momentum, update)] = _node("NativeBatchNormBackward0", fwd, bwd)
+    return node
+
+
+_HALF_BN_NODES = {}
 
 
 def _bn_recompute(x, w, b, stats, eps):

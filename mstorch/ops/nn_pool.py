@@ -162,7 +162,7 @@ def _check_max_pool1d(x, kernel_size, stride, padding, dilation, ceil_mode):
         raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
 
 
-def _nan_propagating(pool, x, return_indices, n):
+def _nan_propagating(pool, x, return_indices, n, positions=None):
     """``pool(x, return_indices)`` with torch's NaN rule: a window holding NaN has the maximum NaN, and its
     index is the window's last NaN (torch's CPU kernels take ``val > maxval || isnan(val)`` in row-major
     order). MindSpore's CPU max-pool kernels skip NaNs. With a NaN present (looked up on the host), NaN is
@@ -184,7 +184,7 @@ def _nan_propagating(pool, x, return_indices, n):
     plane = x.shape[x.ndim - n:]
     pdt = ms.float32 if math.prod(plane) < 2 ** 24 else ms.float64     # (the positions exactly)
     pos = ops.arange(1, math.prod(plane) + 1, dtype=pdt).reshape(plane)
-    hit, last = pool(ops.where(nan, pos, ops.zeros((), pdt)), True)
+    hit, last = (positions or pool)(ops.where(nan, pos, ops.zeros((), pdt)), True)
     idx = ops.where(ops.greater(hit, 0), cast(last, ms.int64), cast(idx, ms.int64))
     out = _read_at(x, idx, n)
     return (out, idx) if return_indices else out
@@ -230,14 +230,43 @@ def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_i
 def _max_pool_native(x, k, s, p, d, ceil_mode, return_indices, n):
     """MindSpore's MaxPoolWithArgmaxV2 / MaxPool3DWithArgmax (their CPU backward is slow: a 2x2 pool of
     32x32x32x32 took 2.5 s against torch's 60 ms, measured), with torch's NaN rule."""
-    def pool(x, return_indices):
+    def kernel(x, return_indices):
         if n == 1:
             r = ops.max_pool2d(x.expand_dims(2), (1, k[0]), (1, s[0]), (0, p[0]), (1, d[0]), return_indices, ceil_mode)
             return tuple(t.squeeze(2) for t in r) if return_indices else r.squeeze(2)
         if n == 2:
             return ops.max_pool2d(x, k, s, p, d, return_indices, ceil_mode)
         return ops.max_pool3d(x, k, s, p, d, ceil_mode, return_indices)
-    return _nan_propagating(pool, x, return_indices, n)
+
+    def pool(x, return_indices):
+        # MaxPoolWithArgmaxV2 starts a window at the dtype's lowest value and updates on a greater one: a
+        # window whose maximum is -inf or the lowest finite value gets that lowest value and a stale index
+        # (another channel's). torch starts at -inf and updates on a greater value: the window's first
+        # lowest finite value, else its first element. Those windows (looked up on the host) take their
+        # indices from a pool of codes (0: -inf, 1: the lowest finite value, 2: anything greater; the
+        # padding is below them all, the first maximum wins) and their values from x.
+        lowest = None if n == 3 or _CAPTURE[0] or x.size == 0 else _lowest_held(x)
+        if lowest is None:
+            return kernel(x, return_indices)
+        out, idx = kernel(x, True)
+        lowest = ms.Tensor(lowest, x.dtype)
+        codes = 2 - cast(ops.less_equal(x, lowest), x.dtype) - cast(ops.equal(x, ms.Tensor(-math.inf, x.dtype)),
+                                                                    x.dtype)
+        low, low_idx = kernel(codes, True)
+        idx = ops.where(ops.less(low, 2), cast(low_idx, idx.dtype), idx)
+        out = _read_at(x, cast(idx, ms.int64), n)
+        return (out, idx) if return_indices else out
+    # (the pool of NaN positions, all >= 0, needs no such care)
+    return _nan_propagating(pool, x, return_indices, n, positions=kernel)
+
+
+def _lowest_held(x):
+    """The lowest finite value of floating ``x``'s dtype where ``x`` holds it or -inf, else None (a host look;
+    the device path's answer, without one: it may)."""
+    lowest = float(np.finfo(D._FROM_MS[x.dtype]._np).min)
+    if not kernels.HOST_WORKAROUNDS:
+        return lowest
+    return lowest if (read_host(x) <= lowest).any() else None
 
 
 @functools.lru_cache(maxsize=64)

@@ -695,9 +695,13 @@ def _blocks(spatial, kernel, dilation, padding, stride):
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """torch.nn.functional.unfold (im2col; Tensor.unfold is a different op)."""
     kernel, dilation, padding, stride = _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride)
-    if input.ndim < 3:
+    # (torch's im2col shape check reads size(1) != 0 && size(2) != 0: the first dim missing, or the second
+    # one after a nonzero size(1), is its IndexError; a 2-d input of size(1) 0 is its RuntimeError)
+    if input.ndim == 0:
+        raise IndexError("Dimension specified as 1 but tensor has no dimensions")
+    if input.ndim == 1 or input.ndim == 2 and input.shape[1] != 0:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-max(input.ndim, 1)}, "
-                         f"{max(input.ndim, 1) - 1}], but got {input.ndim - 1 if input.ndim == 2 else 1})")
+                         f"{max(input.ndim, 1) - 1}], but got {2 if input.ndim == 2 else 1})")
     if input.ndim not in (3, 4) or any(s == 0 for s in input.shape[1:]):
         raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
                            f"dimensions for input, but got: {list(input.shape)}")

@@ -5,6 +5,7 @@ MindSpore's CPU MatMul has no bfloat16 kernel: bfloat16 products run in float32 
 torch's CPU kernels effectively do (they accumulate in float).
 """
 import math
+import threading
 
 import mindspore as ms
 import numpy as np
@@ -526,8 +527,41 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
         _scalar_type_msg(a, input)
     # torch's kernel computes alpha * vec1[i] * vec2[j] left to right, each product rounded in the result
     # dtype: alpha * vec1 overflows first (2 * -3.4e38 * -0.03 is inf)
-    prod = _mul(_scaled(a, alpha).reshape(-1, 1), b.reshape(1, -1))
+    if alpha != 1 and P.grad_enabled() and (P.requires_grad(a) or P.requires_grad(b)):
+        prod = _AddrProduct.apply(a, b, alpha)
+        P.set_function_of_output(prod, _AddrProduct)
+    else:
+        prod = _mul(_scaled(a, alpha).reshape(-1, 1), b.reshape(1, -1))
     return _add_scaled(input, prod, beta, 1, tuple(prod.shape), "addr")
+
+
+def _conj(t):
+    return ops.conj(t) if t.dtype in (ms.complex64, ms.complex128) else t
+
+
+class _AddrProduct(P.FunctionBase):
+    """addr's alpha * vec1[i] * vec2[j] (as addr's forward) with torch's gradients: grad.mv(vec2) * alpha for
+    vec1, grad.t().mv(vec1) * alpha for vec2, alpha applied after the sum (autograd through the forward's
+    alpha * vec1 would scale vec1 first: 2 * -3.4e38 overflows where torch's gradient is finite). In ops a
+    recording pass records (create_graph: the node is in _higher_order._OWN_FUNCTIONS)."""
+
+    @staticmethod
+    def forward(node, a, b, alpha):
+        node.save_for_backward(a, b)
+        node.args = (alpha,)
+        return _mul(_scaled(a, alpha).reshape(-1, 1), b.reshape(1, -1))
+
+    @staticmethod
+    def backward(node, g):
+        a, b = node.saved_tensors
+        (alpha,) = node.args
+        alpha = alpha.conjugate() if isinstance(alpha, complex) else alpha
+        ga = _scaled(_mm(g, _conj(b)), alpha) if P.requires_grad(a) else None
+        gb = _scaled(_mm(g.T, _conj(a)), alpha) if P.requires_grad(b) else None
+        return ga, gb, None
+
+
+_AddrProduct = type("AddrBackward0", (_AddrProduct,), {})   # torch's node name, kept by grad_fn
 
 
 @register("inner", family=F, out="exact")
@@ -608,12 +642,23 @@ def _kron_product_views(sa, sb, st_a, st_b):
                for i in range(len(sa)))
 
 
-@register("kron", family=F, out=True)
+_KRON_OUT = threading.local()
+
+
+def _kron_out(args, out):
+    """kron(out=): torch's kron_out resizes ``out`` and multiplies into an _unsafe_view of it, so the view of
+    the product that the functional form takes (and can refuse) is never made; the flag tells the call that
+    follows at once (the generated wrapper's out= precheck runs just before the op)."""
+    _KRON_OUT.active = True
+
+
+@register("kron", family=F, out=True, out_check=_kron_out)
 def kron(input, other):
     n = max(input.ndim, other.ndim)
     sa = (1,) * (n - input.ndim) + tuple(input.shape)
     sb = (1,) * (n - other.ndim) + tuple(other.shape)
-    if not _kron_product_views(sa, sb, _strides(input, n), _strides(other, n)):
+    to_out, _KRON_OUT.active = getattr(_KRON_OUT, "active", False), False
+    if not to_out and not _kron_product_views(sa, sb, _strides(input, n), _strides(other, n)):
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
                            "spans across two contiguous subspaces). Use .reshape(...) instead.")
     a, b, _ = promote(input, other)

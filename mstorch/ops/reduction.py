@@ -302,8 +302,13 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         return ops.ones(_out_shape(input.shape, axes, keepdim and dim is not None), out_dt)
     x = cast(input, out_dt) if input.dtype != out_dt else input
     if x.dtype in (ms.float16, ms.bfloat16) and x.ndim and (x.size if dim is None else x.shape[axes[0]]) <= _SEQ_PROD:
-        return _prod_in_order(x.reshape(-1) if dim is None else x, 0 if dim is None else axes[0],
-                              keepdim and dim is not None)
+        xs, d, kd = x.reshape(-1) if dim is None else x, 0 if dim is None else axes[0], keepdim and dim is not None
+        if not needs_grad(xs):
+            return _prod_in_order(xs, d, kd)
+        node = _ProdSeqNode if dim is None else _ProdSeqDimNode
+        r = node.apply(xs, d, kd, dim is None)
+        P.set_function_of_output(r, node)
+        return r
     if x.dtype == ms.bfloat16:
         x = cast(x, ms.float32)
     if dim is None:
@@ -373,8 +378,52 @@ class _ProdNode(P.FunctionBase):
         return out, None, None, None
 
 
+class _ProdSeqNode(P.FunctionBase):
+    """A half-precision product taken in order (_prod_in_order) with torch's prod_backward on it, each step
+    rounded to the dtype as torch's CPU ops round (autograd through the chain of products would multiply the
+    other factors, finite where torch's result / input is NaN): without a zero, grad * (result / input);
+    with zeros, grad times the exclusive products from both ends (cumprod: accumulated in float32, rounded);
+    the whole product of two zeros or more outside a recording pass, zeros. Computed in float32 (no
+    half compare/select kernels on CPU)."""
+
+    @staticmethod
+    def forward(node, x, d, keepdim, whole):
+        node.save_for_backward(x)
+        node.args = (d, keepdim, whole)
+        return _prod_in_order(x, d, keepdim)
+
+    @staticmethod
+    def backward(node, g):
+        (x,) = node.saved_tensors
+        d, keepdim, whole = node.args
+        dt = x.dtype
+        if not keepdim:
+            g = g.expand_dims(d)
+
+        def rnd(t):
+            return cast(cast(t, dt), ms.float32)
+
+        x32, g32 = cast(x, ms.float32), cast(g, ms.float32)
+        zero = ops.equal(x32, const(0, ms.float32))
+        zeros = int(read_host(ops.sum(cast(zero, ms.int32))))
+        recording = needs_grad(x) or needs_grad(g)
+        if zeros == 0:
+            r = rnd(_tail(ops.mul(_exclusive_prod(x32, d), x32), d)) if recording else \
+                cast(_prod_in_order(x, d, True), ms.float32)
+            out = rnd(ops.mul(g32, rnd(ops.div(r, x32))))
+        elif whole and zeros > 1 and not recording:
+            out = ops.zeros_like(x32)
+        else:
+            others = rnd(ops.mul(rnd(_exclusive_prod(x32, d)),
+                                 ops.flip(rnd(_exclusive_prod(ops.flip(x32, (d,)), d)), (d,))))
+            out = rnd(ops.mul(g32, others))
+        return cast(out, dt), None, None, None
+
+
 _ProdDimNode = type("ProdBackward1", (_ProdNode,), {})   # torch's node names, kept by grad_fn
 _ProdNode = type("ProdBackward0", (_ProdNode,), {})
+_ProdSeqDimNode = type("ProdBackward1", (_ProdSeqNode,), {})
+_ProdSeqNode = type("ProdBackward0", (_ProdSeqNode,), {})
 
 
 def _tail(x, d):
