@@ -14,6 +14,11 @@ from harness import FUZZ_BACKWARD, cases_as_torch
 _BACKWARD = FUZZ_BACKWARD
 
 VALUES = [
+    # det of singular complex matrices: torch's first-order LU formula of A^H (MindSpore's gradient misses conjugates)
+    "x0 = T.tensor([[1, 2j, 3], [2, 4j, 6], [1j, 1, 2]], dtype=T.complex128, requires_grad=True); "
+    "d = T.linalg.det(x0); (d.real * 0.7 + d.imag * 1.3).backward(); out = (d, x0.grad)",
+    "x0 = T.tensor([[[1, 2j], [2, 4j]], [[1 + 1j, 2], [3j, 4]]], dtype=T.complex128, requires_grad=True); "
+    "d = T.det(x0); (d.real * 0.7 + d.imag * 1.3).sum().backward(); out = (d, x0.grad)",
     # prod of bfloat16/float16 in order: torch's grad * (result / input), NaN everywhere for a NaN product
     "x0 = T.tensor([[-0.91796875, -0.19921875], [-0.31640625, 1.625], [nan, nan], [1.1953125, 1.25], "
     "[-1.2734375, -0.95703125]], dtype=T.bfloat16, requires_grad=True); r = T.prod(x0, dim=0, keepdim=True); "

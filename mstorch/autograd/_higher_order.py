@@ -58,7 +58,7 @@ _RECORDED = frozenset((
 _REDUCTIONS = {"SumExt": False, "ReduceSum": False, "MeanExt": True, "ReduceMean": True}
 # mstorch's own autograd Functions whose backward is written in differentiable ops (verified)
 _OWN_FUNCTIONS = frozenset(("LinalgCholeskyBackward0", "LinalgCholeskyExBackward0", "LinalgLuFactorExBackward0",
-                            "LinalgDetBackward0", "NativeLayerNormBackward0", "NativeBatchNormBackward0",
+                            "LinalgDetBackward0", "LinalgSlogdetBackward0", "NativeLayerNormBackward0", "NativeBatchNormBackward0",
                             "LinalgEighBackward0", "LinalgPinvBackward0",
                             "LinalgQrBackward0", "LinalgSolveExBackward0", "FmodBackward0", "RemainderBackward0",
                             "CumsumBackward0", "XlogyBackward0", "SpecialXlog1PyBackward0",

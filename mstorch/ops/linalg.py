@@ -19,7 +19,7 @@ from ._registry import register
 from .reduction import (return_type, needs_grad, vector_norm as _vector_norm_math, amax, amin, _out_shape,
                         _reduce_sum)
 from .scans import cumprod as _cumprod, _cumprod_scan
-from .arithmetic import abs as _abs
+from .arithmetic import abs as _abs, _atan2_node
 from .. import _ms_private as P
 from ..autograd._higher_order import own_backward
 from .._warnings import warn_once
@@ -82,6 +82,13 @@ def det(input):
         own_backward(d, _det_backward, input, P.detach(d))
         if not needs_grad(input):   # (the value swap breaks double backward: kept off the graph for now)
             d = _with_value(d, value, input)
+    elif needs_grad(input):
+        diag, parity = _host_lu_diag(input)
+        with np.errstate(all="ignore"):
+            nearly_singular = _nearly_singular(diag.prod(-1) * parity).any()
+        # torch's formulas (MindSpore's gradient of a complex det misses the conjugates): the invertible one in
+        # recorded ops; at a nearly singular matrix torch's first-order LU formula (create_graph refused by name)
+        return _det_singular_node(input) if nearly_singular else _det_complex_node(input)
     return d
 
 
@@ -98,6 +105,73 @@ def _det_backward(node, grad_outputs, a, d):
     if g is None:
         return (None,)
     return (_det_grad_invertible(a, ops.mul(g, P.reattach(d, node, 0))),)
+
+
+def _det_complex_fwd(a):
+    return ops.det(a), (a,)
+
+
+def _det_complex_bwd(saved, g):
+    """torch's gA = (g conj(det A)) inv(A)^H of invertible complex matrices, its complex products from real
+    and imaginary parts (MindSpore's complex Mul has no gradient); det(A) by this node again when a graph of
+    the gradient is requested."""
+    (a,) = saved
+    graph = needs_grad(g) or needs_grad(a)
+    gr, gi = _parts(g)
+    dr, di = _parts(_det_complex_node(a) if graph else ops.det(a))
+    sr = ops.add(ops.mul(gr, dr), ops.mul(gi, di))
+    si = ops.sub(ops.mul(gi, dr), ops.mul(gr, di))
+    return _complex_grad_invertible(a, sr, si)
+
+
+_det_complex_node = _node("LinalgDetBackward0", _det_complex_fwd, _det_complex_bwd)
+
+
+def _slogdet_complex_fwd(a):
+    sign, logabs = ops.slogdet(a)
+    return (sign, ops.real(logabs)), (a,)
+
+
+def _slogdet_complex_bwd(saved, gs, gl):
+    """torch's gA = g inv(A)^H with g = g_logabsdet - i Im(conj(g_sign) sign) (the sign moves only along
+    the unit circle; MindSpore's gradient ignores g_sign), from real and imaginary parts; the sign by this
+    node again when a graph of the gradient is requested."""
+    (a,) = saved
+    _check_solvable(a)
+    q = None
+    if gs is not None:
+        graph = needs_grad(gs) or needs_grad(a)
+        gsr, gsi = _parts(gs)
+        sr, si = _parts(_slogdet_complex_node(a)[0] if graph else ops.slogdet(a)[0])
+        q = ops.sub(ops.mul(gsi, sr), ops.mul(gsr, si))
+    if gl is None:
+        gl = ops.zeros_like(q) if q is not None else ops.zeros(tuple(a.shape[:-2]), ops.real(a).dtype)
+    if q is None:
+        q = ops.zeros_like(gl)
+    return _complex_grad_invertible(a, gl, q)
+
+
+_slogdet_complex_node = _node("LinalgSlogdetBackward0", _slogdet_complex_fwd, _slogdet_complex_bwd)
+
+
+def _parts(x):
+    """(real part, imaginary part) of ``x`` in recorded ops (0 for a real ``x``)."""
+    if dtype_of(x)._cat == D._COMPLEX:
+        return ops.real(x), ops.imag(x)
+    return x, ops.zeros_like(x)
+
+
+def _complex_grad_invertible(a, sr, si):
+    """(sr + i si) inv(A)^H of complex matrices A in recorded ops: inv(A) = C + iD from the inverse of
+    A's real form [[Re A, -Im A], [Im A, Re A]] = [[C, -D], [D, C]]^-1, the products from real parts."""
+    re, im = ops.real(a), ops.imag(a)
+    inv = ops.inverse(ops.cat((ops.cat((re, ops.neg(im)), -1), ops.cat((im, re), -1)), -2))
+    n = a.shape[-1]
+    ct = ops.swapaxes(inv[..., :n, :n], -1, -2)
+    dt = ops.swapaxes(inv[..., n:, :n], -1, -2)
+    sr = sr.expand_dims(-1).expand_dims(-1)
+    si = si.expand_dims(-1).expand_dims(-1)
+    return _make_complex(ops.add(ops.mul(sr, ct), ops.mul(si, dt)), ops.sub(ops.mul(si, ct), ops.mul(sr, dt)))
 
 
 def _det_grad_invertible(a, scale):
@@ -168,7 +242,14 @@ def _det_singular_bwd(saved, g):
     (a,) = saved
     h = read_host(a)
     n = h.shape[-1]
-    lu, piv, _ = _getrf(np.swapaxes(h.reshape((-1, n, n)), -1, -2))
+    cplx = np.iscomplexobj(h)
+    if cplx and (needs_grad(g) or needs_grad(a)):
+        raise NotImplementedError("torch.autograd.grad / backward with create_graph=True through det/linalg.det of a "
+                                  "nearly singular complex matrix is not supported: torch differentiates its SVD "
+                                  "formula there, which mstorch records for real matrices only")
+    # (of a complex matrix: torch's LU of A^H, whose determinant conj(det A) scales its gradient)
+    ht = np.swapaxes(h.reshape((-1, n, n)), -1, -2)
+    lu, piv, _ = _getrf(np.conj(ht) if cplx else ht)
     diag = np.diagonal(lu, axis1=-2, axis2=-1)
     parity = np.where((piv != np.arange(1, n + 1)).sum(-1) % 2 == 1, -1, 1).astype(h.dtype)
     if needs_grad(g) or needs_grad(a):   # a graph of the gradient is requested
@@ -205,13 +286,19 @@ def _slogdet_backward(node, grad_outputs, a):
     g = grad_outputs[1]
     if g is None:
         return (None,)
+    _check_solvable(a)
+    return (_det_grad_invertible(a, g),)
+
+
+def _check_solvable(a):
+    """torch's slogdet backward solves A^H X = g I, which raises at a singular matrix (log|det| is -inf:
+    no derivative)."""
     n = a.shape[-1]
     zero_pivot = _zero_pivot(np.swapaxes(read_host(a).reshape((-1, n, n)), -1, -2)) > 0
     if zero_pivot.any():
         where = f"(Batch element {int(zero_pivot.nonzero()[0][0])}): " if a.ndim > 2 else ""
         raise LinAlgError(f"torch.linalg.solve: {where}The solver failed because the input matrix is singular.")
     is_singular(mT(a), "linalg.solve")   # (raises where torch's LU leaves a rounding residue as a pivot)
-    return (_det_grad_invertible(a, g),)
 
 
 @register("logdet", family=F)
@@ -222,13 +309,21 @@ def logdet(input):
         return r
     # log(det) through slogdet as torch: a negative determinant is NaN whose gradient is zero (MindSpore's
     # LogDet back-propagates through log|det| there)
+    if dtype_of(input)._cat == D._COMPLEX:
+        if needs_grad(input):
+            # torch's log(sign) + logabsdet, log(sign) from the sign's parts (MindSpore's complex Log
+            # gradient divides complex numbers, which has no gradient)
+            sign, logabs = _slogdet_complex_node(input)
+            sr, si = ops.real(sign), ops.imag(sign)
+            log_mag = ops.mul(ops.log(ops.add(ops.mul(sr, sr), ops.mul(si, si))), 0.5)
+            return _make_complex(ops.add(log_mag, logabs), _atan2_node(si, sr))
+        sign, logabs = ops.slogdet(input)
+        return ops.add(ops.log(sign), logabs)
     sign, logabs = ops.slogdet(input)
     if dtype_of(input)._cat == D._FLOAT:
         own_backward(logabs, _slogdet_backward, input)
         if not needs_grad(input):   # (the value swap breaks double backward: kept off the graph for now)
             sign, logabs = _lu_slogdet(input, logabs)
-    if dtype_of(input)._cat == D._COMPLEX:
-        return ops.add(ops.log(sign), logabs)
     return ops.where(ops.lt(sign, 0), ops.full_like(logabs, math.nan), logabs)
 
 
@@ -253,6 +348,8 @@ def slogdet(input):
         mag = _abs(v)   # a real magnitude for complex input (mindspore.ops.abs keeps the complex dtype)
         return slogdet_rt(ops.sign(v) if dtype_of(input)._cat == D._FLOAT else ops.div(v, mag.astype(v.dtype)),
                           ops.log(mag))
+    if dtype_of(input)._cat == D._COMPLEX and needs_grad(input):
+        return slogdet_rt(*_slogdet_complex_node(input))
     sign, logabs = ops.slogdet(input)
     if logabs.dtype in (ms.complex64, ms.complex128):   # MindSpore's log|det| keeps the complex dtype
         logabs = ops.real(logabs)
