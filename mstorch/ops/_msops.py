@@ -38,6 +38,9 @@ from .._runtime import read_host as _read_host  # noqa: E402
 from .._runtime import CAPTURE as _CAPTURE  # noqa: E402
 from . import _kernels as _kernels  # noqa: E402
 from .. import _ms_private as _P  # noqa: E402
+
+# one Complex primitive for every family that builds a complex tensor from its real and imaginary parts
+complex_of_parts = _ms.Complex()
 from .._tensor import host_view  # noqa: E402
 
 
@@ -273,7 +276,7 @@ def _triangle(fn):
         if input.size == 0:   # the CPU Triu/Tril refuse a matrix without rows or columns
             return _linked(_ms.zeros(tuple(input.shape), input.dtype), input)
         if input.dtype in (_mindspore.complex64, _mindspore.complex128):   # (no complex kernel: by parts)
-            return _ms.Complex()(fn(_ms.real(input), diagonal), fn(_ms.imag(input), diagonal))
+            return complex_of_parts(fn(_ms.real(input), diagonal), fn(_ms.imag(input), diagonal))
         return fn(input, diagonal)
     run.__name__ = fn.__name__
     run.__doc__ = f"mindspore.ops.{fn.__name__}, with empty input answered without the kernel, complex by parts."

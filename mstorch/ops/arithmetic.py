@@ -29,7 +29,7 @@ from ._registry import OPS
 from .products import _node
 from ..autograd._higher_order import own_backward
 from .pointwise import (F, register, _T, _TRUE, _bool, _f32, _f64, _f16, _bf16, _need_tensor, _not_impl,
-                        _zero_grad, _float_operands, _COMPLEX, _make_complex, _empty_broadcast)
+                        _zero_grad, _float_operands, _COMPLEX, _empty_broadcast)
 
 _NUMBER = (bool, int, float)
 _ONE = 1   # alpha's default: `alpha is _ONE` also tells True and 1.0 from 1
@@ -256,7 +256,7 @@ def _complex_mul(x, y):
     # torch's complex product is the plain formula (ac - bd) + (ad + bc)i, so an infinite part meeting a
     # zero gives NaN; MindSpore's complex Mul recovers infinities (C99 Annex G) and has no gradient
     a, b, c, d = ops.real(x), ops.imag(x), ops.real(y), ops.imag(y)
-    return _make_complex(ops.sub(ops.mul(a, c), ops.mul(b, d)), ops.add(ops.mul(a, d), ops.mul(b, c)))
+    return ops.complex_of_parts(ops.sub(ops.mul(a, c), ops.mul(b, d)), ops.add(ops.mul(a, d), ops.mul(b, c)))
 
 
 @register("div", family=F, inplace="div_", out=True, aliases=("divide",), bf16=False)
@@ -330,7 +330,7 @@ def _complex_div(x, y):
     inf = ops.where(by_zero, scalar_tensor(math.inf, t), zero)
     re = ops.where(by_zero, ops.mul(a, inf), ops.where(first, re1, re2))
     im = ops.where(by_zero, ops.mul(b, inf), ops.where(first, im1, im2))
-    return _make_complex(re, im)
+    return ops.complex_of_parts(re, im)
 
 
 def _true_div_kernel(a, b):
@@ -746,7 +746,6 @@ def abs(input):
 
 
 _complex_abs = ops.ComplexAbs()
-_complex_of_parts = ops.Complex()
 
 
 def _complex_magnitude(z):
@@ -761,7 +760,7 @@ def _complex_abs_backward(node, grad_outputs, z):
     mag = _complex_abs(z)
     zero = ops.equal(mag, 0)        # sgn(0) = 0, and (as torch's) so is its derivative there
     scale = ops.where(zero, ops.zeros_like(mag), ops.div(g, ops.where(zero, ops.ones_like(mag), mag)))
-    return (_complex_of_parts(ops.mul(scale, ops.real(z)), ops.mul(scale, ops.imag(z))),)
+    return (ops.complex_of_parts(ops.mul(scale, ops.real(z)), ops.mul(scale, ops.imag(z))),)
 
 
 @register("sign", family=F, inplace="sign_", out="exact")
@@ -963,7 +962,7 @@ def _complex_logaddexp(a, b):
     r = ops.where(both_inf, ops.where(ops.less(lo_re, ops.zeros_like(lo_re)), lo,
                                       log(ops.add(exp(lo), exp(hi)))), r)
     nan = ops.logical_or(ops.isnan(lo_re), ops.isnan(ops.imag(lo)))
-    nan_c = _make_complex(ops.full_like(lo_re, math.nan), ops.full_like(lo_re, math.nan))
+    nan_c = ops.complex_of_parts(ops.full_like(lo_re, math.nan), ops.full_like(lo_re, math.nan))
     return ops.where(nan, nan_c, r)
 
 
@@ -1403,7 +1402,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     if input.dtype in _COMPLEX:
         # torch replaces in the real and the imaginary part alike
         parts = (nan_to_num(part, nan, posinf, neginf) for part in (ops.real(input), ops.imag(input)))
-        return _make_complex(*parts)
+        return ops.complex_of_parts(*parts)
     info = _finfo_max(d)
     posinf = info if posinf is None else posinf
     neginf = -info if neginf is None else neginf

@@ -21,7 +21,6 @@ from ._registry import register
 from ._views import make_view, broadcast_shape
 
 F = "complex"
-_make_complex = ops.Complex()
 _REAL_OF = {ms.complex64: np.float32, ms.complex128: np.float64}
 _COMPLEX_OF = {ms.float32: np.complex64, ms.float64: np.complex128}
 
@@ -54,7 +53,7 @@ def _as_complex(base_ms):
         return shared
     if not base_ms.size:
         return ops.zeros(shape, ms.complex64 if base_ms.dtype == ms.float32 else ms.complex128)
-    return _make_complex(base_ms[..., 0], base_ms[..., 1])
+    return ops.complex_of_parts(base_ms[..., 0], base_ms[..., 1])
 
 
 @register("view_as_real", family=F, namespace="torch", raw=True)
@@ -112,7 +111,7 @@ def _from_parts(re, im):
     if tuple(re.shape) != tuple(im.shape):
         shape = broadcast_shape((re.shape, im.shape))
         re, im = ops.broadcast_to(re, shape), ops.broadcast_to(im, shape)
-    return _make_complex(re, im)
+    return ops.complex_of_parts(re, im)
 
 
 _COMPLEX_NAME_OF = {D.float16: "ComplexHalf", D.float32: "ComplexFloat", D.float64: "ComplexDouble"}

@@ -173,7 +173,7 @@ def _by_parts(fn, g, *args):
     for complex tensors and its SliceGrad no complex kernel, so a recorded formula stays on real ones."""
     if g.dtype not in _COMPLEX:
         return fn(g, *args)
-    return ops.Complex()(fn(ops.real(g), *args), fn(ops.imag(g), *args))
+    return ops.complex_of_parts(fn(ops.real(g), *args), fn(ops.imag(g), *args))
 
 
 # --- one-dimensional ----------------------------------------------------------------------------

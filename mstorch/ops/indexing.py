@@ -27,7 +27,6 @@ from .reduction import needs_grad, empty_result
 
 F = "indexing"
 _COMPLEX = (ms.complex64, ms.complex128)
-_make_complex = ops.Complex()
 _INT_MS = (ms.int64, ms.int32, ms.int16, ms.int8, ms.uint8, ms.uint16, ms.uint32, ms.uint64)
 _ALL = slice(None)
 
@@ -484,7 +483,7 @@ def _scatter_add_flat(flat, idx, vals):
     if flat.dtype == ms.bool_:
         return cast(add(cast(flat, ms.int32), cast(vals, ms.int32)), ms.bool_)
     if flat.dtype in _COMPLEX:
-        return _make_complex(add(ops.real(flat), ops.real(vals)), add(ops.imag(flat), ops.imag(vals)))
+        return ops.complex_of_parts(add(ops.real(flat), ops.real(vals)), add(ops.imag(flat), ops.imag(vals)))
     return add(flat, vals)
 
 
@@ -598,7 +597,7 @@ def masked_select(input, mask):
     if x.size == 0:
         return ops.zeros((0,), input.dtype)
     if x.dtype in _COMPLEX:
-        return _make_complex(ops.masked_select(ops.real(x), m), ops.masked_select(ops.imag(x), m))
+        return ops.complex_of_parts(ops.masked_select(ops.real(x), m), ops.masked_select(ops.imag(x), m))
     return own_backward(_kern(ops.masked_select, x, m), _masked_select_backward, tuple(x.shape), m)
 
 

@@ -171,7 +171,7 @@ def _complex_grad_invertible(a, sr, si):
     dt = ops.swapaxes(inv[..., n:, :n], -1, -2)
     sr = sr.expand_dims(-1).expand_dims(-1)
     si = si.expand_dims(-1).expand_dims(-1)
-    return _make_complex(ops.add(ops.mul(sr, ct), ops.mul(si, dt)), ops.sub(ops.mul(si, ct), ops.mul(sr, dt)))
+    return ops.complex_of_parts(ops.add(ops.mul(sr, ct), ops.mul(si, dt)), ops.sub(ops.mul(si, ct), ops.mul(sr, dt)))
 
 
 def _det_grad_invertible(a, scale):
@@ -316,7 +316,7 @@ def logdet(input):
             sign, logabs = _slogdet_complex_node(input)
             sr, si = ops.real(sign), ops.imag(sign)
             log_mag = ops.mul(ops.log(ops.add(ops.mul(sr, sr), ops.mul(si, si))), 0.5)
-            return _make_complex(ops.add(log_mag, logabs), _atan2_node(si, sr))
+            return ops.complex_of_parts(ops.add(log_mag, logabs), _atan2_node(si, sr))
         sign, logabs = ops.slogdet(input)
         return ops.add(ops.log(sign), logabs)
     sign, logabs = ops.slogdet(input)
@@ -390,7 +390,6 @@ def _lu_slogdet(input, logabs):
     return host_result(sign.reshape(tuple(logabs.shape)), input), _with_value(logabs, value, input)
 
 
-_make_complex = ops.Complex()
 
 
 def matrix_inverse(x):
@@ -402,7 +401,7 @@ def matrix_inverse(x):
     real_form = ops.cat((ops.cat((re, ops.neg(im)), -1), ops.cat((im, re), -1)), -2)
     inv = ops.inverse(real_form)
     n = x.shape[-1]
-    return _make_complex(inv[..., :n, :n], inv[..., n:, :n])
+    return ops.complex_of_parts(inv[..., :n, :n], inv[..., n:, :n])
 
 
 def is_singular(x, name="linalg.inv"):
@@ -489,7 +488,6 @@ def inverse_value(t):
 
 
 _COMPLEX = (ms.complex64, ms.complex128)
-_COMPLEX_OF_PARTS = ops.Complex()
 
 slogdet_rt = return_type("linalg_slogdet", ("sign", "logabsdet"))
 inv_ex_rt = return_type("linalg_inv_ex", ("inverse", "info"))
@@ -1040,7 +1038,7 @@ def matrix_exp(input):
             # leaves NaN + 0j everywhere (the gradient too); in a batch, or at an inf norm, NaN + NaN j
             re = ops.real(ops.where(mask, input, zero))
             nan = ops.mul(re, ms.Tensor(math.nan, re.dtype))
-            return _COMPLEX_OF_PARTS(nan, ops.zeros_like(nan))
+            return ops.complex_of_parts(nan, ops.zeros_like(nan))
         return ops.where(mask, ops.mul(ops.where(mask, input, zero), ms.Tensor(math.nan, input.dtype)), r)
     norm = float(read_host(ops.amax(norms)))
     squarings = max(0, math.ceil(math.log2(norm) + 1)) if norm > 0.5 else 0   # (no overflow at 1.8e308)

@@ -80,7 +80,6 @@ def host_svd(a, compute_uv, full_matrices=False, name="linalg.svd"):
 
 F = "torch.linalg"
 _COMPLEX = (ms.complex64, ms.complex128)
-_COMPLEX_OF_PARTS = ops.Complex()
 
 qr_rt = return_type("linalg_qr", ("Q", "R"))
 svd_rt = return_type("linalg_svd", ("U", "S", "Vh"))
@@ -553,7 +552,7 @@ def _over_nonzero(num, den):
     values. Elsewhere the plain quotient, so that its derivative in num stays 1 / den where num is 0 (double
     backward). A complex num is divided part by part (MindSpore's complex Div and Mul have no gradient)."""
     if num.dtype in _COMPLEX:
-        return _COMPLEX_OF_PARTS(_over_nonzero(ops.real(num), den), _over_nonzero(ops.imag(num), den))
+        return ops.complex_of_parts(_over_nonzero(ops.real(num), den), _over_nonzero(ops.imag(num), den))
     skip = ops.logical_and(ops.equal(num, 0), ops.logical_not(ops.logical_and(ops.isfinite(den), ops.ne(den, 0))))
     return ops.div(num, ops.where(skip, ops.ones_like(den), den))
 
@@ -562,12 +561,12 @@ def _scale(x, r):
     """x * r for a real r; part by part for a complex x (MindSpore's complex Mul has no gradient)."""
     if x.dtype not in _COMPLEX:
         return ops.mul(x, r)
-    return _COMPLEX_OF_PARTS(ops.mul(ops.real(x), r), ops.mul(ops.imag(x), r))
+    return ops.complex_of_parts(ops.mul(ops.real(x), r), ops.mul(ops.imag(x), r))
 
 
 def _like(r, x):
     """The real ``r`` as ``x``'s dtype (complex: zero imaginary part)."""
-    return _COMPLEX_OF_PARTS(r, ops.zeros_like(r)) if x.dtype in _COMPLEX else r
+    return ops.complex_of_parts(r, ops.zeros_like(r)) if x.dtype in _COMPLEX else r
 
 
 def _zero_or_none(g):

@@ -367,7 +367,6 @@ def _silu(x):
     return _in_float(_silu_real, x)
 
 
-_COMPLEX_OF_PARTS = ops.Complex()
 
 
 def _complex_quotient(num, den):
@@ -387,7 +386,7 @@ def _complex_quotient(num, den):
     # 0 / 0: torch divides each part by a zero (inf or NaN, signed)
     re = ops.where(zero, ops.div(a, ops.abs(c)), re)
     im = ops.where(zero, ops.div(b, ops.abs(d)), im)
-    return _COMPLEX_OF_PARTS(re, im)
+    return ops.complex_of_parts(re, im)
 
 
 def _silu_real(x):

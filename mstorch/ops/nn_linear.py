@@ -90,7 +90,7 @@ def _complex_linear(x, w, b, gemm=True):
         xr, xi, wr, wi = xr.expand_dims(1), xi.expand_dims(1), wr.expand_dims(0), wi.expand_dims(0)
         re = ops.sum(ops.sub(ops.mul(xr, wr), ops.mul(xi, wi)), 2)
         im = ops.sum(ops.add(ops.mul(xr, wi), ops.mul(xi, wr)), 2)
-    out = _COMPLEX_OF_PARTS(re, im)
+    out = ops.complex_of_parts(re, im)
     if gemm:
         out = _scaled(out, 1, always=True)
     return out if b is None else ops.add(out, _scaled(b, 1, always=True))
@@ -195,7 +195,6 @@ _HostMm.__name__ = "MmBackward0"
 
 kernels.candidates("linear", dense=_linear_dense, matmul=_linear_matmul, host_blas=_linear_host)
 _MATMUL_T = ops.MatMul(transpose_b=True)
-_COMPLEX_OF_PARTS = ops.Complex()
 _COMPLEX = (ms.complex64, ms.complex128)
 _MATMUL_TA = ops.MatMul(transpose_a=True)
 _MATMUL = ops.MatMul()

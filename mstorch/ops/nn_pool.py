@@ -256,14 +256,23 @@ def _max_pool_native(x, k, s, p, d, ceil_mode, return_indices, n):
         idx = ops.where(ops.less(low, 2), cast(low_idx, idx.dtype), idx)
         out = _read_at(x, cast(idx, ms.int64), n)
         return (out, idx) if return_indices else out
+    if n != 3 and not _CAPTURE[0] and x.size and kernels.HOST_WORKAROUNDS and \
+            np.min(read_host(x)) > _lowest_value(x):
+        # one host look answers both questions in the common case (False for NaN): no NaN, no window at the
+        # lowest value, the kernel alone
+        return kernel(x, return_indices)
     # (the pool of NaN positions, all >= 0, needs no such care)
     return _nan_propagating(pool, x, return_indices, n, positions=kernel)
+
+
+def _lowest_value(x):
+    return float(np.finfo(D._FROM_MS[x.dtype]._np).min)
 
 
 def _lowest_held(x):
     """The lowest finite value of floating ``x``'s dtype where ``x`` holds it or -inf, else None (a host look;
     the device path's answer, without one: it may)."""
-    lowest = float(np.finfo(D._FROM_MS[x.dtype]._np).min)
+    lowest = _lowest_value(x)
     if not kernels.HOST_WORKAROUNDS:
         return lowest
     return lowest if (read_host(x) <= lowest).any() else None

@@ -734,7 +734,7 @@ def _in_kernel_dtype(fn, x):
     float32 (bool summed where blocks overlap: any True is True)."""
     dt = x.dtype
     if dt in (ms.complex64, ms.complex128):
-        return ops.Complex()(fn(ops.real(x)), fn(ops.imag(x)))
+        return ops.complex_of_parts(fn(ops.real(x)), fn(ops.imag(x)))
     if dt in (ms.bfloat16, ms.bool_):
         r = fn(cast(x, ms.float32))
         return ops.not_equal(r, 0) if dt == ms.bool_ else cast(r, dt)

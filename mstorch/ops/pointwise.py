@@ -138,7 +138,6 @@ def _deg2rad(x):
 
 
 _COMPLEX = (ms.complex64, ms.complex128)
-_make_complex = ops.Complex()
 
 
 def _exp2(x):
@@ -147,7 +146,7 @@ def _exp2(x):
     # torch's exp(ln2 * z) scales each part by ln2; MindSpore's complex product by ln2 + 0j makes
     # inf * 0 = NaN of an infinite part (exp2(inf + 1.69j) is inf + infj, not inf + NaNj)
     s = scalar_tensor(math.log(2.0), D.float64 if x.dtype == ms.complex128 else D.float32)
-    return ops.exp(_make_complex(ops.mul(ops.real(x), s), ops.mul(ops.imag(x), s)))
+    return ops.exp(ops.complex_of_parts(ops.mul(ops.real(x), s), ops.mul(ops.imag(x), s)))
 
 
 def _log1p_complex(z):
@@ -160,7 +159,7 @@ def _log1p_complex(z):
     r = ops.add(ops.mul(x, ops.add(x, scalar_tensor(2, d))), ops.square(y))
     near = ops.where(ops.equal(r, scalar_tensor(0, d)), x, ops.mul(_log1p(r), scalar_tensor(0.5, d)))
     far = ops.log(ops.hypot(ops.add(x, one), y))
-    return _make_complex(ops.where(ops.less(ops.hypot(x, y), scalar_tensor(0.5, d)), near, far), theta)
+    return ops.complex_of_parts(ops.where(ops.less(ops.hypot(x, y), scalar_tensor(0.5, d)), near, far), theta)
 
 
 def _expm1_complex(z):
@@ -169,7 +168,7 @@ def _expm1_complex(z):
     d = dtype_of(x)
     a = ops.sin(ops.mul(y, scalar_tensor(0.5, d)))
     re = ops.sub(ops.mul(_expm1(x), ops.cos(y)), ops.mul(ops.square(a), scalar_tensor(2, d)))
-    return _make_complex(re, ops.mul(ops.exp(x), ops.sin(y)))
+    return ops.complex_of_parts(re, ops.mul(ops.exp(x), ops.sin(y)))
 
 
 def _log1p(x):
@@ -266,7 +265,7 @@ def _sigmoid(x):
         return ops.sigmoid(x)
     from .arithmetic import _complex_div   # (arithmetic.py builds on this module)
     e = ops.exp(ops.neg(x))
-    den = _make_complex(ops.add(ops.real(e), scalar_tensor(1, dtype_of(ops.real(e)))), ops.imag(e))
+    den = ops.complex_of_parts(ops.add(ops.real(e), scalar_tensor(1, dtype_of(ops.real(e)))), ops.imag(e))
     return _complex_div(ops.ones_like(den), den)
 
 
@@ -280,7 +279,7 @@ def _log_base(fn, base):
             return fn(x)
         z = ops.log(x)
         s = scalar_tensor(scale, D.float64 if x.dtype == ms.complex128 else D.float32)
-        return _make_complex(ops.mul(ops.real(z), s), ops.mul(ops.imag(z), s))
+        return ops.complex_of_parts(ops.mul(ops.real(z), s), ops.mul(ops.imag(z), s))
     return log_b
 
 

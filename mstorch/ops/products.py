@@ -47,7 +47,6 @@ def _scalar_type_msg(expected, found):
 
 _MATMUL = ops.MatMul()
 _MATMUL_KERNEL = ms.ops.MatMul()   # (unguarded: for operands known non-empty)
-_COMPLEX_OF_PARTS = ops.Complex()
 
 
 def _mm(a, b):
@@ -291,7 +290,7 @@ def _scaled(t, s, always=False):
     if t.dtype in (ms.complex64, ms.complex128):
         re, im, z = ops.real(t), ops.imag(t), ms.Tensor(0, ops.real(t).dtype)
         sr, si = complex(s).real, complex(s).imag
-        return _COMPLEX_OF_PARTS(ops.sub(ops.mul(re, sr), ops.mul(im, si if si else z)),
+        return ops.complex_of_parts(ops.sub(ops.mul(re, sr), ops.mul(im, si if si else z)),
                            ops.add(ops.mul(re, si if si else z), ops.mul(im, sr)))
     d = dtype_of(t)
     if d is D.bool_:   # (torch converts the scalar to bool: 0.5 is True)

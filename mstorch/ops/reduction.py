@@ -273,10 +273,9 @@ def _complex_mean(x, axes, keepdim):
     scale = const(1.0 / n, re.dtype)
     re, im = ops.mul(re, scale), ops.mul(im, scale)
     nan = const(math.nan, re.dtype)
-    return _MAKE_COMPLEX(ops.where(ops.isfinite(im), re, nan), ops.where(ops.isfinite(re), im, nan))
+    return ops.complex_of_parts(ops.where(ops.isfinite(im), re, nan), ops.where(ops.isfinite(re), im, nan))
 
 
-_MAKE_COMPLEX = ops.Complex()
 
 
 @register("nanmean", family=F, out=True)

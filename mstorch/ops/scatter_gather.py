@@ -19,7 +19,7 @@ from ._helpers import wrap_dim, dtype_of, scalar_tensor, cast
 from ._registry import register
 from ..autograd._higher_order import own_backward
 from ._views import fresh, solid, empty_from
-from .indexing import F, _COMPLEX, _make_complex, _kern, _where, _bshape
+from .indexing import F, _COMPLEX, _kern, _where, _bshape
 
 # --- gather / scatter --------------------------------------------------------------------------------
 
@@ -134,7 +134,7 @@ def _scatter_elements(input, index, src, d, reduction="none"):
     if input.dtype == ms.bfloat16:
         return cast(run(cast(input, ms.float32), cast(src, ms.float32)), ms.bfloat16)
     if input.dtype in _COMPLEX:
-        return _make_complex(run(ops.real(input), ops.real(src)), run(ops.imag(input), ops.imag(src)))
+        return ops.complex_of_parts(run(ops.real(input), ops.real(src)), run(ops.imag(input), ops.imag(src)))
     return run(input, src)
 
 
@@ -332,7 +332,7 @@ def _along_front_rows(input, source, d, index, name, kernel, err, check):
     if input.dtype == ms.bfloat16:
         out = cast(kernel(cast(x, ms.float32), idx, cast(s, ms.float32)), ms.bfloat16)
     elif input.dtype in _COMPLEX:
-        out = _make_complex(kernel(ops.real(x), idx, ops.real(s)), kernel(ops.imag(x), idx, ops.imag(s)))
+        out = ops.complex_of_parts(kernel(ops.real(x), idx, ops.real(s)), kernel(ops.imag(x), idx, ops.imag(s)))
     elif input.dtype == ms.bool_:
         out = cast(kernel(cast(x, ms.int8), idx, cast(s, ms.int8)), ms.bool_)
     else:

@@ -25,7 +25,6 @@ from ._views import (make_view, fresh, solid, owns_storage, empty_from, index_vi
 
 F = "shape"
 _COMPLEX = (ms.complex64, ms.complex128)
-_make_complex = ops.Complex()
 
 
 def _kern(fn, t, *args, complex_parts=False):
@@ -34,7 +33,7 @@ def _kern(fn, t, *args, complex_parts=False):
     if dt == ms.bfloat16:
         return cast(fn(cast(t, ms.float32), *args), ms.bfloat16)
     if complex_parts and dt in _COMPLEX:
-        return _make_complex(fn(ops.real(t), *args), fn(ops.imag(t), *args))
+        return ops.complex_of_parts(fn(ops.real(t), *args), fn(ops.imag(t), *args))
     return fn(t, *args)
 
 

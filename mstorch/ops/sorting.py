@@ -164,7 +164,7 @@ _NAN_AS_INT = {ms.int64: -2 ** 63, ms.int32: -2 ** 31, ms.bool_: True}
 
 def _make_nan_complex(input):
     part = ms.float64 if input.dtype == ms.complex128 else ms.float32
-    return ops.Complex()(ops.full((), math.nan, dtype=part), ops.zeros((), part))
+    return ops.complex_of_parts(ops.full((), math.nan, dtype=part), ops.zeros((), part))
 
 
 def _median_full(input, ignore_nan):
