@@ -301,6 +301,43 @@ def test_complex_det_first_order_gradient(loss):
     check(fn, rtol=1e-9, atol=1e-12)
 
 
+def _unitary(rng, n):
+    q, _ = np.linalg.qr(rng.randn(n, n) + 1j * rng.randn(n, n))
+    return q
+
+
+# nearly singular complex matrices (|det| < 100 eps from small singular values): torch's SVD formula, whose
+# second derivative passes through the complex SVD backward's phase term (over the singular values). Their
+# smallest singular values are well above rounding, so both libraries agree (at an exactly singular complex
+# matrix both answers are rounding noise over noise: docs/known-differences.md)
+_RNG = np.random.RandomState(11)
+_NEARLY_SINGULAR_COMPLEX = {
+    "4x4_small_singular_values": _unitary(_RNG, 4) @ np.diag([1.0, 0.8, 1e-5, 1e-10]) @ _unitary(_RNG, 4),
+    "batch_mixed": np.stack([_unitary(_RNG, 4) @ np.diag(s) @ _unitary(_RNG, 4)
+                             for s in ([1.0, 0.5, 1e-6, 1e-9], [1.0, 2.0, 0.5, 0.3])]),
+    "3x3_two_small": _unitary(_RNG, 3) @ np.diag([2.0, 1e-6, 1e-9]) @ _unitary(_RNG, 3),
+    # equal singular values (two exact zeros, or a repeated one): NaN second derivatives in both
+    "diag_2_2_0": np.diag([2.0, 2.0, 0.0]).astype(complex),
+    "diag_i_1_0": np.diag([1j, 1.0, 0.0]),
+    "zero_2x2": np.zeros((2, 2), complex),
+}
+
+
+@pytest.mark.parametrize("dtype", ["complex128", "complex64"])
+@pytest.mark.parametrize("name", list(_NEARLY_SINGULAR_COMPLEX))
+def test_det_of_a_nearly_singular_complex_matrix_double_backward(name, dtype):
+    a = _NEARLY_SINGULAR_COMPLEX[name]
+    w = np.random.RandomState(12).randn(*a.shape) + 1j * np.random.RandomState(13).randn(*a.shape)
+
+    def fn(T):
+        x = T.tensor(a, dtype=getattr(T, dtype), requires_grad=True)
+        d = T.linalg.det(x)
+        (g,) = T.autograd.grad((d.real + 2 * d.imag).sum(), x, create_graph=True)
+        (h,) = T.autograd.grad((g * T.tensor(w, dtype=x.dtype)).real.sum() + (g.imag ** 2).sum(), x)
+        return d, g, h
+    check(fn, rtol=1e-6 if dtype == "complex128" else 2e-3, atol=1e-9 if dtype == "complex128" else 1e-4)
+
+
 # --- gradgradcheck-style sweep over the op table -----------------------------------------------------
 #
 # For the first float sample of every op: d/d(inputs, w) of grad(out, inputs, w, create_graph=True) . v,

@@ -154,6 +154,16 @@ def _slogdet_complex_bwd(saved, gs, gl):
 _slogdet_complex_node = _node("LinalgSlogdetBackward0", _slogdet_complex_fwd, _slogdet_complex_bwd)
 
 
+def _cmul(x, y):
+    """The product of two complex numbers given as (real part, imaginary part) pairs, in recorded ops."""
+    (xr, xi), (yr, yi) = x, y
+    return ops.sub(ops.mul(xr, yr), ops.mul(xi, yi)), ops.add(ops.mul(xr, yi), ops.mul(xi, yr))
+
+
+def _conj(x):
+    return x[0], ops.neg(x[1])
+
+
 def _parts(x):
     """(real part, imaginary part) of ``x`` in recorded ops (0 for a real ``x``)."""
     if dtype_of(x)._cat == D._COMPLEX:
@@ -181,18 +191,30 @@ def _det_grad_invertible(a, scale):
 
 def _det_grad_svd(a, g):
     """torch's gradient of det at a singular matrix, which stays differentiable there: with A = U S V^H,
-    gA = U diag(g det(U) det(V^H) prod_{j != i} S_j) V^H (the adjugate of A^T from the singular values),
-    the products of the other singular values by exclusive running products as torch's (no division)."""
+    gA = U diag(g conj(det(U) det(V^H)) prod_{j != i} S_j) V^H (the conjugated adjugate of A^T from the
+    singular values), the products of the other singular values by exclusive running products as torch's
+    (no division). Complex matrices in real and imaginary parts (MindSpore's complex Mul and MatMul have no
+    gradient), their determinants of U and V by our complex det node."""
     s, u, v = ms_svd(a)
-    alpha = ops.mul(g, ops.mul(ops.det(u), ops.det(v)))   # (real: det(V^H) = det(V))
     cols = ops.unbind(s, -1)
     n = len(cols)
-    before, after = [ops.ones_like(alpha)], [ops.ones_like(alpha)]
+    before, after = [ops.ones_like(cols[0])], [ops.ones_like(cols[0])]
     for i in range(1, n):
         before.append(ops.mul(before[-1], cols[i - 1]))
         after.append(ops.mul(after[-1], cols[n - i]))
-    others = ops.stack([ops.mul(alpha, ops.mul(before[i], after[n - 1 - i])) for i in range(n)], -1)
-    ga = _mm(ops.mul(u, others.expand_dims(-2)), mT(v))
+    others = ops.stack([ops.mul(before[i], after[n - 1 - i]) for i in range(n)], -1).expand_dims(-2)
+    if dtype_of(a)._cat == D._COMPLEX:
+        # conj(det U det V^H) = conj(det U) det V
+        alpha = _cmul(_cmul(_parts(g), _conj(_parts(_det_complex_node(u)))), _parts(_det_complex_node(v)))
+        ur, ui = _cmul(_parts(u), (alpha[0].expand_dims(-1).expand_dims(-1), alpha[1].expand_dims(-1).expand_dims(-1)))
+        vr, vi = _parts(v)
+        ur, ui = ops.mul(ur, others), ops.mul(ui, others)
+        # (U D) V^H = (Ur + i Ui)(Vr^T - i Vi^T)
+        ga = ops.complex_of_parts(ops.add(_mm(ur, mT(vr)), _mm(ui, mT(vi))),
+                                  ops.sub(_mm(ui, mT(vr)), _mm(ur, mT(vi))))
+    else:
+        alpha = ops.mul(g, ops.mul(ops.det(u), ops.det(v)))   # (real: det(V^H) = det(V))
+        ga = _mm(ops.mul(u, ops.mul(alpha.expand_dims(-1).expand_dims(-1), others)), mT(v))
     host_s = read_host(s)
     repeated = (host_s[..., :, None] == host_s[..., None, :]).sum((-2, -1)) > n
     if repeated.any():
@@ -200,7 +222,10 @@ def _det_grad_svd(a, g):
         # singular values (two zeros: rank n - 2) make that matrix's second derivative NaN, which a
         # branch of ``where`` that is never taken hands on (0 * NaN) without touching the gradient
         poison = ms.Tensor(np.where(repeated, np.nan, 0).astype(host_s.dtype)[..., None, None])
-        ga = ops.where(ops.ones_like(ga).astype(ms.bool_), ga, ops.mul(a, poison))
+        re, im = _parts(a)
+        nan = ops.mul(re, poison) if dtype_of(a)._cat != D._COMPLEX else ops.complex_of_parts(
+            ops.mul(re, poison), ops.mul(im, poison))
+        ga = ops.where(ops.ones_like(re).astype(ms.bool_), ga, nan)
     return ga
 
 
@@ -211,7 +236,7 @@ def _det_grad_recorded(a, g, det_value):
     diag(1..n): finite gradients, which ``where`` multiplies by 0), as torch's masked batches do."""
     mask = _nearly_singular(det_value.reshape(tuple(g.shape)))
     if not mask.any():
-        return _det_grad_invertible(a, ops.mul(g, ops.det(a)))
+        return _det_grad_inv_any(a, g)
     if mask.all():
         return _det_grad_svd(a, g)
     m = ms.Tensor(mask).expand_dims(-1).expand_dims(-1)
@@ -219,7 +244,14 @@ def _det_grad_recorded(a, g, det_value):
     stand_in = ops.diag(ops.arange(1, n + 1).astype(a.dtype))
     a_inv = ops.where(m, eye_like(a), a)
     a_svd = ops.where(m, a, stand_in)
-    return ops.where(m, _det_grad_svd(a_svd, g), _det_grad_invertible(a_inv, ops.mul(g, ops.det(a_inv))))
+    return ops.where(m, _det_grad_svd(a_svd, g), _det_grad_inv_any(a_inv, g))
+
+
+def _det_grad_inv_any(a, g):
+    """g det(A) inv(A)^T of invertible real matrices, (g conj(det A)) inv(A)^H of complex ones, recorded."""
+    if dtype_of(a)._cat == D._COMPLEX:
+        return _det_complex_bwd((a,), g)
+    return _det_grad_invertible(a, ops.mul(g, ops.det(a)))
 
 
 def _det_singular_fwd(a):
@@ -243,10 +275,6 @@ def _det_singular_bwd(saved, g):
     h = read_host(a)
     n = h.shape[-1]
     cplx = np.iscomplexobj(h)
-    if cplx and (needs_grad(g) or needs_grad(a)):
-        raise NotImplementedError("torch.autograd.grad / backward with create_graph=True through det/linalg.det of a "
-                                  "nearly singular complex matrix is not supported: torch differentiates its SVD "
-                                  "formula there, which mstorch records for real matrices only")
     # (of a complex matrix: torch's LU of A^H, whose determinant conj(det A) scales its gradient)
     ht = np.swapaxes(h.reshape((-1, n, n)), -1, -2)
     lu, piv, _ = _getrf(np.conj(ht) if cplx else ht)
