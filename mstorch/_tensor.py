@@ -777,11 +777,12 @@ def write_memory(ms_t, new):
     P.bump_versions([ms_t])
 
 
-def host_view(ms_t):
+def host_view(ms_t, flat=False):
     """``ms_t.asnumpy()``: for a contiguous CPU tensor, an array over the tensor's own memory, which it
     keeps alive. Built here from the data pointer while kernels complete before returning (CPU's
     blocking launch): ``asnumpy()`` spends ~7 us parsing a PEP 3118 format string in Python, which
-    ``loss.item()`` paid every step."""
+    ``loss.item()`` paid every step. ``flat``: 1-D where that costs nothing (a scan that ignores the
+    shape)."""
     if _runtime.DIRECT_HOST_READS and ms_t.is_contiguous():
         d = D._FROM_MS.get(ms_t.dtype)
         n = ms_t.size
@@ -795,7 +796,8 @@ def host_view(ms_t):
                 dt = np.dtype(d._np)
                 buf = (ctypes.c_char * (n * dt.itemsize)).from_address(ptr)
                 buf.owner = ms_t
-                return np.frombuffer(buf, dt).reshape(ms_t.shape)
+                a = np.frombuffer(buf, dt)
+                return a if flat else a.reshape(ms_t.shape)
     return read_host(ms_t)
 
 

@@ -72,7 +72,13 @@ _OWN_FUNCTIONS = frozenset(("LinalgCholeskyBackward0", "LinalgCholeskyExBackward
                             "LinalgVectorNormBackward0", "HypotBackward0", "PolygammaBackward0", "LogsumexpBackward0",
                             "VarBackward0", "CumprodBackward0", "LinalgCrossBackward0",
                             "ProdBackward0", "ProdBackward1", "LgammaBackward0", "MulBackward0", "AddrBackward0", "LinalgInvExBackward0",
-                            "_ZeroLink"))
+                            "_ZeroLink",
+                            # verified in compat_tests/test_double_backward_own_nodes.py
+                            "AddcdivBackward0", "AddmvBackward0", "AsStridedScatterBackward0",
+                            "BinaryCrossEntropyBackward0", "BinaryCrossEntropyWithLogitsBackward0", "CdistBackward0",
+                            "EuclideanDistBackward0", "FloorDivideBackward0", "LinalgLdlFactorExBackward0",
+                            "LinalgMatrixExpBackward0", "Logaddexp2Backward0", "LogaddexpBackward0", "PdistBackward0",
+                            "SoftMarginLossBackward0", "SoftMarginLossBackwardBackward0"))
 # the torch API behind MindSpore kernels that are refused, for the message
 _TORCH_API = {
     "ReduceMax": "amax/max(dim)", "ReduceMin": "amin/min(dim)", "ProdExt": "prod", "Softmax": "softmax",

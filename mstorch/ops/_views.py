@@ -19,7 +19,7 @@ from mindspore.ops import auto_generate as _gen
 
 from .. import _ms_private as P
 from .. import _dtype as D
-from .._tensor import Tensor, wrap, scalar_type_name, solid as is_solid, write_memory, broadcastable_to
+from .._tensor import Tensor, scalar_type_name, solid as is_solid, write_memory, broadcastable_to
 from .._cast import cast, NP_BF16
 
 _copy = _gen.copy   # Copy: a real copy for every dtype, but it has no gradient
@@ -28,17 +28,21 @@ _NEG_ZERO = {}
 
 
 def make_view(base, new_ms, writeback, derive):
-    """Wrap ``new_ms`` as a view of the mstorch Tensor ``base``."""
-    v = wrap(new_ms)
+    """Wrap ``new_ms`` as a view of the mstorch Tensor ``base`` (on every op that returns a view: kept lean)."""
+    v = _new(Tensor)
+    v._ms = new_ms
     v._view = (base, writeback, derive)
-    if base.__dict__.get("_inference"):  # torch: a view is an inference tensor when its base is one
-        v._inference = True
-    else:
-        v.__dict__.pop("_inference", None)
-    gen = base.__dict__.get("_layout_gen")
-    if gen is not None:   # the base changed its layout in place before (shape_inplace.py)
-        v._layout_gen_seen = gen
+    d = base.__dict__
+    if "_inference" in d or "_layout_gen" in d:
+        if d.get("_inference"):  # torch: a view is an inference tensor when its base is one (whatever the mode)
+            v._inference = True
+        gen = d.get("_layout_gen")
+        if gen is not None:   # the base changed its layout in place before (shape_inplace.py)
+            v._layout_gen_seen = gen
     return v
+
+
+_new = object.__new__
 
 
 def write_view(view, new):
@@ -407,6 +411,8 @@ def shape_args(shape, name="view"):
             raise invalid_args("view", shape, signatures=("torch.dtype dtype", "tuple of ints size"))
         raise TypeError(f"{name}(): argument '{arg}' (position 1) must be tuple of ints, not "
                         f"{type(shape[0]).__name__}")
+    if all(type(s) is int for s in shape):
+        return shape
     out = []
     for i, s in enumerate(shape):
         if type(s) is not int:

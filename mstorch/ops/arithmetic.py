@@ -1116,7 +1116,9 @@ class _XLogNode(P.FunctionBase):
         a, b = node.saved_tensors
         d = dtype_of(a)
         masked = ops.logical_and(ops.equal(a, scalar_tensor(0, d)), ops.le(b, scalar_tensor(node.pole, d)))
-        ga = ops.where(masked, ops.zeros_like(g), ops.mul(g, node.log_fn(b)))
+        # torch's xlogy(grad, b) (0 where grad is 0: the zeros that masking hands a recorded pass do not meet
+        # log(b) = NaN or -inf there), through the op itself, whose node differentiates it again
+        ga = ops.where(masked, ops.zeros_like(g), x_log(g, b, node.log_fn, node.pole, type(node).__name__))
         shifted = b if node.pole == 0 else ops.sub(b, scalar_tensor(node.pole, d))
         # torch's formula in its order, grad * a / b: g * a overflows to inf before the division (a large
         # a == b gives inf, not g); IEEE signs: 3 / -0.0 is -inf
@@ -1352,24 +1354,27 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
             "behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all "
             "dtypes.")
     rt = result_type(input, tensor1, tensor2)
-    r = _pointwise3(input, tensor1, tensor2, value, rt, _true_div)   # (IEEE signs: 0.8 / -0.0 is -inf)
     if isinstance(tensor2, _T) and dtype_of(tensor2)._cat < D._FLOAT and P.grad_enabled() and \
             isinstance(tensor1, _T) and P.requires_grad(tensor1):
         # torch's derivative for tensor1 forms value / tensor2 in tensor2's dtype (fill_, then div_): an
-        # integer or bool tensor2 cannot hold the quotient, so backward raises
+        # integer or bool tensor2 cannot hold the quotient, so backward raises there. The result keeps
+        # input's graph; tensor1's is a term of value -0.0 (which leaves every value as it is), so that a
+        # gradient of input alone does not run the raising node, as torch's engine does not
         d2 = dtype_of(tensor2)
         node = _ADDCDIV_INT_NODES.get(d2)
         if node is None:
             def bwd(saved, grad):
                 raise RuntimeError(f"result type {D.SCALAR_TYPE_NAMES[D.get_default_dtype()]} can't be cast to the "
                                    f"desired output type {D.SCALAR_TYPE_NAMES[d2]}")
-            node = _ADDCDIV_INT_NODES[d2] = _node("AddcdivBackward0", lambda r, x: (ops.add(r, ops.zeros_like(r)), ()),
-                                                  bwd)
-        return node(ops.stop_gradient(r), tensor1)
-    return r
+            node = _ADDCDIV_INT_NODES[d2] = _node("AddcdivBackward0", lambda z, x: (ops.neg(z), ()), bwd)
+        r = _pointwise3(input, ops.stop_gradient(tensor1), tensor2, value, rt, _true_div)
+        return _addcdiv_join(r, node(ops.stop_gradient(ops.zeros_like(r)), tensor1))
+    return _pointwise3(input, tensor1, tensor2, value, rt, _true_div)   # (IEEE signs: 0.8 / -0.0 is -inf)
 
 
 _ADDCDIV_INT_NODES = {}
+# r + the carrier's -0.0 under torch's node name; the gradient goes on to both
+_addcdiv_join = _node("AddcdivBackward0", lambda r, c: (ops.add(r, c), ()), lambda saved, g: (g, g))
 
 
 def _pointwise3(input, tensor1, tensor2, value, rt, op):

@@ -1037,8 +1037,9 @@ def matrix_exp(input):
         return fresh(input)
     if n == 1:
         y = ops.exp(input)
-        # (an inf or NaN entry, or an exponential that overflows: torch's block-matrix backward is NaN there)
-        if needs_grad(input) and not bool(ops.logical_and(ops.isfinite(input), ops.isfinite(y)).all()):
+        # (an inf or NaN entry, or an exponential that overflows: torch's block-matrix backward is NaN there;
+        # a complex one: our node's backward differentiates again, MindSpore's complex Exp gradient does not)
+        if needs_grad(input) and (input.dtype in _COMPLEX or not bool(_finite_1x1(input, y).all())):
             return _exp_1x1_node(input)
         return y
     if input.ndim > 3 and not _batch_viewable(input):
@@ -1085,12 +1086,23 @@ def _batch_viewable(t):
     return all(outer[1] == inner[1] * inner[0] for outer, inner in zip(dims, dims[1:]))
 
 
+def _finite_1x1(x, y):
+    # (IsFinite has no complex kernel: both parts of a complex entry)
+    parts = [_parts(t) for t in (x, y)]
+    return ops.logical_and(*(ops.logical_and(ops.isfinite(r), ops.isfinite(i)) for r, i in parts))
+
+
 def _exp_1x1_backward(saved, g):
     # torch differentiates exp(A) as the corner of exp([[A^H, G], [0, A^H]]), a matrix whose 1-norm is
     # not finite beside an inf or NaN entry of A: NaN there, not g exp(a)
     x, y = saved
-    good = ops.logical_and(ops.isfinite(x), ops.isfinite(y))
-    return ops.where(good, ops.mul(g, ops.conj(y) if y.dtype in _COMPLEX else y), ops.full_like(g, math.nan))
+    good = _finite_1x1(x, y)
+    if y.dtype not in _COMPLEX:
+        return ops.where(good, ops.mul(g, y), ops.full_like(g, math.nan))
+    # complex: g conj(y) from real parts (MindSpore's complex Mul has no gradient)
+    gr, gi = _cmul(_parts(g), _conj(_parts(y)))
+    nan = ops.full_like(gr, math.nan)
+    return ops.complex_of_parts(ops.where(good, gr, nan), ops.where(good, gi, nan))
 
 
 _exp_1x1_node = _node("LinalgMatrixExpBackward0", lambda x: (lambda y: (y, (x, y)))(ops.exp(x)), _exp_1x1_backward)

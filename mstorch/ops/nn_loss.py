@@ -766,15 +766,51 @@ def _wraps_negated(t):
 def _soft_margin_int_backward(saved, g):
     """torch's soft_margin_loss_backward of an integer target whose negation wraps: z = exp(-target * input),
     -target negated in the target's own dtype (uint8: -1 is 255; bool refuses), then target * z * -1 / (1 + z).
-    (Its double backward, torch's own formula with more wrapping, is refused: the node is not verified.)"""
+    A recording pass (create_graph) gets it from a node of torch's SoftMarginLossBackwardBackward0, whose
+    input gradient is torch's formula (the wrapped target's square, not the derivative of the above)."""
     x, t = saved
     if t.dtype == ms.bool_:
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
                            "invert a mask, use the `~` or `logical_not()` operator instead.")
-    z = _half_step(ops.exp, _half_step(ops.mul, cast(ops.neg(t), x.dtype), x))
+    return _soft_margin_int_recorded(g, x, t), None
+
+
+def _soft_margin_int_recorded(g, x, t):
+    # (in a recording pass through our node, so that it differentiates as torch's backward does, to any order)
+    if _P.grad_enabled() and (_needs_grad(g) or _needs_grad(x)):
+        return _soft_margin_int_bwd_node()(g, x, t)
+    return _soft_margin_int_grad(g, x, t)
+
+
+def _soft_margin_z(x, t):
+    return _half_step(ops.exp, _half_step(ops.mul, cast(ops.neg(t), x.dtype), x))
+
+
+def _soft_margin_int_grad(g, x, t):
+    z = _soft_margin_z(x, t)
     gx = _half_step(ops.mul, _half_step(ops.mul, cast(t, x.dtype), z), _c(-1.0, x))
     gx = _half_step(ops.div, gx, _half_step(ops.add, z, _c(1.0, z)))
-    return _half_step(ops.mul, gx, g), None
+    return _half_step(ops.mul, gx, g)
+
+
+def _soft_margin_int_double(gg, g, x, t):
+    """torch's soft_margin_loss_double_backward: target * target (in the target's dtype, wrapping) * z /
+    (z + 1)^2 times grad * grad_output, in recorded ops."""
+    z = _soft_margin_z(x, t)
+    zp1 = _half_step(ops.add, z, _c(1.0, z))
+    gi = _half_step(ops.div, _half_step(ops.mul, cast(ops.mul(t, t), x.dtype), z), _half_step(ops.mul, zp1, zp1))
+    return _half_step(ops.mul, gi, _half_step(ops.mul, gg, g))
+
+
+_SOFT_MARGIN_BWD = []
+
+
+def _soft_margin_int_bwd_node():
+    if not _SOFT_MARGIN_BWD:
+        _SOFT_MARGIN_BWD.append(_node(
+            "SoftMarginLossBackwardBackward0", lambda g, x, t: (_soft_margin_int_grad(g, x, t), (g, x, t)),
+            lambda saved, gg: (_soft_margin_int_recorded(gg, *saved[1:]), _soft_margin_int_double(gg, *saved), None)))
+    return _SOFT_MARGIN_BWD[0]
 
 
 def _soft_margin_int_loss(loss, x, t):

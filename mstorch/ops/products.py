@@ -854,6 +854,8 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if by_mm:
         return _euclid_mm_node(a, b) if needs_grad(a) or needs_grad(b) else _euclid_mm_fwd(a, b)[0]
     diff = ops.sub(ops.expand_dims(a, -2), ops.expand_dims(b, -3))   # (..., P, R, M)
+    if needs_grad(a) or needs_grad(b):
+        return _FIRST_ORDER_ONLY["cdist"](_p_norm_last(diff, p), a, b)
     return _p_norm_last(diff, p)
 
 
@@ -877,8 +879,29 @@ def pdist(input, p=2):
         return _PDIST_HALF_NODES[input.dtype](ops.zeros((i.size,), input.dtype), input)
     if needs_grad(input):
         from ._bind import _call_recorded
-        return _call_recorded(_pdist, [input, p, i, j], {})
+        return _FIRST_ORDER_ONLY["pdist"](_call_recorded(_pdist, [input, p, i, j], {}), input)
     return _pdist(input, p, i, j)
+
+
+def _first_order_only(node_name, kernel):
+    """torch's cdist (but for its matrix-product path) and pdist have backward kernels (_cdist_backward,
+    _pdist_backward) without a derivative: a gradient of their gradient raises NotImplementedError. Our
+    results are differentiable compositions; this pass-through node under torch's name hands a recording
+    pass (create_graph) the incoming gradient through a node whose backward raises as torch's."""
+    def refuse(saved, *grads):
+        raise NotImplementedError(f"the derivative for '{kernel}' is not implemented.")
+    barrier = _node(node_name[:-1] + "Backward0", lambda g, *inputs: (ops.add(g, ops.neg(ops.zeros_like(g))), ()),
+                    refuse)
+
+    def bwd(saved, g):
+        if P.grad_enabled():   # (a recording pass: inputs of ours that require grad keep the barrier linked)
+            g = barrier(g, *saved)
+        return (g,) + (None,) * len(saved)
+    return _node(node_name, lambda out, *inputs: (ops.add(out, ops.neg(ops.zeros_like(out))), inputs), bwd)
+
+
+_FIRST_ORDER_ONLY = {"cdist": _first_order_only("CdistBackward0", "_cdist_backward"),
+                     "pdist": _first_order_only("PdistBackward0", "_pdist_backward")}
 
 
 def _pdist(input, p, i, j):

@@ -80,12 +80,9 @@ def is_float(t):
     return _FROM_MS[t.dtype]._cat >= D._FLOAT
 
 
-def _has_nan_host(t):
-    """Whether a floating tensor holds a NaN. MindSpore's CPU max/min/sort kernels skip NaNs where torch
-    propagates them; a look at the host view (zero-copy on CPU) keeps the NaN-free path one kernel."""
-    if t.dtype not in _NAN_DTYPES or t.size == 0:
-        return False
-    return bool(np.isnan(read_host(t)).any())
+# Whether a floating tensor holds a NaN. MindSpore's CPU max/min/sort kernels skip NaNs where torch
+# propagates them; a look at the host view (zero-copy on CPU) keeps the NaN-free path one kernel.
+_has_nan_host = ops._has_nan
 
 
 def _may_have_nan(t):
