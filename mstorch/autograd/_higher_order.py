@@ -329,8 +329,18 @@ class Recompute:
     in recorded ops from its saved inputs; while a backward pass records itself, the graph uses that recomputation instead
     of the node (for kernels whose MindSpore backward fails when it is recorded)."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, name=None):
         self.fn = fn
+        self.name = name   # the node's name as torch's (grad_fn.name()), where MindSpore's kernel is a stand-in
+
+
+def node_name(node):
+    """The torch name a recomputed node carries (``recompute_as(..., name=)``), else None."""
+    own = _OWN.get(P.node_id(node))
+    anchor = None if own is None else own()
+    if anchor is None or not isinstance(anchor.args[0], Recompute):
+        return None
+    return anchor.args[0].name
 
 
 def _substitute(node, subs):
@@ -367,15 +377,16 @@ def record_own_backward(output, backward, *saved):
 _RECOMPUTES = {}
 
 
-def recompute_as(output, fn, *saved):
+def recompute_as(output, fn, *saved, name=None):
     """``output`` (returned), whose node is replaced by ``fn(*saved)`` (recorded, differentiable ops of
     the node's inputs with their graph, and constants) while a backward pass records itself. For kernels
     whose MindSpore gradient kernel has no backward; first-order passes still run the kernel's own
-    formula, and pay only for keeping ``saved`` (nothing when ``output`` does not require grad)."""
+    formula, and pay only for keeping ``saved`` (nothing when ``output`` does not require grad).
+    ``name``: the node's torch name for grad_fn.name()."""
     if P.requires_grad(output) and not P.is_leaf(output):
-        r = _RECOMPUTES.get(fn)
+        r = _RECOMPUTES.get((fn, name))
         if r is None:
-            r = _RECOMPUTES[fn] = Recompute(lambda node, *args: fn(*args))
+            r = _RECOMPUTES[fn, name] = Recompute(lambda node, *args: fn(*args), name)
         record_own_backward(output, r, *saved)
     return output
 

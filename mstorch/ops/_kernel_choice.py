@@ -4,7 +4,7 @@
 # Devices not listed use each op's first (native) candidate.
 CHOICES = {
     "CPU": {
-        "conv": "native_alias",
+        "conv": "host",
         "conv_transpose": "native_alias",
         "gelu": "host",
         "linear": "host_blas",

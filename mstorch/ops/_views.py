@@ -400,6 +400,8 @@ def infer_shape(shape, numel):
 
 
 def shape_args(shape, name="view"):
+    if len(shape) == 1 and type(shape[0]) is int:   # x.view(-1): on the per-op path
+        return shape
     if not shape:
         raise TypeError(f'{name}() missing 1 required positional arguments: "shape"')
     arg = "shape" if name == "reshape" else "size"
@@ -411,8 +413,6 @@ def shape_args(shape, name="view"):
             raise invalid_args("view", shape, signatures=("torch.dtype dtype", "tuple of ints size"))
         raise TypeError(f"{name}(): argument '{arg}' (position 1) must be tuple of ints, not "
                         f"{type(shape[0]).__name__}")
-    if all(type(s) is int for s in shape):
-        return shape
     out = []
     for i, s in enumerate(shape):
         if type(s) is not int:

@@ -306,12 +306,16 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
     bag's offset span less its padding indices (zeros in sum mode, one per bag when the weight requires grad,
     else one per offset), ``max_indices`` per bag and column the row
     that gave the max (first on ties, 0 for an empty bag) in max mode, else a copy of ``bag_size``."""
-    if mode not in _BAG_MODES:
-        raise RuntimeError("`mode` must be sum, mean, or max.")
-    if weight.dim() == 0 and (padding_idx is not None and padding_idx < 0 or weight.requires_grad):
-        # torch reads weight.size(0) before any check there: to wrap a negative padding_idx, and in its
+    if weight.dim() == 0 and (padding_idx is not None or weight.requires_grad):
+        # torch reads weight.size(0) before any check there: to check and wrap padding_idx, and in its
         # autograd wrapper
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    n = weight.shape[0] if weight.dim() else 0
+    if padding_idx is not None and not -n <= padding_idx < n:
+        raise RuntimeError(f"padding_idx must be within the number of embeddings, -{n} through {n - 1}, but "
+                           f"got {padding_idx}")
+    if mode not in _BAG_MODES:
+        raise RuntimeError("`mode` must be sum, mean, or max.")
     # _embedding_bag_cpu_impl's checks, in its order (indices and offsets promoted to a common type first)
     if indices.dim() not in (1, 2):
         raise RuntimeError(f"input has to be a 1D or 2D Tensor, but got Tensor of dimension {indices.dim()}")

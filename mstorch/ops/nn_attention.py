@@ -23,6 +23,7 @@ from .nn_linear import linear as _linear_op
 from .nn_dropout import dropout as _dropout_op
 from .._tensor import wrap
 from .. import _ms_private as P
+from .. import _dtype as D
 from . import _host
 from . import _kernels as kernels
 from ..backends.cuda import sdp_backend_for as _sdp_backend_for
@@ -50,7 +51,11 @@ def _cname(t):
 
 def _cpp_name(t):
     from .random import _CPP_NAMES
-    return _CPP_NAMES[dtype_of(t)]
+    d = dtype_of(t)
+    return _CPP_NAMES.get(d) or _COMPLEX_CPP_NAMES[d]
+
+
+_COMPLEX_CPP_NAMES = {D.complex64: "c10::complex<float>", D.complex128: "c10::complex<double>"}
 
 
 def _causal_mask(L, S, ms_dt):
@@ -175,6 +180,7 @@ def _sdpa_native(query, key, value, attn_mask, dropout_p, is_causal, scale, enab
     if is_causal:
         scores = ops.add(scores, _causal_mask(L, S, dt))
     elif attn_mask is not None:
+        _check_mask_into(attn_mask, scores)
         if attn_mask.dtype == ms.bool_:
             attn_mask = _additive(attn_mask, dt, keep_true=True)
         else:
@@ -187,6 +193,18 @@ def _sdpa_native(query, key, value, attn_mask, dropout_p, is_causal, scale, enab
         p = _dropout(p, dropout_p)
     out = _mm(p, value)
     return out if out_dt == dt else cast(out, out_dt)
+
+
+def _check_mask_into(attn_mask, scores):
+    """torch's math path adds the mask to the scores in place: a mask that broadcasts them to a larger shape
+    is refused with that op's error (a mask that does not broadcast at all fails in the add, as torch's)."""
+    shape, mshape = tuple(scores.shape), tuple(attn_mask.shape)
+    try:
+        full = np.broadcast_shapes(shape, mshape)
+    except ValueError:
+        return
+    if tuple(full) != shape:
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(full)}")
 
 
 def _sdpa_host(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):

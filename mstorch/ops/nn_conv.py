@@ -20,6 +20,8 @@ from ._helpers import dtype_of, cast, graph_inputs
 from ._registry import register
 from .products import _mm
 from ..autograd._higher_order import recompute_as
+from . import _host, _host_conv
+from .. import _ms_private as _P
 
 F = "nn.conv"
 _NATIVE = (ms.float16, ms.float32)
@@ -204,10 +206,11 @@ def _conv_run(x, w, b, stride, pad, dilation, groups, n):
     if dt == ms.bfloat16:
         x, w = cast(x, ms.float32), cast(w, ms.float32)
         b = None if b is None else cast(b, ms.float32)
-    elif dt not in _NATIVE:
-        return _conv_im2col(x, w, b, stride, pad, dilation, groups, n)
+    elif dt not in _NATIVE:   # (the host candidate takes float64 too)
+        run = _conv_host if kernels.ACTIVE["conv"] is _conv_host else _conv_im2col
+        return run(x, w, b, stride, pad, dilation, groups, n)
     out = kernels.ACTIVE["conv"](x, w, b, stride, pad, dilation, groups, n)
-    if n == 3 and kernels.ACTIVE["conv"] is not _conv_im2col:
+    if n == 3 and kernels.ACTIVE["conv"] not in (_conv_im2col, _conv_host):
         # MindSpore's Conv3D gradient kernels have no backward: double backward differentiates im2col
         recompute_as(out, _conv_im2col, x, w, b, stride, pad, dilation, groups, n)
     return cast(out, dt) if dt == ms.bfloat16 else out
@@ -300,7 +303,23 @@ def _im2col(x, w, stride, dilation, groups, out):
     return y.reshape((N, O) + tuple(out))
 
 
-kernels.candidates("conv", native=_conv_native, native_alias=_conv_native_alias, im2col=_conv_im2col)
+def _conv_host(x, w, b, stride, pad, dilation, groups, n):
+    """im2col over the host memory and numpy's BLAS (``_host_conv``), float32/float64; a pass that records
+    its backward (create_graph) differentiates the im2col composition. Other dtypes: im2col."""
+    if not _host.usable(x, w, b):
+        return _conv_im2col(x, w, b, stride, pad, dilation, groups, n)
+    out = _host_conv.conv(x, w, b, stride, pad, dilation, groups)
+    if not _P.requires_grad(out):
+        return out
+    # the recomputation replaces a MindSpore node (edges into ours cannot be redirected and restored): an
+    # exact identity (x * 1) carries it, under the host node's name
+    carrier = ops.mul(out, 1.0)
+    return recompute_as(carrier, _conv_im2col, x, w, b, stride, pad, dilation, groups, n,
+                        name="ConvolutionBackward0")
+
+
+kernels.candidates("conv", native=_conv_native, native_alias=_conv_native_alias, im2col=_conv_im2col,
+                   host=_conv_host)
 
 
 @register("conv1d", family=F, namespace=("torch", "nn.functional"))

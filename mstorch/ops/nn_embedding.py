@@ -250,13 +250,13 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     # come flattened, contiguous)
     ranges = mode != "max" and padding_idx is None and w.dtype in (ms.float32, ms.float16, ms.bfloat16) and \
         weight.stride(1) == 1 and (per_sample_weights is None or fixed is not None or per_sample_weights.stride(0) == 1)
+    if not (ranges and mode == "sum") and ((off < 0).any() or (off > total).any()):
+        # (torch's make_offset2bag index_add_s a one at each offset, into total + 1 places; its sum fast
+        # path never builds it; for a mean it comes before the fast path's checks)
+        raise IndexError("index out of range in self")
     if ranges and include_last_offset and off.size > 1 and off[-1] < off[-2]:
         raise RuntimeError("Your input appears to be incorrect: the last offset value should be the size of the "
                            "indices tensor, but it seems not to be the case.")
-    if not (ranges and mode == "sum") and ((off < 0).any() or (off > total).any()):
-        # (torch's make_offset2bag index_add_s a one at each offset, into total + 1 places; its sum fast
-        # path never builds it)
-        raise IndexError("index out of range in self")
     flat = host.reshape(-1)
     read = np.ones(total, bool)
     if ranges and not np.any(np.diff(off) < 0):

@@ -648,6 +648,19 @@ def _poisson_nll_integral(x, t, log_input, full, eps):
     return loss
 
 
+def _any_negative(t):
+    """Whether a float tensor has an entry below 0, a negative subnormal included: read on the host by its
+    bits (MindSpore's threaded Less flushes subnormals to zero on larger tensors, as would a float compare
+    where the denormals-are-zero flag is set)."""
+    if dtype_of(t)._cat < D._FLOAT or t.dtype in (ms.complex64, ms.complex128):
+        return bool(read_host(ops.any(ops.less(t, _c(0, t)))))
+    h = np.ascontiguousarray(read_host(t))
+    bits = h.view(f"u{h.itemsize}")
+    sign = 1 << (8 * h.itemsize - 1)
+    magnitude = bits & np.array(sign - 1, bits.dtype)
+    return bool(((bits >= sign) & (magnitude != 0) & ~np.isnan(h)).any())
+
+
 @register("gaussian_nll_loss", family=F, namespace="nn.functional")
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
     if isinstance(var, float):
@@ -656,7 +669,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
         # (torch's var * ones_like(input): an integer input's promotes to the default float dtype)
         dt = input.dtype if dtype_of(input)._cat >= D._FLOAT else D.get_default_dtype()._ms
         var = ops.full(tuple(input.shape), var, dtype=dt)
-    elif bool(read_host(ops.any(ops.less(var, _c(0, var))))):
+    elif _any_negative(var):
         raise ValueError("var has negative entry/entries")
     if tuple(var.shape) != tuple(input.shape):
         if tuple(input.shape[:-1]) == tuple(var.shape):

@@ -19,12 +19,12 @@ from mindspore.ops import operations as P
 
 from .. import _dtype as D
 from .. import _ms_private as _P
-from ._helpers import dtype_of, promote, cast, wrap_size_dim
+from ._helpers import dtype_of, promote, cast, records, wrap_size_dim
 from ._registry import register
 from .pointwise import _not_impl
 from ..autograd._higher_order import record_own_backward
 from .scatter_gather import gather_elements
-from .activation import softmax_kernel
+from .activation import softmax_kernel, _log_softmax
 from .nn_loss import F, _HALF, _f32, _c, _float_only, _mode, _no_grad_weight, _sg, _tname, _upcast
 
 _SPARSE_SCE = P.SparseSoftmaxCrossEntropyWithLogits()
@@ -191,6 +191,15 @@ def _log_softmax_rows(x):
     return ops.sub(s, ops.log(ops.sum(ops.exp(s), 1, True)))
 
 
+def _log_softmax_class_rows(input):
+    """log_softmax over the class dim as float32 rows. A half input's is torch's log_softmax of the half
+    tensor itself (its last-dim kernel keeps each row's sum of exponentials and its log in the half type),
+    rounded to it: float32 rounded once is up to an ulp off."""
+    if input.dtype in _HALF:
+        return cast(_rows(_log_softmax(input, 1 if input.ndim > 1 else 0)), _f32)
+    return _log_softmax_rows(_rows(input))
+
+
 def _picked(x, tg):
     """x[i, t_i] times the row's class weight (0 for an ignored row): a gather, O(N)."""
     idx = ms.from_numpy(np.ascontiguousarray(tg.index.reshape(-1, 1)))
@@ -214,13 +223,13 @@ def _class_rows(logp, tg, smoothing, weight, C):
     return ops.sub(ops.mul(rows, _c(1.0 - smoothing, rows)), ops.mul(smooth, _c(smoothing / C, smooth)))
 
 
-def _smoothed_half(x, tg, smoothing, weight, C, mode, target_shape, dt):
+def _smoothed_half(logp, tg, smoothing, weight, C, mode, target_shape, dt):
     """torch's label-smoothed class-index loss of a half input (float16 / bfloat16), op by op as its
     composite runs it, each result rounded to ``dt`` (a sum of log-probabilities can overflow it):
-    (1 - ls) nll_loss(logp) + ls / C reduce(-(logp [* w]).sum(1), ignored rows 0) (``x``: float32 rows)."""
+    (1 - ls) nll_loss(logp) + ls / C reduce(-(logp [* w]).sum(1), ignored rows 0) (``logp``: float32 rows of
+    the half log-probabilities)."""
     def h(t):
         return cast(cast(t, dt), _f32)
-    logp = h(_log_softmax_rows(x))
     nll = h(_finish_rows(ops.neg(_picked(logp, tg)), mode, tg, target_shape))
     w = None if weight is None else cast(weight, _f32)
     smooth = h(ops.neg(ops.sum(logp if w is None else h(ops.mul(logp, w)), 1)))
@@ -305,13 +314,15 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         return _no_class_loss(input, target, C, ignore_index, weight, mode)
     ls = max(float(label_smoothing), 0.0)
     if not kernels.HOST_WORKAROUNDS:
-        out = _class_loss_kernels(_log_softmax_rows(_upcast(_rows(input))), target, C, ignore_index, weight, ls,
-                                  mode)
+        out = _class_loss_kernels(_log_softmax_class_rows(input), target, C, ignore_index, weight, ls, mode)
         return cast(out, input.dtype) if input.dtype in _HALF else out
     tg = _Targets(target, C, ignore_index, weight)
-    x = _upcast(_rows(input))
-    if ls and input.dtype in _HALF:
-        return cast(_smoothed_half(x, tg, ls, weight, C, mode, target.shape, input.dtype), input.dtype)
+    if input.dtype in _HALF:
+        logp = _log_softmax_class_rows(input)
+        if ls:
+            return cast(_smoothed_half(logp, tg, ls, weight, C, mode, target.shape, input.dtype), input.dtype)
+        return cast(_finish_rows(_class_rows(logp, tg, 0.0, weight, C), mode, tg, target.shape), input.dtype)
+    x = _rows(input)
     small = C <= _DENSE_LABELS_MAX
     out = None
     if x.dtype is _f32 and weight is None and mode != "none" and tg.total and not (ls and small) \
@@ -360,7 +371,7 @@ def _sparse_sce_backward(node, grad_outputs, x, idx):
 
 
 def _cross_entropy_prob(input, target, weight, mode, ignore_index, smoothing, C):
-    if dtype_of(target)._cat < D._FLOAT:
+    if dtype_of(target)._cat < D._FLOAT or target.dtype in (ms.complex64, ms.complex128):
         raise RuntimeError(f"Expected floating point type for target with class probabilities, got {_tname(target)}")
     if ignore_index >= 0:
         raise RuntimeError("ignore_index is not supported for floating point target")
@@ -372,7 +383,9 @@ def _cross_entropy_prob(input, target, weight, mode, ignore_index, smoothing, C)
     if smoothing > 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {smoothing:g}")
     # (torch's log_softmax of the input itself: its dtype, not the one promoted with the target)
-    _float_only(input, "log_softmax_lastdim_kernel_impl" if input.ndim <= 2 else "log_softmax_kernel_impl")
+    # (an empty one returns before the kernel, whose dtype check refuses complex too)
+    (_real_float_only if input.size else _float_only)(
+        input, "log_softmax_lastdim_kernel_impl" if input.ndim <= 2 else "log_softmax_kernel_impl")
     x, t, _ = promote(input, target)
     if smoothing > 0:
         # (C = 0: an empty input; torch's C++ ls / C is inf there)
@@ -383,12 +396,16 @@ def _cross_entropy_prob(input, target, weight, mode, ignore_index, smoothing, C)
     out_dt = promote(x, t)[2]._ms
     lead = (x.shape[0],) + tuple(x.shape[2:]) if x.ndim > 1 else ()
     if input.size == 0:
-        return _empty_loss(x if x.dtype == out_dt else cast(x, out_dt), lead, mode)
+        if input.dtype in (ms.complex64, ms.complex128) and _P.requires_grad(input) and records():
+            raise RuntimeError("_log_softmax does not support automatic differentiation for outputs with complex dtype.")
+        out = _empty_loss(x if x.dtype == out_dt else cast(x, out_dt), lead, mode)
+        # (torch's -(logp * t).sum(), its mean filled with NaN before the negation: -0 and -NaN)
+        return out if mode == "none" else ops.neg(out)
     # composed, not the fused kernel: its gradient assumes rows of t that sum to 1 and ignores t
-    xr, tr = _upcast(_rows(x)), _upcast(_rows(t))
-    logp = _log_softmax_rows(xr)
-    if input.dtype in _HALF:   # torch's log_softmax result is of the input's half type, rounded before the product
-        logp = cast(cast(logp, input.dtype), logp.dtype)
+    tr = _upcast(_rows(t))
+    # (torch's log_softmax of the input itself, a half one rounded to its type before the product)
+    logp = _log_softmax_class_rows(input) if input.dtype in _HALF else _log_softmax_rows(_rows(x))
+    logp = logp if logp.dtype == tr.dtype else cast(logp, tr.dtype)
     rows = ops.neg(ops.sum(ops.mul(logp, tr), 1))
     if mode == "none":
         out = rows.reshape(lead)

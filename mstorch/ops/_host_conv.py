@@ -1,0 +1,146 @@
+"""Convolution on the host: im2col over the input's own memory and numpy's BLAS (the ``host`` candidate
+of ``conv``, chosen per host by ``tools/choose_kernels.py``).
+
+MindSpore 2.10's CPU Conv2D is one to two orders of magnitude slower than torch's (a 3x3 convolution of
+4x32x32x32 to 32 channels: 188 ms, against 0.4 ms for torch and 24 ms for the im2col composition of
+MindSpore ops, measured on an AMD EPYC host), and the composition spends its time in MindSpore's slices
+and copies. Here the columns are one strided view of the padded input (no copy until numpy lays them out
+for the product), the products run on OpenBLAS, and the input gradient is scattered back with one
+strided add per kernel offset. The gradients are computed the same way by the node below; a backward pass
+that records itself (create_graph) differentiates the im2col composition instead (``recompute_as``).
+Only float32 and float64 (``_host.usable``); everything else keeps the other candidates.
+"""
+import itertools
+import math
+
+import numpy as np
+
+from .. import _ms_private as P
+from . import _host
+
+# columns of at most this many bytes per batch chunk (an image batch is cut into chunks)
+COLUMN_BYTES = 64 << 20
+
+
+def _geometry(x_shape, w_shape, stride, pad, dilation):
+    spatial = x_shape[2:]
+    kernel = w_shape[2:]
+    out = tuple((s + 2 * p - d * (k - 1) - 1) // st + 1
+                for s, k, d, st, p in zip(spatial, kernel, dilation, stride, pad))
+    return kernel, out
+
+
+def _padded(x, pad):
+    if not any(pad):
+        return x
+    return np.pad(x, ((0, 0), (0, 0)) + tuple((p, p) for p in pad))
+
+
+def _columns(xp, kernel, out, stride, dilation, groups):
+    """(G, C/G * K, N * L): the im2col matrix of the padded input ``xp`` (N, C, *S), images side by side
+    so that each group's product is one GEMM (a copy laid out for BLAS)."""
+    n_, c = xp.shape[:2]
+    st = xp.strides
+    nd = len(kernel)
+    view = np.lib.stride_tricks.as_strided(
+        xp, (c,) + tuple(kernel) + (n_,) + tuple(out),
+        (st[1],) + tuple(st[2 + i] * dilation[i] for i in range(nd)) + (st[0],)
+        + tuple(st[2 + i] * stride[i] for i in range(nd)),
+        writeable=False)
+    return np.ascontiguousarray(view).reshape(groups, (c // groups) * math.prod(kernel), n_ * math.prod(out))
+
+
+def _chunks(n, per_image):
+    step = max(1, COLUMN_BYTES // max(1, per_image))
+    return [(i, min(n, i + step)) for i in range(0, n, step)]
+
+
+def forward(x, w, b, stride, pad, dilation, groups):
+    """y = conv(x, w) + b on numpy arrays (N, C, *S), (O, C/G, *K), (O,) or None."""
+    kernel, out = _geometry(x.shape, w.shape, stride, pad, dilation)
+    n_, c = x.shape[:2]
+    o = w.shape[0]
+    wm = w.reshape(groups, o // groups, -1)
+    y = np.empty((n_, o) + out, x.dtype)
+    per_image = c * math.prod(kernel) * math.prod(out) * x.itemsize
+    for i0, i1 in _chunks(n_, per_image):
+        cols = _columns(_padded(x[i0:i1], pad), kernel, out, stride, dilation, groups)
+        # (G, O/G, n L) -> (n, O, *out)
+        y[i0:i1] = np.matmul(wm, cols).reshape((o, i1 - i0) + out).swapaxes(0, 1)
+    if b is not None:
+        y += b.reshape((1, o) + (1,) * len(out))
+    return y
+
+
+def backward(x, w, g, stride, pad, dilation, groups, need_x, need_w, need_b):
+    """(grad x, grad w, grad b) of ``forward`` for the output gradient ``g`` (None where not needed)."""
+    kernel, out = _geometry(x.shape, w.shape, stride, pad, dilation)
+    n_, c = x.shape[:2]
+    o = w.shape[0]
+    nd = len(kernel)
+    gb = g.sum(axis=(0,) + tuple(range(2, 2 + nd))) if need_b else None
+    gw = np.zeros((groups, o // groups, (c // groups) * math.prod(kernel)), g.dtype) if need_w else None
+    gx = np.empty(x.shape, g.dtype) if need_x else None
+    wt = w.reshape(groups, o // groups, -1).swapaxes(-1, -2) if need_x else None
+    per_image = c * math.prod(kernel) * math.prod(out) * x.itemsize
+    everything = (slice(None), slice(None))
+    for i0, i1 in _chunks(n_, per_image):
+        m = i1 - i0
+        # (n, O, *out) -> (G, O/G, n L)
+        gm = np.ascontiguousarray(g[i0:i1].swapaxes(0, 1)).reshape(groups, o // groups, -1)
+        if need_w:
+            cols = _columns(_padded(x[i0:i1], pad), kernel, out, stride, dilation, groups)
+            gw += np.matmul(gm, cols.swapaxes(-1, -2))
+        if need_x:
+            gcols = np.matmul(wt, gm).reshape((c,) + tuple(kernel) + (m,) + out)
+            gxp = np.zeros((m, c) + tuple(s + 2 * p for s, p in zip(x.shape[2:], pad)), g.dtype)
+            for offs in itertools.product(*(range(k) for k in kernel)):
+                where = tuple(slice(k * d, k * d + st * (q - 1) + 1, st)
+                              for k, d, st, q in zip(offs, dilation, stride, out))
+                gxp[everything + where] += gcols[(slice(None),) + offs].swapaxes(0, 1)
+            gx[i0:i1] = gxp[everything + tuple(slice(p, p + s) for p, s in zip(pad, x.shape[2:]))]
+    return gx, (gw.reshape(w.shape) if need_w else None), gb
+
+
+class HostConv(P.FunctionBase):
+    """grad_fn of a host convolution, named as torch's node."""
+
+    @staticmethod
+    def forward(node, b, w, x, geometry):
+        node.save_for_backward(x, w)
+        node.geometry = geometry
+        stride, pad, dilation, groups = geometry
+        with _host.kernel("Conv"):
+            y = forward(_host.array(x), _host.array(w), None if b is None else _host.array(b),
+                        stride, pad, dilation, groups)
+        return _host.tensor(y, x.dtype)
+
+    @staticmethod
+    def backward(node, g):
+        x, w = node.saved_tensors
+        stride, pad, dilation, groups = node.geometry
+        need_b, need_w, need_x = node.needs_input_grad[:3]
+        dt = g.dtype
+        with _host.kernel("ConvBackward"):
+            gx, gw, gb = backward(_host.array(x), _host.array(w), _host.array(g), stride, pad, dilation, groups,
+                                  need_x, need_w, need_b)
+        t = _host.tensor
+        return (t(gb, dt) if need_b else None, t(gw, dt) if need_w else None, t(gx, dt) if need_x else None,
+                None)
+
+
+HostConv.__name__ = "ConvolutionBackward0"
+
+
+def conv(x, w, b, stride, pad, dilation, groups):
+    """The host convolution of MindSpore tensors (``_host.usable`` checked by the caller); a node of ours
+    when a gradient is recorded."""
+    geometry = (tuple(stride), tuple(pad), tuple(dilation), groups)
+    if P.grad_enabled() and (P.requires_grad(x) or P.requires_grad(w) or b is not None and P.requires_grad(b)):
+        # inputs in the order torch's engine accumulates their gradients (bias, weight, then the input's graph)
+        out = HostConv.apply(b, w, x, geometry)
+        P.set_function_of_output(out, HostConv)
+        return out
+    with _host.kernel("Conv"):
+        y = forward(_host.array(x), _host.array(w), None if b is None else _host.array(b), *geometry)
+    return _host.tensor(y, x.dtype)
