@@ -354,8 +354,16 @@ def _substitute(node, subs):
     if anchor is None or not isinstance(anchor.args[0], Recompute):
         return None
     recompute, saved = anchor.args
-    subs[key] = out = recompute.fn(node, *saved)
+    RECOMPUTING[0] += 1
+    try:
+        subs[key] = out = recompute.fn(node, *saved)
+    finally:
+        RECOMPUTING[0] -= 1
     return out
+
+
+# > 0 while a recomputation runs: host kernels (whose nodes a recording pass cannot enter) step aside there
+RECOMPUTING = [0]
 
 
 def record_own_backward(output, backward, *saved):

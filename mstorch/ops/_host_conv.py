@@ -74,32 +74,49 @@ def forward(x, w, b, stride, pad, dilation, groups):
 
 def backward(x, w, g, stride, pad, dilation, groups, need_x, need_w, need_b):
     """(grad x, grad w, grad b) of ``forward`` for the output gradient ``g`` (None where not needed)."""
-    kernel, out = _geometry(x.shape, w.shape, stride, pad, dilation)
-    n_, c = x.shape[:2]
-    o = w.shape[0]
-    nd = len(kernel)
+    nd = len(w.shape) - 2
     gb = g.sum(axis=(0,) + tuple(range(2, 2 + nd))) if need_b else None
-    gw = np.zeros((groups, o // groups, (c // groups) * math.prod(kernel)), g.dtype) if need_w else None
-    gx = np.empty(x.shape, g.dtype) if need_x else None
-    wt = w.reshape(groups, o // groups, -1).swapaxes(-1, -2) if need_x else None
-    per_image = c * math.prod(kernel) * math.prod(out) * x.itemsize
+    gw = weight_grad(x, g, w.shape, stride, pad, dilation, groups) if need_w else None
+    gx = input_grad(x.shape, w, g, stride, pad, dilation, groups) if need_x else None
+    return gx, gw, gb
+
+
+def _grad_rows(g, i0, i1, groups):
+    """(n, O, *out) -> (G, O/G, n L): the output gradient of a batch chunk laid out as the columns are."""
+    o = g.shape[1]
+    return np.ascontiguousarray(g[i0:i1].swapaxes(0, 1)).reshape(groups, o // groups, -1)
+
+
+def weight_grad(x, g, w_shape, stride, pad, dilation, groups):
+    """The weight's gradient: sum over images of the output gradient times the columns."""
+    kernel, out = _geometry(x.shape, w_shape, stride, pad, dilation)
+    n_, c = x.shape[:2]
+    gw = np.zeros((groups, w_shape[0] // groups, (c // groups) * math.prod(kernel)), g.dtype)
+    for i0, i1 in _chunks(n_, c * math.prod(kernel) * math.prod(out) * x.itemsize):
+        cols = _columns(_padded(x[i0:i1], pad), kernel, out, stride, dilation, groups)
+        gw += np.matmul(_grad_rows(g, i0, i1, groups), cols.swapaxes(-1, -2))
+    return gw.reshape(w_shape)
+
+
+def input_grad(x_shape, w, g, stride, pad, dilation, groups):
+    """The input's gradient (also a transposed convolution's output): the weight's transpose times the
+    output gradient, scattered back (col2im) with one strided add per kernel offset."""
+    kernel, out = _geometry(x_shape, w.shape, stride, pad, dilation)
+    n_, c = x_shape[:2]
+    o = w.shape[0]
+    wt = w.reshape(groups, o // groups, -1).swapaxes(-1, -2)
+    gx = np.empty(x_shape, g.dtype)
     everything = (slice(None), slice(None))
-    for i0, i1 in _chunks(n_, per_image):
+    for i0, i1 in _chunks(n_, c * math.prod(kernel) * math.prod(out) * g.itemsize):
         m = i1 - i0
-        # (n, O, *out) -> (G, O/G, n L)
-        gm = np.ascontiguousarray(g[i0:i1].swapaxes(0, 1)).reshape(groups, o // groups, -1)
-        if need_w:
-            cols = _columns(_padded(x[i0:i1], pad), kernel, out, stride, dilation, groups)
-            gw += np.matmul(gm, cols.swapaxes(-1, -2))
-        if need_x:
-            gcols = np.matmul(wt, gm).reshape((c,) + tuple(kernel) + (m,) + out)
-            gxp = np.zeros((m, c) + tuple(s + 2 * p for s, p in zip(x.shape[2:], pad)), g.dtype)
-            for offs in itertools.product(*(range(k) for k in kernel)):
-                where = tuple(slice(k * d, k * d + st * (q - 1) + 1, st)
-                              for k, d, st, q in zip(offs, dilation, stride, out))
-                gxp[everything + where] += gcols[(slice(None),) + offs].swapaxes(0, 1)
-            gx[i0:i1] = gxp[everything + tuple(slice(p, p + s) for p, s in zip(pad, x.shape[2:]))]
-    return gx, (gw.reshape(w.shape) if need_w else None), gb
+        gcols = np.matmul(wt, _grad_rows(g, i0, i1, groups)).reshape((c,) + tuple(kernel) + (m,) + out)
+        gxp = np.zeros((m, c) + tuple(s + 2 * p for s, p in zip(x_shape[2:], pad)), g.dtype)
+        for offs in itertools.product(*(range(k) for k in kernel)):
+            where = tuple(slice(k * d, k * d + st * (q - 1) + 1, st)
+                          for k, d, st, q in zip(offs, dilation, stride, out))
+            gxp[everything + where] += gcols[(slice(None),) + offs].swapaxes(0, 1)
+        gx[i0:i1] = gxp[everything + tuple(slice(p, p + s) for p, s in zip(pad, x_shape[2:]))]
+    return gx
 
 
 class HostConv(P.FunctionBase):
@@ -143,4 +160,47 @@ def conv(x, w, b, stride, pad, dilation, groups):
         return out
     with _host.kernel("Conv"):
         y = forward(_host.array(x), _host.array(w), None if b is None else _host.array(b), *geometry)
+    return _host.tensor(y, x.dtype)
+
+
+class HostConvTranspose(P.FunctionBase):
+    """grad_fn of a host transposed convolution: the input gradient of the convolution whose weight it
+    shares (a convolution of (N, C_out, *out) to x's shape), named as torch's node."""
+
+    @staticmethod
+    def forward(node, w, x, geometry, out):
+        node.save_for_backward(x, w)
+        node.geometry = geometry
+        with _host.kernel("ConvTranspose"):
+            y = input_grad(_transposed_shape(x, w, geometry, out), _host.array(w), _host.array(x), *geometry)
+        return _host.tensor(y, x.dtype)
+
+    @staticmethod
+    def backward(node, g):
+        x, w = node.saved_tensors
+        need_w, need_x = node.needs_input_grad[:2]
+        gh, dt = _host.array(g), g.dtype
+        with _host.kernel("ConvTransposeBackward"):
+            gx = forward(gh, _host.array(w), None, *node.geometry) if need_x else None
+            gw = weight_grad(gh, _host.array(x), tuple(w.shape), *node.geometry) if need_w else None
+        return (None if gw is None else _host.tensor(gw, dt), None if gx is None else _host.tensor(gx, dt), None, None)
+
+
+HostConvTranspose.__name__ = "ConvolutionBackward0"
+
+
+def _transposed_shape(x, w, geometry, out):
+    groups = geometry[3]
+    return (x.shape[0], w.shape[1] * groups) + tuple(out)
+
+
+def conv_transpose(x, w, stride, pad, dilation, groups, out):
+    """The host transposed convolution (no bias) of MindSpore tensors to the spatial size ``out``."""
+    geometry = (tuple(stride), tuple(pad), tuple(dilation), groups)
+    if P.grad_enabled() and (P.requires_grad(x) or P.requires_grad(w)):
+        y = HostConvTranspose.apply(w, x, geometry, tuple(out))
+        P.set_function_of_output(y, HostConvTranspose)
+        return y
+    with _host.kernel("ConvTranspose"):
+        y = input_grad(_transposed_shape(x, w, geometry, out), _host.array(w), _host.array(x), *geometry)
     return _host.tensor(y, x.dtype)

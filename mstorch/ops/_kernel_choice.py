@@ -5,7 +5,7 @@
 CHOICES = {
     "CPU": {
         "conv": "host",
-        "conv_transpose": "native_alias",
+        "conv_transpose": "host",
         "gelu": "host",
         "linear": "host_blas",
         "max_pool": "classic",

@@ -19,7 +19,7 @@ from . import _kernels as kernels
 from ._helpers import dtype_of, cast, graph_inputs
 from ._registry import register
 from .products import _mm
-from ..autograd._higher_order import recompute_as
+from ..autograd._higher_order import recompute_as, RECOMPUTING
 from . import _host, _host_conv
 from .. import _ms_private as _P
 
@@ -306,7 +306,7 @@ def _im2col(x, w, stride, dilation, groups, out):
 def _conv_host(x, w, b, stride, pad, dilation, groups, n):
     """im2col over the host memory and numpy's BLAS (``_host_conv``), float32/float64; a pass that records
     its backward (create_graph) differentiates the im2col composition. Other dtypes: im2col."""
-    if not _host.usable(x, w, b):
+    if not _host.usable(x, w, b) or RECOMPUTING[0]:
         return _conv_im2col(x, w, b, stride, pad, dilation, groups, n)
     out = _host_conv.conv(x, w, b, stride, pad, dilation, groups)
     if not _P.requires_grad(out):
@@ -424,7 +424,7 @@ def _transpose_run(x, w, b, stride, padding, output_padding, groups, dilation, o
     if dt == ms.bfloat16:
         x, w = cast(x, ms.float32), cast(w, ms.float32)
         b = None if b is None else cast(b, ms.float32)
-    if dt in _NATIVE or dt == ms.bfloat16:
+    if dt in _NATIVE or dt == ms.bfloat16 or kernels.ACTIVE["conv_transpose"] is _transpose_host and dt == ms.float64:
         y = kernels.ACTIVE["conv_transpose"](x, w, stride, padding, output_padding, groups, dilation, out, n)
     else:
         y = _transpose_composed(x, w, stride, padding, output_padding, groups, dilation, out, n)
@@ -488,8 +488,21 @@ def _insert_zeros(x, axis, s):
     return ops.strided_slice(x, begin, end, (1,) * x.ndim)
 
 
+def _transpose_host(x, w, stride, padding, output_padding, groups, dilation, out, n):
+    """The input gradient of a convolution on the host (``_host_conv``), float32/float64; under create_graph
+    the composition. Other dtypes: the native kernels."""
+    if not _host.usable(x, w) or RECOMPUTING[0]:
+        return _transpose_composed(x, w, stride, padding, output_padding, groups, dilation, out, n)
+    y = _host_conv.conv_transpose(x, w, stride, padding, dilation, groups, out)
+    if not _P.requires_grad(y):
+        return y
+    carrier = ops.mul(y, 1.0)   # (as _conv_host's)
+    return recompute_as(carrier, _transpose_composed, x, w, stride, padding, output_padding, groups, dilation,
+                        out, n, name="ConvolutionBackward0")
+
+
 kernels.candidates("conv_transpose", native=_transpose_native, native_alias=_transpose_native_alias,
-                   composed=_transpose_composed)
+                   composed=_transpose_composed, host=_transpose_host)
 
 
 @register("conv_transpose1d", family=F, namespace=("torch", "nn.functional"))
