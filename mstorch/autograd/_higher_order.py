@@ -78,7 +78,8 @@ _OWN_FUNCTIONS = frozenset(("LinalgCholeskyBackward0", "LinalgCholeskyExBackward
                             "BinaryCrossEntropyBackward0", "BinaryCrossEntropyWithLogitsBackward0", "CdistBackward0",
                             "EuclideanDistBackward0", "FloorDivideBackward0", "LinalgLdlFactorExBackward0",
                             "LinalgMatrixExpBackward0", "Logaddexp2Backward0", "LogaddexpBackward0", "PdistBackward0",
-                            "SoftMarginLossBackward0", "SoftMarginLossBackwardBackward0"))
+                            "SoftMarginLossBackward0", "SoftMarginLossBackwardBackward0",
+                            "ConvolutionBackward0"))   # (the host convolutions: compat_tests/test_host_conv.py)
 # the torch API behind MindSpore kernels that are refused, for the message
 _TORCH_API = {
     "ReduceMax": "amax/max(dim)", "ReduceMin": "amin/min(dim)", "ProdExt": "prod", "Softmax": "softmax",
@@ -329,18 +330,8 @@ class Recompute:
     in recorded ops from its saved inputs; while a backward pass records itself, the graph uses that recomputation instead
     of the node (for kernels whose MindSpore backward fails when it is recorded)."""
 
-    def __init__(self, fn, name=None):
+    def __init__(self, fn):
         self.fn = fn
-        self.name = name   # the node's name as torch's (grad_fn.name()), where MindSpore's kernel is a stand-in
-
-
-def node_name(node):
-    """The torch name a recomputed node carries (``recompute_as(..., name=)``), else None."""
-    own = _OWN.get(P.node_id(node))
-    anchor = None if own is None else own()
-    if anchor is None or not isinstance(anchor.args[0], Recompute):
-        return None
-    return anchor.args[0].name
 
 
 def _substitute(node, subs):
@@ -354,16 +345,8 @@ def _substitute(node, subs):
     if anchor is None or not isinstance(anchor.args[0], Recompute):
         return None
     recompute, saved = anchor.args
-    RECOMPUTING[0] += 1
-    try:
-        subs[key] = out = recompute.fn(node, *saved)
-    finally:
-        RECOMPUTING[0] -= 1
+    subs[key] = out = recompute.fn(node, *saved)
     return out
-
-
-# > 0 while a recomputation runs: host kernels (whose nodes a recording pass cannot enter) step aside there
-RECOMPUTING = [0]
 
 
 def record_own_backward(output, backward, *saved):
@@ -385,16 +368,15 @@ def record_own_backward(output, backward, *saved):
 _RECOMPUTES = {}
 
 
-def recompute_as(output, fn, *saved, name=None):
+def recompute_as(output, fn, *saved):
     """``output`` (returned), whose node is replaced by ``fn(*saved)`` (recorded, differentiable ops of
     the node's inputs with their graph, and constants) while a backward pass records itself. For kernels
     whose MindSpore gradient kernel has no backward; first-order passes still run the kernel's own
-    formula, and pay only for keeping ``saved`` (nothing when ``output`` does not require grad).
-    ``name``: the node's torch name for grad_fn.name()."""
+    formula, and pay only for keeping ``saved`` (nothing when ``output`` does not require grad)."""
     if P.requires_grad(output) and not P.is_leaf(output):
-        r = _RECOMPUTES.get((fn, name))
+        r = _RECOMPUTES.get(fn)
         if r is None:
-            r = _RECOMPUTES[fn, name] = Recompute(lambda node, *args: fn(*args), name)
+            r = _RECOMPUTES[fn] = Recompute(lambda node, *args: fn(*args))
         record_own_backward(output, r, *saved)
     return output
 

@@ -10,7 +10,6 @@ import mindspore
 
 from .. import _ms_private as P
 from .._tensor import _DIFFERENTIABLE, Tensor, wrap
-from ._higher_order import node_name
 
 # MindSpore kernel name -> torch's, for the nodes scripts print most often
 _TORCH_NAMES = {"SumExt": "Sum", "MeanExt": "Mean", "MatMulExt": "Mm", "MatMul": "Mm",
@@ -32,9 +31,6 @@ class Node:
             return _function_node_name(getattr(type(node), "_user", type(node)))
         if P.is_leaf_node(node):    # named "input_27", or after its Parameter ("weight")
             return "AccumulateGrad"
-        named = node_name(node)   # (a MindSpore node standing in for one of torch's, e.g. a host kernel's carrier)
-        if named is not None:
-            return named
         kernel = node.name()  # e.g. "SumExt"
         return _TORCH_NAMES.get(kernel, kernel) + "Backward0"
 

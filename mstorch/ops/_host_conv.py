@@ -6,8 +6,8 @@ MindSpore 2.10's CPU Conv2D is one to two orders of magnitude slower than torch'
 MindSpore ops, measured on an AMD EPYC host), and the composition spends its time in MindSpore's slices
 and copies. Here the columns are one strided view of the padded input (no copy until numpy lays them out
 for the product), the products run on OpenBLAS, and the input gradient is scattered back with one
-strided add per kernel offset. The gradients are computed the same way by the node below; a backward pass
-that records itself (create_graph) differentiates the im2col composition instead (``recompute_as``).
+strided add per kernel offset. The gradients are computed the same way by the nodes below; a backward pass
+that records itself (create_graph) gets them in recorded MindSpore ops (the family file's formulas).
 Only float32 and float64 (``_host.usable``); everything else keeps the other candidates.
 """
 import itertools
@@ -123,9 +123,9 @@ class HostConv(P.FunctionBase):
     """grad_fn of a host convolution, named as torch's node."""
 
     @staticmethod
-    def forward(node, b, w, x, geometry):
+    def forward(node, b, w, x, geometry, recorded):
         node.save_for_backward(x, w)
-        node.geometry = geometry
+        node.geometry, node.recorded = geometry, recorded
         stride, pad, dilation, groups = geometry
         with _host.kernel("Conv"):
             y = forward(_host.array(x), _host.array(w), None if b is None else _host.array(b),
@@ -138,24 +138,28 @@ class HostConv(P.FunctionBase):
         stride, pad, dilation, groups = node.geometry
         need_b, need_w, need_x = node.needs_input_grad[:3]
         dt = g.dtype
+        if P.grad_enabled():   # a pass that records itself (create_graph): the formulas in recorded ops
+            gx, gw, gb = node.recorded(x, w, g, stride, pad, dilation, groups, need_x, need_w, need_b)
+            return gb, gw, gx, None, None
         with _host.kernel("ConvBackward"):
             gx, gw, gb = backward(_host.array(x), _host.array(w), _host.array(g), stride, pad, dilation, groups,
                                   need_x, need_w, need_b)
         t = _host.tensor
         return (t(gb, dt) if need_b else None, t(gw, dt) if need_w else None, t(gx, dt) if need_x else None,
-                None)
+                None, None)
 
 
 HostConv.__name__ = "ConvolutionBackward0"
 
 
-def conv(x, w, b, stride, pad, dilation, groups):
+def conv(x, w, b, stride, pad, dilation, groups, recorded):
     """The host convolution of MindSpore tensors (``_host.usable`` checked by the caller); a node of ours
-    when a gradient is recorded."""
+    when a gradient is recorded, whose backward calls ``recorded(x, w, g, stride, pad, dilation, groups,
+    need_x, need_w, need_b)`` (the gradients in recorded MindSpore ops) when a pass records itself."""
     geometry = (tuple(stride), tuple(pad), tuple(dilation), groups)
     if P.grad_enabled() and (P.requires_grad(x) or P.requires_grad(w) or b is not None and P.requires_grad(b)):
         # inputs in the order torch's engine accumulates their gradients (bias, weight, then the input's graph)
-        out = HostConv.apply(b, w, x, geometry)
+        out = HostConv.apply(b, w, x, geometry, recorded)
         P.set_function_of_output(out, HostConv)
         return out
     with _host.kernel("Conv"):
@@ -168,9 +172,9 @@ class HostConvTranspose(P.FunctionBase):
     shares (a convolution of (N, C_out, *out) to x's shape), named as torch's node."""
 
     @staticmethod
-    def forward(node, w, x, geometry, out):
+    def forward(node, w, x, geometry, out, recorded):
         node.save_for_backward(x, w)
-        node.geometry = geometry
+        node.geometry, node.recorded = geometry, recorded
         with _host.kernel("ConvTranspose"):
             y = input_grad(_transposed_shape(x, w, geometry, out), _host.array(w), _host.array(x), *geometry)
         return _host.tensor(y, x.dtype)
@@ -179,11 +183,15 @@ class HostConvTranspose(P.FunctionBase):
     def backward(node, g):
         x, w = node.saved_tensors
         need_w, need_x = node.needs_input_grad[:2]
+        if P.grad_enabled():   # a pass that records itself (create_graph): the formulas in recorded ops
+            gx, gw = node.recorded(x, w, g, *node.geometry, need_x, need_w)
+            return gw, gx, None, None, None
         gh, dt = _host.array(g), g.dtype
         with _host.kernel("ConvTransposeBackward"):
             gx = forward(gh, _host.array(w), None, *node.geometry) if need_x else None
             gw = weight_grad(gh, _host.array(x), tuple(w.shape), *node.geometry) if need_w else None
-        return (None if gw is None else _host.tensor(gw, dt), None if gx is None else _host.tensor(gx, dt), None, None)
+        return (None if gw is None else _host.tensor(gw, dt), None if gx is None else _host.tensor(gx, dt), None, None,
+                None)
 
 
 HostConvTranspose.__name__ = "ConvolutionBackward0"
@@ -194,11 +202,13 @@ def _transposed_shape(x, w, geometry, out):
     return (x.shape[0], w.shape[1] * groups) + tuple(out)
 
 
-def conv_transpose(x, w, stride, pad, dilation, groups, out):
-    """The host transposed convolution (no bias) of MindSpore tensors to the spatial size ``out``."""
+def conv_transpose(x, w, stride, pad, dilation, groups, out, recorded):
+    """The host transposed convolution (no bias) of MindSpore tensors to the spatial size ``out``; its node's
+    backward calls ``recorded(x, w, g, stride, pad, dilation, groups, need_x, need_w)`` when a pass records
+    itself."""
     geometry = (tuple(stride), tuple(pad), tuple(dilation), groups)
     if P.grad_enabled() and (P.requires_grad(x) or P.requires_grad(w)):
-        y = HostConvTranspose.apply(w, x, geometry, tuple(out))
+        y = HostConvTranspose.apply(w, x, geometry, tuple(out), recorded)
         P.set_function_of_output(y, HostConvTranspose)
         return y
     with _host.kernel("ConvTranspose"):

@@ -19,9 +19,8 @@ from . import _kernels as kernels
 from ._helpers import dtype_of, cast, graph_inputs
 from ._registry import register
 from .products import _mm
-from ..autograd._higher_order import recompute_as, RECOMPUTING
+from ..autograd._higher_order import recompute_as
 from . import _host, _host_conv
-from .. import _ms_private as _P
 
 F = "nn.conv"
 _NATIVE = (ms.float16, ms.float32)
@@ -287,7 +286,16 @@ def stepped_slice(x, begin, end, strides):
 
 
 def _im2col(x, w, stride, dilation, groups, out):
-    kernel = w.shape[2:]
+    C = x.shape[1]
+    K = math.prod(w.shape[2:])
+    O = w.shape[0]
+    col = _columns(x, w.shape[2:], stride, dilation, groups, out)
+    y = _mm(w.reshape(groups, O // groups, (C // groups) * K), col)
+    return y.reshape((x.shape[0], O) + tuple(out))
+
+
+def _columns(x, kernel, stride, dilation, groups, out):
+    """(N, G, C/G * K, L): the im2col matrix of the padded input ``x``, in recorded ops."""
     N, C = x.shape[:2]
     cols = []
     for offs in itertools.product(*[range(k) for k in kernel]):
@@ -295,27 +303,41 @@ def _im2col(x, w, stride, dilation, groups, out):
         end = (N, C) + tuple(b0 + (o - 1) * st + 1 for b0, o, st in zip(begin[2:], out, stride))
         cols.append(stepped_slice(x, begin, end, (1, 1) + tuple(stride)))
     col = ops.stack(cols, 2)                                   # (N, C, K, *out)
-    K = len(cols)
-    L = math.prod(out)
-    O = w.shape[0]
-    col = col.reshape(N, groups, (C // groups) * K, L)
-    y = _mm(w.reshape(groups, O // groups, (C // groups) * K), col)
-    return y.reshape((N, O) + tuple(out))
+    return col.reshape(N, groups, (C // groups) * len(cols), math.prod(out))
 
 
 def _conv_host(x, w, b, stride, pad, dilation, groups, n):
-    """im2col over the host memory and numpy's BLAS (``_host_conv``), float32/float64; a pass that records
-    its backward (create_graph) differentiates the im2col composition. Other dtypes: im2col."""
-    if not _host.usable(x, w, b) or RECOMPUTING[0]:
+    """im2col over the host memory and numpy's BLAS (``_host_conv``), float32/float64; the node's gradients in
+    recorded ops when a pass records itself (create_graph). Other dtypes: im2col."""
+    if not _host.usable(x, w, b):
         return _conv_im2col(x, w, b, stride, pad, dilation, groups, n)
-    out = _host_conv.conv(x, w, b, stride, pad, dilation, groups)
-    if not _P.requires_grad(out):
-        return out
-    # the recomputation replaces a MindSpore node (edges into ours cannot be redirected and restored): an
-    # exact identity (x * 1) carries it, under the host node's name
-    carrier = ops.mul(out, 1.0)
-    return recompute_as(carrier, _conv_im2col, x, w, b, stride, pad, dilation, groups, n,
-                        name="ConvolutionBackward0")
+    return _host_conv.conv(x, w, b, stride, pad, dilation, groups, _conv_grads_recorded)
+
+
+def _conv_grads_recorded(x, w, g, stride, pad, dilation, groups, need_x, need_w, need_b):
+    """(grad x, grad w, grad b) of a convolution in recorded ops: the transposed convolution of the output
+    gradient, the output gradient times the im2col columns, its sum."""
+    n = w.ndim - 2
+    gb = ops.sum(g, (0,) + tuple(range(2, 2 + n))) if need_b else None
+    gw = _weight_grad_recorded(x, g, tuple(w.shape), stride, pad, dilation, groups) if need_w else None
+    gx = None
+    if need_x:
+        spatial, out, kernel = x.shape[2:], g.shape[2:], w.shape[2:]
+        output_padding = tuple(s + 2 * p - d * (k - 1) - 1 - (o - 1) * st
+                               for s, p, d, k, o, st in zip(spatial, pad, dilation, kernel, out, stride))
+        gx = _transpose_run(g, w, None, stride, pad, output_padding, groups, dilation, tuple(spatial), n)
+    return gx, gw, gb
+
+
+def _weight_grad_recorded(x, g, w_shape, stride, pad, dilation, groups):
+    """A convolution's weight gradient in recorded ops: sum over images of g (N, G, O/G, L) times the
+    columns of x (N, G, C/G K, L)."""
+    N = x.shape[0]
+    if any(pad):
+        x = ops.pad(x, pad_tuple([(p, p) for p in pad]))
+    col = _columns(x, w_shape[2:], stride, dilation, groups, g.shape[2:])
+    gm = g.reshape(N, groups, w_shape[0] // groups, -1)
+    return ops.sum(_mm(gm, col.swapaxes(-1, -2)), 0).reshape(w_shape)
 
 
 kernels.candidates("conv", native=_conv_native, native_alias=_conv_native_alias, im2col=_conv_im2col,
@@ -489,16 +511,20 @@ def _insert_zeros(x, axis, s):
 
 
 def _transpose_host(x, w, stride, padding, output_padding, groups, dilation, out, n):
-    """The input gradient of a convolution on the host (``_host_conv``), float32/float64; under create_graph
-    the composition. Other dtypes: the native kernels."""
-    if not _host.usable(x, w) or RECOMPUTING[0]:
-        return _transpose_composed(x, w, stride, padding, output_padding, groups, dilation, out, n)
-    y = _host_conv.conv_transpose(x, w, stride, padding, dilation, groups, out)
-    if not _P.requires_grad(y):
-        return y
-    carrier = ops.mul(y, 1.0)   # (as _conv_host's)
-    return recompute_as(carrier, _transpose_composed, x, w, stride, padding, output_padding, groups, dilation,
-                        out, n, name="ConvolutionBackward0")
+    """The input gradient of a convolution on the host (``_host_conv``), float32/float64; the node's
+    gradients in recorded ops when a pass records itself. Other dtypes: the native kernels."""
+    if not _host.usable(x, w):
+        return _transpose_native(x, w, stride, padding, output_padding, groups, dilation, out, n)
+    return _host_conv.conv_transpose(x, w, stride, padding, dilation, groups, out, _transpose_grads_recorded)
+
+
+def _transpose_grads_recorded(x, w, g, stride, pad, dilation, groups, need_x, need_w):
+    """(grad x, grad w) of a transposed convolution in recorded ops: the convolution of the output gradient,
+    and the weight gradient of that convolution with the roles of input and output gradient swapped."""
+    n = w.ndim - 2
+    gx = _conv_run(g, w, None, stride, pad, dilation, groups, n) if need_x else None
+    gw = _weight_grad_recorded(g, x, tuple(w.shape), stride, pad, dilation, groups) if need_w else None
+    return gx, gw
 
 
 kernels.candidates("conv_transpose", native=_transpose_native, native_alias=_transpose_native_alias,
