@@ -59,6 +59,7 @@ _REDUCTIONS = {"SumExt": False, "ReduceSum": False, "MeanExt": True, "ReduceMean
 # mstorch's own autograd Functions whose backward is written in differentiable ops (verified)
 _OWN_FUNCTIONS = frozenset(("LinalgCholeskyBackward0", "LinalgCholeskyExBackward0", "LinalgLuFactorExBackward0",
                             "LinalgDetBackward0", "LinalgSlogdetBackward0", "NativeLayerNormBackward0", "NativeBatchNormBackward0",
+                            "NativeGroupNormBackward0",
                             "LinalgEighBackward0", "LinalgPinvBackward0",
                             "LinalgQrBackward0", "LinalgSolveExBackward0", "FmodBackward0", "RemainderBackward0",
                             "CumsumBackward0", "XlogyBackward0", "SpecialXlog1PyBackward0",

@@ -22,7 +22,7 @@ from mindspore.ops import operations as P_ops
 from .. import _dtype as D
 from .. import _ms_private as P
 from .._tensor import Tensor, scalar_type_name
-from ._helpers import promote, float_result, dtype_of, to_operand, result_type, scalar_tensor, cast
+from ._helpers import promote, float_result, dtype_of, to_operand, result_type, scalar_tensor, cast, records
 from ._argerr import invalid_args, BINARY, BINARY_SCALAR_SELF
 from ._views import fresh, broadcast_shape
 from ._registry import OPS
@@ -825,8 +825,8 @@ def _float_binary(name, kernel=None, bool_sub_node=None):
                     _not_impl(kernel, a)
                 a, b = _float_operands(a, b, rt, input, other)
             if bool_sub_node is not None and (input.dtype is _bool or other.dtype is _bool) and \
-                    P.grad_enabled() and (P.requires_grad(input) or P.requires_grad(other)):
-                return bool_sub_node(ops.stop_gradient(fn(a, b)), other if P.requires_grad(other) else input)
+                    records() and (P.requires_grad(input) or P.requires_grad(other)):
+                return _bool_sub_result(bool_sub_node, fn(a, b), other if P.requires_grad(other) else input)
             return fn(a, b)
         impl.__name__ = name
         return impl
@@ -836,6 +836,20 @@ def _float_binary(name, kernel=None, bool_sub_node=None):
 def _bool_sub_backward(saved, grad):
     raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
                        "invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+def _bool_sub_result(node, r, x):
+    """``r`` on ``x``'s graph through ``node``, whose backward raises; recorded also where ops/_bind.py runs the
+    op unrecorded because ``x`` is empty (torch's backward raises for empty operands too)."""
+    if P.grad_enabled():
+        return node(ops.stop_gradient(r), x)
+    P.set_grad_enabled(True)
+    try:
+        out = node(ops.stop_gradient(r), x)
+    finally:
+        P.set_grad_enabled(False)
+    out._mstorch_unlinked = True
+    return out
 
 
 def _bool_sub_node(name):

@@ -506,7 +506,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
             raise RuntimeError(f"index_reduce_(): index out of range for the empty self of size {list(input.shape)}")
         size = input.shape[d] if input.dim() else 1
         if not include_self:   # (the excluded slices' fill is an index_fill_, which names the first bad index)
-            bad = [i for i in index.tolist() if not -size <= i < size]
+            bad = [i for i in index.reshape(-1).tolist() if not -size <= i < size]
             if bad:
                 raise IndexError(f"index {bad[0]} is out of bounds for dimension {d} with size {size}")
         raise IndexError("index out of range in self")

@@ -8,6 +8,7 @@ from . import _msops as ops
 from ._helpers import cast, promote
 from ._registry import register
 from ._views import empty_from
+from .reduction import _reduce_sum
 from .products import F, _mm, _no_bool, _scalar_type_msg
 
 
@@ -98,12 +99,12 @@ def _sum_labels(t, labels, drop):
     axes = tuple(i for i, l in enumerate(labels) if l in drop)
     if not axes:
         return t, labels
-    if t.dtype in _INTEGRAL:   # torch's sum: bool and integers add up in int64
-        t = cast(t, ms.int64)
+    if t.dtype in _INTEGRAL:   # torch's sum: bool and integers add up in int64, exactly (wrapping)
+        return _reduce_sum(cast(t, ms.int64), axes, False, ms.int64), [l for l in labels if l not in drop]
     return ops.sum(t, axes), [l for l in labels if l not in drop]
 
 
-_INTEGRAL = (ms.bool_, ms.uint8, ms.int8, ms.int16, ms.int32)
+_INTEGRAL = (ms.bool_, ms.uint8, ms.int8, ms.int16, ms.int32, ms.int64)
 
 
 def _contract(a, la, b, lb, keep):

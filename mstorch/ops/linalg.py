@@ -1036,7 +1036,7 @@ def matrix_exp(input):
     if input.size == 0:
         return fresh(input)
     if n == 1:
-        y = ops.exp(input)
+        y = _exp_1x1(input)
         # (an inf or NaN entry, or an exponential that overflows: torch's block-matrix backward is NaN there;
         # a complex one: our node's backward differentiates again, MindSpore's complex Exp gradient does not)
         if needs_grad(input) and (input.dtype in _COMPLEX or not bool(_finite_1x1(input, y).all())):
@@ -1092,20 +1092,37 @@ def _finite_1x1(x, y):
     return ops.logical_and(*(ops.logical_and(ops.isfinite(r), ops.isfinite(i)) for r, i in parts))
 
 
+def _exp_1x1(x):
+    """torch's exp of a 1x1 matrix (its exp kernel): real types in double, rounded once (MindSpore's float32
+    Exp is 2e-5 relative off at 80, and overflows from 88.7 where exp stays below float32's largest value)."""
+    if x.dtype in _COMPLEX or x.dtype == ms.float64:
+        return ops.exp(x)
+    return cast(ops.exp(cast(x, ms.float64)), x.dtype)
+
+
 def _exp_1x1_backward(saved, g):
     # torch differentiates exp(A) as the corner of exp([[A^H, G], [0, A^H]]), a matrix whose 1-norm is
-    # not finite beside an inf or NaN entry of A: NaN there, not g exp(a)
+    # not finite beside an inf or NaN entry of A: NaN there, not g exp(a). A float32 exponential that
+    # overflows: the corner g exp(a), finite while the product is (torch's), rounded once; NaN where
+    # exp(a) overflows double too (torch's squarings meet 0 * inf from a ~ 360 for |g| ~ 1, at the latest
+    # from 710)
     x, y = saved
-    good = _finite_1x1(x, y)
     if y.dtype not in _COMPLEX:
-        return ops.where(good, ops.mul(g, y), ops.full_like(g, math.nan))
+        wide = ops.exp(cast(x, ms.float64))
+        good = ops.logical_and(ops.isfinite(x), ops.isfinite(wide))
+        if y.dtype != ms.float64:
+            prod = cast(ops.mul(cast(g, ms.float64), wide), y.dtype)
+        else:
+            prod = ops.mul(g, y)
+        return ops.where(good, prod, ops.full_like(g, math.nan))
+    good = _finite_1x1(x, y)
     # complex: g conj(y) from real parts (MindSpore's complex Mul has no gradient)
     gr, gi = _cmul(_parts(g), _conj(_parts(y)))
     nan = ops.full_like(gr, math.nan)
     return ops.complex_of_parts(ops.where(good, gr, nan), ops.where(good, gi, nan))
 
 
-_exp_1x1_node = _node("LinalgMatrixExpBackward0", lambda x: (lambda y: (y, (x, y)))(ops.exp(x)), _exp_1x1_backward)
+_exp_1x1_node = _node("LinalgMatrixExpBackward0", lambda x: (lambda y: (y, (x, y)))(_exp_1x1(x)), _exp_1x1_backward)
 
 
 def _taylor_exp(x, squarings, eye, mm, scale):

@@ -253,6 +253,14 @@ def _gelu_native(x, approximate):
         out = _GELU_TANH(x)
         # the kernel's x (1 + tanh) overflows past FLT_MAX / 2 where torch's 0.5 x (1 + tanh) is x
         return ops.where(ops.greater(x, _c(_F32_HALF_MAX, x)), x, out) if x.dtype == _f32 else out
+    if MP.grad_enabled() and MP.requires_grad(x):
+        out = _NativeGelu.apply(x)
+        MP.set_function_of_output(out, _NativeGelu)
+        return out
+    return _gelu_erf(x)
+
+
+def _gelu_erf(x):
     # x * Phi(x) with Phi(x) = erfc(-x / sqrt(2)) / 2: torch's 0.5 x (1 + erf(x / sqrt(2))) in one op fewer,
     # and without its cancellation below x = -3 (the two differ there by < 1e-7 absolute)
     # Phi underflows to 0 below -40 in every float type: the product is then x * 0 outright, as the autodiff
@@ -347,6 +355,23 @@ class _HostGelu(MP.FunctionBase):
 
 
 _HostGelu.__name__ = "GeluBackward0"
+
+
+class _NativeGelu(MP.FunctionBase):
+    """The erf form in MindSpore ops, differentiated by torch's formula: the autodiff of x Phi(x) multiplies
+    the incoming gradient by x before Phi's 0 derivative, which overflows to inf * 0 = NaN at huge x."""
+    @staticmethod
+    def forward(node, x):
+        node.save_for_backward(x)
+        return _gelu_erf(x)
+
+    @staticmethod
+    def backward(node, g):
+        (x,) = node.saved_tensors
+        return ops.mul(g, _gelu_grad_recorded(x))
+
+
+_NativeGelu.__name__ = "GeluBackward0"
 kernels.candidates("gelu", native=_gelu_native, host=_gelu_host)
 
 

@@ -393,20 +393,15 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     if input.dim() == 0:   # (torch's kernel sizes a SmallVector by dim() - 1)
         raise RuntimeError("SmallVector unable to grow. Requested capacity (18446744073709551615) is larger than "
                            "maximum value for size type (4294967295)")
+    from .nn_norm import check_param_dtypes, refuse_strided_mean
+    params = [None if t is None else t._ms for t in (weight, bias, running_mean, running_var)]
+    refuse_strided_mean(input._ms, params, training)   # (before it reads size(1))
     if training and input.dim() == 1:   # (training reads size(1) before the dtype dispatch)
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     if (running_mean is None) != (running_var is None):
         raise ValueError("running_mean and running_var must either both be None or neither be None")
-    if training and not (input.dtype.is_floating_point or input.dtype.is_complex) and input.numel() \
-            and not input.is_contiguous() and running_mean is None and running_var is None:
-        # (torch's training kernel without running statistics takes a strided input's statistics with mean(),
-        # which refuses it first; with them, its kernel's dtype dispatch refuses it)
-        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
-                           f"complex dtype. Got: {D.scalar_type_name(input.dtype)}")
     _check_float_kernel(input, "batch_norm")
-    from .nn_norm import check_param_dtypes
-    check_param_dtypes(input._ms, [None if t is None else t._ms for t in (weight, bias, running_mean, running_var)],
-                       input.numel() > 0)
+    check_param_dtypes(input._ms, params, input.numel() > 0)
     if input.dim() == 1 and input.numel():   # (evaluation of an empty one returns before reading size(1))
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     if training:
@@ -417,7 +412,8 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     dtype = _stats_dtype(input, weight, bias, running_mean, running_var)
     if input.numel() == 0:      # (evaluation of an empty input: torch's kernel reads no parameter)
         empty = PUBLIC["empty"](0, dtype=dtype)
-        return input * 1, empty, empty.clone()
+        out = _size1_refusing(input, weight, bias) if input.dim() == 1 else input * 1
+        return out, empty, empty.clone()
     c = input.shape[1]
     for t, name in ((weight, "weight"), (bias, "bias")) + ((() if training else
                                                             ((running_mean, "running_mean"), (running_var, "running_var")))):
@@ -434,6 +430,32 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         return out, empty, empty.clone()
     mean, var_sum, n = _bn_moments(input.detach(), dtype)
     return out, mean.to(dtype), (_per(var_sum, n, dtype) + eps).rsqrt().to(dtype)
+
+
+def _size1_backward(saved, g):
+    raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+
+
+def _size1_refusing(input, weight, bias):
+    """An empty 1-d input's result (a copy) on the graph of the operands that need gradients, whose backward
+    raises torch's IndexError: NativeBatchNormBackward0 reads the input's size(1). Recorded also where
+    ops/_bind.py runs the op unrecorded because every such operand is empty."""
+    from .. import _ms_private as P
+    from .._tensor import wrap
+    from ._helpers import _node, records
+    needs = [t._ms for t in (input, weight, bias) if t is not None and P.requires_grad(t._ms)]
+    if not needs or not records():
+        return input * 1
+    node = _node("NativeBatchNormBackward0", lambda x, *ts: (x + 0, ()), _size1_backward)
+    if P.grad_enabled():
+        return wrap(node(input._ms, *needs))
+    P.set_grad_enabled(True)
+    try:
+        out = node(input._ms, *needs)
+    finally:
+        P.set_grad_enabled(False)
+    out._mstorch_unlinked = True
+    return wrap(out)
 
 
 # torch's CPU kernel keeps the batch statistics of a bfloat16 input with bfloat16 (or no) parameters in bfloat16 and

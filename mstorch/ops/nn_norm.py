@@ -106,6 +106,8 @@ def _batch_norm(x, weight, bias, rmean, rvar, training, momentum, eps, instance=
     _check_channels("running_var", rv, c)
     _check_channels("weight", w, c)
     _check_channels("bias", b, c)
+    if not instance:
+        refuse_strided_mean(xm, (w, b, rm, rv), training)
     if xm.ndim < 2 and (training or D._FROM_MS[xm.dtype].is_floating_point):
         # torch's kernel then asks for the input's size(1): before its dtype check when training
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)" if xm.ndim else
@@ -128,6 +130,24 @@ def _batch_norm(x, weight, bias, rmean, rvar, training, momentum, eps, instance=
     if xm.dtype in _FUSED and 0 < eps <= 1 and 0 <= momentum <= 1 and xm.ndim >= 2:
         return _bn_fused(xm, w, b, rmean, rvar, training, momentum, eps, update, c)
     return _bn_composed(xm, w, b, rmean, rvar, training, momentum, eps, update)
+
+
+def refuse_strided_mean(x, params, training):
+    """torch's CPU training kernel takes the batch mean of a strided input (neither contiguous nor channels-last)
+    with mean() unless the parameters are "mixed" (the first given, of ``params`` as mindspore Tensors, of
+    another dtype): that refuses an integer or bool input before the kernel's dtype dispatch."""
+    first = next((t for t in params if t is not None), None)
+    if not training or x.size == 0 or (first is not None and first.dtype != x.dtype):
+        return
+    d = D._FROM_MS[x.dtype]
+    if d.is_floating_point or d.is_complex or x.is_contiguous():
+        return
+    if x.ndim in (4, 5):   # (channels-last layouts count as contiguous there)
+        order = (0, 2, 3, 1) if x.ndim == 4 else (0, 2, 3, 4, 1)
+        if x.transpose(order).is_contiguous():
+            return
+    raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
+                       f"complex dtype. Got: {scalar_type_name(d)}")
 
 
 def check_param_dtypes(x, params, kernel=True):
@@ -349,6 +369,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if input._ms.size == 0 and not input.is_floating_point():
         # (torch's batch_norm answers an empty input before any other check, integer dtypes included)
         return wrap(_bn_empty(input._ms, weight, bias))
+    if not training:   # (torch.batch_norm's own check, before the sizes and the kernel's)
+        for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+            if t is None:
+                raise RuntimeError(f"{name} must be defined in evaluation mode")
     return wrap(_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps))
 
 
@@ -560,6 +584,14 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enable
                                f"but got {name} of shape {list(t.shape)} and input of shape {list(shape)}")
     _not_float(input, "group_norm")
     dt = input.dtype
+    if dt in _LOW and input.size and _P.grad_enabled() and all(
+            t is None or t.dtype == dt for t in (weight, bias)) and any(
+            t is not None and _P.requires_grad(t) for t in (input, weight, bias)):
+        # (with float32 parameters torch keeps float32 statistics: the fused path below)
+        w = _const((c,), 1.0) if weight is None else weight
+        b = _const((c,), 0.0) if bias is None else bias
+        out = _half_group_norm_node(num_groups, float(eps))(input.reshape(shape[0], c, -1), w, b)
+        return out.reshape(shape)
     x = _f32(input) if dt in _LOW else input
     x3 = x.reshape(shape[0], c, -1) if input.ndim != 3 else x
     w = ops.ones(c, x.dtype) if weight is None else cast(weight, x.dtype)
@@ -584,6 +616,49 @@ def _group_norm_recompute(x, groups, w, b, eps):
     cen = xg - ops.mean(xg, -1, keep_dims=True)
     out = (cen * ops.rsqrt(_plus_eps(ops.mean(cen * cen, -1, keep_dims=True), eps))).reshape(x.shape)
     return out * w.reshape(1, c, 1) + b.reshape(1, c, 1)
+
+
+def _half_group_norm_node(groups, eps):
+    """float16/bfloat16 group norm (parameters of the input's dtype) with torch's backward: the float32 formula
+    of its CPU kernel on the mean and 1 / std it saves, which are rounded to the input's dtype (float32
+    statistics move gradients that cancel by far more than a half-precision ulp). Its backward is in recorded
+    ops (double backward)."""
+    node = _HALF_GN_NODES.get((groups, eps))
+    if node is None:
+        if len(_HALF_GN_NODES) > 256:
+            _HALF_GN_NODES.clear()
+
+        def fwd(x, w, b):   # (torch's forward normalizes with its float32 statistics, before rounding them)
+            return cast(ops.group_norm(_f32(x), groups, _f32(w), _f32(b), eps), x.dtype), (x, w, b)
+
+        def bwd(saved, g):
+            # (the statistics computed here again from x: under create_graph their dependence on x is recorded)
+            x, w, b = saved
+            n, c = x.shape[:2]
+            grouped = (n, groups, c // groups, -1)
+            x32, g32 = _f32(x).reshape(grouped), _f32(g).reshape(grouped)
+            mean = ops.mean(x32, (2, 3), keep_dims=True)
+            cen = ops.sub(x32, mean)
+            rstd = ops.rsqrt(_plus_eps(ops.mean(ops.mul(cen, cen), (2, 3), keep_dims=True), eps))
+            mean, rstd = _f32(cast(mean, x.dtype)), _f32(cast(rstd, x.dtype))
+            w32 = _f32(w).reshape(1, groups, -1, 1)
+            ds = ops.sum(ops.mul(g32, x32), 3, keepdim=True)
+            db = ops.sum(g32, 3, keepdim=True)
+            dsg = ops.sum(ops.mul(ds, w32), 2, keepdim=True)
+            dbg = ops.sum(ops.mul(db, w32), 2, keepdim=True)
+            scale = 1.0 / (x.size // (n * groups))
+            # torch's kernel: dX = rstd w dY + c2 X + c3, c2 = (dbg mean - dsg) rstd^3 / M, c3 = -c2 mean - dbg rstd / M
+            c2 = ops.mul(ops.mul(ops.sub(ops.mul(dbg, mean), dsg), ops.mul(ops.mul(rstd, rstd), rstd)), scale)
+            c3 = ops.sub(ops.neg(ops.mul(c2, mean)), ops.mul(ops.mul(dbg, rstd), scale))
+            gx = ops.add(ops.add(ops.mul(ops.mul(rstd, w32), g32), ops.mul(c2, x32)), c3)
+            gw = ops.sum(ops.mul(ops.sub(ds, ops.mul(db, mean)), rstd), 0).reshape(-1)
+            gb = ops.sum(db, 0).reshape(-1)
+            return cast(gx.reshape(x.shape), x.dtype), cast(gw, w.dtype), cast(gb, b.dtype)
+        node = _HALF_GN_NODES[(groups, eps)] = _node("NativeGroupNormBackward0", fwd, bwd)
+    return node
+
+
+_HALF_GN_NODES = {}
 
 
 # --- local response norm ---------------------------------------------------------------------------

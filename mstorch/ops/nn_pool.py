@@ -22,7 +22,7 @@ from .. import _dtype as D
 from ..autograd._higher_order import recompute_as
 from ._helpers import dtype_of, cast, wrap_size_dim
 from ._registry import register
-from .reduction import has_nan
+from .reduction import has_nan, mean as _mean
 from .arithmetic import abs as _abs, pow as _pow
 from .nn_conv import _name, pad_tuple, stepped_slice
 
@@ -620,10 +620,9 @@ def _adaptive_avg(input, output_size, n):
             raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got "
                              f"{-nd - 1})")
         dims = tuple(range(input.ndim - n, input.ndim))
-        if d.is_complex and input.size:   # (MindSpore's ReduceMean has no complex gradient: a sum over the count)
-            return ops.sum(input, dims, keepdim=True) / math.prod(input.shape[i] for i in dims)
-        if input.size == 0 or input.ndim not in (n + 1, n + 2):
-            return ops.mean(input, dims, keep_dims=True)
+        if d.is_complex or input.size == 0 or input.ndim not in (n + 1, n + 2):
+            # (torch.mean's complex division and its NaN over no elements, (nan, nan) for complex)
+            return _mean.impl(input, dims, keepdim=True)
     # (torch's 1-d and 2-d kernels return an empty result before their dtype check)
     x, unbatched = _adaptive_input(input, n, fn, "avg", check_dtype=n == 3 or input.size > 0)
     if x.size == 0 or 0 in size:

@@ -18,6 +18,7 @@ from .. import _ms_private as P
 from ._views import fresh
 from ._registry import register
 from .reduction import needs_grad
+from .creation import _check_fill
 
 F = "linalg"
 _bf16 = ms.bfloat16
@@ -296,6 +297,7 @@ def _scaled(t, s, always=False):
     if d is D.bool_:   # (torch converts the scalar to bool: 0.5 is True)
         return t if s else ops.zeros_like(t)
     if d._cat <= D._INT:
+        _check_fill(s, d)   # (torch converts alpha and beta to the result type: -1.0 or 300 refused for uint8)
         s = int(s)
     if t.dtype == _bf16:
         return cast(ops.mul(cast(t, _f32), s), _bf16)

@@ -279,7 +279,9 @@ def _complex_mean(x, axes, keepdim):
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     x = _mean_input(input, dtype, "nanmean")
     axes = _axes(input, dim)
-    _no_complex_nansum(x)
+    _no_complex_nansum(input)   # (torch's nansum of the input as given, then its kernel for dtype=)
+    if x.dtype in (ms.complex64, ms.complex128):
+        raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{_scalar_name(x)}'")
     keep = ops.logical_not(ops.isnan(x))
     total = _reduce_sum(ops.where(keep, x, const(0, x.dtype)), axes, keepdim, x.dtype)
     return total / _reduce_sum(keep, axes, keepdim, x.dtype)
@@ -404,8 +406,11 @@ class _ProdSeqNode(P.FunctionBase):
         zeros = int(read_host(ops.sum(cast(zero, ms.int32))))
         recording = needs_grad(x) or needs_grad(g)
         if zeros == 0:
-            r = rnd(_tail(ops.mul(_exclusive_prod(x32, d), x32), d)) if recording else \
-                cast(_prod_in_order(x, d, True), ms.float32)
+            if recording:   # the product through this node again (its derivative torch's result / input
+                # too), in the half type: each op of the double backward rounded as torch's
+                r = type(node).apply(x, d, True, whole)
+                return ops.mul(g.astype(dt), ops.div(r, x)), None, None, None
+            r = cast(_prod_in_order(x, d, True), ms.float32)
             out = rnd(ops.mul(g32, rnd(ops.div(r, x32))))
         elif whole and zeros > 1 and not recording:
             out = ops.zeros_like(x32)

@@ -128,18 +128,28 @@ def storage_root(self):
     return self
 
 
-def _strided_view(root, size, stride, offset):
-    """The view of ``root``'s storage with torch's sizes, strides and storage offset."""
+def _strided_view(root, size, stride, offset, within=None):
+    """The view of ``root``'s storage with torch's sizes, strides and storage offset; ``within`` (the storage
+    positions of the tensor it is taken of) limits where its gradient reaches."""
     check_in_storage(size, stride, offset, root._ms)
-    pos = ms.Tensor(_positions(size, stride, offset))
+    at = _positions(size, stride, offset)
+    pos = ms.Tensor(at)
+    # torch differentiates as_strided as a function of its input alone: elements read outside the input's
+    # own positions get no gradient (as_strided_backward's storage of the input geometry)
+    outside = None
+    if within is not None and P.requires_grad(root._ms):
+        inside = np.isin(at, within)
+        outside = None if inside.all() else ms.Tensor(inside)
 
     def derive(base_ms):
-        return _gather(base_ms.reshape(-1), pos, size)
+        flat = base_ms.reshape(-1)
+        out = _gather(flat, pos, size)
+        return out if outside is None else ops.where(outside, out, _gather(P.detach(flat), pos, size))
 
     def writeback(base_ms, new):
         return scatter_positions(base_ms, pos, new) if pos.size else fresh(base_ms)
     v = make_view(root, derive(root._ms), writeback, derive)
-    v._storage_at = offset
+    v._storage_at, v._storage_pos = offset, at
     return v
 
 
@@ -163,12 +173,22 @@ def _no_storage(name):
 
 @register("as_strided", family=F, raw=True)
 def as_strided(input, size, stride, storage_offset=None):
+    return _as_strided(input, size, stride, storage_offset, True)
+
+
+def _as_strided(input, size, stride, storage_offset, own_gradient):
+    """``own_gradient``: the gradient reaches only the input's own positions (torch's AsStridedBackward0)."""
     size, stride = _check_strided_args(size, stride, storage_offset)
     where = _storage(input)
     if where is None:
         _no_storage("as_strided")
     root, offset = where
-    return _strided_view(root, size, stride, offset if storage_offset is None else storage_offset)
+    within = None
+    if root is not input and own_gradient:
+        # (an as_strided / resize_ view holds its positions: MindSpore's is a copy)
+        within = input.__dict__.get("_storage_pos") if input._view[0] is root else None
+        within = _positions(input._ms.shape, input.stride(), offset) if within is None else within
+    return _strided_view(root, size, stride, offset if storage_offset is None else storage_offset, within)
 
 
 def _hidden_root(self):
@@ -191,7 +211,8 @@ def as_strided_(input, size, stride, storage_offset=None):
     if isinstance(input._ms, ms.Parameter):
         input._ms = P.replace_parameter_data(input._ms, fresh(P.detach(view._ms)))
         return input
-    input._ms, input._view, input._storage_at = view._ms, view._view, view._storage_at
+    input._ms, input._view, input._storage_at, input._storage_pos = (view._ms, view._view, view._storage_at,
+                                                                     view._storage_pos)
     return input
 
 
@@ -223,7 +244,8 @@ def resize_(self, *sizes, memory_format=None):
     if isinstance(self._ms, ms.Parameter):
         self._ms = P.replace_parameter_data(self._ms, fresh(view._ms))
         return self
-    self._ms, self._view, self._storage_at = view._ms, view._view, view._storage_at
+    self._ms, self._view, self._storage_at, self._storage_pos = (view._ms, view._view, view._storage_at,
+                                                                 view._storage_pos)
     return self
 
 
@@ -239,7 +261,8 @@ def resize_as_(input, the_template, *, memory_format=None):
 def slice_inverse(input, src, dim=0, start=None, end=None, step=1):
     """The inverse of a slice view (``input`` being ``src[start:end:step]`` along ``dim``): a view of
     ``input``'s storage with ``src``'s sizes, strides and offset, as torch's functionalization uses it."""
-    return as_strided(input, src.shape, src.stride(), src.storage_offset())
+    # (its gradient is the whole incoming one: SliceInverseBackward0 is no as_strided backward)
+    return _as_strided(input, src.shape, src.stride(), src.storage_offset(), False)
 
 
 def _stride_order(shape, strides, a, b):

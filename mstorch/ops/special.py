@@ -1,7 +1,7 @@
 """torch.special: table entries keyed ``special.<name>``; ``mstorch/special.py`` makes the module.
 
 Most are a top-level op under torch.special's name (expit is sigmoid, gammaln is lgamma...) and bind
-the same implementation. The rest use MindSpore's Bessel/Zeta/Igamma kernels or short compositions:
+the same implementation. The rest use MindSpore's Bessel/Zeta kernels, SciPy's Cephes igamma, or short compositions:
 ndtr, ndtri, log_ndtr and erfcx compute in float64 (erfc is accurate deep into its tail there) with an
 asymptotic series beyond it. Where torch's derivative is a formula of its own (erfcx, log_ndtr, i1, entr,
 ndtri, igamma), a node of ours computes that formula, rounded as torch rounds it. torch gives the Bessel
@@ -21,6 +21,7 @@ from .pointwise import _log1p, _float_operands
 from .linalg_decomp import _node
 from .reduction import needs_grad
 from .. import _ms_private as P
+from .._runtime import read_host
 from ._views import infer_size
 from .arithmetic import _sum_to, x_log
 
@@ -342,6 +343,21 @@ def _zeta(x, q):
 
 
 _binary_float("zeta", _zeta, no_grad_first="zeta")
+def _cephes_igamma(upper):
+    """torch's igamma/igammac kernel is Cephes' (Temme's asymptotic series for large a near x), as SciPy's
+    gammainc/gammaincc (a MindSpore dependency), run here on the host in float64. MindSpore's Igamma/Igammac
+    drift from a ~ 1e3 on (relative 1e-4) and give garbage or NaN from a ~ 1e7."""
+    def kernel(a, x):
+        from scipy import special as sc   # (imported on first use: SciPy's import is slow)
+        if a.shape != x.shape:
+            shape = infer_size(tuple(a.shape), tuple(x.shape))
+            a, x = ops.broadcast_to(a, shape), ops.broadcast_to(x, shape)
+        f = sc.gammaincc if upper else sc.gammainc
+        r = f(read_host(a).astype("float64"), read_host(x).astype("float64"))
+        return ms.Tensor(r.astype(dtype_of(a)._np).reshape(tuple(a.shape)))
+    return kernel
+
+
 def _igamma_edges(kernel, upper):
     """Regularized incomplete gamma with torch's boundary rules, checked in its order: a or x negative
     gives nan; a = 0 gives the x = inf limit for x > 0 (else nan); x = 0 gives 0 (upper: 1); a = inf gives
@@ -391,7 +407,7 @@ def _igamma_edges(kernel, upper):
     return run
 
 
-_binary_float("gammainc", _igamma_edges(ops.igamma, False), no_grad_first="igamma: input",
+_binary_float("gammainc", _igamma_edges(_cephes_igamma(False), False), no_grad_first="igamma: input",
               float_kernel="igamma_cpu")
-_binary_float("gammaincc", _igamma_edges(ops.igammac, True), no_grad_first="igammac: input",
+_binary_float("gammaincc", _igamma_edges(_cephes_igamma(True), True), no_grad_first="igammac: input",
               float_kernel="igammac_cpu")
