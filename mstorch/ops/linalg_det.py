@@ -14,7 +14,8 @@ from .. import _dtype as D
 from ._helpers import dtype_of, _scalar_name
 from ._registry import register
 from .reduction import (return_type, needs_grad)
-from .arithmetic import abs as _abs, _atan2_node
+from .arithmetic import abs as _abs
+from .binary_math import _atan2_node
 from .. import _ms_private as P
 from ..autograd._higher_order import own_backward
 from .products import _mm

@@ -1,7 +1,7 @@
 """Pointwise ops: the family's registration wrapper (bfloat16 through float32) and shared argument checks,
 unary float math (exp, log, trig, erf..., with the fixes where MindSpore's CPU kernels differ: log1p,
-expm1, erfinv) and rounding. Arithmetic and the functions of two or three operands are in arithmetic.py;
-comparisons, logical/bitwise ops, clamp and the complex basics in comparison.py.
+expm1, erfinv) and rounding. Arithmetic and the functions of three operands are in arithmetic.py, those
+of two in binary_math.py; comparisons, logical/bitwise ops, clamp and the complex basics in comparison.py.
 """
 import builtins
 import math

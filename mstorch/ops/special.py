@@ -23,7 +23,8 @@ from .reduction import needs_grad
 from .. import _ms_private as P
 from .._runtime import read_host
 from ._views import infer_size
-from .arithmetic import _sum_to, x_log
+from .arithmetic import _sum_to
+from .binary_math import x_log
 
 F = "torch.special"
 _f64 = ms.float64
