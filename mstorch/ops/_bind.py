@@ -22,6 +22,7 @@ from . import _autocast, _trace
 from .. import overrides as _overrides
 from ._registry import METHOD, OPS, PUBLIC, SUB_NAMESPACES, TOP
 from ._views import check_no_overlap as _check_no_overlap, fresh, repeated_writes as _repeated_writes
+from ._views import SAVES_RESULT, guard_result
 from . import _msops
 from ._helpers import EMPTY_RECORDING as _EMPTY_RECORDING, result_type as _result_type
 
@@ -701,6 +702,7 @@ def _check_result_fits(self, other):
 def _make_inplace(fn, name):
     op = getattr(fn, "__name__", name[:-1])   # aliases report the op's own name (absolute_ -> abs)
     wording = _CAST_WORDING.get(op)
+    label = SAVES_RESULT.get(name)
 
     def inplace(self, *args, **kwargs):
         if kwargs and "out" in kwargs:
@@ -760,12 +762,15 @@ def _make_inplace(fn, name):
                 raise RuntimeError(_SHAPE_WORDING[op](own, out))
             raise RuntimeError(f"output with shape {own} doesn't match the broadcast shape {out}")
         try:
-            return self._write(rm)
+            out = self._write(rm)
         except BaseException as exc:
             m = _CAST_ERROR.match(str(exc)) if wording is not None and isinstance(exc, RuntimeError) else None
             if m is not None:
                 raise RuntimeError(wording(m.group(1), m.group(2), args)) from None
             _reraise(exc, name)
+        if label is not None:
+            guard_result(self, rm, label)
+        return out
     inplace.__name__ = name
     inplace.__qualname__ = f"Tensor.{name}"
     return inplace

@@ -10,6 +10,7 @@ then follow torch (the view's history goes through the base, like torch's CopySl
 """
 import contextlib
 import math
+import weakref
 
 import mindspore as ms
 from .._runtime import read_host
@@ -558,6 +559,36 @@ def _write_checked(self, new, check_cast):
     else:   # an alias of other memory (a detached view, a strided .grad): write where it lies
         write_memory(t, new)
     return self
+
+
+# in-place ops whose backward reads their result (torch saves it, with the version the op left): torch's
+# node label in the error a later in-place change of the receiver gives at backward
+SAVES_RESULT = {"relu_": "Relu", "sigmoid_": "Sigmoid", "tanh_": "Tanh", "exp_": "Exp", "exp2_": "Exp2",
+                "expm1_": "Expm1", "sqrt_": "Sqrt", "rsqrt_": "Rsqrt", "reciprocal_": "Reciprocal", "elu_": "Elu1",
+                "celu_": "Celu1", "selu_": "Elu1", "leaky_relu_": "LeakyRelu1", "rrelu_": "RreluWithNoise1"}
+
+
+def guard_result(self, result, label):
+    """After the in-place op ``label`` wrote ``result`` (a mindspore.Tensor) into ``self``: its backward
+    reads that result, which torch saves as the receiver itself, so a later in-place change of the receiver
+    fails that backward with torch's version error. mstorch's node saved ``result``, a tensor of its own
+    (the gradient would silently use the old values): a hook on that node compares the receiver's version
+    at backward with the one the op left."""
+    if not (P.grad_enabled() and P.requires_grad(result)) or P.is_leaf(result):
+        return
+    t = self._ms
+    expected, shape, legacy = t._version, list(t.shape), _legacy(self)
+    receiver = weakref.ref(t)   # (the node outlives nothing it keeps: no cycle through the receiver)
+
+    def check(grad_inputs, grad_outputs):
+        r = receiver()
+        if r is not None and r._version != expected:
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an inplace operation: "
+                f"[torch.{legacy} {shape}], which is output 0 of {label}, is at version {r._version}; expected "
+                f"version {expected} instead. Hint: enable anomaly detection to find the operation that failed to "
+                "compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+    P.grad_node(result).register_hook(check)
 
 
 TENSOR_MEMBERS = {"_write": write}
