@@ -391,7 +391,8 @@ def _binomial_inversion(count, prob, uni, single):
     logprob = _log1p_scalar(-prob, single)
     geom_sum, num_geom = 0.0, 0
     while True:
-        geom_sum += math.ceil(_MATH["log"](uni()) / logprob)
+        geom = _MATH["log"](uni()) / logprob
+        geom_sum += math.ceil(geom) if math.isfinite(geom) else geom   # (a subnormal prob: inf, as C's ceil)
         if geom_sum > count:
             return num_geom
         num_geom += 1

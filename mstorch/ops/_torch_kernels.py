@@ -187,7 +187,9 @@ NOT_REACHED_WHEN_EMPTY = frozenset((
     # (torch's transposed convolutions answer an empty input before their dtype dispatch)
     "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
     # (torch's amax/amin return an empty result, their dims checked, before their dtype dispatch)
-    "amax", "amin"))
+    "amax", "amin",
+    # (torch's mode returns an empty result, its dim checked, before its dtype dispatch)
+    "mode"))
 
 # Ops of NO_KERNEL whose 0-d input torch answers before its kernel's dtype dispatch (the value itself at index
 # 0), so a 0-d input of those dtypes is computed, not refused (probed on torch 2.13).

@@ -68,6 +68,13 @@ def _empty_pair(x, shape):
     return empty_result(x, shape), ops.zeros(shape, ms.int64)
 
 
+def _refuse_complex(kernel, x):
+    """torch's NotImplementedError where its CPU kernel has no complex dtype, at the point torch dispatches
+    it (complex128 too, which the generated NO_KERNEL table does not list)."""
+    if x.dtype in (ms.complex64, ms.complex128):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{D.scalar_type_name(_FROM_MS[x.dtype])}'")
+
+
 @register("sort", family=F, out="tuple")
 def sort(input, dim=-1, descending=False, *args, stable=False):
     if args:
@@ -137,6 +144,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if input.ndim == 0:
         return kthvalue_rt(input.copy(), ops.zeros((), ms.int64))
+    _refuse_complex("kthvalue_cpu", input)
     if input.size == 0:   # (MindSpore's slicing backward fails on an empty selection)
         shape = list(input.shape)
         shape[d] = 1
@@ -269,8 +277,9 @@ def mode(input, dim=-1, keepdim=False):
     if input.ndim == 0:
         return mode_rt(input.copy(), ops.zeros((), ms.int64))
     _check_nonempty_dims("mode", input, (d,))
-    if input.size == 0:
+    if input.size == 0:   # (before torch's dtype dispatch: an empty complex input too)
         return mode_rt(*_empty_pair(input, _out_shape(input.shape, (d,), keepdim)))
+    _refuse_complex("mode_cpu", input)
     x, dt = comparable(input)
     s, order = sort_last(x, d)
     n = x.shape[d]
@@ -404,7 +413,8 @@ def _unique_consecutive(x, dim):
 
 @register("unique", family=F, note="NaN elements get inverse indices in input order (torch: arbitrary)")
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
-    # torch's CPU kernel sorts whether or not ``sorted`` is set
+    # torch's CPU kernel sorts whether or not ``sorted`` is set; its dtype dispatch comes before any check
+    _refuse_complex("unique" if dim is None else "unique_dim", input)
     if dim is not None:
         return _unique_dim(input, _unique_axis(input, dim), return_inverse, return_counts)
     x, dt = comparable(input.reshape(-1))
@@ -455,6 +465,7 @@ def _unique_dim(input, d, return_inverse, return_counts):
 
 @register("unique_consecutive", family=F)
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    _refuse_complex("unique" if dim is None else "unique_dim", input)
     if dim is not None:
         dim = _unique_axis(input, dim)
     x, dt = comparable(input)
