@@ -682,6 +682,12 @@ _SHAPE_WORDING = {
     "addr": lambda own, out: f"{len(out)}D tensor expected, got {len(own)}D tensor for input",
 }
 _SHAPE_WORDING["addmv"] = _SHAPE_WORDING["baddbmm"] = _SHAPE_WORDING["addmm"]
+# their result shapes, which torch's structured kernels check against the receiver before the dtype dispatch
+_RESULT_SHAPE = {
+    "addmm": lambda m1, m2, *_: (m1.shape[0], m2.shape[1]),
+    "addmv": lambda m, v, *_: (m.shape[0],),
+    "baddbmm": lambda b1, b2, *_: (b1.shape[0], b1.shape[1], b2.shape[2]),
+}
 _CAST_ERROR = re.compile(r"^result type (\w+) can't be cast to the desired output type (\w+)$")
 
 
@@ -728,6 +734,9 @@ def _make_inplace(fn, name):
             if "not implemented for '" in str(exc):
                 self._check_inplace()
                 _check_no_overlap(self)
+                shape = _RESULT_SHAPE[op](*args) if op in _RESULT_SHAPE and len(args) >= 2 else self._ms.shape
+                if tuple(shape) != tuple(self._ms.shape):
+                    raise RuntimeError(_SHAPE_WORDING[op](list(self._ms.shape), list(shape))) from None
                 if args and op not in ("eq", "ne", "lt", "le", "gt", "ge"):
                     _check_result_fits(self, args[0])
             raise

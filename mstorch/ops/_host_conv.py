@@ -8,14 +8,17 @@ and copies. Here the columns are one strided view of the padded input (no copy u
 for the product), the products run on OpenBLAS, and the input gradient is scattered back with one
 strided add per kernel offset. The gradients are computed the same way by the nodes below; a backward pass
 that records itself (create_graph) gets them in recorded MindSpore ops (the family file's formulas).
-Only float32 and float64 (``_host.usable``); everything else keeps the other candidates.
+Only float32 and float64 (``_host.usable``); everything else keeps the other candidates, except the float16
+transposed convolution, which runs here on every CPU host with torch's roundings (``conv_transpose_half``).
 """
 import itertools
 import math
 
+import mindspore as ms
 import numpy as np
 
 from .. import _ms_private as P
+from .. import _runtime
 from . import _host
 
 # columns of at most this many bytes per batch chunk (an image batch is cut into chunks)
@@ -107,9 +110,13 @@ def input_grad(x_shape, w, g, stride, pad, dilation, groups):
     wt = w.reshape(groups, o // groups, -1).swapaxes(-1, -2)
     gx = np.empty(x_shape, g.dtype)
     everything = (slice(None), slice(None))
+    half = g.dtype == np.float16   # (the products in float32, rounded once, as torch's half gemm)
     for i0, i1 in _chunks(n_, c * math.prod(kernel) * math.prod(out) * g.itemsize):
         m = i1 - i0
-        gcols = np.matmul(wt, _grad_rows(g, i0, i1, groups)).reshape((c,) + tuple(kernel) + (m,) + out)
+        rows = _grad_rows(g, i0, i1, groups)
+        gcols = np.matmul(wt.astype(np.float32), rows.astype(np.float32)).astype(np.float16) if half else \
+            np.matmul(wt, rows)
+        gcols = gcols.reshape((c,) + tuple(kernel) + (m,) + out)
         gxp = np.zeros((m, c) + tuple(s + 2 * p for s, p in zip(x_shape[2:], pad)), g.dtype)
         for offs in itertools.product(*(range(k) for k in kernel)):
             where = tuple(slice(k * d, k * d + st * (q - 1) + 1, st)
@@ -176,8 +183,8 @@ class HostConvTranspose(P.FunctionBase):
         node.save_for_backward(x, w)
         node.geometry, node.recorded = geometry, recorded
         with _host.kernel("ConvTranspose"):
-            y = input_grad(_transposed_shape(x, w, geometry, out), _host.array(w), _host.array(x), *geometry)
-        return _host.tensor(y, x.dtype)
+            y = input_grad(_transposed_shape(x, w, geometry, out), _array(w), _array(x), *geometry)
+        return _tensor(y, x.dtype)
 
     @staticmethod
     def backward(node, g):
@@ -186,12 +193,16 @@ class HostConvTranspose(P.FunctionBase):
         if P.grad_enabled():   # a pass that records itself (create_graph): the formulas in recorded ops
             gx, gw = node.recorded(x, w, g, *node.geometry, need_x, need_w)
             return gw, gx, None, None, None
-        gh, dt = _host.array(g), g.dtype
+        gh, dt = _array(g), g.dtype
         with _host.kernel("ConvTransposeBackward"):
-            gx = forward(gh, _host.array(w), None, *node.geometry) if need_x else None
-            gw = weight_grad(gh, _host.array(x), tuple(w.shape), *node.geometry) if need_w else None
-        return (None if gw is None else _host.tensor(gw, dt), None if gx is None else _host.tensor(gx, dt), None, None,
-                None)
+            if dt == ms.float16:   # torch's half kernels: each product in float32, rounded once
+                gx = forward(gh.astype(np.float32), _array(w).astype(np.float32), None, *node.geometry) \
+                    if need_x else None
+                gw = _weight_grad_half(gh, _array(x), tuple(w.shape), *node.geometry) if need_w else None
+            else:
+                gx = forward(gh, _array(w), None, *node.geometry) if need_x else None
+                gw = weight_grad(gh, _array(x), tuple(w.shape), *node.geometry) if need_w else None
+        return (None if gw is None else _tensor(gw, dt), None if gx is None else _tensor(gx, dt), None, None, None)
 
 
 HostConvTranspose.__name__ = "ConvolutionBackward0"
@@ -212,5 +223,37 @@ def conv_transpose(x, w, stride, pad, dilation, groups, out, recorded):
         P.set_function_of_output(y, HostConvTranspose)
         return y
     with _host.kernel("ConvTranspose"):
-        y = input_grad(_transposed_shape(x, w, geometry, out), _host.array(w), _host.array(x), *geometry)
-    return _host.tensor(y, x.dtype)
+        y = input_grad(_transposed_shape(x, w, geometry, out), _array(w), _array(x), *geometry)
+    return _tensor(y, x.dtype)
+
+
+# --- float16 transposed convolution -------------------------------------------------------------------
+# torch's CPU float16 transposed convolution (slow_conv_transpose2d/3d; oneDNN only on CPUs with native
+# float16) computes the columns with a half gemm (float32 sums, rounded once), then adds them into the
+# output in float16 one kernel offset after another (col2im), each add rounded: a sum of large terms that
+# cancels keeps those roundings (0.0337 where an exact sum rounded once gives 0.0366). MindSpore's kernel
+# rounds once. The weight's gradient accumulates the images' products in float16 (gemm with beta = 1).
+
+def usable_half(x, w):
+    """Whether the float16 transposed convolution can run here (CPU, blocking launch, no graph capture)."""
+    return (x.dtype == w.dtype == ms.float16 and _runtime.device_target() == "CPU"
+            and _runtime.launch_is_blocking() and not _runtime.CAPTURE[0])
+
+
+def _array(t):
+    return _runtime.read_host(t) if t.dtype == ms.float16 else _host.array(t)
+
+
+def _tensor(a, dtype):
+    return ms.from_numpy(np.ascontiguousarray(a, np.float16)) if dtype == ms.float16 else _host.tensor(a, dtype)
+
+
+def _weight_grad_half(x, g, w_shape, stride, pad, dilation, groups):
+    """``weight_grad`` of float16 arrays as torch's half kernels: each image's product in float32, added to
+    the float16 gradient (rounded) in image order."""
+    gw = np.zeros(w_shape, np.float16)
+    for i in range(x.shape[0]):
+        part = weight_grad(x[i:i + 1].astype(np.float32), g[i:i + 1].astype(np.float32), w_shape, stride, pad,
+                           dilation, groups)
+        gw = (gw.astype(np.float32) + part).astype(np.float16)
+    return gw

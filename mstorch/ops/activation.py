@@ -27,7 +27,7 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd._higher_order import record_own_backward
 from ._helpers import dtype_of, scalar_tensor, wrap_dim, cast
-from ._views import repeated_writes, check_no_overlap
+from ._views import repeated_writes, check_no_overlap, guard_result, SAVES_RESULT
 from .comparison import inplace_function
 from .creation import _check_fill
 from .pointwise import register, _not_impl, _need_tensor, _expm1
@@ -50,7 +50,10 @@ def _inplace_function(method):
         if impl == "threshold":   # (torch's threshold_ writes an expanded receiver)
             with repeated_writes():
                 return input._write(r)
-        return input._write(r)
+        out = input._write(r)
+        if method in SAVES_RESULT:
+            guard_result(input, r, SAVES_RESULT[method])
+        return out
     fn.__name__ = method
     return fn
 

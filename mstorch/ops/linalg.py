@@ -228,7 +228,7 @@ def _extreme_sum(fn, sums, dim, keepdim):
     the count of elements equal to the (NaN) result, none, and sends NaN to the whole slice (amax's
     backward here sends nothing): a NaN of the sums times x, whose gradient is NaN everywhere."""
     r = fn(sums, dim, keepdim)
-    if needs_grad(sums) and bool(ops.isnan(sums).any()):
+    if needs_grad(sums) and bool(ops.any(ops.isnan(sums))):
         r = ops.where(ops.any(ops.isnan(sums), dim, keepdim), ops.sum(ops.mul(sums, math.nan), dim, keepdim), r)
     return r
 
@@ -275,7 +275,7 @@ def cond(A, p=None):
     # torch's inv_ex: a singular matrix's inverse is inf (no error), and a NaN product (0 * inf, or from
     # inf/NaN entries) is inf
     inv, info = inv_ex(A)
-    if bool(ops.gt(info, 0).any()):
+    if bool(ops.any(ops.gt(info, 0))):
         inv = ops.where(ops.expand_dims(ops.expand_dims(ops.gt(info, 0), -1), -1), ops.full_like(inv, math.inf), inv)
     r = ops.mul(matrix_norm(A, p), matrix_norm(inv, p))
     return ops.where(ops.isnan(r), ops.full_like(r, math.inf), r)
@@ -311,7 +311,7 @@ def inverse(input):
         inv = inverse_value(input)
     # MindSpore returns garbage for singular matrices; torch raises (a zero pivot in its LU)
     singular = is_singular(input)
-    if bool(singular.any()):
+    if bool(ops.any(singular)):
         raise singular_error("linalg.inv", input, singular)
     return inv
 
@@ -353,7 +353,7 @@ def inv_ex(A, *, check_errors=False):
     if A.shape[-1] == 0:
         return inv_ex_rt(A.copy(), ops.zeros(tuple(A.shape[:-2]), ms.int32))
     bad = is_singular(A, "linalg.inv_ex")
-    if not bool(bad.any()):
+    if not bool(ops.any(bad)):
         return inv_ex_rt(inverse(A), cast(bad, ms.int32))
     if check_errors:
         raise singular_error("linalg.inv_ex", A, bad)
@@ -422,7 +422,7 @@ def solve(A, B, *, left=True):
     a, b, vector = _solve_args(A, B, left)
     if a.shape[-1] == 0 or b.size == 0:
         return _finish_solve(ops.zeros(tuple(b.shape), b.dtype), vector, left)
-    if bool(is_singular(a, "linalg.solve").any()):
+    if bool(ops.any(is_singular(a, "linalg.solve"))):
         raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.")
     if needs_grad(a) or needs_grad(b):
         return _finish_solve(_solve_nodes[False, left](a, b), vector, left)
@@ -498,7 +498,7 @@ def solve_ex(A, B, *, left=True, check_errors=False):
     a, b, vector = _solve_args(A, B, left)
     bad = is_singular(a if left else mT(a), "linalg.solve_ex") if a.shape[-1] else \
         ops.zeros(tuple(a.shape[:-2]), ms.bool_)
-    if not bool(bad.any()):
+    if not bool(ops.any(bad)):
         return solve_ex_rt(solve(A, B, left=left), cast(bad, ms.int32))
     if check_errors:
         raise LinAlgError("torch.linalg.solve_ex: The solver failed because the input matrix is singular.")
@@ -615,7 +615,7 @@ def matrix_exp(input):
         y = _exp_1x1(input)
         # (an inf or NaN entry, or an exponential that overflows: torch's block-matrix backward is NaN there;
         # a complex one: our node's backward differentiates again, MindSpore's complex Exp gradient does not)
-        if needs_grad(input) and (input.dtype in _COMPLEX or not bool(_finite_1x1(input, y).all())):
+        if needs_grad(input) and (input.dtype in _COMPLEX or not bool(ops.all(_finite_1x1(input, y)))):
             return _exp_1x1_node(input)
         return y
     if input.ndim > 3 and not _batch_viewable(input):
@@ -632,13 +632,13 @@ def matrix_exp(input):
     # a NaN or an infinite 1-norm: torch scales by 2^-inf (or NaN), which leaves NaN everywhere (a NaN
     # column sum is a NaN norm, which MindSpore's amax would pass over)
     bad = ops.logical_not(ops.all(ops.isfinite(sums), -1))
-    if bool(bad.any()):
+    if bool(ops.any(bad)):
         mask = ops.expand_dims(ops.expand_dims(bad, -1), -1)
         r = matrix_exp(ops.where(mask, ops.zeros((), input.dtype), input))
         # (A NaN: x times NaN, whose gradient is NaN too, as torch's block-matrix backward gives there)
         # (the masked input first: NaN times the zero gradient of a good matrix would be NaN)
         zero = ops.zeros((), input.dtype)
-        if input.dtype in _COMPLEX and math.prod(input.shape[:-2]) == 1 and bool(ops.isnan(sums).any()):
+        if input.dtype in _COMPLEX and math.prod(input.shape[:-2]) == 1 and bool(ops.any(ops.isnan(sums))):
             # a lone matrix with a NaN norm goes through torch's unbatched degree choice, whose scaling
             # leaves NaN + 0j everywhere (the gradient too); in a batch, or at an inf norm, NaN + NaN j
             re = ops.real(ops.where(mask, input, zero))
@@ -729,7 +729,7 @@ def tensorinv(A, ind=2):
     a = A.reshape(cols, cols)
     _check_square(a, "linalg.inv")
     singular = is_singular(a, "linalg.tensorinv") if cols else None
-    if cols and bool(singular.any()):   # torch reports the failed inversion under the name "inv"
+    if cols and bool(ops.any(singular)):   # torch reports the failed inversion under the name "inv"
         raise singular_error("inv", a, singular)
     return inverse(a).reshape(tuple(A.shape[ind:]) + tuple(A.shape[:ind]))
 
@@ -752,7 +752,7 @@ def _vander_powers(x, n):
     copies = ops.broadcast_to(ops.expand_dims(x, -1), tuple(x.shape) + (n - 1,))
     if not needs_grad(x):
         powers = ops.cumprod(copies, -1)
-    elif bool(ops.isfinite(ops.cumprod(ops.stop_gradient(copies), -1)).all()):
+    elif bool(ops.all(ops.isfinite(ops.cumprod(ops.stop_gradient(copies), -1)))):
         # products of shifted copies: exact at zeros (MindSpore's CumProd backward divides by them) and
         # recorded for double backward
         powers = _cumprod_scan(copies, x.ndim)

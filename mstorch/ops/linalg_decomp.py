@@ -504,7 +504,7 @@ def _svd_host(A, name="linalg.svd"):
     in it is still refused as torch's LAPACK check does."""
     a = host_array(A)
     parts = (ops.real(A), ops.imag(A)) if A.dtype in _COMPLEX else (A,)    # IsNan has no complex kernel
-    if a is None and needs_grad(A) and A.size and any(bool(ops.isnan(p).any()) for p in parts):
+    if a is None and needs_grad(A) and A.size and any(bool(ops.any(ops.isnan(p))) for p in parts):
         host_svd(read_host(A), False, name=name)   # raises
     return a
 
@@ -570,7 +570,7 @@ def _like(r, x):
 
 
 def _zero_or_none(g):
-    return g is None or not bool(ops.ne(g, 0).any())
+    return g is None or not bool(ops.any(ops.ne(g, 0)))
 
 
 def _svd_backward(saved, gs, gu, gv):

@@ -69,7 +69,7 @@ def det(input):
         diag, parity = _host_lu_diag(input)
         with np.errstate(all="ignore"):
             value = diag.prod(-1) * parity
-        if needs_grad(input) and (bool(ops.equal(d, 0).any()) or bool(_nearly_singular(value).any())):
+        if needs_grad(input) and (bool(ops.any(ops.equal(d, 0))) or bool(_nearly_singular(value).any())):
             # a (nearly) singular matrix: torch's value and gradients (MindSpore's gradient is
             # det inv(A)^T, 0 at a singular matrix)
             return _det_singular_node(input)

@@ -31,7 +31,7 @@ from ._registry import OPS, PUBLIC, register
 from . import activation as _top
 from .pointwise import _not_impl, tanh_accurate
 from .reduction import vector_norm
-from ._views import check_no_overlap, grad_source, repeated_writes
+from ._views import check_no_overlap, grad_source, guard_result, repeated_writes
 from ..autograd._higher_order import recompute_as
 from ..autograd.function import Function
 
@@ -58,9 +58,15 @@ def _src(input, name, inplace=True, overlap_check=True):
     return grad_source(x) if inplace else x
 
 
-def _done(input, r, inplace):
-    """F.*(inplace=True) writes the result into ``input`` and returns it, as torch's ``*_`` kernels."""
-    return input._write(r) if inplace else wrap(r)
+def _done(input, r, inplace, label=None):
+    """F.*(inplace=True) writes the result into ``input`` and returns it, as torch's ``*_`` kernels.
+    ``label``: torch's node, for the ops whose backward reads their result (``_views.guard_result``)."""
+    if not inplace:
+        return wrap(r)
+    out = input._write(r)
+    if label is not None:
+        guard_result(input, r, label)
+    return out
 
 
 def _float_only(x, kernel):
@@ -83,17 +89,17 @@ def _c(v, x):
 
 @register("nn.functional.relu", family=F, namespace="nn.functional", raw=True)
 def f_relu(input, inplace=False):
-    return _done(input, _top.relu(_src(input, "relu", inplace)), inplace)
+    return _done(input, _top.relu(_src(input, "relu", inplace)), inplace, "Relu")
 
 
 @register("nn.functional.selu", family=F, namespace="nn.functional", raw=True)
 def f_selu(input, inplace=False):
-    return _done(input, _top.selu(_src(input, "selu", inplace)), inplace)
+    return _done(input, _top.selu(_src(input, "selu", inplace)), inplace, "Elu1")
 
 
 @register("nn.functional.celu", family=F, namespace="nn.functional", raw=True)
 def f_celu(input, alpha=1.0, inplace=False):
-    return _done(input, _top.celu(_src(input, "celu", inplace), alpha), inplace)
+    return _done(input, _top.celu(_src(input, "celu", inplace), alpha), inplace, "Celu1")
 
 
 @register("nn.functional.threshold", family=F, namespace="nn.functional", raw=True)
@@ -198,12 +204,12 @@ def _leaky_relu(x, slope):
 
 @register("leaky_relu", family=F, namespace="nn.functional", raw=True)
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    return _done(input, _leaky_relu(_src(input, "leaky_relu", inplace), negative_slope), inplace)
+    return _done(input, _leaky_relu(_src(input, "leaky_relu", inplace), negative_slope), inplace, "LeakyRelu1")
 
 
 @register("leaky_relu_", family=F, namespace="nn.functional", raw=True)
 def leaky_relu_(input, negative_slope=0.01):
-    return input._write(_leaky_relu(_src(input, "leaky_relu_"), negative_slope))
+    return _done(input, _leaky_relu(_src(input, "leaky_relu_"), negative_slope), True, "LeakyRelu1")
 
 
 # --- smooth activations ----------------------------------------------------------------------------
@@ -227,12 +233,12 @@ def _elu1(x):
 
 @register("elu", family=F, namespace="nn.functional", raw=True)
 def elu(input, alpha=1.0, inplace=False):
-    return _done(input, _elu(_src(input, "elu", inplace), alpha), inplace)
+    return _done(input, _elu(_src(input, "elu", inplace), alpha), inplace, "Elu1")
 
 
 @register("elu_", family=F, namespace="nn.functional", raw=True)
 def elu_(input, alpha=1.0):
-    return input._write(_elu(_src(input, "elu_"), alpha))
+    return _done(input, _elu(_src(input, "elu_"), alpha), True, "Elu1")
 
 
 _SQRT1_2 = 1 / math.sqrt(2)
@@ -636,7 +642,7 @@ def _rrelu(input, lower, upper, training, generator, inplace):
 @register("rrelu", family=F, namespace=("torch", "nn.functional"), raw=True)
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False, *, generator=None):
     # one entry for torch.rrelu(input, lower, upper, training, generator) and F.rrelu(..., inplace)
-    return _done(input, _rrelu(input, lower, upper, training, generator, inplace), inplace)
+    return _done(input, _rrelu(input, lower, upper, training, generator, inplace), inplace, "RreluWithNoise1")
 
 
 @register("rrelu_", family=F, namespace=("torch", "nn.functional"), raw=True)

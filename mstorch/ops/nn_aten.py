@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import _dtype as D
 from ._registry import PUBLIC, register
-from .nn_embedding import _check_indices, _host, _renorm_
+from .nn_embedding import _check_indices, _host, _legacy_name, _renorm_, check_bag_weight
 
 F = "nn.aten"
 _REDUCTION = {1: "mean", 2: "sum"}
@@ -275,13 +275,29 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
 _BAG_MODES = {0: "sum", 1: "mean", 2: "max"}
 
 
-def _bag_offsets_2d_error(weight, offsets, mode, per_sample_weights, padding_idx):
-    """torch's errors for 2-D indices whose offsets are not a vector, where its CPU kernel reports them (its
-    results for the other 2-D shapes are unspecified): 0-d offsets fail its offsets.size(0); offsets of 2 or
-    more dims fail make_offset2bag's index_add_ (mean, and sum off the float fast path, without
+def _bag_offsets_2d_error(weight, offsets, mode, per_sample_weights, padding_idx, indices_rows):
+    """torch's errors for 2-D indices, where its CPU kernel reports them (its results for the other 2-D shapes
+    are unspecified): check_arguments' (the weight's dtype, 0-d offsets failing offsets.size(0), the first and
+    the size(0) - 1-th offset read from memory, against the indices' rows); offsets of 2 or more dims then
+    fail make_offset2bag's index_add_ (mean, and sum off the float fast path, without
     per_sample_weights; after the padding_idx range check)."""
+    check_bag_weight(weight._ms)   # (check_arguments: the weight's dtype, then offsets[0] and offsets[-1])
     if offsets.dim() == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    off = _host(offsets._ms).astype(np.int64)
+    flat = off.reshape(-1)
+    if off.shape[0] and flat[0] != 0:   # (torch reads the first element and prints the first row)
+        first = off[0]
+        if first.ndim:
+            width = len(str(int(np.abs(first).max()))) + 1
+            shown = "".join(f"{int(v):>{width}}\n" for v in first) + f"[ {_legacy_name(offsets._ms)}{{{first.size}}} ]"
+        else:
+            shown = f"{int(first)}\n[ {_legacy_name(offsets._ms)}{{}} ]"
+        raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
+                           f"position 0. However, got {shown}")
+    if off.shape[0] and flat[off.shape[0] - 1] > indices_rows:   # (the element at size(0) - 1 of the memory)
+        raise RuntimeError(f"offsets[-1] can not be greater than input's length {indices_rows} but got offsets[-1] "
+                           f"of {int(flat[off.shape[0] - 1])}")
     if offsets.dim() == 1 or per_sample_weights is not None or mode == 2:
         return
     n = weight.shape[0]
@@ -334,7 +350,7 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
     if offsets.dtype != common:
         offsets = offsets.to(common)
     if indices.dim() != 1:
-        _bag_offsets_2d_error(weight, offsets, mode, per_sample_weights, padding_idx)
+        _bag_offsets_2d_error(weight, offsets, mode, per_sample_weights, padding_idx, indices.shape[0])
         raise RuntimeError("mstorch: torch.embedding_bag takes 1-D indices with offsets (as "
                            "nn.functional.embedding_bag passes them); torch's results for other shapes are unspecified")
     n = weight.shape[0]

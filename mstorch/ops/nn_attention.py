@@ -17,6 +17,7 @@ from . import _msops as ops
 
 from ._helpers import dtype_of, cast
 from ._registry import register
+from ._views import infer_size
 from .activation import softmax_kernel
 from .products import _mm, check_baddbmm_dtypes
 from .nn_linear import linear as _linear_op
@@ -115,14 +116,17 @@ def _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa):
     _sdp_backend_for(query, key, value, dropout_p)  # torch's backend switches (nn.attention.sdpa_kernel)
     if dropout_p > 1 and query.dtype not in (ms.complex64, ms.complex128):   # (complex: softmax refuses first)
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
-    if key.shape[-1] != query.shape[-1]:
-        raise RuntimeError(
-            f"Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{_batch(query)}, {query.shape[-1]}] but got: [{_batch(key)}, {key.shape[-1]}].")
-    if value.shape[-2] != key.shape[-2]:
-        raise RuntimeError(
-            f"Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{_batch(query)}, {key.shape[-2]}] but got: [{_batch(value)}, {value.shape[-2]}].")
+    if query.shape[-2] and value.size:   # (torch answers no query rows and an empty value before its products)
+        if 0 in query.shape[:-2] or 0 in key.shape[:-2] or key.shape[-2] == 0 or query.shape[-1] == 0:
+            _check_empty_products(query, key, value, attn_mask, is_causal, enable_gqa)
+        if key.shape[-1] != query.shape[-1]:
+            raise RuntimeError(
+                f"Expected size for first two dimensions of batch2 tensor to be: "
+                f"[{_batch(query)}, {query.shape[-1]}] but got: [{_batch(key)}, {key.shape[-1]}].")
+        if value.shape[-2] != key.shape[-2]:
+            raise RuntimeError(
+                f"Expected size for first two dimensions of batch2 tensor to be: "
+                f"[{_batch(query)}, {key.shape[-2]}] but got: [{_batch(value)}, {value.shape[-2]}].")
     if enable_gqa and query.ndim >= 3:
         hq, hk, hv = query.shape[-3], key.shape[-3], value.shape[-3]
         empty = 0 in (query.shape[-2], key.shape[-2], value.shape[-1]) or 0 in query.shape[:-3]
@@ -141,10 +145,10 @@ def _batch(t):
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
                                  scale=None, enable_gqa=False):
     _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa)
-    if query.shape[-2] == 0 or key.shape[-2] == 0 or 0 in query.shape[:-2] or 0 in key.shape[:-2] or \
-            value.shape[-1] == 0:
-        # no scores or an empty output: torch returns before its kernels (nothing drawn, the mask's and the
-        # batch shapes unchecked) zeros in query's batch shape (the rows of an empty key attend to nothing)
+    if query.shape[-2] == 0 or value.size == 0 or key.shape[-2] == 0 or 0 in query.shape[:-2] or \
+            0 in key.shape[:-2]:
+        # no scores or an empty output: torch returns before its kernels (nothing drawn; with no query rows or an
+        # empty value nothing checked) zeros in query's batch shape (the rows of an empty key attend to nothing)
         # plus a link to the inputs, so a bool query gives int64 zeros (bool + an int scalar); MindSpore's
         # BatchMatMul refuses the empty operands
         shape = tuple(query.shape[:-2]) + (query.shape[-2], value.shape[-1])
@@ -153,6 +157,29 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         _refuse_dtype(query, key, value)
         return ops.zeros_on(tuple(query.shape[:-1]) + (value.shape[-1],), query.dtype, (query, key, value))
     return kernels.ACTIVE["sdpa"](query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
+def _check_empty_products(query, key, value, attn_mask, is_causal, enable_gqa):
+    """The shape errors of torch's math path (scores = q @ k^T, the mask added in place, scores @ v: each
+    product broadcasts the batch dims, then bmm checks the inner size) for operands whose scores or output
+    are empty but computed: torch answers without them only for no query rows or an empty value."""
+    qb, kb, vb = tuple(query.shape[:-2]), tuple(key.shape[:-2]), tuple(value.shape[:-2])
+    if enable_gqa and query.ndim >= 3:   # (key and value heads repeated to the query's first)
+        kb, vb = kb[:-1] + qb[-1:], vb[:-1] + qb[-1:]
+    batch = infer_size(qb, kb)
+    n = math.prod(batch)
+    if key.shape[-1] != query.shape[-1]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{n}, {query.shape[-1]}] "
+                           f"but got: [{n}, {key.shape[-1]}].")
+    scores = batch + (query.shape[-2], key.shape[-2])
+    if attn_mask is not None and not is_causal:
+        full = infer_size(scores, tuple(attn_mask.shape))
+        if full != scores:
+            raise RuntimeError(f"output with shape {list(scores)} doesn't match the broadcast shape {list(full)}")
+    n = math.prod(infer_size(batch, vb))
+    if value.shape[-2] != key.shape[-2]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{n}, {key.shape[-2]}] "
+                           f"but got: [{n}, {value.shape[-2]}].")
 
 
 def _refuse_dtype(query, key, value):

@@ -446,7 +446,9 @@ def _transpose_run(x, w, b, stride, padding, output_padding, groups, dilation, o
     if dt == ms.bfloat16:
         x, w = cast(x, ms.float32), cast(w, ms.float32)
         b = None if b is None else cast(b, ms.float32)
-    if dt in _NATIVE or dt == ms.bfloat16 or kernels.ACTIVE["conv_transpose"] is _transpose_host and dt == ms.float64:
+    if _host_conv.usable_half(x, w):   # torch's float16 roundings (whatever candidate the host chose)
+        y = _host_conv.conv_transpose(x, w, stride, padding, dilation, groups, out, _transpose_grads_recorded)
+    elif dt in _NATIVE or dt == ms.bfloat16 or kernels.ACTIVE["conv_transpose"] is _transpose_host and dt == ms.float64:
         y = kernels.ACTIVE["conv_transpose"](x, w, stride, padding, output_padding, groups, dilation, out, n)
     else:
         y = _transpose_composed(x, w, stride, padding, output_padding, groups, dilation, out, n)

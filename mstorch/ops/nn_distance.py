@@ -1,4 +1,5 @@
 """torch.nn.functional distances (pairwise_distance, cosine_similarity) and the triplet losses built on them."""
+import numpy as np
 import mindspore as ms
 from . import _msops as ops
 
@@ -6,7 +7,7 @@ from .. import _dtype as D
 from .._tensor import scalar_type_name
 from ._helpers import promote, result_type, wrap_dim, cast, dtype_of
 from ._registry import PUBLIC, register
-from .nn_loss import F, _HALF, _broadcast_checked, _c, _in_float, _mode, _reduce, _rounded_steps, _sg
+from .nn_loss import F, _HALF, _bf16_value, _broadcast_checked, _c, _in_float, _mode, _reduce, _rounded_steps, _sg
 from .reduction import vector_norm
 from .arithmetic import abs as _abs, _sub_bool_error
 
@@ -83,10 +84,20 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
                            f"{negative.ndim}D inputs")
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
-    if swap:
-        d_neg = ops.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
-    loss = ops.clamp(ops.sub(ops.add(d_pos, _c(margin, d_pos)), d_neg), 0.0)
-    return _reduce(loss, mode)
+    d_swap = pairwise_distance(positive, negative, p, eps) if swap else None
+    half = d_pos.dtype if d_pos.dtype in _HALF and d_neg.dtype == d_pos.dtype else None
+    if half is None:
+        d_neg = d_neg if d_swap is None else ops.minimum(d_neg, d_swap)
+        return _reduce(ops.clamp(ops.sub(ops.add(d_pos, _c(margin, d_pos)), d_neg), 0.0), mode)
+    # torch rounds the margin, margin + d_pos and the difference to the half type (each computed in float32:
+    # MindSpore's CPU Sub and Minimum have no bfloat16 kernel; the distances are half values already)
+    step = _rounded_steps(half)
+    m = _bf16_value(margin) if half == ms.bfloat16 else float(np.float16(margin))
+    d_pos, d_neg = cast(d_pos, ms.float32), cast(d_neg, ms.float32)
+    if d_swap is not None:
+        d_neg = ops.minimum(d_neg, cast(d_swap, ms.float32))
+    loss = step(ops.sub(step(ops.add(d_pos, _c(m, d_pos))), d_neg))
+    return _reduce(cast(ops.clamp(loss, 0.0), half), mode)
 
 
 @register("triplet_margin_with_distance_loss", family=F, namespace="nn.functional", raw=True)

@@ -36,6 +36,17 @@ def _type_name(t):
     return f"CPU{D.SCALAR_TYPE_NAMES[d]}Type"
 
 
+def check_bag_weight(w):
+    """torch's embedding_bag weight dtype check (MindSpore tensor ``w``)."""
+    if w.dtype not in (ms.float16, ms.bfloat16, ms.float32, ms.float64):
+        # (torch's checkScalarTypes names the legacy tensor type, or CPU<Name>Type where none exists)
+        d = D._FROM_MS[w.dtype]
+        name = f"CPU{D.SCALAR_TYPE_NAMES[d]}Type" if d.is_complex or d is D.bool_ else _legacy_name(w)
+        raise RuntimeError("Expected tensor for argument #1 'weight' to have one of the following scalar types: "
+                           f"Half, BFloat16, Float, Double; but got {name} instead (while checking arguments for "
+                           "embedding_bag)")
+
+
 def _check_indices(idx, fn):
     if idx.dtype not in _INDEX:
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
@@ -209,13 +220,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     n = w.shape[0]
     host = _host(idx).reshape(-1)
     _check_indices(idx, "embedding_bag")
-    if w.dtype not in (ms.float16, ms.bfloat16, ms.float32, ms.float64):
-        # (torch's checkScalarTypes names the legacy tensor type, or CPU<Name>Type where none exists)
-        d = D._FROM_MS[w.dtype]
-        name = f"CPU{D.SCALAR_TYPE_NAMES[d]}Type" if d.is_complex or d is D.bool_ else _legacy_name(w)
-        raise RuntimeError("Expected tensor for argument #1 'weight' to have one of the following scalar types: "
-                           f"Half, BFloat16, Float, Double; but got {name} instead (while checking arguments for "
-                           "embedding_bag)")
+    check_bag_weight(w)
     if max_norm is not None:
         _renorm_(weight, host, max_norm, norm_type)
         w = weight._ms

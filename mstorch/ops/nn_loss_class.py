@@ -25,7 +25,7 @@ from .pointwise import _not_impl
 from ..autograd._higher_order import record_own_backward
 from .scatter_gather import gather_elements
 from .activation import softmax_kernel, _log_softmax
-from .nn_loss import F, _HALF, _f32, _c, _float_only, _mode, _no_grad_weight, _sg, _tname, _upcast
+from .nn_loss import F, _HALF, _f32, _c, _mode, _no_grad_weight, _sg, _tname, _upcast
 
 _SPARSE_SCE = P.SparseSoftmaxCrossEntropyWithLogits()
 _SCE = P.SoftmaxCrossEntropyWithLogits()
@@ -383,9 +383,9 @@ def _cross_entropy_prob(input, target, weight, mode, ignore_index, smoothing, C)
     if smoothing > 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {smoothing:g}")
     # (torch's log_softmax of the input itself: its dtype, not the one promoted with the target)
-    # (an empty one returns before the kernel, whose dtype check refuses complex too)
-    (_real_float_only if input.size else _float_only)(
-        input, "log_softmax_lastdim_kernel_impl" if input.ndim <= 2 else "log_softmax_kernel_impl")
+    # (an empty one, of any dtype, returns before the kernel, whose dtype check refuses complex too)
+    if input.size:
+        _real_float_only(input, "log_softmax_lastdim_kernel_impl" if input.ndim <= 2 else "log_softmax_kernel_impl")
     x, t, _ = promote(input, target)
     if smoothing > 0:
         # (C = 0: an empty input; torch's C++ ls / C is inf there)
@@ -399,8 +399,8 @@ def _cross_entropy_prob(input, target, weight, mode, ignore_index, smoothing, C)
         if input.dtype in (ms.complex64, ms.complex128) and _P.requires_grad(input) and records():
             raise RuntimeError("_log_softmax does not support automatic differentiation for outputs with complex dtype.")
         out = _empty_loss(x if x.dtype == out_dt else cast(x, out_dt), lead, mode)
-        # (torch's -(logp * t).sum(), its mean filled with NaN before the negation: -0 and -NaN)
-        return out if mode == "none" else ops.neg(out)
+        # (torch's -(logp * t).sum(class_dim), its mean filled with NaN before the negation: -0 and -NaN)
+        return ops.neg(out)
     # composed, not the fused kernel: its gradient assumes rows of t that sum to 1 and ignores t
     tr = _upcast(_rows(t))
     # (torch's log_softmax of the input itself, a half one rounded to its type before the product)

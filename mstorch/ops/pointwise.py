@@ -438,6 +438,8 @@ def _mvlgamma_check(input, p):
 @register("mvlgamma", family=F, out=True)
 def mvlgamma(input, p):
     _mvlgamma_check(input, p)
+    if dtype_of(input).is_complex:   # (torch's arange of the offsets in the input's dtype, even for no element)
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{scalar_type_name(dtype_of(input))}'")
     x = float_result(input)
     d = dtype_of(x)
     # sum of lgamma(x - j/2) plus a constant (MindSpore's kernel refuses x <= (p-1)/2, torch does not)

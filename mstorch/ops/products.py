@@ -87,6 +87,17 @@ def _mm(a, b):
     return out
 
 
+_HALF = (ms.float16, _bf16)
+
+
+def _mm_acc(a, b):
+    """_mm, with half operands multiplied in float32 and left there: torch's half addmm-like kernels
+    accumulate in float and apply alpha and beta before they round (:func:`_add_scaled`)."""
+    if a.dtype in _HALF:
+        return _mm(cast(a, _f32), cast(b, _f32))
+    return _mm(a, b)
+
+
 def _broadcast_batch(sa, sb):
     out = []
     na, nb = len(sa), len(sb)
@@ -306,7 +317,13 @@ def _scaled(t, s, always=False):
 
 def _add_scaled(input, product, beta, alpha, target_shape, name, gemv=False):
     """beta * input + alpha * product, with input broadcast to the product's shape (beta=0 ignores it);
-    ``gemv``: a complex input is scaled even by beta = 1 (torch's gemv of a row-major matrix)."""
+    ``gemv``: a complex input is scaled even by beta = 1 (torch's gemv of a row-major matrix). A float32
+    ``product`` of half operands (:func:`_mm_acc`) is combined in float32 and rounded once, as torch's half
+    kernels do (a product past the half limit scaled back into range stays finite)."""
+    if input.dtype in _HALF and product.dtype == _f32:
+        if tuple(input.shape) != tuple(target_shape):
+            _expandable(input.shape, target_shape)
+        return cast(_add_scaled(cast(input, _f32), product, beta, alpha, target_shape, name, gemv), input.dtype)
     if input.dtype != product.dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {_scalar_name(input)} and "
                            f"{_scalar_name(product)}")
@@ -377,7 +394,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     if math.prod(shape) == 0 and mat1.dtype == ms.bool_:
         return ops.zeros(shape, ms.bool_)
     _no_bool(mat1, "addmm_impl_cpu_")
-    return _add_scaled(input, _mm(mat1, mat2), beta, alpha, shape, "addmm")
+    return _add_scaled(input, _mm_acc(mat1, mat2), beta, alpha, shape, "addmm")
 
 
 @register("addmv", family=F, out="exact", inplace="addmv_")
@@ -399,7 +416,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
     if mat.size == 0 and input.dtype == ms.bool_:   # (beta = 0: the zeroed result, without the kernel)
         return ops.zeros((mat.shape[0],), ms.bool_)
     _no_bool(mat, "addmv_impl_cpu")
-    return _add_scaled(input, _mm(mat, vec.reshape(-1, 1)).reshape(-1), beta, alpha, (mat.shape[0],), "addmv",
+    return _add_scaled(input, _mm_acc(mat, vec.reshape(-1, 1)).reshape(-1), beta, alpha, (mat.shape[0],), "addmv",
                        gemv=True)
 
 
@@ -476,10 +493,16 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
         r = _empty_inner(input, beta, (n, p))
         if r is not None:
             return r
+    if batch1.dtype in _HALF and batch1.shape[0] > 1:
+        # torch adds the batches one addmm_ at a time, rounding to the half type after each
+        out = input
+        for i in range(batch1.shape[0]):
+            out = _add_scaled(out, _mm_acc(batch1[i], batch2[i]), beta if i == 0 else 1, alpha, (n, p), "addbmm")
+        return out
     # sum_b b1[b] @ b2[b] is one matmul over the concatenated inner dimension
     a = batch1.transpose(1, 0, 2).reshape(n, -1)
     b = batch2.reshape(-1, p)
-    return _add_scaled(input, _mm(a, b), beta, alpha, (n, p), "addbmm")
+    return _add_scaled(input, _mm_acc(a, b), beta, alpha, (n, p), "addbmm")
 
 
 @register("baddbmm", family=F, out="exact", inplace="baddbmm_")
@@ -489,12 +512,12 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     _check_batches(batch1, batch2, "baddbmm", math.prod(shape) * batch1.shape[2] != 0)
     if math.prod(shape) == 0:
         return ops.zeros(shape, input.dtype) if input.dtype == ms.bool_ else \
-            _add_scaled(input, _mm(batch1, batch2), beta, alpha, shape, "baddbmm")
+            _add_scaled(input, _mm_acc(batch1, batch2), beta, alpha, shape, "baddbmm")
     if batch1.shape[2] == 0:
         r = _empty_inner(input, beta, shape)
         if r is not None:
             return r
-    return _add_scaled(input, _mm(batch1, batch2), beta, alpha, shape, "baddbmm")
+    return _add_scaled(input, _mm_acc(batch1, batch2), beta, alpha, shape, "baddbmm")
 
 
 def check_baddbmm_dtypes(input, batch1, batch2):
@@ -791,9 +814,7 @@ def cross(input, other, dim=None):
     if 0 in shape:   # (MindSpore's slicing backward fails on an empty selection)
         return ops.zeros(tuple(shape), input.dtype)
     a, b = ops.broadcast_to(input, shape), ops.broadcast_to(other, shape)
-    if a.dtype == _bf16:
-        return cast(cross(cast(a, _f32), cast(b, _f32), dim), _bf16)
-    if a.dtype == _f32 and (needs_grad(a) or needs_grad(b)):
+    if a.dtype in (_f32, _bf16) and (needs_grad(a) or needs_grad(b)):
         node = _CROSS_NODES.get(dim)
         if node is None:
             node = _CROSS_NODES[dim] = _node("LinalgCrossBackward0", lambda p, q: (_cross_value(p, q, dim), (p, q)),
@@ -815,13 +836,22 @@ def _cross_value(a, b, dim):
             f64 = ms.float64
             rs = cast(cast(ops.mul(cast(r, f64), cast(s, f64)), _f32), f64)
             return cast(ops.sub(ops.mul(cast(p, f64), cast(q, f64)), rs), _f32)
+    elif a.dtype == _bf16:
+        # torch's bfloat16 arithmetic rounds each product and the difference to bfloat16 (no fma); float32
+        # holds a product of two bfloat16 values exactly, and its rounded difference rounds on to bfloat16
+        # as the exact one would (24 >= 2 * 8 + 2 bits)
+        def term(p, q, r, s):
+            def rounded(t):
+                return cast(cast(t, _bf16), _f32)
+            pq = rounded(ops.mul(cast(p, _f32), cast(q, _f32)))
+            return cast(ops.sub(pq, rounded(ops.mul(cast(r, _f32), cast(s, _f32)))), _bf16)
     else:
         def term(p, q, r, s):
             return ops.sub(ops.mul(p, q), ops.mul(r, s))
     return ops.cat([term(x[1], y[2], x[2], y[1]), term(x[2], y[0], x[0], y[2]), term(x[0], y[1], x[1], y[0])], dim)
 
 
-# float32 cross products with a gradient, per dim: torch's backward is cross(other, g) and cross(g, input),
+# float32 and bfloat16 cross products with a gradient, per dim: torch's backward is cross(other, g) and cross(g, input),
 # through the same fused kernel (a composition's gradient would sum exact products: finite where torch's
 # rounded one overflows). Its backward is in ops a recording pass records (create_graph: the node belongs in
 # autograd/_higher_order._OWN_FUNCTIONS, /tmp/proposed_math.diff)
