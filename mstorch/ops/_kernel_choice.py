@@ -7,7 +7,7 @@ CHOICES = {
         "conv": "host",
         "conv_transpose": "host",
         "gelu": "host",
-        "linear": "host_blas",
+        "linear": "matmul",
         "max_pool": "classic",
         "sdpa": "host",
     },
