@@ -415,7 +415,7 @@ def test_gradgrad(info, sample):
 def _second_order(T, leaves, outs, seed=1):
     """grad(outs, leaves, w, create_graph=True), then d/d(leaves, w) of grad . v."""
     outs = [o for o in (outs if isinstance(outs, (tuple, list)) else (outs,))
-            if getattr(o, "requires_grad", False) and o.dtype.is_floating_point]
+            if getattr(o, "requires_grad", False) and (o.dtype.is_floating_point or o.dtype.is_complex)]
     rng = np.random.RandomState(seed)
     ws = [T.tensor(rng.standard_normal(tuple(o.shape))).to(o.dtype).requires_grad_() for o in outs]
     grads = T.autograd.grad(outs, leaves, grad_outputs=ws, create_graph=True, allow_unused=True)
@@ -423,6 +423,8 @@ def _second_order(T, leaves, outs, seed=1):
     for g in grads:
         if g is not None and g.requires_grad:
             term = (g * T.tensor(rng.standard_normal(tuple(g.shape))).to(g.dtype)).sum()
+            if term.is_complex():
+                term = term.real + term.imag
             total = term if total is None else total + term
     second = [None] * len(leaves + ws) if total is None else T.autograd.grad(total, leaves + ws, allow_unused=True)
     return ([None if g is None else g.detach().clone() for g in grads],

@@ -10,27 +10,14 @@ import pytest
 
 import mstorch
 from harness import check
+from test_double_backward import _second_order
 from mstorch.ops import _kernels
 
 INF, NAN = float("inf"), float("nan")
 R = np.random.RandomState(11)
 
 
-def _second(T, leaves, outs, seed=1):
-    rng = np.random.RandomState(seed)
-    outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
-    ws = [T.tensor(rng.standard_normal(tuple(o.shape))).to(o.dtype).requires_grad_() for o in outs]
-    grads = T.autograd.grad(outs, leaves, grad_outputs=ws, create_graph=True, allow_unused=True)
-    total = None
-    for g in grads:
-        if g is not None and g.requires_grad:
-            term = (g * T.tensor(rng.standard_normal(tuple(g.shape))).to(g.dtype)).sum()
-            if term.is_complex():
-                term = term.real + term.imag
-            total = term if total is None else total + term
-    second = T.autograd.grad(total, leaves + ws, allow_unused=True)
-    return ([None if g is None else g.detach() for g in grads],
-            [T.zeros_like(x) if g is None else g for g, x in zip(second, leaves + ws)])
+_second = _second_order
 
 
 def _leaf(T, values, dtype="float64"):

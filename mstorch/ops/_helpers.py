@@ -186,3 +186,31 @@ def records():
     because every input that needs a gradient is empty (an op that refuses a gradient to an argument
     still refuses it there, as torch does)."""
     return _P.grad_enabled() or getattr(EMPTY_RECORDING, "on", False)
+
+
+def iteration_order(shape, *strides):
+    """The dims of ``shape``, fastest first, in the order torch's TensorIterator (reorder_dimensions) gives
+    operands of these strides: an insertion sort on the first operand whose strides (neither 0) differ.
+    It decides the memory order of torch's results and the order its kernels visit elements in."""
+    def should_swap(d0, d1):
+        for st in strides:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(len(shape) - 1, -1, -1))
+    for i in range(1, len(perm)):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm

@@ -15,7 +15,7 @@ from .. import _dtype as D
 from .._dtype import scalar_type_name
 from .._tensor import Tensor
 from .._warnings import warn_once
-from ._helpers import wrap_dim
+from ._helpers import iteration_order, wrap_dim
 from ._registry import PUBLIC, register
 
 F = "composite"
@@ -459,38 +459,11 @@ def put(input, index, source, accumulate=False):
     # torch writes in its TensorIterator's order over (source, index reshaped as source), which follows their
     # strides: with duplicate indices the last write in that order wins (serial below 32768 elements)
     index = index.reshape(source.shape)
-    order = _iteration_order(tuple(source.shape), source.stride(), index.stride())
+    order = iteration_order(tuple(source.shape), source.stride(), index.stride())
     if order != sorted(order, reverse=True):
         index, source = index.permute(order[::-1]), source.permute(order[::-1])
     flat = input.reshape(-1)
     return flat.index_put((index.reshape(-1),), source.reshape(-1), accumulate=accumulate).view(input.shape)
-
-
-def _iteration_order(shape, *strides):
-    """The dims of ``shape``, fastest first, in the order TensorIterator's reorder_dimensions gives operands of
-    these strides: an insertion sort on the first operand whose strides (neither 0) differ."""
-    def should_swap(d0, d1):
-        for st in strides:
-            s0, s1 = st[d0], st[d1]
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 != s1:
-                return -1 if s0 < s1 else 1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    perm = list(range(len(shape) - 1, -1, -1))
-    for i in range(1, len(perm)):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    return perm
 
 
 _INDEX_REDUCE = ("prod", "mean", "amax", "amin")

@@ -13,7 +13,7 @@ from .._runtime import read_host
 from . import _msops as ops
 
 from .. import _dtype as D
-from ._helpers import promote, dtype_of, wrap_dim, wrap_size_dim, _scalar_name, cast, _node, records  # noqa: F401
+from ._helpers import promote, dtype_of, wrap_dim, wrap_size_dim, _scalar_name, cast, _node, records, iteration_order  # noqa: F401
 from .. import _ms_private as P
 from ._views import fresh
 from ._registry import register
@@ -637,28 +637,7 @@ def _kron_product_views(sa, sb, st_a, st_b):
     if 0 in shape:
         return True
     nd = len(shape)
-
-    def should_swap(d0, d1):
-        for st in strides:
-            s0, s1 = st[d0], st[d1]
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 != s1:
-                return -1 if s0 < s1 else 1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    perm = list(range(nd - 1, -1, -1))   # perm[0]: the fastest-moving dim
-    for i in range(1, nd):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
+    perm = iteration_order(shape, *strides)   # perm[0]: the fastest-moving dim
     out, step = [0] * nd, 1
     for d in perm:
         out[d], step = step, step * shape[d]
