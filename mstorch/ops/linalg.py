@@ -645,14 +645,21 @@ def matrix_exp(input):
             nan = ops.mul(re, ms.Tensor(math.nan, re.dtype))
             return ops.complex_of_parts(nan, ops.zeros_like(nan))
         return ops.where(mask, ops.mul(ops.where(mask, input, zero), ms.Tensor(math.nan, input.dtype)), r)
-    norm = float(read_host(ops.amax(norms)))
-    squarings = max(0, math.ceil(math.log2(norm) + 1)) if norm > 0.5 else 0   # (no overflow at 1.8e308)
+    # each matrix's own number of squarings (torch scales each matrix by its own norm): one shared by the
+    # batch would scale a small matrix beside a huge one by 2^-1000 and lose it to rounding or underflow
+    with np.errstate(divide="ignore"):
+        norm = np.asarray(read_host(norms), np.float64)
+        squarings = np.where(norm > 0.5, np.ceil(np.log2(np.maximum(norm, 0.5)) + 1), 0).astype(np.int64)
     a = host_array(input)
     if a is not None:   # entries past sqrt(max): A / 2^s has subnormal entries, which MindSpore flushes to 0
         with np.errstate(all="ignore"):
-            r = _taylor_exp(a, squarings, np.eye(n, dtype=a.dtype), np.matmul, lambda t, f: t * a.dtype.type(f))
+            r = _taylor_exp(a, squarings, np.eye(n, dtype=a.dtype), np.matmul,
+                            lambda t, f: t * f.astype(a.dtype)[..., None, None], np.where)
         return host_result(r, input)
-    return _taylor_exp(input, squarings, eye_like(input), _mm, lambda t, f: ops.mul(t, ms.Tensor(f, t.dtype)))
+    np_type = dtype_of(input)._np
+    return _taylor_exp(input, squarings, eye_like(input), _mm,
+                       lambda t, f: ops.mul(t, ms.Tensor(f.astype(np_type)[..., None, None])),
+                       lambda m, p, q: ops.where(ms.Tensor(m), p, q))
 
 
 def _batch_viewable(t):
@@ -701,15 +708,19 @@ def _exp_1x1_backward(saved, g):
 _exp_1x1_node = _node("LinalgMatrixExpBackward0", lambda x: (lambda y: (y, (x, y)))(_exp_1x1(x)), _exp_1x1_backward)
 
 
-def _taylor_exp(x, squarings, eye, mm, scale):
-    """The degree-15 Taylor polynomial of A / 2^s, squared s times (tensors or host arrays)."""
+def _taylor_exp(x, squarings, eye, mm, scale, where):
+    """The degree-15 Taylor polynomial of A / 2^s, squared s times (tensors or host arrays); ``squarings``:
+    s per matrix of the batch (an int array of the batch's shape)."""
     for part in (squarings // 2, squarings - squarings // 2):   # (2^-1025 is below double's normal range)
-        x = scale(x, 2.0 ** -part) if part else x
+        if part.any():
+            x = scale(x, np.exp2(-part.astype(np.float64)))
     r = eye
     for k in range(15, 0, -1):
         r = eye + mm(x, r) / k
-    for _ in range(squarings):
-        r = mm(r, r)
+    top = int(squarings.max()) if squarings.size else 0
+    same = squarings.size == 0 or (squarings == top).all()
+    for j in range(top):
+        r = mm(r, r) if same else where((squarings > j)[..., None, None], mm(r, r), r)
     return r
 
 

@@ -45,6 +45,19 @@ def _split(a):
 def _fma64(c, a, b):
     """c + a * b with one rounding (the compiled kernels' fused multiply-add), from error-free transforms."""
     a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    with np.errstate(all="ignore"):
+        r = _fma_core(c, a, b)
+        bad = ~np.isfinite(r)
+        if bad.any():
+            # past ~1.3e300 the split overflows (NaN): the same computation 2^600 smaller (exact scalings),
+            # and where even that is not finite (an infinite product) the plain c + a * b
+            big = 2.0 ** 600
+            scaled = _fma_core(np.asarray(c, np.float64) / big, a / big, b) * big
+            r = np.where(bad, np.where(np.isfinite(scaled), scaled, c + a * b), r)
+        return r
+
+
+def _fma_core(c, a, b):
     p = a * b
     ah, al = _split(a)
     bh, bl = _split(b)
@@ -144,6 +157,11 @@ def _fma_f32(a, b, idx):
 
 
 def _linspace_values(start, end, steps, dt):
+    with np.errstate(all="ignore"):   # (end points near the limit overflow quietly, as torch's kernel does)
+        return _linspace_host(start, end, steps, dt)
+
+
+def _linspace_host(start, end, steps, dt):
     idx = np.arange(steps, dtype=np.int64)
     half = steps // 2
     lo, hi = idx < half, steps - idx - 1
