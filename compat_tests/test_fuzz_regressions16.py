@@ -33,6 +33,14 @@ RANGES = [
     "T.linspace(-3e38, 3e38, 4)",
 ]
 
+# min/max with other= where the broadcast is empty: MindSpore's Minimum/Maximum refuse an empty output
+EMPTY = [
+    "T.min(T.zeros((0, 1), dtype=T.bool), other=T.tensor([1.5, -0.6, 1.2, -1.8]))",
+    "x1 = T.tensor([1.5, -0.6], requires_grad=True); r = T.max(T.zeros((0, 1)), other=x1); r.sum().backward(); "
+    "out = (r, x1.grad)",
+]
+
 test_values = cases_as_torch(VALUES, rtol=1e-6, atol=1e-8)
+test_empty = cases_as_torch(EMPTY)
 test_ranges = cases_as_torch(RANGES, rtol=0, atol=0)
 test_float32 = cases_as_torch(FLOAT32, rtol=1e-4, atol=1e-6)

@@ -470,6 +470,10 @@ def _binary(name, fn, logical):
             raise RuntimeError(f"{name} not implemented for complex tensors.")
         if rt is D.bool_:
             return logical(a, b)
+        from .pointwise import _empty_broadcast   # (MindSpore's Maximum/Minimum refuse an empty output)
+        empty = _empty_broadcast(a, b)
+        if empty is not None:
+            return empty
         a2, dt = comparable(a)
         b2, _ = comparable(b)
         r = fn(a2, b2)
