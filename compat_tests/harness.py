@@ -190,6 +190,16 @@ def cases_as_torch(srcs, rtol=1e-5, atol=1e-6, raises=False):
         check(lambda T: run_case(T, src), rtol=rtol, atol=atol, raises=raises)
     return test
 
+
+def messages_as_torch(calls):
+    """A test that runs each ``call(T)`` (fuzzer-case sources too) on torch and mstorch: both must raise, with
+    the same exception type and message; a test module binds it to a ``test_*`` name."""
+    @pytest.mark.parametrize("call", calls)
+    def test(call):
+        ref, got = check(call if callable(call) else (lambda T: run_case(T, call)), raises=True)
+        assert str(got.exc) == str(ref.exc)
+    return test
+
 @functools.cache
 def lapack_leaves_residues():
     """Whether this host's torch LAPACK (MKL's getrf, whose code path depends on the CPU) leaves a rounding
