@@ -4,7 +4,7 @@ split overflowed to NaN (now the plain formula there, quietly, as torch's kernel
 whose matrices have very different norms. Each matrix is scaled by its own norm, as torch's;
 a shared scaling (the batch's largest norm) took a small matrix beside one with an entry near the float
 limit down by 2^-1000 and returned the identity (or lost it to rounding with an entry of 1e300)."""
-from harness import FUZZ_BACKWARD, cases_as_torch
+from harness import FUZZ_BACKWARD, cases_as_torch, messages_as_torch
 
 _BACKWARD = FUZZ_BACKWARD
 
@@ -40,7 +40,29 @@ EMPTY = [
     "out = (r, x1.grad)",
 ]
 
+# linear / mm check orders (torch's addmm expands a 1-d bias over the folded rows before refusing bool;
+# the matmul route adds a bias of more dims to the product of the input's shape)
+MESSAGES = [
+    "F.linear(T.ones(3, 2, 4, dtype=T.bool), T.ones(2, 4, dtype=T.bool), T.ones(3, dtype=T.bool))",
+    "F.linear(T.ones(3, 2, 4), T.ones(2, 4), T.ones(3))",
+    "F.linear(T.ones(2, 3, 2, 4), T.ones(2, 4), T.ones(3))",
+    "F.linear(T.ones(3, 2, 4, dtype=T.bool), T.ones(2, 4, dtype=T.bool), T.ones(2, 2, dtype=T.bool))",
+    "F.linear(T.ones(3, 2, 4).transpose(0, 1), T.ones(2, 4), T.ones(4, 1, 1, 2))",
+    "F.linear(T.tensor([[False, True, True, False], [True, True, False, True]]), T.tensor([[False, False, True, "
+    "True], [False, False, False, False], [False, False, False, False]])[1:], T.tensor([[False, False, False, "
+    "True], [False, False, False, False]]))",
+    "T.mm(T.tensor([[True], [True]]), T.tensor([[True], [False]]), out=T.zeros(0, dtype=T.bool))",
+]
+LINEAR = [
+    "x0 = T.tensor([[[0.5, -1.2, 0.3, 2.0], [1.1, 0.2, -0.7, 0.4]], [[-0.3, 0.8, 1.5, -2.0], [0.9, -1.1, 0.6, 0.1]], "
+    "[[1.3, 0.4, -0.2, 0.7], [-0.5, 0.6, 0.2, -1.4]]], requires_grad=True); x1 = T.tensor([[0.3, -0.2, 0.5, 1.0], "
+    "[-0.4, 0.7, 0.1, -0.6]], requires_grad=True); x2 = T.tensor([[[0.5, -1.0]], [[2.0, 0.25]]], requires_grad=True); "
+    "r = F.linear(x0.transpose(0, 1), x1, x2); " + _BACKWARD + "; out = (r, x0.grad, x1.grad, x2.grad)",
+]
+
 test_values = cases_as_torch(VALUES, rtol=1e-6, atol=1e-8)
+test_messages = messages_as_torch(MESSAGES)
+test_linear = cases_as_torch(LINEAR)
 test_empty = cases_as_torch(EMPTY)
 test_ranges = cases_as_torch(RANGES, rtol=0, atol=0)
 test_float32 = cases_as_torch(FLOAT32, rtol=1e-4, atol=1e-6)

@@ -1,4 +1,6 @@
 """torch.nn.functional.linear / bilinear."""
+import math
+
 import mindspore as ms
 from . import _msops as ops
 
@@ -45,19 +47,32 @@ def linear(input, weight, bias=None):
             rows *= s
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
                            f"{weight.shape[-1]}x{weight.shape[0]})")
+    # torch's linear is addmm for a 2-d input, and for a contiguous one of more dims with a 1-d bias (the
+    # leading dims folded into rows): addmm expands the bias first, before its kernel refuses bool; other
+    # inputs take matmul, then add the bias to the product (its broadcast error names the product's dims)
+    folded = input.ndim == 2 or bias is not None and bias.ndim == 1 and input.is_contiguous()
+    if bias is not None and folded:
+        _check_expand(bias, (math.prod(input.shape[:-1]), weight.shape[0]))
     if input.dtype == ms.bool_ and input.size and weight.size:   # (an empty product never reaches the kernel)
         raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+    if bias is not None and not folded:
+        infer_size(tuple(input.shape[:-1]) + (weight.shape[0],), tuple(bias.shape))
     if input.ndim == 2:
-        if bias is not None:
-            _check_expand(bias, (input.shape[0], weight.shape[0]))
         return _linear2d(input, weight, bias)
     lead = input.shape[:-1]
     rows = 1
     for n in lead:
         rows *= n
     flat = input.reshape(rows, input.shape[-1])   # (not -1: ambiguous for an empty input)
-    out = _linear2d(flat, weight, bias, input.ndim < 3 or _gemm_route(input, bias))
-    return out.reshape(tuple(lead) + (weight.shape[0],))
+    late = bias is not None and bias.ndim > 1   # (torch's matmul route adds it to the product, in place)
+    out = _linear2d(flat, weight, None if late else bias, input.ndim < 3 or _gemm_route(input, bias))
+    out = out.reshape(tuple(lead) + (weight.shape[0],))
+    if late:
+        full = infer_size(tuple(out.shape), tuple(bias.shape))
+        if full != tuple(out.shape):
+            raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the broadcast shape {list(full)}")
+        out = OPS["add"].impl(out, bias)
+    return out
 
 
 def _gemm_route(x, b):

@@ -217,9 +217,9 @@ def mm(input, mat2):
     if mat2.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
     _same_dtype_mm(input, mat2)
+    _check_mm_shapes(input, mat2)   # (torch's shape check comes before the kernel's bool refusal)
     if input.size and mat2.size:   # (torch answers an empty product without its kernel)
         _no_bool(input, "addmm_impl_cpu_")
-    _check_mm_shapes(input, mat2)
     return _mm(input, mat2)
 
 
