@@ -19,7 +19,7 @@ from .. import _device
 from .._cast import cast
 from .._tensor import Tensor, wrap, scalar_type_name
 from ._bind import write_out
-from ._helpers import size_args
+from ._helpers import iteration_order, size_args
 from .creation import _on_meta, _size_kw, place_new
 from ._registry import register
 
@@ -66,25 +66,7 @@ def _memory_order(self):
     n = len(shape)
     if n < 2:
         return None
-    perm = list(range(n - 1, -1, -1))   # innermost first, stably insertion-sorted like torch
-
-    def swap(d0, d1):
-        s0, s1 = strides[d0], strides[d1]
-        if s0 == 0 or s1 == 0:
-            return 0
-        if s0 != s1:
-            return 1 if s0 > s1 else -1
-        return 1 if shape[d0] > shape[d1] else 0
-
-    for i in range(1, n):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
+    perm = iteration_order(shape, strides)   # innermost first
     order = perm[::-1]
     # size-1 dims do not change the visiting order
     if [d for d in order if shape[d] != 1] == [d for d in range(n) if shape[d] != 1]:
